@@ -1,0 +1,96 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "commits-mirror",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "commitsctl", targets: ["commitsctl"]),
+        .executable(name: "github-sim", targets: ["github-sim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: - C system libraries (module map + header-only shim)
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // MARK: - Thin wrappers
+        .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+
+        // MARK: - The product
+        .target(
+            name: "MirrorCore",
+            dependencies: [
+                "Curl", "SQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "commitsctl",
+            dependencies: [
+                "MirrorCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - The GitHub imitation
+        .target(
+            name: "GitHubSim",
+            dependencies: [
+                "CZlib",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "github-sim",
+            dependencies: [
+                "GitHubSim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "GitHubSim"], swiftSettings: swiftSettings),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MirrorCoreTests",
+            dependencies: ["MirrorCore", "GitHubSim", "SQLite", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GitHubSimTests", dependencies: ["GitHubSim", "Curl"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CommitsctlTests",
+            dependencies: ["commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,26 @@
+import CCurl
+
+/// A failed libcurl call: the `CURLcode` and the most specific text curl gave
+/// (its per-handle error buffer when filled, else `curl_easy_strerror`).
+public struct CurlError: Error, Sendable, CustomStringConvertible {
+    public let code: Int
+    public let message: String
+
+    public init(code: CURLcode, detail: String?) {
+        self.code = Int(code.rawValue)
+        if let detail, !detail.isEmpty {
+            self.message = detail
+        } else {
+            self.message = String(cString: curl_easy_strerror(code))
+        }
+    }
+
+    /// The transfer was aborted because the calling task was cancelled.
+    public var isCancellation: Bool { code == Int(CURLE_ABORTED_BY_CALLBACK.rawValue) }
+    /// Timed out while connecting or transferring, or the peer stalled.
+    public var isTimeout: Bool { code == Int(CURLE_OPERATION_TIMEDOUT.rawValue) }
+    /// The response body passed `HTTPClient.Configuration.maximumBodySize`.
+    public var isBodyTooLarge: Bool { code == Int(CURLE_WRITE_ERROR.rawValue) }
+
+    public var description: String { "\(message) (curl error \(code))" }
+}

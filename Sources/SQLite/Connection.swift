@@ -1,0 +1,143 @@
+import CSQLite
+
+/// One SQLite database connection.
+///
+/// Opening configures what every connection of this project relies on and
+/// verifies it: WAL journal mode (checked, not assumed), `foreign_keys=ON`,
+/// `synchronous=NORMAL`, extended result codes and a bounded busy timeout.
+/// Not `Sendable`: use a connection from one thread (or actor) at a time.
+public final class Connection {
+    public enum Mode: Sendable {
+        /// Read and write, creating the file if missing.
+        case readWrite
+        /// Read only; the file must exist. Readers never block the WAL writer.
+        case readOnly
+    }
+
+    let rawConnection: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private var isClosed = false
+
+    /// Opens (or with `.readWrite`, creates) the database at `path`.
+    public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws {
+        var connection: OpaquePointer?
+        let flags: Int32 = switch mode {
+        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        }
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = SQLiteError(code: code, connection: connection)
+            // A failed open may still allocate a handle; it must be closed.
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.rawConnection = connection
+        self.path = path
+        do {
+            try configure(mode: mode, busyTimeout: busyTimeout)
+        } catch {
+            sqlite3_close_v2(connection)
+            isClosed = true
+            throw error
+        }
+    }
+
+    deinit {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        // close_v2 defers the close until outstanding statements are finalized.
+        sqlite3_close_v2(rawConnection)
+    }
+
+    private func configure(mode: Mode, busyTimeout: Duration) throws {
+        sqlite3_extended_result_codes(rawConnection, 1)
+        let milliseconds = Int32(busyTimeout.components.seconds * 1000
+            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        sqlite3_busy_timeout(rawConnection, milliseconds)
+        // Reading the schema here turns "file is not a database" into an error at open time.
+        let journalMode: String
+        switch mode {
+        case .readWrite:
+            journalMode = try pragma("journal_mode = WAL")
+        case .readOnly:
+            journalMode = try pragma("journal_mode")
+        }
+        guard journalMode.lowercased() == "wal" else {
+            throw SQLiteError(
+                code: .SQLITE_ERROR,
+                message: "could not enable WAL journal mode (got \(journalMode)); is the file on a network file system?",
+                sql: "PRAGMA journal_mode = WAL")
+        }
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    /// Closes the connection. Throws if statements are still alive elsewhere.
+    public func close() throws {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        let code = sqlite3_close(rawConnection)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code, connection: rawConnection)
+        }
+        isClosed = true
+    }
+
+    // MARK: - Statements
+
+    /// Compiles a statement owned by the caller.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: rawConnection, sql: sql)
+    }
+
+    /// A compiled statement kept for the connection's lifetime; for hot paths.
+    /// Callers must not keep it past the next call with the same SQL.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement with bound parameters, ignoring any rows.
+    public func execute(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws {
+        try prepare(sql).bind(arguments).run()
+    }
+
+    /// Runs a script of several statements without parameters (migrations).
+    public func executeScript(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(rawConnection, sql, nil, nil, &errorMessage)
+        guard code == SQLITE_OK else {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: ResultCode(rawValue: sqlite3_extended_errcode(rawConnection)),
+                              message: message, sql: sql)
+        }
+    }
+
+    /// The first column of the first row, as text (for PRAGMAs and scalar checks).
+    public func pragma(_ body: String) throws -> String {
+        try prepare("PRAGMA \(body)").first { $0.string(0) } ?? ""
+    }
+
+    /// The first column of the first row as an integer, or `nil` when there is no row.
+    public func scalarInt(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int? {
+        try prepare(sql).bind(arguments).first { $0.optionalInt(0) } ?? nil
+    }
+
+    // MARK: - State
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(rawConnection) }
+    /// Rows changed by the most recent INSERT/UPDATE/DELETE.
+    public var changes: Int { Int(sqlite3_changes(rawConnection)) }
+    public var isInTransaction: Bool { sqlite3_get_autocommit(rawConnection) == 0 }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}

@@ -1,0 +1,116 @@
+import Foundation
+import SQLite
+import Testing
+
+@Suite struct ConnectionTests {
+    @Test func opensInWALModeWithForeignKeysAndNormalSync() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        #expect(try db.pragma("journal_mode") == "wal")
+        #expect(try db.pragma("foreign_keys") == "1")
+        #expect(try db.pragma("synchronous") == "1")  // NORMAL
+    }
+
+    @Test func bindsAndReadsTypedValues() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        try db.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
+        try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                       [42, 2.5, "héllo 'quoted'", SQLiteValue.blob([0, 1, 255]), String?.none])
+        let row = try db.prepare("SELECT i, r, s, b, n FROM t").first { row in
+            (row.int(0), row.double(1), row.string(2), row.value(3), row.optionalString(4))
+        }
+        #expect(row?.0 == 42)
+        #expect(row?.1 == 2.5)
+        #expect(row?.2 == "héllo 'quoted'")
+        #expect(row?.3 == .blob([0, 1, 255]))
+        #expect(row?.4 == nil)
+    }
+
+    @Test func errorsCarryCodeMessageAndSQL() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        let error = #expect(throws: SQLiteError.self) { try db.execute("SELECT * FROM no_such_table") }
+        #expect(error?.code == .SQLITE_ERROR)
+        #expect(error?.message.contains("no such table") == true)
+        #expect(error?.sql == "SELECT * FROM no_such_table")
+    }
+
+    @Test func constraintViolationsUseExtendedCodesMatchingTheirPrimary() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        try db.execute("CREATE TABLE t (k TEXT UNIQUE)")
+        try db.execute("INSERT INTO t VALUES ('x')")
+        let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO t VALUES ('x')") }
+        #expect(error.map { ResultCode.SQLITE_CONSTRAINT ~= $0.code } == true)
+        #expect(error?.code != .SQLITE_CONSTRAINT)  // the extended code (SQLITE_CONSTRAINT_UNIQUE) is kept
+    }
+
+    @Test func transactionRollsBackWhenTheBodyThrows() throws {
+        struct Boom: Error {}
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        try db.execute("CREATE TABLE t (v INTEGER)")
+        #expect(throws: Boom.self) {
+            try db.transaction {
+                try db.execute("INSERT INTO t VALUES (1)")
+                throw Boom()
+            }
+        }
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
+        #expect(!db.isInTransaction)
+        try db.transaction { try db.execute("INSERT INTO t VALUES (2)") }
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 1)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        let content = Data(String(repeating: "not a database\n", count: 100).utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: SQLiteError.self) { _ = try Connection(path: path) }
+        #expect(error.map { ResultCode.SQLITE_NOTADB ~= $0.code } == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+    }
+
+    @Test func readOnlyConnectionReadsWhileAWriterHoldsAnOpenTransaction() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("a.sqlite")
+        let writer = try Connection(path: path)
+        try writer.execute("CREATE TABLE t (v INTEGER)")
+        try writer.execute("INSERT INTO t VALUES (1)")
+        try writer.execute("BEGIN IMMEDIATE")
+        try writer.execute("INSERT INTO t VALUES (2)")
+        let reader = try Connection(path: path, mode: .readOnly, busyTimeout: .milliseconds(10))
+        #expect(try reader.scalarInt("SELECT count(*) FROM t") == 1)  // sees the last commit, does not wait
+        try writer.execute("COMMIT")
+        #expect(try reader.scalarInt("SELECT count(*) FROM t") == 2)
+        #expect(throws: SQLiteError.self) { try reader.execute("INSERT INTO t VALUES (3)") }
+    }
+
+    @Test func busyWriterFailsAfterTheTimeoutInsteadOfWaitingForever() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("a.sqlite")
+        let first = try Connection(path: path)
+        try first.execute("CREATE TABLE t (v INTEGER)")
+        try first.execute("BEGIN IMMEDIATE")
+        let second = try Connection(path: path, busyTimeout: .milliseconds(50))
+        let error = #expect(throws: SQLiteError.self) { try second.execute("BEGIN IMMEDIATE") }
+        #expect(error.map { ResultCode.SQLITE_BUSY ~= $0.code } == true)
+        try first.execute("ROLLBACK")
+    }
+
+    @Test func closeSucceedsAndStatementsAreFinalizedOnEarlyExit() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("a.sqlite"))
+        try db.execute("CREATE TABLE t (v INTEGER)")
+        for value in 0..<10 { try db.execute("INSERT INTO t VALUES (?)", [value]) }
+        // Leave a statement mid-iteration; deinit must finalize it so close() succeeds.
+        do {
+            let statement = try db.prepare("SELECT v FROM t")
+            _ = try statement.step()
+        }
+        _ = try db.cachedStatement("SELECT count(*) FROM t").first { $0.int(0) }
+        try db.close()
+    }
+}
