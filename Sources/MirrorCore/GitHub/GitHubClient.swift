@@ -1,0 +1,340 @@
+import Curl
+import Foundation
+import Logging
+import Synchronization
+
+/// The GitHub REST calls a mirror needs, over our libcurl client.
+///
+/// Sends GitHub's recommended headers, adds `Authorization` only for the
+/// configured API host (never across a redirect to another host), follows
+/// 301/302/307/308 itself, retries transient failures with capped backoff and
+/// jitter, and handles rate limits as LIST-COMMITS.md §5 describes. One
+/// request at a time: the underlying `HTTPClient` serialises transfers.
+public final class GitHubClient: Sendable {
+    public struct Configuration: Sendable {
+        /// `https://api.github.com`, or `https://HOST/api/v3` for GitHub Enterprise Server.
+        public var apiURL: String
+        public var token: GitHubToken?
+        public var userAgent = "commits-mirror/\(MirrorVersion.current) (+https://github.com/commits-mirror)"
+        public var retry = RetryPolicy()
+        /// On primary-limit exhaustion: wait for the reset (true) or fail at once (false).
+        public var waitForRateLimit = false
+        public var http = HTTPClient.Configuration()
+
+        public init(apiURL: String = GitHubClient.defaultAPIURL, token: GitHubToken? = nil) {
+            self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
+            self.token = token
+        }
+    }
+
+    public static let defaultAPIURL = "https://api.github.com"
+
+    /// Counters for the one-line summary and the rate-limit budget.
+    public struct Usage: Sendable, Equatable {
+        public var requests = 0
+        public var notModified = 0
+        public var retries = 0
+        public var rateLimit: RateLimitStatus?
+    }
+
+    public let configuration: Configuration
+    private let http: HTTPClient
+    private let logger: Logger
+    private let apiHost: String?
+    private let usageBox = Mutex(Usage())
+
+    public init(configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.http = try HTTPClient(configuration: configuration.http)
+        self.logger = logger
+        self.apiHost = URLComponents(string: configuration.apiURL)?.hostWithPort
+    }
+
+    public var usage: Usage { usageBox.withLock { $0 } }
+
+    // MARK: - Endpoints
+
+    public struct RepositoryInfo: Decodable, Sendable {
+        public var id: Int
+        public var fullName: String
+        public var defaultBranch: String
+        public var htmlURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case fullName = "full_name"
+            case defaultBranch = "default_branch"
+            case htmlURL = "html_url"
+        }
+    }
+
+    /// `GET /repos/{owner}/{repo}`: id, current full name (after renames), default branch.
+    public func repository(_ name: RepositoryName) async throws -> RepositoryInfo {
+        let url = "\(configuration.apiURL)/repos/\(name.owner)/\(name.name)"
+        let response = try await send(url: url, repository: name) { response in
+            try PayloadDecoder().decode(RepositoryInfo.self, from: response.body)
+        }
+        return response.value
+    }
+
+    public enum HeadProbe: Sendable, Equatable {
+        /// The branch still points at the known head (answered 304).
+        case unchanged
+        case moved(sha: String)
+        /// The repository has no commits yet (409).
+        case emptyRepository
+    }
+
+    /// Learns the branch head for one cheap request: `Accept: application/vnd.github.sha`
+    /// with `If-None-Match: "<known sha>"` answers 304 when nothing moved (free when authenticated).
+    public func branchHead(_ name: RepositoryName, branch: String, knownHead: String?) async throws -> HeadProbe {
+        let url = "\(configuration.apiURL)/repos/\(name.owner)/\(name.name)/commits/\(percentEncodedPathSegment(branch))"
+        var headers: HTTPHeaders = [("Accept", "application/vnd.github.sha")]
+        if let knownHead { headers.add(name: "If-None-Match", value: "\"\(knownHead)\"") }
+        do {
+            let result = try await send(url: url, headers: headers, repository: name) { response -> HeadProbe in
+                if response.status == 304 { return .unchanged }
+                let sha = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard sha.count == 40, sha.utf8.allSatisfy(\.isHexDigit) else {
+                    throw PayloadError("expected a 40-hex sha, got \(sha.prefix(60).debugDescription)")
+                }
+                return .moved(sha: sha.lowercased())
+            }
+            return result.value
+        } catch GitHubError.validationFailed {
+            throw GitHubError.branchNotFound(repository: name.description, branch: branch)
+        } catch GitHubError.emptyRepository {
+            return .emptyRepository
+        }
+    }
+
+    /// The first page of the listing pinned to `sha`; later pages come from `Link`.
+    public func firstCommitsPageURL(_ name: RepositoryName, sha: String) -> String {
+        "\(configuration.apiURL)/repos/\(name.owner)/\(name.name)/commits?sha=\(sha)&per_page=100"
+    }
+
+    public struct CommitsPage: Sendable {
+        public var commits: [CommitPayload]
+        public var links: LinkHeader?
+        /// The page number of `rel="last"`, for progress.
+        public var lastPageNumber: Int?
+    }
+
+    /// One page of `GET …/commits`, decoded completely or not at all (a body that
+    /// does not decode, e.g. truncated, is retried like any transient failure).
+    public func commitsPage(url: String, repository: RepositoryName) async throws -> CommitsPage {
+        let result = try await send(url: url, repository: repository) { response -> CommitsPage in
+            let links: LinkHeader?
+            if let header = response.headers["link"] {
+                guard let parsed = LinkHeader(header) else {
+                    throw PayloadError("malformed Link header: \(header.prefix(200))")
+                }
+                links = parsed
+            } else {
+                links = nil
+            }
+            let commits = try PayloadDecoder().decodeCommitPage(response.body)
+            let lastPage = links?.last.flatMap { URLComponents(string: $0)?.queryItems?.last { $0.name == "page" }?.value }.flatMap(Int.init)
+            return CommitsPage(commits: commits, links: links, lastPageNumber: lastPage)
+        }
+        return result.value
+    }
+
+    // MARK: - The request loop
+
+    struct PayloadError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    struct Result<Value> {
+        var value: Value
+        var finalURL: String
+    }
+
+    /// Sends a GET with redirects, retries and rate-limit handling, then parses
+    /// the final 2xx/304 response with `parse` (a parse failure is retried).
+    private func send<Value>(
+        url originalURL: String,
+        headers extraHeaders: HTTPHeaders = [],
+        repository: RepositoryName,
+        parse: (HTTPResponse) throws -> Value
+    ) async throws -> Result<Value> {
+        var url = originalURL
+        var redirects = 0
+        var transientAttempts = 0
+        var secondaryAttempts = 0
+        let policy = configuration.retry
+
+        while true {
+            try Task.checkCancellation()
+            let request = HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders))
+            let response: HTTPResponse
+            do {
+                response = try await http.send(request)
+            } catch let error as CurlError {
+                if error.isCancellation { throw CancellationError() }
+                transientAttempts += 1
+                guard transientAttempts < policy.maximumAttempts else {
+                    throw GitHubError.transport(error, url: url, attempts: transientAttempts)
+                }
+                try await pause(policy.backoff(afterAttempt: transientAttempts), reason: "network error: \(error.message)", url: url)
+                continue
+            }
+            record(response)
+
+            switch response.status {
+            case 200..<300, 304:
+                do {
+                    return Result(value: try parse(response), finalURL: url)
+                } catch {
+                    transientAttempts += 1
+                    let detail = (error as? PayloadError)?.description ?? describeDecodingError(error)
+                    guard transientAttempts < policy.maximumAttempts else {
+                        throw GitHubError.malformedResponse(url: url, detail: detail, attempts: transientAttempts)
+                    }
+                    try await pause(policy.backoff(afterAttempt: transientAttempts), reason: "unreadable response: \(detail)", url: url)
+                }
+
+            case 301, 302, 307, 308:
+                redirects += 1
+                guard redirects <= 5 else { throw GitHubError.tooManyRedirects(url: originalURL) }
+                guard let location = response.headers["location"],
+                      let target = URL(string: location, relativeTo: URL(string: url))?.absoluteString
+                else {
+                    throw GitHubError.unexpectedStatus(status: response.status, url: url, message: "redirect without a Location")
+                }
+                logger.info("following redirect", metadata: [
+                    "http.status": "\(response.status)", "http.from": "\(url)", "http.to": "\(target)",
+                ])
+                url = target
+
+            case 401:
+                if let token = configuration.token {
+                    throw GitHubError.badCredentials(tokenSource: token.source)
+                }
+                throw GitHubError.unexpectedStatus(status: 401, url: url, message: errorMessage(response))
+
+            case 403, 429:
+                let message = errorMessage(response)
+                let rate = RateLimitStatus(headers: response.headers)
+                let retryAfter = response.headers["retry-after"].flatMap(Int.init)
+                if rate?.remaining == 0 && retryAfter == nil {
+                    let resetAt = rate?.resetAt
+                    guard configuration.waitForRateLimit, let resetAt else {
+                        throw GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
+                    }
+                    let wait = Duration.seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1))
+                    guard wait <= policy.maximumRateLimitWait else {
+                        throw GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
+                    }
+                    try await pause(wait, reason: "primary rate limit exhausted; waiting for reset", url: url)
+                } else if retryAfter != nil || message.lowercased().contains("secondary rate limit")
+                            || message.lowercased().contains("abuse") {
+                    secondaryAttempts += 1
+                    guard secondaryAttempts < policy.maximumAttempts else {
+                        throw GitHubError.secondaryRateLimit(attempts: secondaryAttempts)
+                    }
+                    // Honour retry-after; otherwise at least the minimum, doubling each time.
+                    let wait = retryAfter.map { Duration.seconds($0) }
+                        ?? policy.secondaryLimitDelay * (1 << min(secondaryAttempts - 1, 6))
+                    try await pause(wait, reason: "secondary rate limit", url: url)
+                } else {
+                    throw GitHubError.forbidden(url: url, message: message)
+                }
+
+            case 404:
+                throw GitHubError.notFound(repository: repository.description, tokenSource: configuration.token?.source)
+
+            case 409:
+                throw GitHubError.emptyRepository(repository: repository.description)
+
+            case 422:
+                throw GitHubError.validationFailed(url: url, message: errorMessage(response))
+
+            case 500..<600:
+                transientAttempts += 1
+                guard transientAttempts < policy.maximumAttempts else {
+                    throw GitHubError.serverError(status: response.status, url: url, attempts: transientAttempts)
+                }
+                try await pause(policy.backoff(afterAttempt: transientAttempts), reason: "server error \(response.status)", url: url)
+
+            default:
+                throw GitHubError.unexpectedStatus(status: response.status, url: url, message: errorMessage(response))
+            }
+        }
+    }
+
+    private func requestHeaders(for url: String, extra: HTTPHeaders) -> HTTPHeaders {
+        var headers: HTTPHeaders = [
+            ("Accept", "application/vnd.github+json"),
+            ("X-GitHub-Api-Version", "2022-11-28"),
+            ("User-Agent", configuration.userAgent),
+        ]
+        for (name, value) in extra {
+            headers.remove(name: name)
+            headers.add(name: name, value: value)
+        }
+        // The token goes only to the configured API host: a redirect elsewhere must not carry it.
+        if let token = configuration.token, URLComponents(string: url)?.hostWithPort == apiHost {
+            headers.add(name: "Authorization", value: "Bearer \(token.value)")
+        }
+        return headers
+    }
+
+    private func record(_ response: HTTPResponse) {
+        usageBox.withLock { usage in
+            usage.requests += 1
+            if response.status == 304 { usage.notModified += 1 }
+            if let rate = RateLimitStatus(headers: response.headers) { usage.rateLimit = rate }
+        }
+    }
+
+    private func pause(_ duration: Duration, reason: String, url: String) async throws {
+        usageBox.withLock { $0.retries += 1 }
+        logger.warning("retrying after a pause", metadata: [
+            "retry.reason": "\(reason)", "retry.delay": "\(duration)", "http.url": "\(url)",
+        ])
+        try await Task.sleep(for: duration)
+    }
+
+    private func errorMessage(_ response: HTTPResponse) -> String {
+        struct Body: Decodable { var message: String? }
+        if let body = try? JSONDecoder().decode(Body.self, from: Data(response.body)), let message = body.message {
+            return message
+        }
+        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+        return text.isEmpty ? "no message" : text
+    }
+
+    private func percentEncodedPathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? text
+    }
+}
+
+extension URLComponents {
+    /// `host:port` (port only when explicit), lowercased: the unit credentials are scoped to.
+    var hostWithPort: String? {
+        guard let host = host?.lowercased() else { return nil }
+        return port.map { "\(host):\($0)" } ?? host
+    }
+}
+
+func describeDecodingError(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+    switch error {
+    case .dataCorrupted(let context):
+        return "invalid JSON at \(path(context).isEmpty ? "top level" : path(context)): \(context.debugDescription)"
+    case .keyNotFound(let key, let context):
+        return "missing field '\(key.stringValue)' at \(path(context))"
+    case .typeMismatch(let type, let context):
+        return "wrong type at \(path(context)) (expected \(type))"
+    case .valueNotFound(let type, let context):
+        return "null at \(path(context)) (expected \(type))"
+    @unknown default:
+        return "\(error)"
+    }
+}

@@ -1,0 +1,70 @@
+import Curl
+import Foundation
+
+/// Everything that can go wrong talking to GitHub, each with a message that
+/// says what happened and what to do. No message ever contains a token value.
+public enum GitHubError: Error, Sendable, CustomStringConvertible {
+    case notFound(repository: String, tokenSource: String?)
+    case branchNotFound(repository: String, branch: String)
+    /// 409 "Git Repository is empty.": callers treat it as zero commits.
+    case emptyRepository(repository: String)
+    case badCredentials(tokenSource: String)
+    case primaryRateLimit(resetAt: Date?, authenticated: Bool)
+    case secondaryRateLimit(attempts: Int)
+    case forbidden(url: String, message: String)
+    case validationFailed(url: String, message: String)
+    case serverError(status: Int, url: String, attempts: Int)
+    case transport(CurlError, url: String, attempts: Int)
+    case malformedResponse(url: String, detail: String, attempts: Int)
+    case tooManyRedirects(url: String)
+    case unexpectedStatus(status: Int, url: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let repository, nil):
+            return "repository \(repository) not found (or private: set GITHUB_TOKEN)"
+        case .notFound(let repository, let source?):
+            return "repository \(repository) not found, or the token from \(source) cannot see it (check the name and the token's access)"
+        case .branchNotFound(let repository, let branch):
+            return "branch '\(branch)' not found in \(repository) (check --branch)"
+        case .emptyRepository(let repository):
+            return "repository \(repository) is empty (no commits yet)"
+        case .badCredentials(let source):
+            return "GitHub rejected the token from \(source) (401 Bad credentials): it is wrong, expired or revoked; replace it"
+        case .primaryRateLimit(let resetAt, let authenticated):
+            var text = "GitHub API rate limit exhausted"
+            if let resetAt {
+                let minutes = max(0, Int((resetAt.timeIntervalSinceNow / 60).rounded(.up)))
+                text += "; it resets at \(ISO8601Timestamp.format(resetAt)) (in \(minutes) min): retry then, or pass --wait to wait for it"
+            } else {
+                text += "; retry later, or pass --wait to wait for it"
+            }
+            if !authenticated { text += " (unauthenticated: 60 requests/hour; set GITHUB_TOKEN for 5,000)" }
+            return text
+        case .secondaryRateLimit(let attempts):
+            return "GitHub's secondary rate limit kept refusing requests after \(attempts) attempts; wait a few minutes and retry"
+        case .forbidden(let url, let message):
+            return "GitHub refused the request (403: \(message)) for \(url)"
+        case .validationFailed(let url, let message):
+            return "GitHub rejected a request parameter (422: \(message)) for \(url)"
+        case .serverError(let status, let url, let attempts):
+            return "GitHub answered \(status) for \(url) after \(attempts) attempts; it is having trouble, retry later"
+        case .transport(let error, let url, let attempts):
+            return "could not reach \(url) after \(attempts) attempts: \(error.message); check the network and --api-url"
+        case .malformedResponse(let url, let detail, let attempts):
+            return "GitHub sent a response that could not be read for \(url) after \(attempts) attempts: \(detail)"
+        case .tooManyRedirects(let url):
+            return "too many redirects starting at \(url)"
+        case .unexpectedStatus(let status, let url, let message):
+            return "GitHub answered \(status) for \(url): \(message)"
+        }
+    }
+
+    /// True for errors another attempt later may fix (used for exit codes).
+    public var isRateLimit: Bool {
+        switch self {
+        case .primaryRateLimit, .secondaryRateLimit: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// `OWNER/NAME` as GitHub spells repositories. Validated on parse so a typo
+/// fails with a clear message before any request is sent.
+public struct RepositoryName: Sendable, Hashable, CustomStringConvertible, Codable {
+    public let owner: String
+    public let name: String
+
+    public init(owner: String, name: String) {
+        self.owner = owner
+        self.name = name
+    }
+
+    /// Parses `owner/name`; `nil` unless both parts are non-empty and use only
+    /// letters, digits, `-`, `_` and `.` (GitHub's rules), and name is not `.`/`..`.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let allowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == ".") }
+        let owner = String(parts[0]), name = String(parts[1].hasSuffix(".git") ? parts[1].dropLast(4) : parts[1])
+        guard !owner.isEmpty, !name.isEmpty, owner.count <= 100, name.count <= 100,
+              owner.allSatisfy(allowed), name.allSatisfy(allowed),
+              name != ".", name != ".."
+        else { return nil }
+        self.init(owner: owner, name: name)
+    }
+
+    public var description: String { "\(owner)/\(name)" }
+
+    /// What a user should type, for error messages.
+    public static let expectedForm = "OWNER/NAME, e.g. swiftlang/swift-evolution"
+}

@@ -1,0 +1,22 @@
+/// How hard to try before giving up on a request, and how long to wait.
+public struct RetryPolicy: Sendable {
+    /// Attempts per request for transient failures (5xx, resets, timeouts, truncated bodies).
+    public var maximumAttempts = 5
+    /// First backoff; doubles each attempt, with full jitter, up to `maximumDelay`.
+    public var baseDelay: Duration = .seconds(1)
+    public var maximumDelay: Duration = .seconds(30)
+    /// Wait after a secondary-limit refusal without `retry-after` (GitHub: at least 60 s).
+    public var secondaryLimitDelay: Duration = .seconds(60)
+    /// Longest single wait for a primary limit reset before giving up (only with `waitForRateLimit`).
+    public var maximumRateLimitWait: Duration = .seconds(3700)
+
+    public init() {}
+
+    /// Full-jitter exponential backoff for the given 1-based attempt.
+    func backoff(afterAttempt attempt: Int) -> Duration {
+        let exponent = min(attempt - 1, 20)
+        let ceiling = min(baseDelay * (1 << exponent), maximumDelay)
+        let milliseconds = Int(ceiling.components.seconds * 1000 + ceiling.components.attoseconds / 1_000_000_000_000_000)
+        return .milliseconds(Int.random(in: (milliseconds / 2)...max(milliseconds / 2, milliseconds)))
+    }
+}

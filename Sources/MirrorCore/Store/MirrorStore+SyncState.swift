@@ -1,0 +1,174 @@
+import Foundation
+import SQLite
+
+/// A listing pinned to one head, walked page by page. Its checkpoint (next
+/// page URL and missing parents) is stored with each page, so an interrupted
+/// walk resumes exactly where it stopped.
+public struct Walk: Sendable, Equatable {
+    public var id: Int64
+    public var headSHA: String
+    /// `nil` until the first page is stored.
+    public var nextURL: String?
+    public var pagesDone: Int
+    public var pagesTotal: Int?
+}
+
+/// What the store knows about syncing one branch (shown by `commitsctl status`).
+public struct SyncState: Sendable, Equatable, Codable {
+    public var repository: String
+    public var branch: String
+    public var headSHA: String?
+    public var headETag: String?
+    public var complete: Bool
+    public var lastAttemptAt: String?
+    public var lastSuccessAt: String?
+    public var lastError: String?
+    public var rateLimitRemaining: Int?
+    public var rateLimitResetAt: String?
+    public var pendingWalks: Int
+    public var commits: Int
+}
+
+extension MirrorStore {
+    // MARK: - Sync state
+
+    public func syncStates() throws -> [SyncState] {
+        try db.prepare("""
+            SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
+                   s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
+                   (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
+                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
+            FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+            ORDER BY r.full_name, s.branch
+            """).map(Self.syncState(from:))
+    }
+
+    public func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
+        try syncStates(whereRepositoryID: repositoryID, branch: branch).first
+    }
+
+    private func syncStates(whereRepositoryID repositoryID: Int64, branch: String) throws -> [SyncState] {
+        try db.prepare("""
+            SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
+                   s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
+                   (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
+                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
+            FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+            WHERE s.repository_id = ? AND s.branch = ?
+            """).bind([repositoryID, branch]).map(Self.syncState(from:))
+    }
+
+    private static func syncState(from row: Statement) -> SyncState {
+        SyncState(
+            repository: row.string(0), branch: row.string(1), headSHA: row.optionalString(2),
+            headETag: row.optionalString(3), complete: row.int(4) != 0, lastAttemptAt: row.optionalString(5),
+            lastSuccessAt: row.optionalString(6), lastError: row.optionalString(7),
+            rateLimitRemaining: row.optionalInt(8), rateLimitResetAt: row.optionalString(9),
+            pendingWalks: row.int(10), commits: row.int(11))
+    }
+
+    /// Marks the start of a sync attempt (creating the branch's row if needed).
+    public func recordAttempt(repositoryID: Int64, branch: String, at date: Date = Date()) throws {
+        try write {
+            try db.execute("""
+                INSERT INTO sync_state (repository_id, branch, last_attempt_at) VALUES (?, ?, ?)
+                ON CONFLICT (repository_id, branch) DO UPDATE SET last_attempt_at = excluded.last_attempt_at
+                """, [repositoryID, branch, ISO8601Timestamp.format(date)])
+        }
+    }
+
+    public func recordSuccess(repositoryID: Int64, branch: String, headSHA: String?, headETag: String?,
+                              complete: Bool, rateLimit: RateLimitStatus?, at date: Date = Date()) throws {
+        try write {
+            try db.execute("""
+                UPDATE sync_state SET head_sha = ?, head_etag = ?, complete = ?, last_success_at = ?, last_error = NULL,
+                    rate_limit_remaining = coalesce(?, rate_limit_remaining), rate_limit_reset_at = coalesce(?, rate_limit_reset_at)
+                WHERE repository_id = ? AND branch = ?
+                """, [headSHA, headETag, complete, ISO8601Timestamp.format(date), rateLimit?.remaining,
+                      rateLimit?.resetAt.map(ISO8601Timestamp.format), repositoryID, branch])
+        }
+    }
+
+    public func recordFailure(repositoryID: Int64, branch: String, message: String, rateLimit: RateLimitStatus?) throws {
+        try write {
+            try db.execute("""
+                UPDATE sync_state SET last_error = ?,
+                    rate_limit_remaining = coalesce(?, rate_limit_remaining), rate_limit_reset_at = coalesce(?, rate_limit_reset_at)
+                WHERE repository_id = ? AND branch = ?
+                """, [message, rateLimit?.remaining, rateLimit?.resetAt.map(ISO8601Timestamp.format), repositoryID, branch])
+        }
+    }
+
+    // MARK: - Walks
+
+    /// Unfinished walks for the branch, newest first (the order they resume in).
+    public func pendingWalks(repositoryID: Int64, branch: String) throws -> [Walk] {
+        try db.prepare("""
+            SELECT id, head_sha, next_url, pages_done, pages_total FROM sync_walks
+            WHERE repository_id = ? AND branch = ? ORDER BY id DESC
+            """).bind([repositoryID, branch]).map {
+            Walk(id: $0.int64(0), headSHA: $0.string(1), nextURL: $0.optionalString(2),
+                 pagesDone: $0.int(3), pagesTotal: $0.optionalInt(4))
+        }
+    }
+
+    public func beginWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk {
+        try write {
+            try db.execute("INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
+                           [repositoryID, branch, headSHA])
+            return Walk(id: db.lastInsertRowID, headSHA: headSHA, nextURL: nil, pagesDone: 0, pagesTotal: nil)
+        }
+    }
+
+    /// Ends a walk. Returns the parents it still missed (0 when its history is whole).
+    @discardableResult
+    public func finishWalk(_ walk: Walk) throws -> Int {
+        try write {
+            let missing = try frontierCount(walkID: walk.id)
+            try db.execute("DELETE FROM sync_walks WHERE id = ?", [walk.id])
+            return missing
+        }
+    }
+
+    /// Drops the walk's missing parents that other walks have stored since;
+    /// returns how many are still missing.
+    public func pruneFrontier(walkID: Int64, repositoryID: Int64) throws -> Int {
+        try write {
+            try db.execute("""
+                DELETE FROM sync_frontier WHERE walk_id = ?1 AND EXISTS (
+                    SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = ?2
+                    WHERE c.sha = sync_frontier.sha)
+                """, [walkID, repositoryID])
+            return try frontierCount(walkID: walkID)
+        }
+    }
+
+    func frontierCount(walkID: Int64) throws -> Int {
+        try db.cachedStatement("SELECT count(*) FROM sync_frontier WHERE walk_id = ?").bind([walkID]).first { $0.int(0) } ?? 0
+    }
+
+    /// After a page is upserted: parents of its commits that this repository
+    /// does not hold join the walk's frontier; the page's own commits leave it.
+    func updateFrontier(walkID: Int64, repositoryID: Int64, page: [CommitPayload]) throws {
+        let pageSHAs = Set(page.map { $0.sha.lowercased() })
+        let isMember = try db.cachedStatement("""
+            SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id
+            WHERE c.sha = ? AND rc.repository_id = ?
+            """)
+        let addMissing = try db.cachedStatement("INSERT OR IGNORE INTO sync_frontier (walk_id, sha) VALUES (?, ?)")
+        for commit in page {
+            for parent in commit.parents {
+                let sha = parent.sha.lowercased()
+                // Most parents are the next commit on the same page: no query needed.
+                guard !pageSHAs.contains(sha) else { continue }
+                if try isMember.bind([sha, repositoryID]).first({ _ in true }) == nil {
+                    try addMissing.bind([walkID, sha]).run()
+                }
+            }
+        }
+        let remove = try db.cachedStatement("DELETE FROM sync_frontier WHERE walk_id = ? AND sha = ?")
+        for sha in pageSHAs {
+            try remove.bind([walkID, sha]).run()
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import SQLite
+
+/// The store's schema, as numbered migrations. Never edit a released
+/// migration: add a new one. README.md documents the resulting tables.
+enum Schema {
+    static let migrator = Migrator([
+        .init(version: 1, name: "mirror core tables", sql: """
+            CREATE TABLE repositories (
+                id INTEGER PRIMARY KEY,
+                full_name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                github_id INTEGER UNIQUE,
+                default_branch TEXT,
+                html_url TEXT,
+                added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+            );
+
+            CREATE TABLE authors (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                email TEXT NOT NULL,
+                login TEXT,
+                -- lowercased "name <email>" (Unicode-aware, done by the program) for
+                -- case-insensitive substring search that behaves like git log --author.
+                search_text TEXT NOT NULL,
+                UNIQUE (name, email)
+            );
+            CREATE INDEX authors_name_nocase ON authors (name COLLATE NOCASE);
+            CREATE INDEX authors_email_nocase ON authors (email COLLATE NOCASE);
+
+            CREATE TABLE commits (
+                id INTEGER PRIMARY KEY,
+                sha TEXT NOT NULL UNIQUE,
+                message TEXT NOT NULL,
+                html_url TEXT,
+                author_id INTEGER NOT NULL REFERENCES authors (id),
+                author_date TEXT NOT NULL,      -- ISO 8601 UTC: 2023-08-28T18:27:45Z
+                committer_id INTEGER NOT NULL REFERENCES authors (id),
+                committer_date TEXT NOT NULL,   -- ISO 8601 UTC; git log order
+                parent_count INTEGER NOT NULL,  -- > 1 for merges
+                tree_sha TEXT
+            );
+            CREATE INDEX commits_committer_date ON commits (committer_date);
+            CREATE INDEX commits_author_date ON commits (author_date);
+            CREATE INDEX commits_author_id ON commits (author_id, committer_date);
+            CREATE INDEX commits_committer_id ON commits (committer_id, committer_date);
+
+            CREATE TABLE commit_parents (
+                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,      -- 0 = first parent
+                parent_sha TEXT NOT NULL,
+                PRIMARY KEY (commit_id, position)
+            ) WITHOUT ROWID;
+            CREATE INDEX commit_parents_parent_sha ON commit_parents (parent_sha);
+
+            CREATE TABLE repository_commits (
+                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                PRIMARY KEY (repository_id, commit_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX repository_commits_commit_id ON repository_commits (commit_id);
+
+            -- Per repository and branch: what is known to be mirrored completely.
+            CREATE TABLE sync_state (
+                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+                branch TEXT NOT NULL,
+                head_sha TEXT,                  -- newest head whose whole history is stored
+                head_etag TEXT,                 -- ETag of the last head probe, sent back as If-None-Match
+                complete INTEGER NOT NULL DEFAULT 0,
+                last_attempt_at TEXT,
+                last_success_at TEXT,
+                last_error TEXT,
+                rate_limit_remaining INTEGER,
+                rate_limit_reset_at TEXT,
+                PRIMARY KEY (repository_id, branch)
+            );
+
+            -- Walks in progress: listings pinned to one head, resumable page by page.
+            CREATE TABLE sync_walks (
+                id INTEGER PRIMARY KEY,
+                repository_id INTEGER NOT NULL,
+                branch TEXT NOT NULL,
+                head_sha TEXT NOT NULL,
+                next_url TEXT,                  -- NULL until the first page is stored
+                pages_done INTEGER NOT NULL DEFAULT 0,
+                pages_total INTEGER,
+                started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+                FOREIGN KEY (repository_id, branch) REFERENCES sync_state (repository_id, branch) ON DELETE CASCADE
+            );
+
+            -- Parents referenced by a walk's commits that are not stored yet: the
+            -- walk continues until this is empty (exactness across merges).
+            CREATE TABLE sync_frontier (
+                walk_id INTEGER NOT NULL REFERENCES sync_walks (id) ON DELETE CASCADE,
+                sha TEXT NOT NULL,
+                PRIMARY KEY (walk_id, sha)
+            ) WITHOUT ROWID;
+            """),
+    ])
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Where the store lives: `--db PATH`, else `$COMMITS_DB`, else
+/// `$XDG_DATA_HOME/commits-mirror/commits.sqlite` (`~/.local/share/...`).
+public enum StorePath {
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return dataHome + "/commits-mirror/commits.sqlite"
+    }
+
+    /// Creates the store's directory (and parents) if missing.
+    public static func createDirectory(for path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.cannotCreateDirectory(directory.path, reason: (error as NSError).localizedDescription)
+        }
+    }
+}

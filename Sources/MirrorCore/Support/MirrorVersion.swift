@@ -1,0 +1,4 @@
+/// The product version, sent in the User-Agent and printed by `--version`.
+public enum MirrorVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The outcome of syncing one branch, for the one-line summary and `status`.
+public struct SyncReport: Sendable, Equatable {
+    public var repository: RepositoryName
+    public var branch: String
+    public var headSHA: String?
+    /// Commits that joined the repository in this sync.
+    public var added = 0
+    /// Stored commits whose data changed.
+    public var updated = 0
+    public var pages = 0
+    public var requests = 0
+    public var notModified = 0
+    public var rateLimit: RateLimitStatus?
+    public var elapsed: Duration = .zero
+    /// True when the stored history is known to be whole down to its roots.
+    public var complete = false
+    /// Parents GitHub never listed (should be 0; > 0 means the listing was inconsistent).
+    public var missingParents = 0
+
+    /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
+    public var summary: String {
+        var text = "\(repository)@\(branch): \(added) new, \(updated) updated, \(requests) requests"
+        if notModified > 0 { text += " (\(notModified) not modified)" }
+        if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        text += String(format: ", %.1f s", seconds)
+        if !complete { text += missingParents > 0 ? ", INCOMPLETE: \(missingParents) parents never listed" : ", history not yet complete" }
+        return text
+    }
+}
+
+/// Progress of a long walk, for terminals and logs.
+public struct SyncProgress: Sendable {
+    public var repository: RepositoryName
+    public var pagesDone: Int
+    public var pagesTotal: Int?
+    public var commitsStored: Int
+    public var elapsed: Duration
+}

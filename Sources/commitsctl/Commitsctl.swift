@@ -1,0 +1,12 @@
+import ArgumentParser
+import MirrorCore
+
+@main
+struct Commitsctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "commitsctl",
+        abstract: "Mirror GitHub repositories' commit history into SQLite and query it.",
+        version: MirrorVersion.current,
+        subcommands: [Sync.self, Query.self]
+    )
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import MirrorCore
+
+/// Exit codes shared by the commands (documented in README.md).
+enum ExitStatus {
+    static let failure: Int32 = 1
+    /// EX_TEMPFAIL: rate-limited or temporarily unavailable; try again later.
+    static let tryLater: Int32 = 75
+}
+
+/// Runs a command body; any error becomes one line on stderr that says what to
+/// do, and a non-zero exit code. Argument errors are left to ArgumentParser.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch is CancellationError {
+        throw ExitCode(130)
+    } catch {
+        printError("\(error)")
+        throw ExitCode(exitStatus(for: error))
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("commitsctl: error: \(message)\n".utf8))
+}
+
+private func exitStatus(for error: any Error) -> Int32 {
+    if let error = error as? GitHubError, error.isRateLimit { return ExitStatus.tryLater }
+    if let error = error as? StoreError, case .busy = error { return ExitStatus.tryLater }
+    return ExitStatus.failure
+}
