@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+@testable import MirrorCore
+
+/// Paths and fixtures shared by the MirrorCore tests.
+enum TestSupport {
+    /// The package root, found from this file's location.
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// `../shared` beside the project: read-only reference material; absent on some machines.
+    static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    static let swiftEvolutionDataset = shared.appendingPathComponent("datasets/swift-evolution.commits.jsonl.gz").path
+    static let examples = shared.appendingPathComponent("github-api/examples")
+    static var hasSharedExamples: Bool { FileManager.default.fileExists(atPath: examples.path) }
+    static var hasDataset: Bool { FileManager.default.fileExists(atPath: swiftEvolutionDataset) }
+
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// The JSON body of a recorded exchange in ../shared/github-api/examples.
+    static func recordedBody(_ file: String) throws -> [UInt8] {
+        let data = try Data(contentsOf: examples.appendingPathComponent(file))
+        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let response = object["response"] as! [String: Any]
+        return Array(try JSONSerialization.data(withJSONObject: response["body"]!))
+    }
+
+    static func recordedResponseHeaders(_ file: String) throws -> [String: String] {
+        let data = try Data(contentsOf: examples.appendingPathComponent(file))
+        let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        return (object["response"] as! [String: Any])["headers"] as! [String: String]
+    }
+}
+
+/// A fresh directory removed when released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Builds list-commits elements as GitHub sends them, for decoder and store tests.
+enum PayloadFixtures {
+    static func element(sha: String, message: String = "Subject", authorName: String = "Ada Lovelace",
+                        authorEmail: String = "ada@example.com", login: String? = "ada",
+                        date: String = "2024-01-02T03:04:05Z", parents: [String] = [],
+                        authorField: String? = nil) -> String {
+        let user = authorField ?? (login.map { #"{"login":"\#($0)","id":1,"type":"User","site_admin":false}"# } ?? "null")
+        let escapedMessage = String(data: try! JSONSerialization.data(withJSONObject: [message]), encoding: .utf8)!.dropFirst().dropLast()
+        let escapedName = String(data: try! JSONSerialization.data(withJSONObject: [authorName]), encoding: .utf8)!.dropFirst().dropLast()
+        let parentList = parents.map { #"{"sha":"\#($0)","url":"u","html_url":"h"}"# }.joined(separator: ",")
+        return """
+            {"sha":"\(sha)","node_id":"C_x","commit":{"author":{"name":\(escapedName),"email":"\(authorEmail)","date":"\(date)"},\
+            "committer":{"name":\(escapedName),"email":"\(authorEmail)","date":"\(date)"},"message":\(escapedMessage),\
+            "tree":{"sha":"\(String(repeating: "e", count: 40))","url":"t"},"url":"u","comment_count":0,\
+            "verification":{"verified":false,"reason":"unsigned","signature":null,"payload":null,"verified_at":null}},\
+            "url":"u","html_url":"https://github.com/o/r/commit/\(sha)","comments_url":"c",\
+            "author":\(user),"committer":\(user),"parents":[\(parentList)]}
+            """
+    }
+
+    static func page(_ elements: [String]) -> [UInt8] {
+        Array("[\(elements.joined(separator: ","))]".utf8)
+    }
+
+    static func sha(_ n: Int) -> String {
+        let hex = String(n, radix: 16)
+        return String(repeating: "0", count: 40 - hex.count) + hex
+    }
+}
