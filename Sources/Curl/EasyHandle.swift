@@ -19,6 +19,7 @@ final class EasyHandle {
     private var responseBody: [UInt8] = []
     private var responseHeaders = HTTPHeaders()
     private var maximumBodySize = Int.max
+    private var bodyTooLarge = false
     private var cancellation: CancellationFlag?
 
     init(configuration: HTTPClient.Configuration) throws {
@@ -78,6 +79,7 @@ final class EasyHandle {
         self.cancellation = cancellation
         responseBody = []
         responseHeaders = HTTPHeaders()
+        bodyTooLarge = false
         errorBuffer[0] = 0
         defer { self.cancellation = nil }
 
@@ -98,11 +100,13 @@ final class EasyHandle {
         }
         var status = 0
         try check(ccurl_easy_getinfo_long(rawHandle, CURLINFO_RESPONSE_CODE, &status))
-        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody)
+        var connects = 0
+        try check(ccurl_easy_getinfo_long(rawHandle, CURLINFO_NUM_CONNECTS, &connects))
+        return HTTPResponse(status: status, headers: responseHeaders, body: responseBody, newConnections: connects)
     }
 
     private func transferErrorDetail(_ code: CURLcode) -> String {
-        if code == CURLE_WRITE_ERROR, responseBody.count > maximumBodySize {
+        if code == CURLE_WRITE_ERROR, bodyTooLarge {
             return "response body larger than \(maximumBodySize) bytes"
         }
         if code == CURLE_ABORTED_BY_CALLBACK {
@@ -115,7 +119,7 @@ final class EasyHandle {
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard responseBody.count + bytes.count <= maximumBodySize else {
-            responseBody.append(contentsOf: bytes.prefix(1))  // marks "too large" for the error text
+            bodyTooLarge = true
             return false
         }
         if responseBody.isEmpty, let length = responseHeaders["content-length"].flatMap(Int.init),
