@@ -1,0 +1,67 @@
+// Public description of what a simulator serves and how it behaves.
+
+/// Parameters of a generated history; see `SyntheticRepository` for the shape.
+public struct SyntheticSpec: Sendable, Hashable {
+    /// Number of commits; 0 makes an empty repository.
+    public var commits: Int
+    /// Size of the author pool.
+    public var authors: Int = 200
+    /// Every `mergeEvery`-th commit is a merge of a one-commit side branch; 0 = linear history.
+    /// 1 is treated as 2, because a merge needs a side commit between two first-parent commits.
+    public var mergeEvery: Int = 8
+    /// Seed for every generated value (shas, people, dates, messages).
+    public var seed: UInt64 = 1
+
+    public init(commits: Int, authors: Int = 200, mergeEvery: Int = 8, seed: UInt64 = 1) {
+        self.commits = commits
+        self.authors = authors
+        self.mergeEvery = mergeEvery
+        self.seed = seed
+    }
+}
+
+/// Where a repository's history comes from.
+public enum RepositorySource: Sendable {
+    /// A JSON Lines file (optionally gzip'd), newest commit first.
+    case dataset(path: String)
+    case synthetic(SyntheticSpec)
+    /// A repository without commits: the list endpoint answers 409.
+    case empty
+}
+
+/// One repository served by the simulator.
+public struct SimRepository: Sendable {
+    public var owner: String
+    public var name: String
+    /// GitHub's numeric repository id, used in `/repositories/{id}` and in `Link` URLs.
+    public var id: Int
+    public var defaultBranch: String = "main"
+    public var source: RepositorySource
+
+    public init(owner: String, name: String, id: Int, defaultBranch: String = "main", source: RepositorySource) {
+        self.owner = owner
+        self.name = name
+        self.id = id
+        self.defaultBranch = defaultBranch
+        self.source = source
+    }
+
+    public var fullName: String { "\(owner)/\(name)" }
+}
+
+/// Server-wide settings.
+public struct SimConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 asks the OS for an ephemeral port; read `GitHubSimulator.baseURL` after `start()`.
+    public var port: Int = 0
+    /// nil accepts any token; otherwise other tokens get 401 "Bad credentials".
+    public var validTokens: Set<String>? = nil
+    public var authenticatedLimit: Int = 5000
+    public var unauthenticatedLimit: Int = 60
+    public var rateLimitWindow: Duration = .seconds(3600)
+    public var faults: FaultPlan = .init()
+    /// Gzip response bodies when the request's `Accept-Encoding` allows it, as api.github.com does.
+    public var compressResponses: Bool = true
+
+    public init() {}
+}

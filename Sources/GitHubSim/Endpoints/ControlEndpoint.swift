@@ -1,0 +1,86 @@
+// /_sim/…: steering a simulator that runs as a separate process. Not counted, not rate-limited.
+//   GET  /_sim/stats                          SimStats as JSON
+//   POST /_sim/reset-stats
+//   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}
+//   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds
+
+import Foundation
+import NIOCore
+
+enum ControlEndpoint {
+    static func respond(_ request: SimRequest, core: SimulatorCore) -> SimResponse {
+        let parts = request.path.split(separator: "/").dropFirst()  // drop "_sim"
+        switch (request.method, Array(parts)) {
+        case (.GET, ["stats"]):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            guard let data = try? encoder.encode(core.stats()) else { return .error(.internalServerError, "cannot encode stats") }
+            return .json(.ok, ByteBuffer(bytes: data))
+        case (.POST, ["reset-stats"]):
+            core.resetStats()
+            return ok()
+        case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "head":
+            return moveHead(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (.POST, ["faults"]):
+            do {
+                core.setFaults(try faultPlan(from: request.body))
+                return ok()
+            } catch {
+                return .error(.badRequest, "\(error)")
+            }
+        default:
+            return .notFound()
+        }
+    }
+
+    private static func ok() -> SimResponse { .json(.ok, ByteBuffer(string: "{\"ok\":true}")) }
+
+    private static func moveHead(_ request: SimRequest, owner: String, name: String, core: SimulatorCore) -> SimResponse {
+        let steps: Int
+        if let back = request.queryValue("back").flatMap(Int.init), back >= 0 {
+            steps = back
+        } else if let forward = request.queryValue("forward").flatMap(Int.init), forward >= 0 {
+            steps = -forward
+        } else {
+            return .error(.badRequest, "expected ?back=N or ?forward=N with N >= 0")
+        }
+        do {
+            let sha = try core.repository(owner: owner, name: name).moveHead(by: steps)
+            return .json(.ok, ByteBuffer(string: "{\"head\":\"\(sha)\"}"))
+        } catch {
+            return .error(.notFound, "\(error)")
+        }
+    }
+
+    struct BadFaultPlan: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// An empty body turns every fault off.
+    static func faultPlan(from body: ByteBuffer?) throws -> FaultPlan {
+        var plan = FaultPlan()
+        guard let body, body.readableBytes > 0 else { return plan }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+            throw BadFaultPlan(description: "the body must be a JSON object")
+        }
+        for (key, value) in object {
+            let number: Int?
+            if value is NSNull {
+                number = nil
+            } else if let n = value as? Int, n >= 0 {
+                number = n == 0 ? nil : n
+            } else {
+                throw BadFaultPlan(description: "\(key) must be a non-negative integer or null")
+            }
+            switch key {
+            case "serverErrorEvery": plan.serverErrorEvery = number
+            case "truncateEvery": plan.truncateEvery = number
+            case "resetEvery": plan.resetEvery = number
+            case "secondaryLimitEvery": plan.secondaryLimitEvery = number
+            case "delayMilliseconds": plan.delay = .milliseconds(number ?? 0)
+            default: throw BadFaultPlan(description: "unknown fault field \(key)")
+            }
+        }
+        return plan
+    }
+}

@@ -1,0 +1,63 @@
+// GET /repos/{o}/{r}/commits and /repositories/{id}/commits (LIST-COMMITS.md §1–4).
+
+import NIOCore
+
+enum ListCommitsEndpoint {
+    static let defaultPerPage = 30
+    static let maxPerPage = 100
+
+    static func respond(_ context: EndpointContext) -> SimResponse {
+        let request = context.request
+        guard let graph = context.repository.graph, let head = context.state.head else {
+            return .error(
+                .conflict, "Git Repository is empty.",
+                documentationURL: "https://docs.github.com/rest/commits/commits#list-commits")
+        }
+        guard let start = context.repository.resolve(ref: request.queryValue("sha"), head: head) else {
+            return .notFound()  // GitHub's answer to an unknown sha/branch is [I] in the spec
+        }
+        var since: Int64?
+        var until: Int64?
+        if let text = request.queryValue("since") {
+            guard let parsed = Timestamp.parseISO8601(text) else { return invalidTime("since", text) }
+            since = parsed
+        }
+        if let text = request.queryValue("until") {
+            guard let parsed = Timestamp.parseISO8601(text) else { return invalidTime("until", text) }
+            until = parsed
+        }
+        var perPage = request.queryValue("per_page").flatMap { Int($0) } ?? defaultPerPage
+        if perPage <= 0 { perPage = defaultPerPage }
+        perPage = min(perPage, maxPerPage)
+        let page = min(max(request.queryValue("page").flatMap { Int($0) } ?? 1, 1), 1_000_000_000)
+
+        let listing = graph.listing(from: start, since: since, until: until)
+        let lower = min((page - 1) * perPage, listing.count)
+        let upper = min(lower + perPage, listing.count)
+        let nodes = (lower..<upper).map { listing[$0] }
+
+        let etag = ConditionalRequest.weakETag(
+            "list|\(context.repository.id)|\(context.renderer.cacheKey)|\(graph.sha(of: start))|\(request.query ?? "")")
+        var headers = context.cacheHeaders(etag: etag, lastModified: nodes.first.map(graph.committerTime(of:)))
+        if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
+
+        if let link = LinkBuilder.header(
+            base: "\(context.baseURL)/repositories/\(context.repository.id)/commits", rawQuery: request.query,
+            page: page, total: listing.count, perPage: perPage)
+        {
+            headers.add(name: "Link", value: link)
+        }
+        headers.add(name: "x-accepted-github-permissions", value: "contents=read")
+        var response = SimResponse.json(
+            .ok,
+            PageRenderer.render(
+                nodes: nodes, graph: graph, cache: context.repository.elementCache, renderer: context.renderer))
+        response.headers.add(contentsOf: headers)
+        return response
+    }
+
+    private static func invalidTime(_ name: String, _ value: String) -> SimResponse {
+        // GitHub's exact answer to a malformed date is undocumented; 400 is the natural choice.
+        .error(.badRequest, "Invalid value for \(name): \(value)")
+    }
+}

@@ -1,0 +1,35 @@
+// Injected failures. Counters count list-commits requests only, 1-based, from the last `setFaults`.
+
+/// Which failures to inject; all nil/zero means none.
+public struct FaultPlan: Sendable, Equatable {
+    /// Every n-th list request gets a 502 with an HTML body.
+    public var serverErrorEvery: Int?
+    /// Every n-th list request declares its full Content-Length, sends about half the body, then closes.
+    public var truncateEvery: Int?
+    /// Every n-th list request has its connection closed without any response.
+    public var resetEvery: Int?
+    /// Every n-th list request gets a secondary-rate-limit 403 with `retry-after: 1`.
+    public var secondaryLimitEvery: Int?
+    /// Added before each list-commits response.
+    public var delay: Duration = .zero
+
+    public init() {}
+
+    /// The fault for the n-th list request (1-based). When several fire at once the most
+    /// disruptive wins, so a test that asks for resets always sees them.
+    func fault(forListRequest n: Int) -> InjectedFault? {
+        func fires(_ every: Int?) -> Bool {
+            guard let every, every > 0 else { return false }
+            return n % every == 0
+        }
+        if fires(resetEvery) { return .reset }
+        if fires(serverErrorEvery) { return .serverError }
+        if fires(secondaryLimitEvery) { return .secondaryLimit }
+        if fires(truncateEvery) { return .truncate }
+        return nil
+    }
+}
+
+enum InjectedFault: Sendable {
+    case reset, serverError, secondaryLimit, truncate
+}

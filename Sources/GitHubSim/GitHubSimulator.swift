@@ -1,0 +1,111 @@
+// The public face of the simulator: configure repositories, start an HTTP server, and steer the
+// served state (head moves, renames, redirects, faults) from tests and benchmarks.
+
+import Synchronization
+
+/// A loopback imitation of api.github.com's commit endpoints.
+public final class GitHubSimulator: Sendable {
+    let core: SimulatorCore
+    private let server = Mutex<ServerState>(.idle)
+
+    private enum ServerState {
+        case idle, starting, running(HTTPServer), stopped
+    }
+
+    /// Loads every repository (datasets are read here; a bad file throws a `DatasetError` naming it).
+    public init(configuration: SimConfiguration = .init(), repositories: [SimRepository]) throws {
+        core = try SimulatorCore(configuration: configuration, repositories: repositories)
+    }
+
+    /// Binds `host:port`; afterwards `baseURL` is valid.
+    public func start() async throws {
+        try server.withLock { state in
+            guard case .idle = state else { throw SimulatorError(description: "the simulator was already started") }
+            state = .starting
+        }
+        let configuration = core.configuration
+        do {
+            let http = try await HTTPServer.start(host: configuration.host, port: configuration.port, core: core)
+            var host = configuration.host
+            if host == "0.0.0.0" || host == "::" { host = "127.0.0.1" }
+            if host.contains(":") { host = "[\(host)]" }
+            core.baseURL = "http://\(host):\(http.port)"
+            server.withLock { $0 = .running(http) }
+        } catch {
+            server.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    /// `http://host:port`, without a trailing slash; empty before `start()`.
+    public var baseURL: String { core.baseURL }
+
+    /// Closes the listener and every connection.
+    public func shutdown() async throws {
+        let running: HTTPServer? = server.withLock { state in
+            defer { state = .stopped }
+            if case .running(let http) = state { return http }
+            return nil
+        }
+        try await running?.shutdown()
+    }
+
+    public func stats() -> SimStats { core.stats() }
+
+    /// Zeroes the counters and the rate-limit budgets.
+    public func resetStats() { core.resetStats() }
+
+    /// Replaces the fault plan and restarts its request counter.
+    public func setFaults(_ plan: FaultPlan) { core.setFaults(plan) }
+
+    /// Moves the default branch head `steps` first-parent steps back in time (a force-push);
+    /// clamps at the root.
+    public func moveHead(owner: String, name: String, back steps: Int) throws {
+        _ = try core.repository(owner: owner, name: name).moveHead(by: max(0, steps))
+    }
+
+    /// Moves the head `steps` first-parent steps toward the original head (new pushes arriving);
+    /// clamps there.
+    public func moveHead(owner: String, name: String, forward steps: Int) throws {
+        _ = try core.repository(owner: owner, name: name).moveHead(by: -max(0, steps))
+    }
+
+    public func headSHA(owner: String, name: String) throws -> String {
+        let repository = try core.repository(owner: owner, name: name)
+        guard let graph = repository.graph, let head = repository.snapshot.head else {
+            throw SimulatorError.emptyRepository(owner, name)
+        }
+        return graph.sha(of: head)
+    }
+
+    /// Every commit reachable from the current head: what a correct mirror must hold.
+    /// Empty for an empty repository.
+    public func reachableSHAs(owner: String, name: String) throws -> Set<String> {
+        let repository = try core.repository(owner: owner, name: name)
+        guard let graph = repository.graph, let head = repository.snapshot.head else { return [] }
+        let listing = graph.listing(from: head, since: nil, until: nil)
+        var shas = Set<String>(minimumCapacity: listing.count)
+        for position in 0..<listing.count { shas.insert(graph.sha(of: listing[position])) }
+        return shas
+    }
+
+    /// Renames the repository; requests under the old `/repos/{o}/{r}` path then answer 301 to
+    /// `/repositories/{id}/…`.
+    public func rename(owner: String, name: String, to newOwner: String, newName: String) throws {
+        let repository = try core.repository(owner: owner, name: name)
+        if (try? core.repository(owner: newOwner, name: newName)) != nil,
+            "\(owner)/\(name)".lowercased() != "\(newOwner)/\(newName)".lowercased()
+        {
+            throw SimulatorError(description: "repository \(newOwner)/\(newName) already exists")
+        }
+        repository.rename(toOwner: newOwner, name: newName)
+    }
+
+    /// Makes every request for this repository answer 301 with the same path and query on
+    /// `toBaseURL` (e.g. another simulator).
+    public func redirect(owner: String, name: String, toBaseURL: String) throws {
+        var base = Substring(toBaseURL)
+        while base.hasSuffix("/") { base.removeLast() }
+        try core.repository(owner: owner, name: name).redirect(toBaseURL: String(base))
+    }
+}

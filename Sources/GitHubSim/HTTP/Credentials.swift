@@ -1,0 +1,26 @@
+// The Authorization header and the rate-limit bucket it selects.
+
+enum Credentials: Equatable {
+    case anonymous
+    case token(String)
+    /// An Authorization header we cannot use (Basic auth, an empty token…): GitHub answers 401.
+    case malformed
+
+    init(authorization: String?) {
+        guard let authorization else {
+            self = .anonymous
+            return
+        }
+        let parts = authorization.trimmingASCIISpaces.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, ["bearer", "token"].contains(parts[0].lowercased()) else {
+            self = .malformed
+            return
+        }
+        let token = parts[1].trimmingASCIISpaces
+        self = token.isEmpty ? .malformed : .token(String(token))
+    }
+
+    /// The redacted bucket key shown in `SimStats.rateLimitUsed`.
+    static func bucketKey(token: String) -> String { "token:\(token.prefix(4))…" }
+    static func bucketKey(ip: String) -> String { "ip:\(ip)" }
+}

@@ -1,0 +1,99 @@
+// A repository being served: its fixed history plus what tests change at run time
+// (name, head, redirect).
+
+import Synchronization
+
+public struct SimulatorError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    static func unknownRepository(_ owner: String, _ name: String) -> SimulatorError {
+        SimulatorError(description: "no repository \(owner)/\(name) in the simulator")
+    }
+    static func emptyRepository(_ owner: String, _ name: String) -> SimulatorError {
+        SimulatorError(description: "repository \(owner)/\(name) has no commits")
+    }
+}
+
+final class HostedRepository: Sendable {
+    struct State: Sendable {
+        var owner: String
+        var name: String
+        /// Lowercased `owner/name` pairs this repository was known by; they answer 301.
+        var formerNames: Set<String> = []
+        /// When set, every request for this repository answers 301 to this base URL.
+        var redirectBaseURL: String?
+        /// Current head of the default branch; nil for an empty repository.
+        var head: Int?
+
+        var fullName: String { "\(owner)/\(name)" }
+    }
+
+    let id: Int
+    let defaultBranch: String
+    /// nil for an empty repository.
+    let graph: (any CommitGraph)?
+    let elementCache: ElementCache?
+    private let state: Mutex<State>
+
+    init(_ repository: SimRepository) throws {
+        id = repository.id
+        defaultBranch = repository.defaultBranch
+        switch repository.source {
+        case .empty:
+            graph = nil
+        case .synthetic(let spec):
+            graph = spec.commits > 0 ? SyntheticRepository(spec: spec) : nil
+        case .dataset(let path):
+            graph = try DatasetGraph.load(path: path)
+        }
+        elementCache = graph.flatMap { $0.cachesRenderedElements ? ElementCache() : nil }
+        state = Mutex(State(owner: repository.owner, name: repository.name, head: graph?.initialHead))
+    }
+
+    var snapshot: State { state.withLock { $0 } }
+
+    /// The node a `sha` parameter or `{ref}` path names: the default branch (also as `heads/…` or
+    /// `refs/heads/…`) or a full commit sha. nil when unknown.
+    func resolve(ref: String?, head: Int) -> Int? {
+        guard let ref, !ref.isEmpty else { return head }
+        if ref == defaultBranch || ref == "heads/\(defaultBranch)" || ref == "refs/heads/\(defaultBranch)" {
+            return head
+        }
+        guard Hex.isFullSHA(ref) else { return nil }
+        return graph?.node(forSHA: ref)
+    }
+
+    /// Moves the head `steps` first-parent steps back (positive) or forward toward the original
+    /// head (negative), clamping at either end. Returns the new head's sha.
+    func moveHead(by steps: Int) throws -> String {
+        try state.withLock { state in
+            guard let graph, var head = state.head else { throw SimulatorError.emptyRepository(state.owner, state.name) }
+            if steps >= 0 {
+                for _ in 0..<steps {
+                    guard let parent = graph.firstParent(of: head) else { break }
+                    head = parent
+                }
+            } else {
+                for _ in 0..<(-steps) {
+                    guard let child = graph.firstParentSuccessor(of: head) else { break }
+                    head = child
+                }
+            }
+            state.head = head
+            return graph.sha(of: head)
+        }
+    }
+
+    func rename(toOwner owner: String, name: String) {
+        state.withLock { state in
+            state.formerNames.insert(state.fullName.lowercased())
+            state.owner = owner
+            state.name = name
+            state.formerNames.remove(state.fullName.lowercased())
+        }
+    }
+
+    func redirect(toBaseURL base: String?) {
+        state.withLock { $0.redirectBaseURL = base }
+    }
+}

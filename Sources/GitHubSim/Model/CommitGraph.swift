@@ -1,0 +1,60 @@
+// The history behind a repository, abstracted so synthetic and dataset histories serve alike.
+// Commits are addressed by an Int "node" whose meaning belongs to the graph.
+
+/// Everything needed to render one commit, already normalised the way the API shows it.
+struct CommitRecord: Sendable {
+    var sha: String
+    var parents: [String]
+    var tree: String
+    var author: PersonRecord
+    var committer: PersonRecord
+    /// Trailing newlines already stripped.
+    var message: String
+}
+
+struct PersonRecord: Sendable {
+    var name: String
+    var email: String
+    /// UTC, whole seconds, `Z` suffix.
+    var date: String
+    /// The GitHub account the email belongs to; nil renders as JSON `null`.
+    var user: SimUser?
+}
+
+/// Commits reachable from some start node, in `git log` order (newest first).
+enum CommitListing: Sendable {
+    /// upper, upper-1, …, lower (empty when upper < lower).
+    case descending(upper: Int, lower: Int)
+    case nodes(ArraySlice<Int32>)
+
+    var count: Int {
+        switch self {
+        case .descending(let upper, let lower): max(0, upper - lower + 1)
+        case .nodes(let nodes): nodes.count
+        }
+    }
+
+    subscript(position: Int) -> Int {
+        switch self {
+        case .descending(let upper, _): upper - position
+        case .nodes(let nodes): Int(nodes[nodes.startIndex + position])
+        }
+    }
+}
+
+protocol CommitGraph: Sendable {
+    /// The default branch's head when the simulator starts.
+    var initialHead: Int { get }
+    func node(forSHA sha: some StringProtocol) -> Int?
+    func sha(of node: Int) -> String
+    /// Seconds since 1970 of the committer date.
+    func committerTime(of node: Int) -> Int64
+    func firstParent(of node: Int) -> Int?
+    /// The commit whose first parent is `node` on the chain down from `initialHead`; nil at `initialHead`.
+    func firstParentSuccessor(of node: Int) -> Int?
+    /// Commits reachable from `start` with committer date in `since...until` (either bound optional).
+    func listing(from start: Int, since: Int64?, until: Int64?) -> CommitListing
+    func record(of node: Int) -> CommitRecord
+    /// Whether rendered elements are worth caching (few commits, fixed text); otherwise render on demand.
+    var cachesRenderedElements: Bool { get }
+}

@@ -1,0 +1,140 @@
+// A real history loaded from a dataset file. Small enough (thousands of commits) to hold whole.
+
+import Foundation
+import Synchronization
+
+final class DatasetGraph: CommitGraph {
+    /// Graphs already built in this process, keyed by path, size and modification time: test
+    /// suites start many simulators on the same file, and the graph is immutable.
+    private static let loaded = Mutex<[String: DatasetGraph]>([:])
+
+    static func load(path: String) throws -> DatasetGraph {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
+        let key = "\(path)|\(size)|\(modified)"
+        if let graph = loaded.withLock({ $0[key] }) { return graph }
+        let graph = try DatasetGraph(commits: Dataset.load(path: path), path: path)
+        loaded.withLock { $0[key] = graph }
+        return graph
+    }
+
+    private let records: [CommitRecord]
+    private let times: [Int64]
+    /// Parents present in the file, as nodes (file positions).
+    private let parentNodes: [[Int32]]
+    /// First parent as a node, or -1 when there is none or it is not in the file.
+    private let firstParents: [Int32]
+    private let nodesBySHA: [String: Int32]
+    /// The first-parent chain from the file's first commit (the original head), head first.
+    private let chain: [Int32]
+    /// Position of each node on `chain`, or -1.
+    private let chainPosition: [Int32]
+    /// Full listings per start node; each costs a graph walk, and clients page through them.
+    private let listings = Mutex<[Int: [Int32]]>([:])
+
+    let initialHead = 0
+    let cachesRenderedElements = true
+
+    init(commits: [DatasetCommit], path: String) throws {
+        var nodesBySHA = [String: Int32](minimumCapacity: commits.count)
+        for (node, commit) in commits.enumerated() {
+            nodesBySHA[commit.sha.lowercased()] = Int32(node)
+        }
+        var users = [String: SimUser?]()
+        func person(_ p: DatasetPerson, line: Int) throws -> (PersonRecord, Int64) {
+            guard let time = Timestamp.parseISO8601(p.date) else {
+                throw DatasetError(path: path, line: line, reason: "unparseable date \"\(p.date)\"")
+            }
+            let user: SimUser?
+            if let known = users[p.email] {
+                user = known
+            } else {
+                user = SimUser.derived(fromEmail: p.email)
+                users[p.email] = user
+            }
+            return (PersonRecord(name: p.name, email: p.email, date: Timestamp.iso8601UTC(time), user: user), time)
+        }
+        var records = [CommitRecord]()
+        var times = [Int64]()
+        var parentNodes = [[Int32]]()
+        var firstParents = [Int32]()
+        records.reserveCapacity(commits.count)
+        for (node, commit) in commits.enumerated() {
+            let (author, _) = try person(commit.author, line: node + 1)
+            let (committer, time) = try person(commit.committer, line: node + 1)
+            var message = Substring(commit.message)
+            while message.last == "\n" || message.last == "\r\n" { message.removeLast() }
+            records.append(
+                CommitRecord(
+                    sha: commit.sha.lowercased(), parents: commit.parents.map { $0.lowercased() },
+                    tree: commit.tree.lowercased(), author: author, committer: committer, message: String(message)))
+            times.append(time)
+            parentNodes.append(commit.parents.compactMap { nodesBySHA[$0.lowercased()] })
+            firstParents.append(commit.parents.first.flatMap { nodesBySHA[$0.lowercased()] } ?? -1)
+        }
+        var chain = [Int32]()
+        var chainPosition = [Int32](repeating: -1, count: commits.count)
+        var node: Int32 = 0
+        while node >= 0, chainPosition[Int(node)] < 0 {
+            chainPosition[Int(node)] = Int32(chain.count)
+            chain.append(node)
+            node = firstParents[Int(node)]
+        }
+        self.records = records
+        self.times = times
+        self.parentNodes = parentNodes
+        self.firstParents = firstParents
+        self.nodesBySHA = nodesBySHA
+        self.chain = chain
+        self.chainPosition = chainPosition
+    }
+
+    func node(forSHA sha: some StringProtocol) -> Int? {
+        nodesBySHA[sha.lowercased()].map(Int.init)
+    }
+
+    func sha(of node: Int) -> String { records[node].sha }
+    func committerTime(of node: Int) -> Int64 { times[node] }
+    func record(of node: Int) -> CommitRecord { records[node] }
+
+    func firstParent(of node: Int) -> Int? {
+        firstParents[node] >= 0 ? Int(firstParents[node]) : nil
+    }
+
+    func firstParentSuccessor(of node: Int) -> Int? {
+        let position = Int(chainPosition[node])
+        return position > 0 ? Int(chain[position - 1]) : nil
+    }
+
+    func listing(from start: Int, since: Int64?, until: Int64?) -> CommitListing {
+        let full = reachable(from: start)
+        guard since != nil || until != nil else { return .nodes(full[...]) }
+        let lower = since ?? .min
+        let upper = until ?? .max
+        return .nodes(full.filter { (lower...upper).contains(times[Int($0)]) }[...])
+    }
+
+    /// Nodes reachable from `start`, in file order. The file is `git log --date-order`, which never
+    /// shows a parent before its children, so the file order restricted to a subset is still valid
+    /// and every reachable node comes at or after `start`.
+    private func reachable(from start: Int) -> [Int32] {
+        if let cached = listings.withLock({ $0[start] }) { return cached }
+        var seen = [Bool](repeating: false, count: records.count)
+        var stack = [Int32(start)]
+        seen[start] = true
+        while let node = stack.popLast() {
+            for parent in parentNodes[Int(node)] where !seen[Int(parent)] {
+                seen[Int(parent)] = true
+                stack.append(parent)
+            }
+        }
+        let result = (start..<records.count).lazy.filter { seen[$0] }.map { Int32($0) }
+        let listing = Array(result)
+        listings.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[start] = listing
+        }
+        return listing
+    }
+}

@@ -1,0 +1,43 @@
+// Maps an API path to what it asks for. Repository lookup happens later, against live state.
+
+enum RepositoryReference: Equatable {
+    case name(owner: Substring, repo: Substring)
+    case id(Int)
+}
+
+enum Route: Equatable {
+    case rateLimit
+    /// `tail` is what follows the repository: [] for the repository itself, ["commits"], ["commits", ref…].
+    case repository(RepositoryReference, tail: [Substring])
+    case notFound
+
+    init(path: String) {
+        // GitHub answers 404 to a trailing slash, and empty segments match nothing either.
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 2, segments[0].isEmpty, !segments.dropFirst().contains(where: \.isEmpty) else {
+            self = .notFound
+            return
+        }
+        let parts = Array(segments.dropFirst())
+        switch parts[0] {
+        case "rate_limit" where parts.count == 1:
+            self = .rateLimit
+        case "repos" where parts.count >= 3:
+            self = .repository(.name(owner: parts[1], repo: parts[2]), tail: Array(parts[3...]))
+        case "repositories" where parts.count >= 2:
+            guard let id = Int(parts[1]) else {
+                self = .notFound
+                return
+            }
+            self = .repository(.id(id), tail: Array(parts[2...]))
+        default:
+            self = .notFound
+        }
+    }
+
+    /// The list-commits endpoint in either path form; faults and `listRequests` count these.
+    var isListCommits: Bool {
+        if case .repository(_, let tail) = self { return tail == ["commits"] }
+        return false
+    }
+}

@@ -1,0 +1,294 @@
+// The request pipeline every API request goes through, in GitHub's order: User-Agent, API
+// version, credentials, injected faults, rate limit, then the endpoint. Transport-free, so the
+// NIO handler and the tests drive the same code.
+
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+final class SimulatorCore: Sendable {
+    static let apiVersions: Set<String> = ["2022-11-28", "2026-03-10"]
+    static let defaultAPIVersion = "2022-11-28"
+
+    let configuration: SimConfiguration
+    let repositories: [HostedRepository]
+    private let state: Mutex<State>
+
+    private struct State {
+        var baseURL = ""
+        var stats = SimStats()
+        var rate: RateLimiter
+        var faults: FaultPlan
+        /// List requests since the fault plan was set; faults fire on its multiples.
+        var faultCounter = 0
+        var requestCounter = 0
+    }
+
+    init(configuration: SimConfiguration, repositories: [SimRepository]) throws {
+        var ids = Set<Int>()
+        var names = Set<String>()
+        for repository in repositories {
+            guard ids.insert(repository.id).inserted else {
+                throw SimulatorError(description: "two repositories have id \(repository.id)")
+            }
+            guard names.insert(repository.fullName.lowercased()).inserted else {
+                throw SimulatorError(description: "repository \(repository.fullName) is listed twice")
+            }
+        }
+        self.configuration = configuration
+        self.repositories = try repositories.map(HostedRepository.init)
+        state = Mutex(State(rate: RateLimiter(window: configuration.rateLimitWindow), faults: configuration.faults))
+    }
+
+    var baseURL: String {
+        get { state.withLock { $0.baseURL } }
+        set { state.withLock { $0.baseURL = newValue } }
+    }
+
+    // MARK: - Control
+
+    func stats() -> SimStats {
+        state.withLock { state in
+            var stats = state.stats
+            stats.rateLimitUsed = state.rate.usedByLabel()
+            return stats
+        }
+    }
+
+    /// Zeroes the counters and the rate-limit buckets, so a benchmark run starts from a clean slate.
+    func resetStats() {
+        state.withLock { state in
+            state.stats = SimStats()
+            state.rate.removeAll()
+        }
+    }
+
+    func setFaults(_ plan: FaultPlan) {
+        state.withLock { state in
+            state.faults = plan
+            state.faultCounter = 0
+        }
+    }
+
+    /// The repository currently named `owner/name` (case-insensitive).
+    func repository(owner: String, name: String) throws -> HostedRepository {
+        let key = "\(owner)/\(name)".lowercased()
+        guard let repository = repositories.first(where: { $0.snapshot.fullName.lowercased() == key }) else {
+            throw SimulatorError.unknownRepository(owner, name)
+        }
+        return repository
+    }
+
+    // MARK: - Requests
+
+    func handle(_ request: SimRequest) -> SimResponse {
+        if request.path == "/_sim" || request.path.hasPrefix("/_sim/") {
+            return ControlEndpoint.respond(request, core: self)
+        }
+        let route = Route(path: request.path)
+        let (requestNumber, baseURL) = state.withLock { state in
+            state.stats.requests += 1
+            if request.headers.contains(name: "Authorization") { state.stats.authorizationHeadersSeen += 1 }
+            if route.isListCommits { state.stats.listRequests += 1 }
+            state.requestCounter += 1
+            return (state.requestCounter, state.baseURL)
+        }
+        var response = serveAPI(request, route: route, baseURL: baseURL, requestID: Self.requestID(requestNumber))
+        addCommonHeaders(&response, request: request, requestNumber: requestNumber)
+        compressIfAccepted(&response, request: request)
+        state.withLock { state in
+            state.stats.record(status: Int(response.status.code), failedByFault: response.disposition != .complete)
+        }
+        return response
+    }
+
+    private func serveAPI(_ request: SimRequest, route: Route, baseURL: String, requestID: String) -> SimResponse {
+        guard let agent = request.header("User-Agent"), !agent.trimmingASCIISpaces.isEmpty else {
+            return .error(
+                .forbidden,
+                "Request forbidden by administrative rules. Please make sure your request has a User-Agent header",
+                documentationURL: "https://docs.github.com/rest/overview/resources-in-the-rest-api#user-agent-required")
+        }
+        if let version = request.header("X-GitHub-Api-Version"), !Self.apiVersions.contains(version) {
+            return .error(.badRequest, "API version '\(version)' is not supported.")
+        }
+
+        let ipKey = Credentials.bucketKey(ip: request.remoteIP)
+        let credentials = Credentials(authorization: request.header("Authorization"))
+        let bucket: Bucket
+        switch credentials {
+        case .anonymous:
+            bucket = Bucket(key: ipKey, label: ipKey, limit: configuration.unauthenticatedLimit)
+        case .token(let token) where configuration.validTokens?.contains(token) ?? true:
+            bucket = Bucket(key: "token " + token, label: Credentials.bucketKey(token: token), limit: configuration.authenticatedLimit)
+        case .token, .malformed:
+            // Bad credentials are charged to the client's IP, whose budget the 401 shows.
+            let ipBucket = Bucket(key: ipKey, label: ipKey, limit: configuration.unauthenticatedLimit)
+            var response = SimResponse.error(.unauthorized, "Bad credentials")
+            addRateHeaders(&response, charge(ipBucket) ?? peek(ipBucket))
+            return response
+        }
+        let authenticated = credentials != .anonymous
+
+        var fault: InjectedFault?
+        var delay = Duration.zero
+        if route.isListCommits {
+            (fault, delay) = state.withLock { state in
+                state.faultCounter += 1
+                return (state.faults.fault(forListRequest: state.faultCounter), state.faults.delay)
+            }
+        }
+        var response: SimResponse
+        switch fault {
+        case .reset:
+            response = SimResponse(status: .ok)
+            response.disposition = .reset
+        case .serverError:
+            response = .badGateway()
+        case .secondaryLimit:
+            response = .error(
+                .forbidden,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID \(requestID).",
+                documentationURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits")
+            response.headers.add(name: "retry-after", value: "1")
+            addRateHeaders(&response, peek(bucket))
+        case .truncate, nil:
+            response = chargedResponse(request, route: route, baseURL: baseURL, bucket: bucket, authenticated: authenticated)
+            if fault == .truncate { response.disposition = .truncate }
+        }
+        response.delay = delay
+        return response
+    }
+
+    private struct Bucket {
+        var key: String
+        var label: String
+        var limit: Int
+    }
+
+    private func charge(_ bucket: Bucket) -> RateStatus? {
+        state.withLock { $0.rate.charge(key: bucket.key, label: bucket.label, limit: bucket.limit) }
+    }
+
+    private func peek(_ bucket: Bucket) -> RateStatus {
+        state.withLock { $0.rate.status(key: bucket.key, label: bucket.label, limit: bucket.limit) }
+    }
+
+    /// Spends a point, answers, and gives the point back for an authorized 304 (GitHub's rule).
+    private func chargedResponse(
+        _ request: SimRequest, route: Route, baseURL: String, bucket: Bucket, authenticated: Bool
+    ) -> SimResponse {
+        if route == .rateLimit {
+            let rate = peek(bucket)
+            var response = Self.rateLimitBody(rate)
+            addRateHeaders(&response, rate)
+            return response
+        }
+        guard var rate = charge(bucket) else {
+            let message =
+                authenticated
+                ? "API rate limit exceeded for user ID 1."
+                : "API rate limit exceeded for \(request.remoteIP). (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)"
+            var response = SimResponse.error(
+                .forbidden, message,
+                documentationURL: "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting")
+            addRateHeaders(&response, peek(bucket))
+            return response
+        }
+        var response = dispatch(request, route: route, baseURL: baseURL, authenticated: authenticated)
+        if response.status == .notModified && authenticated {
+            rate = state.withLock { $0.rate.refund(key: bucket.key) } ?? rate
+        }
+        addRateHeaders(&response, rate)
+        return response
+    }
+
+    private func dispatch(_ request: SimRequest, route: Route, baseURL: String, authenticated: Bool) -> SimResponse {
+        guard request.method == .GET, case .repository(let reference, let tail) = route else { return .notFound() }
+        let repository: HostedRepository
+        switch reference {
+        case .id(let id):
+            guard let found = repositories.first(where: { $0.id == id }) else { return .notFound() }
+            repository = found
+        case .name(let owner, let name):
+            let key = "\(owner)/\(name)".lowercased()
+            if let found = repositories.first(where: { $0.snapshot.fullName.lowercased() == key }) {
+                repository = found
+            } else if let renamed = repositories.first(where: { $0.snapshot.formerNames.contains(key) }) {
+                let rest = tail.isEmpty ? "" : "/" + tail.joined(separator: "/")
+                return .movedPermanently(to: "\(baseURL)/repositories/\(renamed.id)\(rest)\(request.querySuffix)")
+            } else {
+                return .notFound()
+            }
+        }
+        let state = repository.snapshot
+        if let target = state.redirectBaseURL {
+            return .movedPermanently(to: target + request.path + request.querySuffix)
+        }
+        let context = EndpointContext(
+            request: request, repository: repository, state: state, baseURL: baseURL, authenticated: authenticated)
+        switch tail.first {
+        case nil:
+            return RepositoryEndpoint.respond(context)
+        case "commits" where tail.count == 1:
+            return ListCommitsEndpoint.respond(context)
+        case "commits":
+            let ref = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
+            return GetCommitEndpoint.respond(context, ref: ref)
+        default:
+            return .notFound()
+        }
+    }
+
+    // MARK: - Headers
+
+    private static func rateLimitBody(_ rate: RateStatus) -> SimResponse {
+        let core = "{\"limit\":\(rate.limit),\"used\":\(rate.used),\"remaining\":\(rate.remaining),\"reset\":\(rate.reset),\"resource\":\"core\"}"
+        return .json(.ok, ByteBuffer(string: "{\"resources\":{\"core\":\(core)},\"rate\":\(core)}"))
+    }
+
+    private func addRateHeaders(_ response: inout SimResponse, _ rate: RateStatus) {
+        response.headers.add(name: "X-RateLimit-Limit", value: String(rate.limit))
+        response.headers.add(name: "X-RateLimit-Remaining", value: String(rate.remaining))
+        response.headers.add(name: "X-RateLimit-Reset", value: String(rate.reset))
+        response.headers.add(name: "X-RateLimit-Used", value: String(rate.used))
+        response.headers.add(name: "X-RateLimit-Resource", value: "core")
+    }
+
+    private func addCommonHeaders(_ response: inout SimResponse, request: SimRequest, requestNumber: Int) {
+        var headers = response.headers
+        headers.add(name: "Date", value: Timestamp.httpDate(Int64(Date().timeIntervalSince1970)))
+        headers.add(name: "Server", value: "github-sim")
+        if headers.first(name: "Content-Type")?.hasPrefix("application/json") == true || response.status == .notModified {
+            headers.add(name: "X-GitHub-Media-Type", value: "github.v3; format=json")
+        }
+        let version = request.header("X-GitHub-Api-Version") ?? Self.defaultAPIVersion
+        headers.add(name: "x-github-api-version-selected", value: Self.apiVersions.contains(version) ? version : Self.defaultAPIVersion)
+        headers.add(name: "Access-Control-Allow-Origin", value: "*")
+        headers.add(name: "X-GitHub-Request-Id", value: Self.requestID(requestNumber))
+        response.headers = headers
+    }
+
+    private static func requestID(_ number: Int) -> String { "5130:\(Hex.string(UInt64(number), width: 8))" }
+
+    /// Gzips the body when the client accepts it, as api.github.com does.
+    private func compressIfAccepted(_ response: inout SimResponse, request: SimRequest) {
+        guard configuration.compressResponses, let body = response.body, body.readableBytes >= 256,
+            Self.acceptsGzip(request.header("Accept-Encoding"))
+        else { return }
+        response.body = Gzip.compress(body)
+        response.headers.add(name: "Content-Encoding", value: "gzip")
+    }
+
+    static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
+        guard let acceptEncoding else { return false }
+        for item in acceptEncoding.split(separator: ",") {
+            let fields = item.split(separator: ";").map { $0.trimmingASCIISpaces.lowercased() }
+            guard let coding = fields.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
+            let refused = fields.dropFirst().contains { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }
+            if !refused { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,43 @@
+// Counters a test or benchmark reads to check how a client behaved.
+
+/// What the simulator has served since start (or the last `resetStats`).
+public struct SimStats: Sendable, Codable, Equatable {
+    /// API requests (control endpoints under `/_sim/` are not counted).
+    public var requests: Int
+    /// 200 responses.
+    public var ok: Int
+    /// 304 responses.
+    public var notModified: Int
+    /// Responses with status >= 400, plus injected resets and truncations.
+    public var errors: Int
+    /// Requests to the list-commits endpoint, by either path form.
+    public var listRequests: Int
+    /// Points used in the current window per bucket: `"token:abcd…"` or `"ip:127.0.0.1"`.
+    public var rateLimitUsed: [String: Int]
+    /// Requests that carried an Authorization header.
+    public var authorizationHeadersSeen: Int
+
+    public init(
+        requests: Int = 0, ok: Int = 0, notModified: Int = 0, errors: Int = 0, listRequests: Int = 0,
+        rateLimitUsed: [String: Int] = [:], authorizationHeadersSeen: Int = 0
+    ) {
+        self.requests = requests
+        self.ok = ok
+        self.notModified = notModified
+        self.errors = errors
+        self.listRequests = listRequests
+        self.rateLimitUsed = rateLimitUsed
+        self.authorizationHeadersSeen = authorizationHeadersSeen
+    }
+
+    /// Counts one finished API response.
+    mutating func record(status: Int, failedByFault: Bool) {
+        if failedByFault || status >= 400 {
+            errors += 1
+        } else if status == 200 {
+            ok += 1
+        } else if status == 304 {
+            notModified += 1
+        }
+    }
+}

@@ -1,0 +1,76 @@
+// github-sim: serves GitHub's commit endpoints on loopback for tests, demos and benchmarks.
+// Prints the base URL as its only stdout line, then runs until SIGTERM or SIGINT.
+
+import ArgumentParser
+import Foundation
+import GitHubSim
+
+@main
+struct GitHubSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "github-sim",
+        abstract: "Imitate api.github.com's commit endpoints on a local port.",
+        discussion: """
+            Repository ids are 1001, 1002, … in the order: every --dataset, then every --synthetic, \
+            then every --empty. The base URL is printed as the only line on stdout; diagnostics go to stderr.
+            """)
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 0
+
+    @Option(name: .customLong("dataset"), help: ArgumentHelp("Serve a JSON Lines dataset (optionally gzip'd) as a repository.", valueName: "OWNER/NAME=PATH"))
+    var datasets: [String] = []
+
+    @Option(name: .customLong("synthetic"), help: ArgumentHelp("Serve a generated history of COMMITS commits from SEED (default 1).", valueName: "OWNER/NAME=COMMITS[:SEED]"))
+    var synthetic: [String] = []
+
+    @Option(name: .customLong("empty"), help: ArgumentHelp("Serve a repository with no commits (its list endpoint answers 409).", valueName: "OWNER/NAME"))
+    var empty: [String] = []
+
+    @Option(help: "Requests per window for each token.")
+    var authenticatedLimit = 5000
+
+    @Option(help: "Requests per window for each client address without a token.")
+    var unauthenticatedLimit = 60
+
+    @Option(help: "Length of the rate-limit window in seconds.")
+    var rateWindowSeconds = 3600
+
+    @Option(help: "A file with one accepted token per line; other tokens get 401 (tokens never go on the command line).")
+    var tokensFile: String?
+
+    @Option(name: .customLong("head-back"), help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
+    var headBack: [String] = []
+
+    func run() async throws {
+        do {
+            let plan = try LaunchPlan(command: self)
+            let simulator = try GitHubSimulator(configuration: plan.configuration, repositories: plan.repositories)
+            for move in plan.headMoves {
+                try simulator.moveHead(owner: move.owner, name: move.name, back: move.steps)
+            }
+            let signals = TerminationSignals()
+            signals.install([SIGTERM, SIGINT])
+            try await simulator.start()
+            // An unbuffered write: whoever launched us reads this line to find the port.
+            FileHandle.standardOutput.write(Data((simulator.baseURL + "\n").utf8))
+            let signal = await signals.wait()
+            Diagnostics.log("received signal \(signal), shutting down")
+            try await simulator.shutdown()
+        } catch {
+            Diagnostics.log("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+enum Diagnostics {
+    /// One line on stderr; stdout carries only the base URL.
+    static func log(_ message: String) {
+        let line = "github-sim: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

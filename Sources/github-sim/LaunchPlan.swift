@@ -1,0 +1,89 @@
+// Turns the command-line options into a simulator configuration, with one clear error per problem.
+
+import Foundation
+import GitHubSim
+
+struct ArgumentProblem: Error, CustomStringConvertible {
+    var description: String
+}
+
+struct LaunchPlan {
+    struct HeadMove {
+        var owner: String
+        var name: String
+        var steps: Int
+    }
+
+    var configuration = SimConfiguration()
+    var repositories: [SimRepository] = []
+    var headMoves: [HeadMove] = []
+
+    init(command: GitHubSimCommand) throws {
+        configuration.host = command.host
+        configuration.port = command.port
+        configuration.authenticatedLimit = command.authenticatedLimit
+        configuration.unauthenticatedLimit = command.unauthenticatedLimit
+        guard command.rateWindowSeconds > 0 else { throw ArgumentProblem(description: "--rate-window-seconds must be positive") }
+        configuration.rateLimitWindow = .seconds(command.rateWindowSeconds)
+        if let path = command.tokensFile {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ArgumentProblem(description: "cannot read --tokens-file \(path)")
+            }
+            configuration.validTokens = Set(
+                text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+
+        var sources = [(String, String, RepositorySource)]()
+        for argument in command.datasets {
+            let (owner, name, path) = try Self.split(argument, option: "--dataset", valueName: "PATH")
+            sources.append((owner, name, .dataset(path: path)))
+        }
+        for argument in command.synthetic {
+            let (owner, name, value) = try Self.split(argument, option: "--synthetic", valueName: "COMMITS[:SEED]")
+            let fields = value.split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...2).contains(fields.count), let commits = Int(fields[0]), commits >= 0,
+                let seed = fields.count == 2 ? UInt64(fields[1]) : 1
+            else {
+                throw ArgumentProblem(description: "--synthetic \(argument): expected OWNER/NAME=COMMITS[:SEED] with whole numbers")
+            }
+            sources.append((owner, name, .synthetic(SyntheticSpec(commits: commits, seed: seed))))
+        }
+        for argument in command.empty {
+            guard let (owner, name) = Self.repositoryName(argument) else {
+                throw ArgumentProblem(description: "--empty \(argument): expected OWNER/NAME")
+            }
+            sources.append((owner, name, .empty))
+        }
+        repositories = sources.enumerated().map { position, source in
+            SimRepository(owner: source.0, name: source.1, id: 1001 + position, source: source.2)
+        }
+        for argument in command.headBack {
+            let (owner, name, value) = try Self.split(argument, option: "--head-back", valueName: "N")
+            guard let steps = Int(value), steps >= 0 else {
+                throw ArgumentProblem(description: "--head-back \(argument): N must be a non-negative whole number")
+            }
+            headMoves.append(HeadMove(owner: owner, name: name, steps: steps))
+        }
+    }
+
+    /// `OWNER/NAME=VALUE`
+    private static func split(_ argument: String, option: String, valueName: String) throws -> (String, String, String) {
+        guard let eq = argument.firstIndex(of: "="), !argument[argument.index(after: eq)...].isEmpty else {
+            throw ArgumentProblem(description: "\(option) \(argument): expected OWNER/NAME=\(valueName)")
+        }
+        guard let (owner, name) = repositoryName(String(argument[..<eq])) else {
+            throw ArgumentProblem(description: "\(option) \(argument): expected OWNER/NAME=\(valueName)")
+        }
+        return (owner, name, String(argument[argument.index(after: eq)...]))
+    }
+
+    /// `OWNER/NAME` with GitHub's name characters, or nil.
+    private static func repositoryName(_ text: String) -> (String, String)? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(allowed.contains) }) else {
+            return nil
+        }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
