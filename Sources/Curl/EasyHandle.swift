@@ -85,8 +85,22 @@ final class EasyHandle {
 
         urlStorage = Array(request.url.utf8CString)
         try urlStorage.withUnsafeBufferPointer { try set(CURLOPT_URL, cString: $0.baseAddress!) }
-        if request.method == "GET" {
+        if let body = request.body {
+            // COPYPOSTFIELDS copies the bytes, so nothing must outlive this call.
+            try set(CURLOPT_POSTFIELDSIZE, body.count)
+            if body.isEmpty {
+                try set(CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                try body.withUnsafeBytes { bytes in
+                    try check(ccurl_easy_setopt_pointer(rawHandle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!)))
+                }
+            }
+        } else {
             try set(CURLOPT_HTTPGET, 1)
+        }
+        // CUSTOMREQUEST only renames the method; NULL restores the default for the body choice above.
+        if request.method == "GET" || (request.method == "POST" && request.body != nil) {
+            try check(ccurl_easy_setopt_pointer(rawHandle, CURLOPT_CUSTOMREQUEST, nil))
         } else {
             try set(CURLOPT_CUSTOMREQUEST, request.method)
         }

@@ -45,6 +45,9 @@ struct GitHubSimCommand: AsyncParsableCommand {
     @Option(name: .customLong("head-back"), help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
     var headBack: [String] = []
 
+    @Option(help: ArgumentHelp("Run this shell command against the simulator (GITHUB_API_URL is set), then stop and exit with its status.", valueName: "COMMAND"))
+    var exec: String?
+
     func run() async throws {
         do {
             let plan = try LaunchPlan(command: self)
@@ -57,9 +60,17 @@ struct GitHubSimCommand: AsyncParsableCommand {
             try await simulator.start()
             // An unbuffered write: whoever launched us reads this line to find the port.
             FileHandle.standardOutput.write(Data((simulator.baseURL + "\n").utf8))
+            if let exec {
+                let status = try await ExecCommand.run(exec, baseURL: simulator.baseURL)
+                try await simulator.shutdown()
+                if status != 0 { throw ExitCode(status) }
+                return
+            }
             let signal = await signals.wait()
             Diagnostics.log("received signal \(signal), shutting down")
             try await simulator.shutdown()
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             Diagnostics.log("\(error)")
             throw ExitCode.failure

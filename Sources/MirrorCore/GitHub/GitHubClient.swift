@@ -19,6 +19,9 @@ public final class GitHubClient: Sendable {
         public var retry = RetryPolicy()
         /// On primary-limit exhaustion: wait for the reset (true) or fail at once (false).
         public var waitForRateLimit = false
+        /// Requests to leave unspent for other tools sharing the token: when GitHub
+        /// reports this many or fewer remaining, behave as if the limit were exhausted.
+        public var rateLimitReserve = 0
         public var http = HTTPClient.Configuration()
 
         public init(apiURL: String = GitHubClient.defaultAPIURL, token: GitHubToken? = nil) {
@@ -168,6 +171,7 @@ public final class GitHubClient: Sendable {
 
         while true {
             try Task.checkCancellation()
+            try await respectReserve(url: url)
             let request = HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders))
             let response: HTTPResponse
             do {
@@ -265,6 +269,22 @@ public final class GitHubClient: Sendable {
         }
     }
 
+    /// Holds back when the last response said the budget is down to the reserve.
+    private func respectReserve(url: String) async throws {
+        guard configuration.rateLimitReserve > 0, let rate = usage.rateLimit,
+              rate.remaining <= configuration.rateLimitReserve,
+              let resetAt = rate.resetAt, resetAt > Date()
+        else { return }
+        guard configuration.waitForRateLimit,
+              Duration.seconds(resetAt.timeIntervalSinceNow) <= configuration.retry.maximumRateLimitWait
+        else {
+            throw GitHubError.reserveReached(reserve: configuration.rateLimitReserve, resetAt: resetAt)
+        }
+        try await pause(.seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1)),
+                        reason: "rate limit down to the reserve of \(configuration.rateLimitReserve)", url: url)
+        usageBox.withLock { $0.rateLimit = nil }
+    }
+
     private func requestHeaders(for url: String, extra: HTTPHeaders) -> HTTPHeaders {
         var headers: HTTPHeaders = [
             ("Accept", "application/vnd.github+json"),
@@ -298,10 +318,18 @@ public final class GitHubClient: Sendable {
         try await Task.sleep(for: duration)
     }
 
+    /// GitHub's `message`, plus which fields a 422 `errors[]` names.
     private func errorMessage(_ response: HTTPResponse) -> String {
-        struct Body: Decodable { var message: String? }
+        struct Body: Decodable {
+            struct FieldError: Decodable { var field: String?; var code: String?; var message: String? }
+            var message: String?
+            var errors: [FieldError]?
+        }
         if let body = try? JSONDecoder().decode(Body.self, from: Data(response.body)), let message = body.message {
-            return message
+            let details = (body.errors ?? []).map { error in
+                [error.field.map { "parameter '\($0)'" }, error.code, error.message].compactMap { $0 }.joined(separator: ": ")
+            }.filter { !$0.isEmpty }
+            return details.isEmpty ? message : "\(message) (\(details.joined(separator: "; ")))"
         }
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)
         return text.isEmpty ? "no message" : text

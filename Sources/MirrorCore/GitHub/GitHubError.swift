@@ -11,6 +11,8 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
     case badCredentials(tokenSource: String)
     case primaryRateLimit(resetAt: Date?, authenticated: Bool)
     case secondaryRateLimit(attempts: Int)
+    /// The budget is down to the configured reserve (left for other users of the token).
+    case reserveReached(reserve: Int, resetAt: Date)
     case forbidden(url: String, message: String)
     case validationFailed(url: String, message: String)
     case serverError(status: Int, url: String, attempts: Int)
@@ -41,6 +43,8 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
             }
             if !authenticated { text += " (unauthenticated: 60 requests/hour; set GITHUB_TOKEN for 5,000)" }
             return text
+        case .reserveReached(let reserve, let resetAt):
+            return "stopped to keep the rate-limit reserve of \(reserve) requests; the limit resets at \(ISO8601Timestamp.format(resetAt)): retry then, or pass --wait"
         case .secondaryRateLimit(let attempts):
             return "GitHub's secondary rate limit kept refusing requests after \(attempts) attempts; wait a few minutes and retry"
         case .forbidden(let url, let message):
@@ -63,7 +67,7 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
     /// True for errors another attempt later may fix (used for exit codes).
     public var isRateLimit: Bool {
         switch self {
-        case .primaryRateLimit, .secondaryRateLimit: return true
+        case .primaryRateLimit, .secondaryRateLimit, .reserveReached: return true
         default: return false
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 
 /// A GitHub token and where it came from. The value is never printed: its
 /// description names only the source, so it is safe in any log or error.
+/// Tokens are read from the environment or a file, never from the command line.
 public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let value: String
     /// e.g. "environment variable GITHUB_TOKEN" or "file /etc/commits-mirror/token".
@@ -15,13 +16,61 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     public var description: String { "<token from \(source)>" }
     public var debugDescription: String { description }
 
-    /// `GITHUB_TOKEN`, else `GH_TOKEN` (the GitHub CLI's name), ignoring empty values.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> GitHubToken? {
+    /// The systemd credential name (`LoadCredential=github-token:…`).
+    public static let credentialName = "github-token"
+
+    /// Finds the token, first match wins: an explicit `tokenFile` (`--token-file`),
+    /// `$GITHUB_TOKEN`, `$GH_TOKEN`, the systemd credential
+    /// `$CREDENTIALS_DIRECTORY/github-token`, then `configuredFile` (the config file's
+    /// `token_file`). `warn` receives advice such as an over-readable file.
+    public static func resolve(tokenFile: String? = nil, configuredFile: String? = nil,
+                               environment: [String: String] = ProcessInfo.processInfo.environment,
+                               warn: (String) -> Void = { _ in }) throws -> GitHubToken? {
+        if let tokenFile { return try fromFile(tokenFile, warn: warn) }
         for variable in ["GITHUB_TOKEN", "GH_TOKEN"] {
             if let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
                 return GitHubToken(value: value, source: "environment variable \(variable)")
             }
         }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+            let path = directory + "/" + credentialName
+            if FileManager.default.fileExists(atPath: path) { return try fromFile(path, warn: warn) }
+        }
+        if let configuredFile { return try fromFile(configuredFile, warn: warn) }
         return nil
+    }
+
+    /// Reads a token file: the first non-empty line, whitespace trimmed.
+    public static func fromFile(_ path: String, warn: (String) -> Void = { _ in }) throws -> GitHubToken {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw TokenError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        if info.st_mode & 0o077 != 0 {
+            warn("token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TokenError.unreadable(path: path, reason: "permission denied")
+        }
+        guard let text = String(data: data, encoding: .utf8),
+              let line = text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty })
+        else {
+            throw TokenError.empty(path: path)
+        }
+        return GitHubToken(value: line, source: "file \(path)")
+    }
+
+    public enum TokenError: Error, Sendable, CustomStringConvertible {
+        case unreadable(path: String, reason: String)
+        case empty(path: String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let reason):
+                return "cannot read the token file \(path): \(reason); check the path and that this user may read it"
+            case .empty(let path):
+                return "the token file \(path) is empty; put the token on its first line"
+            }
+        }
     }
 }

@@ -136,15 +136,20 @@ public final class SyncEngine {
         let client = self.client
 
         while true {
+            // A cancelled sync (commitsd's graceful shutdown) stops here, between pages.
+            try Task.checkCancellation()
             let page: GitHubClient.CommitsPage
             if let fetched = pending {
                 pending = nil
-                page = try await fetched.value
+                // The prefetch is an unstructured task: pass our cancellation on to it.
+                page = try await withTaskCancellationHandler { try await fetched.value } onCancel: { fetched.cancel() }
             } else {
                 page = try await client.commitsPage(url: url, repository: name)
             }
             let next = page.commits.isEmpty ? nil : page.links?.next
-            if prefetch, let next {
+            // A page whose parents all lie within itself holds the roots: the walk
+            // is about to end, so fetching ahead could only waste a request.
+            if prefetch, let next, page.hasParentsOutsideItself {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = Task { try await client.commitsPage(url: next, repository: name) }
             }
@@ -166,5 +171,12 @@ public final class SyncEngine {
             }
             url = next
         }
+    }
+}
+
+extension GitHubClient.CommitsPage {
+    var hasParentsOutsideItself: Bool {
+        let shas = Set(commits.map(\.sha))
+        return commits.contains { $0.parents.contains { !shas.contains($0.sha) } }
     }
 }

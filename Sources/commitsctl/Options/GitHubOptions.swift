@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import MirrorCore
 
-/// Where GitHub is and how to authenticate. The token is read from the
-/// environment only, never from the command line.
+/// Where GitHub is and how to authenticate. The token itself is never
+/// accepted on the command line: only a path to a file holding it.
 struct GitHubOptions: ParsableArguments {
+    @Option(help: "Read the GitHub token from this file (default: $GITHUB_TOKEN, $GH_TOKEN, then the systemd credential github-token).")
+    var tokenFile: String?
+
     @Option(name: .customLong("api-url"), help: "GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com; GHES: https://HOST/api/v3).")
     var apiURL: String?
 
@@ -14,6 +17,11 @@ struct GitHubOptions: ParsableArguments {
             return fromEnvironment
         }
         return GitHubClient.defaultAPIURL
+    }
+
+    /// The token, from `--token-file` or the environment (warnings go to stderr).
+    func resolveToken() throws -> GitHubToken? {
+        try GitHubToken.resolve(tokenFile: tokenFile) { warning in printWarning(warning) }
     }
 
     func validate() throws {

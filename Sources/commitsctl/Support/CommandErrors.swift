@@ -5,6 +5,8 @@ import MirrorCore
 /// Exit codes shared by the commands (documented in README.md).
 enum ExitStatus {
     static let failure: Int32 = 1
+    /// The configuration file is missing, unreadable or invalid.
+    static let badConfiguration: Int32 = 2
     /// EX_TEMPFAIL: rate-limited or temporarily unavailable; try again later.
     static let tryLater: Int32 = 75
 }
@@ -28,8 +30,14 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data("commitsctl: error: \(message)\n".utf8))
 }
 
+func printWarning(_ message: String) {
+    FileHandle.standardError.write(Data("commitsctl: warning: \(message)\n".utf8))
+}
+
 private func exitStatus(for error: any Error) -> Int32 {
     if let error = error as? GitHubError, error.isRateLimit { return ExitStatus.tryLater }
     if let error = error as? StoreError, case .busy = error { return ExitStatus.tryLater }
+    if let error = error as? RepositoryLockError, case .busy = error { return ExitStatus.tryLater }
+    if error is ConfigurationError { return ExitStatus.badConfiguration }
     return ExitStatus.failure
 }

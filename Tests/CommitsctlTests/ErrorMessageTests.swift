@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Every failure prints one line on stderr that says what to do, and exits non-zero.
+@Suite struct ErrorMessageTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+    var db: String { directory.path("commits.sqlite") }
+
+    @Test func unknownRepository() throws {
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10"])
+        defer { sim.stop() }
+        let result = try run("commitsctl", ["sync", "octo/nope", "--db", db, "--api-url", sim.baseURL])
+        #expect(result.status == 1)
+        #expect(result.stderr == "commitsctl: error: repository octo/nope not found (or private: set GITHUB_TOKEN)\n")
+    }
+
+    @Test func malformedRepositoryName() throws {
+        let result = try run("commitsctl", ["sync", "not-a-repo", "--db", db])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("'not-a-repo' is not a repository name; expected OWNER/NAME"))
+    }
+
+    @Test func badAPIURL() throws {
+        let result = try run("commitsctl", ["sync", "a/b", "--db", db, "--api-url", "ftp://example"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--api-url / $GITHUB_API_URL must be an http(s) URL"))
+    }
+
+    @Test func unreachableAPI() throws {
+        let result = try run("commitsctl", ["sync", "a/b", "--db", db, "--api-url", "http://127.0.0.1:1"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("commitsctl: error: could not reach http://127.0.0.1:1/repos/a/b after"))
+        #expect(result.stderr.contains("check the network and --api-url"))
+    }
+
+    @Test func rejectedTokenNamesTheVariableNotTheValue() throws {
+        let tokens = directory.path("tokens")
+        try "good-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10", "--tokens-file", tokens])
+        defer { sim.stop() }
+        let result = try run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
+                             environment: ["GH_TOKEN": "sekrit-value-123"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("GitHub rejected the token from environment variable GH_TOKEN"))
+        #expect(!result.stderr.contains("sekrit") && !result.stdout.contains("sekrit"))
+    }
+
+    @Test func tokenFileProblems() throws {
+        let missing = directory.path("absent-token")
+        let result = try run("commitsctl", ["sync", "a/b", "--db", db, "--token-file", missing])
+        #expect(result.status == 1)
+        #expect(result.stderr == "commitsctl: error: cannot read the token file \(missing): No such file or directory; check the path and that this user may read it\n")
+
+        let open = directory.path("open-token")
+        try "good-token\n".write(toFile: open, atomically: true, encoding: .utf8)
+        chmod(open, 0o644)
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10"])
+        defer { sim.stop() }
+        let warned = try run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL, "--token-file", open])
+        #expect(warned.status == 0)
+        #expect(warned.stderr.contains("warning: token file \(open) is readable by group or others (mode 644); run: chmod 600"))
+    }
+
+    @Test func rateLimitedExitsWithTryLater() throws {
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=1000", "--unauthenticated-limit", "4"])
+        defer { sim.stop() }
+        let result = try run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("GitHub API rate limit exhausted; it resets at"))
+        #expect(result.stderr.contains("set GITHUB_TOKEN for 5,000"))
+    }
+
+    @Test func queryWithoutAStore() throws {
+        let result = try run("commitsctl", ["query", "--author", "x", "--db", db])
+        #expect(result.status == 1)
+        #expect(result.stderr == "commitsctl: error: no store at \(db); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store\n")
+    }
+
+    @Test func storeThatIsNotSQLite() throws {
+        try String(repeating: "plain text\n", count: 200).write(toFile: db, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let result = try run("commitsctl", ["sync", "a/b", "--db", db, "--api-url", "http://127.0.0.1:1"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is not a commits-mirror store"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+    }
+}

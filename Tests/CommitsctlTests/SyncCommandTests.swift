@@ -1,0 +1,93 @@
+import Foundation
+import SQLite
+import Testing
+
+/// `commitsctl sync` and `query` as processes against a `github-sim` process.
+@Suite struct SyncCommandTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+    var db: String { directory.path("commits.sqlite") }
+
+    func sync(_ repository: String, _ sim: SimulatorProcess, extra: [String] = [],
+              token: String? = "test-token") throws -> ProcessResult {
+        try run("commitsctl", ["sync", repository, "--db", db, "--api-url", sim.baseURL] + extra,
+                environment: token.map { ["GITHUB_TOKEN": $0] } ?? [:])
+    }
+
+    @Test(.enabled(if: Executables.hasDataset, "../shared/datasets not present: skipping the swift-evolution acceptance run"))
+    func swiftEvolutionAcceptance() async throws {
+        let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(Executables.swiftEvolutionDataset)"])
+        defer { sim.stop() }
+        let first = try sync("swiftlang/swift-evolution", sim)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("swiftlang/swift-evolution@main: 7807 new, 0 updated"))
+
+        let query = try run("commitsctl", ["query", "--author", "Joe Groff", "--limit", "1000", "--db", db])
+        #expect(query.status == 0)
+        #expect(query.lines.count == 324)
+        #expect(query.lines.allSatisfy { $0.contains("Joe Groff") })
+
+        _ = try await sim.control("/_sim/reset-stats", method: "POST")
+        let second = try sync("swiftlang/swift-evolution", sim)
+        #expect(second.status == 0)
+        #expect(second.stdout.contains(": 0 new, 0 updated, 1 requests (1 not modified)"))
+        let stats = try await sim.control("/_sim/stats")
+        #expect(stats["requests"] as? Int == 1)
+        #expect(stats["notModified"] as? Int == 1)
+        #expect(stats["ok"] as? Int == 0)
+    }
+
+    @Test func syntheticSyncThenQuery() async throws {
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
+        defer { sim.stop() }
+        let result = try sync("acme/widgets", sim)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"))
+        let all = try run("commitsctl", ["query", "--db", db])
+        #expect(all.lines.count == 2500)
+        let limited = try run("commitsctl", ["query", "--db", db, "-n", "3"])
+        #expect(limited.lines.count == 3)
+        // oneline: short sha, date, author, subject
+        let fields = limited.lines[0].split(separator: " ", maxSplits: 2)
+        #expect(fields[0].count == 7)
+        #expect(fields[1].count == 10)
+    }
+
+    /// Issue #2 acceptance 3: a sync killed between pages leaves a sound store
+    /// holding whole pages only; the next run completes it exactly.
+    @Test func killedSyncLeavesASoundStoreAndResumes() async throws {
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=3000:5"])
+        defer { sim.stop() }
+        _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 60}"#)
+
+        let process = Process()
+        process.executableURL = Executables.url("commitsctl")
+        process.arguments = ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL]
+        process.environment = ["GITHUB_TOKEN": "test-token", "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until a few pages are in, then kill without warning.
+        var stored = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while stored < 500 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let connection = try Connection(path: db, mode: .readOnly)
+        #expect(try connection.pragma("integrity_check") == "ok")
+        let afterKill = try connection.scalarInt("SELECT count(*) FROM commits") ?? -1
+        #expect(afterKill >= 500 && afterKill < 3000)
+        #expect(afterKill % 100 == 0, "pages are stored whole or not at all")
+
+        _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
+        let resumed = try sync("acme/widgets", sim)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix("acme/widgets@main: \(3000 - afterKill) new"))
+        #expect(try connection.scalarInt("SELECT count(*) FROM commits") == 3000)
+    }
+}
