@@ -109,6 +109,16 @@ public final class SyncEngine {
         let wasComplete = state?.complete ?? false
         report.complete = missingParents == 0 && (wasComplete || !walks.isEmpty)
         report.missingParents = missingParents
+        // A new head that does not descend from the old one means the branch was
+        // rewritten (force-push): commits no head reaches any more leave the mirror.
+        if report.complete, let oldHead = state?.headSHA, let newestHead, oldHead != newestHead,
+           try !store.isAncestor(oldHead, of: newestHead) {
+            let heads = try store.otherBranchHeads(repositoryID: repository.id, excluding: branch) + [newestHead]
+            report.removed = try store.pruneUnreachable(repositoryID: repository.id, heads: heads)
+            logger.notice("branch history was rewritten; dropped commits no longer reachable", metadata: [
+                "head.old": "\(oldHead)", "head.new": "\(newestHead)", "sync.removed_commits": "\(report.removed)",
+            ])
+        }
         try store.recordSuccess(repositoryID: repository.id, branch: branch, headSHA: newestHead,
                                 headETag: newestHead.map { "\"\($0)\"" }, complete: report.complete,
                                 rateLimit: client.usage.rateLimit)

@@ -9,6 +9,8 @@ public struct SyncReport: Sendable, Equatable {
     public var added = 0
     /// Stored commits whose data changed.
     public var updated = 0
+    /// Commits dropped because a history rewrite (force-push) made them unreachable.
+    public var removed = 0
     public var pages = 0
     public var requests = 0
     public var notModified = 0
@@ -21,7 +23,9 @@ public struct SyncReport: Sendable, Equatable {
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
-        var text = "\(repository)@\(branch): \(added) new, \(updated) updated, \(requests) requests"
+        var text = "\(repository)@\(branch): \(added) new, \(updated) updated"
+        if removed > 0 { text += ", \(removed) removed (history rewritten)" }
+        text += ", \(requests) requests"
         if notModified > 0 { text += " (\(notModified) not modified)" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -1,0 +1,100 @@
+import Foundation
+
+/// One writer per repository: an exclusive `flock(2)` on a lock file beside the
+/// store (`<store>.locks/<owner>+<name>.lock`), taken before syncing or
+/// importing a repository and held until done.
+///
+/// The second writer does not wait: `acquire` throws `RepositoryLockError.busy`
+/// at once, naming the holder, and the caller skips that repository (commitsd
+/// tries again on its next interval; `commitsctl` reports it and exits 75). The
+/// kernel drops the lock when its holder exits, however it exits, so a crashed
+/// or killed writer never leaves a stale lock behind.
+public final class RepositoryLock {
+    public let path: String
+    private var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// The lock file for `repository` in the store at `storePath` (names are case-insensitive).
+    public static func lockPath(storePath: String, repository: RepositoryName) -> String {
+        "\(storePath).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"
+    }
+
+    /// Takes the lock or throws `RepositoryLockError.busy` when another writer holds it.
+    /// `holder` is recorded in the file for the other side's message (e.g. "commitsd").
+    public static func acquire(storePath: String, repository: RepositoryName,
+                               holder: String = ProcessInfo.processInfo.processName) throws -> RepositoryLock {
+        let path = lockPath(storePath: storePath, repository: repository)
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw RepositoryLockError.unavailable(path: directory, reason: (error as NSError).localizedDescription)
+        }
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o664)
+        if descriptor < 0 && errno == EACCES {
+            // flock works on a read-only descriptor; we just cannot record who we are.
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else {
+            throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(errno)))
+        }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let reason = errno
+            let current = Self.readHolder(descriptor)
+            close(descriptor)
+            if reason == EWOULDBLOCK {
+                throw RepositoryLockError.busy(repository: repository, holder: current)
+            }
+            throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(reason)))
+        }
+        let record = "\(getpid()) \(holder)\n"
+        if ftruncate(descriptor, 0) == 0 {
+            _ = record.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        }
+        return RepositoryLock(path: path, descriptor: descriptor)
+    }
+
+    /// Releases the lock (also done on deinit and, by the kernel, on exit).
+    public func release() {
+        guard descriptor >= 0 else { return }
+        _ = ftruncate(descriptor, 0)
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+
+    private static func readHolder(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard let pid = parts.first.flatMap({ Int32($0) }) else { return nil }
+        return parts.count > 1 ? "\(parts[1]) (pid \(pid))" : "pid \(pid)"
+    }
+}
+
+@available(*, unavailable)
+extension RepositoryLock: Sendable {}
+
+public enum RepositoryLockError: Error, Sendable, CustomStringConvertible {
+    /// Another process is syncing or importing the repository right now.
+    case busy(repository: RepositoryName, holder: String?)
+    case unavailable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .busy(let repository, let holder):
+            return "\(repository) is being synced by another process (\(holder ?? "holder unknown")) right now; skipped it, try again when that finishes"
+        case .unavailable(let path, let reason):
+            return "cannot use the lock file \(path): \(reason); the store's directory must be writable"
+        }
+    }
+}
