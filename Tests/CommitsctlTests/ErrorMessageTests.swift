@@ -86,3 +86,20 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
     }
 }
+
+@Suite struct BranchTests {
+    @Test func explicitBranchAndUnknownBranch() throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.path("commits.sqlite")
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=150"])
+        defer { sim.stop() }
+        let ok = try run("commitsctl", ["sync", "acme/widgets", "--branch", "main", "--db", db, "--api-url", sim.baseURL],
+                         environment: ["GITHUB_TOKEN": "t"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.hasPrefix("acme/widgets@main: 150 new"))
+        let missing = try run("commitsctl", ["sync", "acme/widgets", "--branch", "nope", "--db", db, "--api-url", sim.baseURL],
+                              environment: ["GITHUB_TOKEN": "t"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "commitsctl: error: branch 'nope' not found in acme/widgets (check --branch)\n")
+    }
+}
