@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+import Yams
+
+extension MirrorConfiguration {
+    /// Reads and validates a configuration file. Every problem is a
+    /// `ConfigurationError` whose one-line description names the file, the line,
+    /// the key and the expected form.
+    public static func load(contentsOf path: String) throws -> MirrorConfiguration {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
+                                     expected: "a readable YAML file like config/commits-mirror.example.yaml")
+        }
+        close(fd)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(file: path, problem: "cannot read the configuration file",
+                                     expected: "a readable YAML file like config/commits-mirror.example.yaml")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(file: path, problem: "the file is not UTF-8 text",
+                                     expected: "a YAML file like config/commits-mirror.example.yaml")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try parse(yaml: text, source: path, relativeTo: directory)
+    }
+
+    /// Parses configuration text. Relative paths are resolved against
+    /// `relativeTo` (the file's directory).
+    public static func parse(yaml text: String, source: String, relativeTo directory: String? = nil) throws -> MirrorConfiguration {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw ConfigurationLoader.describe(error, file: source)
+        }
+        guard let root else {
+            throw ConfigurationError(file: source, problem: "the file is empty",
+                                     expected: "settings as in config/commits-mirror.example.yaml (at least `repositories:`)")
+        }
+        return try ConfigurationLoader(file: source, directory: directory).configuration(from: root)
+    }
+}
+
+/// Walks the YAML node tree Yams composed (with line marks) and checks every
+/// key and value against the schema. Yams does the parsing; this only validates.
+struct ConfigurationLoader {
+    let file: String
+    let directory: String?
+
+    enum TopKey: String, CaseIterable {
+        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level
+    }
+
+    enum RepositoryKey: String, CaseIterable {
+        case name, branch, interval
+    }
+
+    static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+
+    func configuration(from root: Node) throws -> MirrorConfiguration {
+        guard case .mapping(let mapping) = root else {
+            throw error(at: root, key: nil, problem: "the top level is \(kind(of: root))",
+                        expected: "`key: value` settings as in config/commits-mirror.example.yaml")
+        }
+        var configuration = MirrorConfiguration(source: file)
+        var sawRepositories = false
+        for (keyNode, value) in mapping {
+            let keyText = keyNode.scalar?.string ?? "\(keyNode)"
+            guard let key = TopKey(rawValue: keyText) else {
+                throw error(at: keyNode, key: keyText, problem: "unknown key",
+                            expected: "one of \(TopKey.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            switch key {
+            case .store:
+                configuration.store = try path(value, key: keyText, expected: "the path of the SQLite store file")
+            case .api_url:
+                let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
+                guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
+                      components.host?.isEmpty == false
+                else {
+                    throw error(at: value, key: keyText, problem: "'\(url)' is not an http(s) URL",
+                                expected: "an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
+                }
+                configuration.apiURL = url
+            case .token_file:
+                configuration.tokenFile = try path(value, key: keyText, expected: "the path of a file holding the token")
+                configuration.tokenFileLine = value.mark?.line
+            case .repositories:
+                configuration.repositories = try repositories(value)
+                sawRepositories = true
+            case .default_interval:
+                configuration.defaultInterval = try duration(value, key: keyText)
+            case .rate_limit_reserve:
+                let expected = "a whole number of requests, 0 or more, e.g. 500"
+                guard let text = try scalarText(value, key: keyText, expected: expected) else {
+                    throw error(at: value, key: keyText, problem: "has no value", expected: expected)
+                }
+                guard value.tag.rawValue == Tag.Name.int.rawValue, let reserve = Int(text), reserve >= 0 else {
+                    throw error(at: value, key: keyText, problem: "'\(text)' is not a whole number of requests", expected: expected)
+                }
+                configuration.rateLimitReserve = reserve
+            case .log_level:
+                let expected = "one of \(Self.levels)"
+                let text = try string(value, key: keyText, expected: expected)
+                guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                    throw error(at: value, key: keyText, problem: "'\(text)' is not a log level", expected: expected)
+                }
+                configuration.logLevel = level
+            }
+        }
+        guard sawRepositories else {
+            throw ConfigurationError(file: file, key: "repositories", problem: "missing",
+                                     expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
+        }
+        return configuration
+    }
+
+    private func repositories(_ node: Node) throws -> [MirrorConfiguration.Repository] {
+        let expected = "a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+        guard case .sequence(let sequence) = node, !sequence.isEmpty else {
+            let problem = node.sequence?.isEmpty == true ? "is an empty list" : "is \(kind(of: node))"
+            throw error(at: node, key: "repositories", problem: problem, expected: expected)
+        }
+        var result: [MirrorConfiguration.Repository] = []
+        var seen: [String: Int] = [:]
+        for (index, entry) in sequence.enumerated() {
+            let path = "repositories[\(index)]"
+            var repository: MirrorConfiguration.Repository
+            switch entry {
+            case .scalar:
+                repository = .init(name: try repositoryName(entry, key: path), line: entry.mark?.line)
+            case .mapping(let mapping):
+                var name: RepositoryName?
+                var branch: String?
+                var interval: Duration?
+                for (keyNode, value) in mapping {
+                    let keyText = keyNode.scalar?.string ?? "\(keyNode)"
+                    guard let key = RepositoryKey(rawValue: keyText) else {
+                        throw error(at: keyNode, key: "\(path).\(keyText)", problem: "unknown key",
+                                    expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    switch key {
+                    case .name: name = try repositoryName(value, key: "\(path).name")
+                    case .branch:
+                        branch = try string(value, key: "\(path).branch", expected: "a branch name such as main")
+                    case .interval: interval = try duration(value, key: "\(path).interval")
+                    }
+                }
+                guard let name else {
+                    throw error(at: entry, key: "\(path).name", problem: "missing",
+                                expected: "`name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
+                }
+                repository = .init(name: name, branch: branch, interval: interval, line: entry.mark?.line)
+            default:
+                throw error(at: entry, key: path, problem: "is \(kind(of: entry))", expected: expected)
+            }
+            if let firstLine = seen[repository.key] {
+                throw error(at: entry, key: path, problem: "\(repository) is listed twice (first on line \(firstLine))",
+                            expected: "each repository and branch once")
+            }
+            seen[repository.key] = repository.line ?? 0
+            result.append(repository)
+        }
+        return result
+    }
+
+    private func repositoryName(_ node: Node, key: String) throws -> RepositoryName {
+        let text = try string(node, key: key, expected: RepositoryName.expectedForm)
+        guard let name = RepositoryName(parsing: text) else {
+            throw error(at: node, key: key, problem: "'\(text)' is not a repository name", expected: RepositoryName.expectedForm)
+        }
+        return name
+    }
+
+    private func duration(_ node: Node, key: String) throws -> Duration {
+        guard let text = try scalarText(node, key: key, expected: DurationText.expectedForm) else {
+            throw error(at: node, key: key, problem: "has no value", expected: DurationText.expectedForm)
+        }
+        guard let duration = DurationText.parse(text) else {
+            throw error(at: node, key: key, problem: "'\(text)' is not a duration", expected: DurationText.expectedForm)
+        }
+        return duration
+    }
+
+    private func path(_ node: Node, key: String, expected: String) throws -> String {
+        let text = try string(node, key: key, expected: expected)
+        guard !text.hasPrefix("/"), let directory else { return text }
+        return URL(fileURLWithPath: directory).appendingPathComponent(text).standardizedFileURL.path
+    }
+
+    /// A non-empty scalar, as text.
+    private func string(_ node: Node, key: String, expected: String) throws -> String {
+        guard let text = try scalarText(node, key: key, expected: expected), !text.isEmpty else {
+            throw error(at: node, key: key, problem: "has no value", expected: expected)
+        }
+        return text
+    }
+
+    /// The scalar's text; `nil` for an explicit null (`key:` or `key: ~`).
+    private func scalarText(_ node: Node, key: String, expected: String) throws -> String? {
+        guard case .scalar(let scalar) = node else {
+            throw error(at: node, key: key, problem: "is \(kind(of: node))", expected: expected)
+        }
+        if node.tag.rawValue == Tag.Name.null.rawValue { return nil }
+        return scalar.string.trimmingCharacters(in: .whitespaces)
+    }
+
+    private func kind(of node: Node) -> String {
+        switch node {
+        case .scalar: return node.tag.rawValue == Tag.Name.null.rawValue ? "empty" : "a single value ('\(node.scalar?.string ?? "")')"
+        case .mapping: return "a mapping (key: value pairs)"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        }
+    }
+
+    private func error(at node: Node, key: String?, problem: String, expected: String?) -> ConfigurationError {
+        ConfigurationError(file: file, line: node.mark?.line, key: key, problem: problem, expected: expected)
+    }
+
+    /// A YAML syntax error as one line with its position.
+    static func describe(_ error: YamlError, file: String) -> ConfigurationError {
+        let expected = "valid YAML like config/commits-mirror.example.yaml"
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+             .composer(_, let problem, let mark, _):
+            return ConfigurationError(file: file, line: mark.line, column: mark.column,
+                                      problem: "not valid YAML: \(problem)", expected: expected)
+        case .reader(let problem, _, _, _):
+            return ConfigurationError(file: file, problem: "not valid YAML: \(problem)", expected: expected)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ConfigurationError(file: file, line: context.mark.line,
+                                      key: duplicates.sorted().joined(separator: ", "),
+                                      problem: "appears more than once in the same mapping", expected: "each key once")
+        default:
+            return ConfigurationError(file: file, problem: "not valid YAML: \("\(error)".split(separator: "\n").first ?? "")",
+                                      expected: expected)
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+
+/// What `commitsd` and `commitsctl sync`/`status` read from the configuration
+/// file (`config/commits-mirror.example.yaml` documents every key).
+///
+/// Values are as written in the file, with relative paths made absolute
+/// against the file's directory. The environment is applied on top by the
+/// `resolved…` accessors: `$COMMITS_DB` overrides `store`, `$GITHUB_API_URL`
+/// overrides `api_url`, and `$GITHUB_TOKEN`, `$GH_TOKEN` and the systemd
+/// credential `github-token` take precedence over `token_file`.
+public struct MirrorConfiguration: Sendable, Equatable {
+    /// One entry of `repositories`.
+    public struct Repository: Sendable, Hashable, CustomStringConvertible {
+        public var name: RepositoryName
+        /// `nil`: the repository's default branch.
+        public var branch: String?
+        /// `nil`: `default_interval`.
+        public var interval: Duration?
+        /// Where the entry is in the file, for messages (not part of equality).
+        public var line: Int?
+
+        public init(name: RepositoryName, branch: String? = nil, interval: Duration? = nil, line: Int? = nil) {
+            self.name = name
+            self.branch = branch
+            self.interval = interval
+            self.line = line
+        }
+
+        /// Repositories are named case-insensitively, as GitHub does.
+        public var key: String { "\(name.description.lowercased())@\(branch ?? "")" }
+
+        /// `acme/widgets` or `acme/widgets@release`.
+        public var description: String { branch.map { "\(name)@\($0)" } ?? name.description }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.key == rhs.key && lhs.branch == rhs.branch && lhs.interval == rhs.interval
+                && lhs.name.description == rhs.name.description
+        }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    }
+
+    /// The file this came from (for messages).
+    public var source: String
+    /// `store`: the SQLite file.
+    public var store: String?
+    /// `api_url`.
+    public var apiURL: String?
+    /// `token_file`.
+    public var tokenFile: String?
+    /// The line of `token_file`, for messages about it.
+    public var tokenFileLine: Int?
+    public var repositories: [Repository]
+    /// `default_interval`: how often a repository is polled unless it says otherwise.
+    public var defaultInterval: Duration
+    /// `rate_limit_reserve`: requests left unused for other clients of the same token.
+    public var rateLimitReserve: Int
+    /// `log_level`: commitsd's log level.
+    public var logLevel: Logger.Level
+
+    public static let defaultInterval: Duration = .seconds(15 * 60)
+    public static let defaultRateLimitReserve = 0
+    public static let defaultLogLevel: Logger.Level = .info
+
+    public init(source: String, store: String? = nil, apiURL: String? = nil, tokenFile: String? = nil,
+                tokenFileLine: Int? = nil, repositories: [Repository] = [],
+                defaultInterval: Duration = MirrorConfiguration.defaultInterval,
+                rateLimitReserve: Int = MirrorConfiguration.defaultRateLimitReserve,
+                logLevel: Logger.Level = MirrorConfiguration.defaultLogLevel) {
+        self.source = source
+        self.store = store
+        self.apiURL = apiURL
+        self.tokenFile = tokenFile
+        self.tokenFileLine = tokenFileLine
+        self.repositories = repositories
+        self.defaultInterval = defaultInterval
+        self.rateLimitReserve = rateLimitReserve
+        self.logLevel = logLevel
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
+            && lhs.repositories == rhs.repositories && lhs.defaultInterval == rhs.defaultInterval
+            && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
+    }
+
+    /// How often `repository` is polled.
+    public func interval(for repository: Repository) -> Duration {
+        repository.interval ?? defaultInterval
+    }
+
+    // MARK: - Where the file is
+
+    /// The packaged location, used when nothing else names a file.
+    public static let systemPath = "/etc/commits-mirror/config.yaml"
+
+    /// The configuration file to read: `explicit` (`--config`), else
+    /// `$COMMITS_MIRROR_CONFIG`, else `$CONFIGURATION_DIRECTORY/config.yaml`
+    /// (systemd's `ConfigurationDirectory=`), else `/etc/commits-mirror/config.yaml`
+    /// when it exists. `nil` when none applies.
+    public static func locate(explicit: String?,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let path = environment["COMMITS_MIRROR_CONFIG"], !path.isEmpty { return path }
+        if let directory = environment["CONFIGURATION_DIRECTORY"], !directory.isEmpty {
+            // systemd may list several directories separated by ':'; ours is the first.
+            let first = directory.split(separator: ":").first.map(String.init) ?? directory
+            return first + "/config.yaml"
+        }
+        return FileManager.default.fileExists(atPath: systemPath) ? systemPath : nil
+    }
+
+    // MARK: - Settings with the environment applied
+
+    /// `$COMMITS_DB`, else `store`, else `$STATE_DIRECTORY/commits.sqlite`
+    /// (systemd's `StateDirectory=`), else the per-user default.
+    public func resolvedStorePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let store { return store }
+        if let directory = environment["STATE_DIRECTORY"], !directory.isEmpty {
+            let first = directory.split(separator: ":").first.map(String.init) ?? directory
+            return first + "/commits.sqlite"
+        }
+        return StorePath.resolve(explicit: nil, environment: environment)
+    }
+
+    /// `$GITHUB_API_URL`, else `api_url`, else `https://api.github.com`.
+    public func resolvedAPIURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let fromEnvironment = environment["GITHUB_API_URL"], !fromEnvironment.isEmpty { return fromEnvironment }
+        return apiURL ?? GitHubClient.defaultAPIURL
+    }
+
+    /// The token: `$GITHUB_TOKEN`, `$GH_TOKEN`, the systemd credential, then
+    /// `token_file` (see `GitHubToken.resolve`). A `token_file` that is used
+    /// and cannot be read is a configuration error naming the key and its line.
+    public func resolveToken(environment: [String: String] = ProcessInfo.processInfo.environment,
+                             warn: (String) -> Void = { _ in }) throws -> GitHubToken? {
+        do {
+            return try GitHubToken.resolve(configuredFile: tokenFile, environment: environment, warn: warn)
+        } catch let error as GitHubToken.TokenError {
+            // Only `token_file` can fail here unless the credential file vanished under us.
+            if case .unreadable(let path, let reason) = error, path == tokenFile {
+                throw ConfigurationError(
+                    file: source, line: tokenFileLine, key: "token_file",
+                    problem: "cannot read \(path): \(reason)",
+                    expected: "a file this user can read holding the token on its first line")
+            }
+            if case .empty(let path) = error, path == tokenFile {
+                throw ConfigurationError(
+                    file: source, line: tokenFileLine, key: "token_file", problem: "\(path) is empty",
+                    expected: "a file this user can read holding the token on its first line")
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Reload
+
+    /// What changed from `self` to `new`, one human-readable line each (no
+    /// secrets: the token itself is never part of the configuration).
+    public func changes(to new: MirrorConfiguration) -> [String] {
+        var changes: [String] = []
+        func compare<T: Equatable>(_ key: String, _ old: T, _ new: T, _ show: (T) -> String) {
+            if old != new { changes.append("\(key): \(show(old)) -> \(show(new))") }
+        }
+        let orNone = { (value: String?) in value ?? "(not set)" }
+        compare("store", store, new.store, orNone)
+        compare("api_url", apiURL, new.apiURL, orNone)
+        compare("token_file", tokenFile, new.tokenFile, orNone)
+        compare("default_interval", defaultInterval, new.defaultInterval, DurationText.format)
+        compare("rate_limit_reserve", rateLimitReserve, new.rateLimitReserve, { "\($0)" })
+        compare("log_level", logLevel, new.logLevel, { $0.rawValue })
+
+        let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        for repository in new.repositories {
+            guard let old = oldByKey[repository.key] else {
+                changes.append("repository added: \(repository)")
+                continue
+            }
+            if old.interval != repository.interval {
+                let show = { (value: Duration?) in value.map(DurationText.format) ?? "default" }
+                changes.append("repository \(repository): interval \(show(old.interval)) -> \(show(repository.interval))")
+            }
+        }
+        for repository in repositories where newByKey[repository.key] == nil {
+            changes.append("repository removed: \(repository)")
+        }
+        return changes
+    }
+}
+
+/// Durations as configuration files spell them: `90s`, `15m`, `1h`, `1h30m`,
+/// or a bare number of seconds.
+public enum DurationText {
+    public static let expectedForm = "a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
+
+    /// `nil` unless `text` is a positive duration in the forms above.
+    public static func parse(_ text: String) -> Duration? {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let seconds = Int(text) { return seconds > 0 ? .seconds(seconds) : nil }
+        var total = 0
+        var number = ""
+        var sawUnit = false
+        for character in text {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                continue
+            }
+            let scale: Int
+            switch character {
+            case "h": scale = 3600
+            case "m": scale = 60
+            case "s": scale = 1
+            default: return nil
+            }
+            guard let value = Int(number) else { return nil }
+            total += value * scale
+            number = ""
+            sawUnit = true
+        }
+        guard number.isEmpty, sawUnit, total > 0 else { return nil }
+        return .seconds(total)
+    }
+
+    /// `1h30m`, `15m`, `90s` → `1m30s`, `0.5s` for sub-second test values.
+    public static func format(_ duration: Duration) -> String {
+        let components = duration.components
+        if components.attoseconds != 0 || components.seconds == 0 {
+            let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+            return String(format: "%gs", seconds)
+        }
+        var seconds = components.seconds
+        var text = ""
+        if seconds >= 3600 { text += "\(seconds / 3600)h"; seconds %= 3600 }
+        if seconds >= 60 { text += "\(seconds / 60)m"; seconds %= 60 }
+        if seconds > 0 { text += "\(seconds)s" }
+        return text
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import MirrorCore
+
+extension Commitsctl {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the sync state of every mirrored repository and branch.",
+            discussion: """
+                One row per repository and branch: commits mirrored, whether the history is known to be \
+                complete, the head, the last attempt and success, the rate limit last seen and the last \
+                error. With a configuration file, configured repositories that never synced are listed too. \
+                The store is opened read-only, so status never waits for a running sync.
+                """
+        )
+
+        @Flag(help: "Print JSON (an array of objects with snake_case keys) for scripts.")
+        var json = false
+
+        @OptionGroup var config: ConfigOptions
+        @OptionGroup var store: StoreOptions
+
+        /// One row of `status --json`.
+        struct Row: Encodable {
+            var repository: String
+            var branch: String?
+            var configured: Bool?
+            var commits: Int
+            var complete: Bool
+            var headSHA: String?
+            var headETag: String?
+            var lastAttemptAt: String?
+            var lastSuccessAt: String?
+            var lastError: String?
+            var rateLimitRemaining: Int?
+            var rateLimitResetAt: String?
+            var pendingWalks: Int
+
+            enum CodingKeys: String, CodingKey {
+                case repository, branch, configured, commits, complete
+                case headSHA = "head_sha", headETag = "head_etag"
+                case lastAttemptAt = "last_attempt_at", lastSuccessAt = "last_success_at", lastError = "last_error"
+                case rateLimitRemaining = "rate_limit_remaining", rateLimitResetAt = "rate_limit_reset_at"
+                case pendingWalks = "pending_walks"
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                // Every key always present (null when unknown), so scripts can rely on the shape.
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(repository, forKey: .repository)
+                try container.encode(branch, forKey: .branch)
+                try container.encode(configured, forKey: .configured)
+                try container.encode(commits, forKey: .commits)
+                try container.encode(complete, forKey: .complete)
+                try container.encode(headSHA, forKey: .headSHA)
+                try container.encode(headETag, forKey: .headETag)
+                try container.encode(lastAttemptAt, forKey: .lastAttemptAt)
+                try container.encode(lastSuccessAt, forKey: .lastSuccessAt)
+                try container.encode(lastError, forKey: .lastError)
+                try container.encode(rateLimitRemaining, forKey: .rateLimitRemaining)
+                try container.encode(rateLimitResetAt, forKey: .rateLimitResetAt)
+                try container.encode(pendingWalks, forKey: .pendingWalks)
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try config.load()
+                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let rows = try Self.rows(storePath: settings.storePath, configuration: configuration)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                    return
+                }
+                var table = TextTable([
+                    .init(title: "REPOSITORY", flexible: true, minimumWidth: 16), .init(title: "BRANCH"),
+                    .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"), .init(title: "HEAD"),
+                    .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT"), .init(title: "RATE LEFT", numeric: true),
+                    .init(title: "LAST ERROR", flexible: true, minimumWidth: 12),
+                ])
+                for row in rows {
+                    table.append([
+                        row.repository, row.branch ?? "(default)", String(row.commits),
+                        row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"),
+                        row.headSHA.map { String($0.prefix(7)) } ?? "-",
+                        row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
+                        row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? "-",
+                    ])
+                }
+                for line in table.render(width: Terminal.outputWidth) { print(line) }
+            }
+        }
+
+        /// The store's sync state, plus configured repositories it has never synced.
+        static func rows(storePath: String, configuration: MirrorConfiguration?) throws -> [Row] {
+            var states: [SyncState] = []
+            // Repositories with commits but no sync yet (e.g. only imported).
+            var unsynced: [(name: String, commits: Int)] = []
+            if configuration == nil || FileManager.default.fileExists(atPath: storePath) {
+                let mirror = try MirrorStore(path: storePath, access: .readOnly)
+                states = try mirror.syncStates()
+                let names = Set(states.map { $0.repository.lowercased() })
+                for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
+                    unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
+                }
+            }
+            let configured = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
+            var rows = states.map { state in
+                Row(repository: state.repository, branch: state.branch,
+                    configured: configuration.map { _ in configured.contains(state.repository.lowercased()) },
+                    commits: state.commits, complete: state.complete, headSHA: state.headSHA, headETag: state.headETag,
+                    lastAttemptAt: state.lastAttemptAt, lastSuccessAt: state.lastSuccessAt, lastError: state.lastError,
+                    rateLimitRemaining: state.rateLimitRemaining, rateLimitResetAt: state.rateLimitResetAt,
+                    pendingWalks: state.pendingWalks)
+            }
+            for repository in unsynced {
+                rows.append(Row(repository: repository.name,
+                                configured: configuration.map { _ in configured.contains(repository.name.lowercased()) },
+                                commits: repository.commits, complete: false, pendingWalks: 0))
+            }
+            let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })
+            for repository in configuration?.repositories ?? [] where !seen.contains(repository.name.description.lowercased()) {
+                rows.append(Row(repository: repository.name.description, branch: repository.branch, configured: true,
+                                commits: 0, complete: false, pendingWalks: 0))
+            }
+            return rows
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import MirrorCore
+
+/// `--config`: the configuration file shared with commitsd (store, API URL,
+/// token file, repositories). Flags and the environment override its values.
+struct ConfigOptions: ParsableArguments {
+    @Option(help: "The configuration file (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml).")
+    var config: String?
+
+    /// The configuration named by `--config` or `$COMMITS_MIRROR_CONFIG`; with
+    /// `systemDefault`, also the systemd/`/etc` locations. `nil` when none applies.
+    func load(systemDefault: Bool = false,
+              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MirrorConfiguration? {
+        let path: String?
+        if systemDefault {
+            path = MirrorConfiguration.locate(explicit: config, environment: environment)
+        } else {
+            path = config ?? environment["COMMITS_MIRROR_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        return try path.map(MirrorConfiguration.load(contentsOf:))
+    }
+}
+
+/// Where a command's settings come from: flags, then the environment, then the
+/// configuration file, then the defaults.
+struct ResolvedSettings {
+    var configuration: MirrorConfiguration?
+    var storePath: String
+    var apiURL: String
+
+    init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) {
+        self.configuration = configuration
+        storePath = store.path.flatMap { $0.isEmpty ? nil : $0 }
+            ?? configuration?.resolvedStorePath() ?? store.resolvedPath
+        if let github {
+            apiURL = github.apiURL ?? configuration?.resolvedAPIURL() ?? github.resolvedAPIURL
+        } else {
+            apiURL = configuration?.resolvedAPIURL() ?? GitHubClient.defaultAPIURL
+        }
+    }
+
+    /// `--token-file`, the environment, the systemd credential, then `token_file`.
+    func resolveToken(github: GitHubOptions) throws -> GitHubToken? {
+        if github.tokenFile == nil, let configuration {
+            return try configuration.resolveToken { printWarning($0) }
+        }
+        return try github.resolveToken()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import MirrorCore
+
+/// A validated configuration with the environment applied and the token
+/// resolved into a client: everything a sync needs, loaded at start-up and on
+/// every SIGHUP. One `GitHubClient` per token, shared by every repository, so
+/// requests with that token go out one at a time.
+struct DaemonSettings: Sendable {
+    let configuration: MirrorConfiguration
+    let storePath: String
+    let apiURL: String
+    /// Where the token came from ("file /run/credentials/…/github-token"), never its value.
+    let tokenSource: String?
+    let client: GitHubClient
+
+    /// Reads, validates and resolves; throws `ConfigurationError` (or
+    /// `GitHubToken.TokenError` for an unreadable credential).
+    static func load(path: String, logger: Logger,
+                     environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonSettings {
+        let configuration = try MirrorConfiguration.load(contentsOf: path)
+        let apiURL = configuration.resolvedAPIURL(environment: environment)
+        guard let components = URLComponents(string: apiURL), ["http", "https"].contains(components.scheme ?? ""),
+              components.host?.isEmpty == false
+        else {
+            throw ConfigurationError(file: path, key: "api_url", problem: "$GITHUB_API_URL '\(apiURL)' is not an http(s) URL",
+                                     expected: "an http(s) URL such as https://api.github.com")
+        }
+        let token = try configuration.resolveToken(environment: environment) { warning in
+            logger.warning("\(warning)")
+        }
+        var clientConfiguration = GitHubClient.Configuration(apiURL: apiURL, token: token)
+        // The client stops before a request that would dip into the reserve (or
+        // hit an exhausted limit); the service then pauses everything until the reset.
+        clientConfiguration.waitForRateLimit = false
+        clientConfiguration.rateLimitReserve = configuration.rateLimitReserve
+        let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
+        return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: environment),
+                              apiURL: apiURL, tokenSource: token?.source, client: client)
+    }
+
+    /// Lines describing what a reload changes (configuration keys, and where the token comes from).
+    func changes(to new: DaemonSettings) -> [String] {
+        var changes = configuration.changes(to: new.configuration)
+        if apiURL != new.apiURL && configuration.apiURL == new.configuration.apiURL {
+            changes.append("api_url (from the environment): \(apiURL) -> \(new.apiURL)")
+        }
+        if tokenSource != new.tokenSource {
+            changes.append("token: \(tokenSource ?? "none") -> \(new.tokenSource ?? "none")")
+        }
+        return changes
+    }
+
+    /// The same settings, on another store path (a changed `store` only takes effect on restart).
+    func keepingStore(_ storePath: String) -> DaemonSettings {
+        DaemonSettings(configuration: configuration, storePath: storePath, apiURL: apiURL,
+                       tokenSource: tokenSource, client: client)
+    }
+}

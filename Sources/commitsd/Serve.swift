@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MirrorCore
+import ServiceLifecycle
+
+extension Commitsd {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Poll every configured repository on its interval until SIGTERM.",
+            discussion: """
+                Start-up: load and validate the configuration, open the store and run its migrations, \
+                then report ready (READY=1 to $NOTIFY_SOCKET under systemd). SIGHUP reloads the \
+                configuration; SIGTERM or SIGINT stops at a page boundary and exits 0.
+                """
+        )
+
+        @Option(help: "The configuration file (default: $COMMITS_MIRROR_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml, else /etc/commits-mirror/config.yaml).")
+        var config: String?
+
+        @Flag(help: "Validate the configuration (and that the token can be read), print a summary and exit: 0 valid, 2 invalid.")
+        var checkConfig = false
+
+        @Option(help: "Log level, overriding log_level in the file (trace, debug, info, notice, warning, error, critical).")
+        var logLevel: Logger.Level?
+
+        func run() async throws {
+            guard let path = MirrorConfiguration.locate(explicit: config) else {
+                fail("no configuration file: pass --config PATH, set $COMMITS_MIRROR_CONFIG, or create \(MirrorConfiguration.systemPath) (see config/commits-mirror.example.yaml)")
+                throw ExitCode(DaemonExit.badConfiguration)
+            }
+            let bootstrap = makeLogger(level: logLevel ?? MirrorConfiguration.defaultLogLevel)
+            let settings: DaemonSettings
+            do {
+                settings = try DaemonSettings.load(path: path, logger: bootstrap)
+            } catch {
+                fail("\(error)")
+                throw ExitCode(DaemonExit.badConfiguration)
+            }
+            if checkConfig {
+                let repositories = settings.configuration.repositories.map(\.description).joined(separator: ", ")
+                print("\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) repositories: \(repositories)")
+                return
+            }
+
+            let level = logLevel ?? settings.configuration.logLevel
+            let logger = makeLogger(level: level)
+            // Readiness comes only after this: the store exists and is migrated.
+            let synced: Set<String>
+            do {
+                let store = try MirrorStore(path: settings.storePath)
+                synced = Set(try store.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
+                    // Keys for both the explicit branch and "the default branch".
+                    ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
+                })
+            } catch {
+                logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
+                throw ExitCode(DaemonExit.startupFailed)
+            }
+
+            let service = SyncService(
+                configurationPath: path, initial: settings, synced: synced, notifier: SystemdNotifier(),
+                logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) })
+            var groupConfiguration = ServiceGroupConfiguration(
+                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+            groupConfiguration.maximumCancellationDuration = .seconds(5)
+            do {
+                try await ServiceGroup(configuration: groupConfiguration).run()
+            } catch {
+                logger.critical("stopped on an error", metadata: ["error": "\(error)"])
+                throw ExitCode.failure
+            }
+        }
+
+        private func fail(_ message: String) {
+            FileHandle.standardError.write(Data("commitsd: error: \(message)\n".utf8))
+        }
+    }
+}
+
+enum DaemonExit {
+    static let startupFailed: Int32 = 1
+    static let badConfiguration: Int32 = 2
+}
+
+func makeLogger(level: Logger.Level) -> Logger {
+    var logger = Logger(label: "commitsd") { _ in KeyValueLogHandler(level: level) }
+    logger.logLevel = level
+    return logger
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

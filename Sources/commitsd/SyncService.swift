@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+import MirrorCore
+import ServiceLifecycle
+
+/// Polls every configured repository on its interval, one sync at a time.
+///
+/// - One task runs the plan (`SyncSchedule`): it sleeps until the next
+///   repository is due, syncs it, and reschedules it. A single shared
+///   `GitHubClient` means one request at a time for the token.
+/// - Before a sync, a rate limit at or below `rate_limit_reserve` pauses
+///   everything until its reset. During one, the client refuses the request
+///   that would dip into the reserve, so the walk stops at a page boundary and
+///   resumes from its checkpoint after the reset. An exhausted limit does the same.
+/// - Graceful shutdown (SIGTERM/SIGINT) cancels the sync in progress. The
+///   cancellation lands at an `await` between pages (each page is stored in its
+///   own transaction, which never spans an `await`), so the store is always
+///   left at a page boundary and the walk resumes on the next start.
+/// - SIGHUP re-reads the configuration (`ConfigurationReloader`); a bad file is
+///   logged and the running configuration kept.
+struct SyncService: Service, CustomStringConvertible {
+    let configurationPath: String
+    let initial: DaemonSettings
+    /// Keys of repositories that have synced before (spread out; others go first).
+    let synced: Set<String>
+    let notifier: SystemdNotifier
+    /// A `--log-level` given on the command line beats `log_level` in the file.
+    let logLevelOverride: Logger.Level?
+    let makeLogger: @Sendable (Logger.Level) -> Logger
+
+    /// How ServiceGroup names it in logs (the default would dump every setting).
+    var description: String { "SyncService" }
+
+    enum Event: Sendable {
+        case due
+        case reload(DaemonSettings)
+    }
+
+    func run() async throws {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await ConfigurationReloader(path: configurationPath, initial: initial, notifier: notifier,
+                                            logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel),
+                                            logLevelOverride: logLevelOverride)
+                    .run { continuation.yield(.reload($0)) }
+            }
+            if let interval = notifier.watchdogInterval {
+                group.addTask {
+                    while !Task.isCancelled {
+                        notifier.watchdog()
+                        try? await Task.sleep(for: interval / 2)
+                    }
+                }
+            }
+            await schedule(events: events, continuation: continuation)
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - The plan
+
+    private func schedule(events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) async {
+        var settings = initial
+        var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, now: .now)
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
+        var lastStatus = "no sync yet"
+
+        func arm() {
+            timer?.cancel()
+            guard let due = plan.next?.due else { return }
+            timer = Task {
+                try? await Task.sleep(until: due, clock: .continuous)
+                if !Task.isCancelled { continuation.yield(.due) }
+            }
+        }
+
+        logger.info("ready", metadata: [
+            "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
+            "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
+        ])
+        notifier.ready(status: "ready: \(settings.configuration.repositories.count) repositories")
+        continuation.yield(.due)
+
+        var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
+        while let event = await iterator.next() {
+            if case .reload(let new) = event {
+                settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
+                logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+                plan.apply(settings.configuration, now: .now)
+                notifier.status("configuration reloaded; \(lastStatus)")
+            }
+            while !Task.isShuttingDownGracefully, let job = plan.next, job.due <= .now {
+                if let resume = reservePause(settings: settings) {
+                    let wait = max(.zero, resume - .now)
+                    logger.notice("rate limit at the reserve; pausing until the reset", metadata: [
+                        "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
+                        "rate.reserve": "\(settings.configuration.rateLimitReserve)",
+                        "pause.seconds": "\(wait.components.seconds)",
+                    ])
+                    plan.pause(until: resume)
+                    break
+                }
+                let outcome = await sync(job.repository, settings: settings, logger: logger)
+                plan.completed(job.repository, now: .now)
+                switch outcome {
+                case .synced(let report):
+                    lastStatus = "last sync: \(report.summary)"
+                case .skipped(let holder):
+                    lastStatus = "last sync: \(job.repository) skipped (another writer: \(holder))"
+                case .failed(let message):
+                    lastStatus = "last sync: \(job.repository) failed: \(message)"
+                case .rateLimited(let resume):
+                    plan.pause(until: resume)
+                    lastStatus = "last sync: \(job.repository) rate-limited; paused until the reset"
+                case .interrupted:
+                    notifier.stopping(status: "stopping: \(job.repository) interrupted at a page boundary")
+                    logger.info("stopping")
+                    return
+                }
+                notifier.status(lastStatus)
+            }
+            arm()
+        }
+        notifier.stopping(status: "stopping")
+        logger.info("stopping")
+    }
+
+    /// When the last seen limit is at or below the reserve and not yet reset: the reset time.
+    private func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
+        let reserve = settings.configuration.rateLimitReserve
+        guard reserve > 0, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
+              let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
+        else { return nil }
+        return .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
+    }
+
+    // MARK: - One sync
+
+    enum Outcome {
+        case synced(SyncReport)
+        case skipped(holder: String)
+        case failed(String)
+        case rateLimited(resume: ContinuousClock.Instant)
+        case interrupted
+    }
+
+    /// Syncs one repository under its writer lock; never throws.
+    private func sync(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger) async -> Outcome {
+        var logger = logger
+        logger[metadataKey: "repo"] = "\(repository.name)"
+        if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
+
+        let lock: RepositoryLock
+        do {
+            lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: repository.name, holder: "commitsd")
+        } catch RepositoryLockError.busy(_, let holder) {
+            logger.notice("skipped: another process is syncing this repository; trying again next interval",
+                          metadata: ["lock.holder": "\(holder ?? "unknown")"])
+            return .skipped(holder: holder ?? "unknown")
+        } catch {
+            logger.error("sync failed", metadata: ["error": "\(error)"])
+            return .failed("\(error)")
+        }
+        defer { lock.release() }
+
+        let client = settings.client
+        let storePath = settings.storePath
+        let engineLogger = logger
+        do {
+            let report = try await cancelWhenGracefulShutdown {
+                let store = try MirrorStore(path: storePath)
+                let engine = SyncEngine(client: client, store: store, logger: engineLogger)
+                return try await engine.sync(repository.name, branch: repository.branch)
+            }
+            return .synced(report)
+        } catch is CancellationError {
+            recordInterruption(repository, settings: settings, message: "interrupted by shutdown; resumes on the next run")
+            logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next run")
+            return .interrupted
+        } catch let error as GitHubError where error.isRateLimit {
+            let resume: ContinuousClock.Instant
+            switch error {
+            case .primaryRateLimit(let resetAt?, _) where resetAt.timeIntervalSinceNow > 0,
+                 .reserveReached(_, let resetAt) where resetAt.timeIntervalSinceNow > 0:
+                resume = .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
+            case .secondaryRateLimit:
+                resume = .now + .seconds(5 * 60)
+            default:
+                resume = .now + .seconds(15 * 60)
+            }
+            let seconds = (resume - .now).components.seconds
+            if case .reserveReached(let reserve, _) = error {
+                // The client stopped before the next request: the walk resumes from its checkpoint.
+                recordInterruption(repository, settings: settings,
+                                   message: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
+                logger.notice("stopped at the rate-limit reserve; pausing all syncs until the reset",
+                              metadata: ["rate.reserve": "\(reserve)", "pause.seconds": "\(seconds)"])
+            } else {
+                logger.warning("rate limited; pausing all syncs until the reset",
+                               metadata: ["error": "\(error)", "pause.seconds": "\(seconds)"])
+            }
+            return .rateLimited(resume: resume)
+        } catch where Task.isShuttingDownGracefully {
+            recordInterruption(repository, settings: settings, message: "interrupted by shutdown; resumes on the next run")
+            logger.notice("sync interrupted by shutdown", metadata: ["error": "\(error)"])
+            return .interrupted
+        } catch {
+            logger.error("sync failed", metadata: ["error": "\(error)"])
+            return .failed("\(error)")
+        }
+    }
+
+    /// Replaces the engine's generic "cancelled" note in `last_error` with what happened.
+    private func recordInterruption(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, message: String) {
+        guard let store = try? MirrorStore(path: settings.storePath),
+              let stored = try? store.repository(named: repository.name),
+              let branch = repository.branch ?? stored.defaultBranch
+        else { return }
+        try? store.recordFailure(repositoryID: stored.id, branch: branch, message: message,
+                                 rateLimit: settings.client.usage.rateLimit)
+    }
+}
