@@ -11,11 +11,14 @@ let package = Package(
     products: [
         .executable(name: "commitsctl", targets: ["commitsctl"]),
         .executable(name: "github-sim", targets: ["github-sim"]),
+        .executable(name: "commitsd", targets: ["commitsd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // MARK: - C system libraries (module map + header-only shim)
@@ -45,6 +48,7 @@ let package = Package(
             dependencies: [
                 "Curl", "SQLite",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -54,6 +58,19 @@ let package = Package(
                 "MirrorCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - The service
+        .executableTarget(
+            name: "commitsd",
+            dependencies: [
+                "MirrorCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -78,6 +95,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: - Benchmarks (not a product: builds synthetic stores for Benchmarks/*.sh)
+        .executableTarget(
+            name: "mirror-bench",
+            dependencies: ["MirrorCore", "GitHubSim"],
+            path: "Benchmarks/mirror-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
         .testTarget(name: "CurlTests", dependencies: ["Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: swiftSettings),
@@ -89,7 +114,12 @@ let package = Package(
         .testTarget(name: "GitHubSimTests", dependencies: ["GitHubSim", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",
-            dependencies: ["commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite"],
+            dependencies: ["commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CommitsdTests",
+            dependencies: ["commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
             swiftSettings: swiftSettings
         ),
     ]

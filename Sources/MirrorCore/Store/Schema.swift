@@ -95,5 +95,56 @@ enum Schema {
                 PRIMARY KEY (walk_id, sha)
             ) WITHOUT ROWID;
             """),
+        .init(version: 2, name: "message search index and author commit counts", sql: """
+            -- Case-insensitive substring search of commit messages (commitsctl query --grep).
+            -- The trigram tokenizer indexes every 3-character window, folded to lower case,
+            -- so a phrase query of 3 or more characters is exactly a substring test.
+            -- External content: the text lives only in commits.message; the triggers below
+            -- keep the index exact in the same transaction as every insert, update and delete.
+            CREATE VIRTUAL TABLE commits_fts USING fts5 (
+                message,
+                content = 'commits',
+                content_rowid = 'id',
+                tokenize = 'trigram case_sensitive 0'
+            );
+
+            CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
+                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+            END;
+            CREATE TRIGGER commits_fts_after_delete AFTER DELETE ON commits BEGIN
+                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+            END;
+            CREATE TRIGGER commits_fts_after_update AFTER UPDATE OF id, message ON commits
+            WHEN old.id IS NOT new.id OR old.message IS NOT new.message BEGIN
+                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+            END;
+
+            -- Stores created before this migration: index what they hold.
+            INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
+
+            -- Commits per author row, kept by triggers in the writing transaction, so
+            -- commitsctl show can say "commit k of N" without counting N commits.
+            CREATE TABLE author_commit_counts (
+                author_id INTEGER PRIMARY KEY REFERENCES authors (id) ON DELETE CASCADE,
+                commits INTEGER NOT NULL
+            );
+            INSERT INTO author_commit_counts (author_id, commits)
+                SELECT author_id, count(*) FROM commits GROUP BY author_id;
+
+            CREATE TRIGGER author_commit_counts_after_insert AFTER INSERT ON commits BEGIN
+                INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
+                    ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
+            END;
+            CREATE TRIGGER author_commit_counts_after_delete AFTER DELETE ON commits BEGIN
+                UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
+            END;
+            CREATE TRIGGER author_commit_counts_after_update AFTER UPDATE OF author_id ON commits
+            WHEN old.author_id IS NOT new.author_id BEGIN
+                UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
+                INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
+                    ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
+            END;
+            """),
     ])
 }

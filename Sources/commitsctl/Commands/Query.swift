@@ -1,20 +1,53 @@
 import ArgumentParser
+import Foundation
 import MirrorCore
 
 extension Commitsctl {
     struct Query: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List mirrored commits, newest first, like git log --oneline."
+            abstract: "List mirrored commits, newest first, filtered like git log.",
+            discussion: """
+                Filters combine with AND. Text filters match a substring, ignoring case; \
+                %, _, \\ and quotes are ordinary characters. The store is opened read-only, \
+                so queries run while a sync writes. JSON fields are described in docs/QUERY.md.
+                """
         )
 
-        @Option(help: "Only commits whose author name or email contains this text, ignoring case.")
+        @Option(help: ArgumentHelp("Only commits whose author name or email contains this text, ignoring case.", valueName: "text"))
         var author: String?
 
-        @Option(help: "Only commits of this repository (OWNER/NAME; default: all).")
+        @Option(help: ArgumentHelp("Only commits whose committer name or email contains this text, ignoring case.", valueName: "text"))
+        var committer: String?
+
+        @Option(help: ArgumentHelp("Only commits whose message contains this text, ignoring case.", valueName: "text"))
+        var grep: String?
+
+        @Flag(help: "Only commits whose message does not contain the --grep text.")
+        var invertGrep = false
+
+        @Flag(help: "Leave out merge commits (more than one parent).")
+        var noMerges = false
+
+        @Flag(help: "Only merge commits (more than one parent).")
+        var merges = false
+
+        @Option(help: ArgumentHelp("Only commits committed at or after this date (2024-05-01, 2024-05-01T12:00:00Z, \"2 weeks ago\", yesterday).", valueName: "date"))
+        var since: String?
+
+        @Option(help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
+        var until: String?
+
+        @Option(help: ArgumentHelp("Only commits of this repository (default: all).", valueName: "owner/name"))
         var repo: String?
 
-        @Option(name: [.short, .customLong("limit")], help: "Show at most this many commits.")
+        @Option(name: [.customShort("n"), .customLong("limit")], help: ArgumentHelp("Show at most this many commits (the newest).", valueName: "n"))
         var limit: Int?
+
+        @Flag(help: "Print the selected commits oldest first.")
+        var reverse = false
+
+        @Option(help: "How to print the commits (JSON fields: docs/QUERY.md).")
+        var format: OutputFormat = .oneline
 
         @OptionGroup var store: StoreOptions
 
@@ -23,19 +56,80 @@ extension Commitsctl {
             if let repo, RepositoryName(parsing: repo) == nil {
                 throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
             }
+            if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
+            if invertGrep && grep == nil { throw ValidationError("--invert-grep needs --grep TEXT") }
+            let bounds = try dateBounds()
+            if let since = bounds.since, let until = bounds.until, since > until {
+                throw ValidationError("--since (\(ISO8601Timestamp.format(since))) is after --until (\(ISO8601Timestamp.format(until)))")
+            }
+        }
+
+        func dateBounds(now: Date = Date()) throws -> (since: Date?, until: Date?) {
+            func parse(_ text: String?, _ option: String, _ bound: DateExpression.Bound) throws -> Date? {
+                guard let text else { return nil }
+                do {
+                    return try DateExpression.parse(text, bound: bound, now: now)
+                } catch {
+                    throw ValidationError("\(option): \(error)")
+                }
+            }
+            return (try parse(since, "--since", .lower), try parse(until, "--until", .upper))
+        }
+
+        func filter() throws -> CommitFilter {
+            let bounds = try dateBounds()
+            return CommitFilter(
+                author: author, committer: committer, grep: grep, invertGrep: invertGrep,
+                merges: merges ? .only : noMerges ? .exclude : .include,
+                since: bounds.since, until: bounds.until,
+                repository: repo.flatMap(RepositoryName.init(parsing:)), limit: limit)
         }
 
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
-                let filter = CommitFilter(author: author, repository: repo.flatMap(RepositoryName.init(parsing:)), limit: limit)
-                var output = ""
-                for commit in try mirror.commits(matching: filter) {
-                    output += OnelineFormat.line(for: commit)
-                    output += "\n"
+                let filter = try filter()
+                if let name = filter.repository, try mirror.repository(named: name) == nil {
+                    throw QueryError.unknownRepository(name, path: mirror.path)
                 }
-                print(output, terminator: "")
+                let output = OutputWriter()
+                defer { output.flush() }
+                switch format {
+                case .table:
+                    var commits = try mirror.commits(matching: filter)
+                    if reverse { commits.reverse() }
+                    for line in CommitRendering.table(commits, width: Terminal.outputWidth) { output.line(line) }
+                case .oneline:
+                    try forEachCommit(in: mirror, filter) { output.line(CommitRendering.oneline($0)) }
+                case .json, .ndjson, .csv:
+                    let kind: RecordPrinter.Kind = format == .json ? .json : format == .ndjson ? .ndjson : .csv
+                    var printer = RecordPrinter(kind, fieldNames: CommitRendering.fieldNames, output: output)
+                    printer.begin()
+                    try forEachCommit(in: mirror, filter) { printer.print(CommitRendering.fields($0)) }
+                    printer.end()
+                }
             }
+        }
+
+        /// Streams unless --reverse needs the whole result first.
+        private func forEachCommit(in mirror: MirrorStore, _ filter: CommitFilter,
+                                   _ body: (CommitSummary) throws -> Void) throws {
+            if reverse {
+                for commit in try mirror.commits(matching: filter).reversed() { try body(commit) }
+            } else {
+                try mirror.forEachCommit(matching: filter, body)
+            }
+        }
+    }
+}
+
+enum QueryError: Error, CustomStringConvertible {
+    case unknownRepository(RepositoryName, path: String)
+
+    var description: String {
+        switch self {
+        case .unknownRepository(let name, let path):
+            return "the store \(path) holds no repository \(name); `commitsctl stats` lists the mirrored ones, `commitsctl sync \(name)` adds it"
         }
     }
 }

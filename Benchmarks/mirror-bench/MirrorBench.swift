@@ -1,0 +1,144 @@
+// mirror-bench: builds large synthetic stores for Benchmarks/query-latency.sh.
+//
+//   mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N]
+//   mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
+//
+// Commits come from GitHubSim's SyntheticRepository (a pure function of the
+// seed, so the store is the same on every run) and are written through the
+// store's public page path, the one the sync engine uses: newest first, 1,000
+// commits per transaction, with the message index maintained by its triggers.
+// Prints facts the benchmark needs (a busy author, a mid-size author, a sha).
+// `time` measures the same queries inside one process (open the store, run,
+// close), to tell query work apart from process start-up.
+
+import Foundation
+import GitHubSim
+import MirrorCore
+
+@main
+struct MirrorBench {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first, ["generate", "time"].contains(command) else { usage() }
+        arguments.removeFirst()
+        var options: [String: String] = [:]
+        while arguments.count >= 2, arguments[0].hasPrefix("--") {
+            options[String(arguments[0].dropFirst(2))] = arguments[1]
+            arguments.removeFirst(2)
+        }
+        guard arguments.isEmpty, let path = options["db"] else { usage() }
+        if command == "time" {
+            guard let authors = options["author"], let shas = options["sha"] else { usage() }
+            try time(path: path, authors: authors, shas: shas, runs: Int(options["runs"] ?? "") ?? 30)
+            return
+        }
+        let spec = SyntheticSpec(
+            commits: Int(options["commits"] ?? "") ?? 1_000_000,
+            authors: Int(options["authors"] ?? "") ?? 2_000,
+            mergeEvery: 8,
+            seed: UInt64(options["seed"] ?? "") ?? 1)
+        try generate(spec: spec, path: path)
+    }
+
+    static func usage() -> Never {
+        FileHandle.standardError.write(Data("""
+            usage: mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N]
+                   mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
+
+            """.utf8))
+        exit(64)
+    }
+
+    static func generate(spec: SyntheticSpec, path: String) throws {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            FileHandle.standardError.write(Data("mirror-bench: \(path) exists; remove it first\n".utf8))
+            exit(1)
+        }
+        let repository = SyntheticRepository(spec: spec)
+        let store = try MirrorStore(path: path)
+        let name = RepositoryName(owner: "bench", name: "synthetic")
+        let stored = try store.ensureRepository(named: name)
+        try store.recordAttempt(repositoryID: stored.id, branch: "main")
+        var walk = try store.beginWalk(repositoryID: stored.id, branch: "main", headSHA: repository.sha(at: repository.headIndex))
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let pageSize = 1_000
+        var index = repository.headIndex
+        var authorCommits = [Int](repeating: 0, count: repository.people.count)
+        while index >= 0 {
+            let lower = max(0, index - pageSize + 1)
+            let page = (lower...index).reversed().map { i -> CommitPayload in
+                authorCommits[repository.authorIndex(at: i)] += 1
+                return payload(repository, at: i, repositoryName: name)
+            }
+            _ = try store.store(page: page, repositoryID: stored.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+            index = lower - 1
+            if (repository.count - lower) % 100_000 == 0 {
+                let seconds = (clock.now - start).components.seconds
+                FileHandle.standardError.write(Data("mirror-bench: \(repository.count - lower) commits stored (\(seconds) s)\n".utf8))
+            }
+        }
+        try store.finishWalk(walk)
+
+        // A busy author (the most commits) and a mid-size one (near 1/1000 of the commits).
+        let ranked = authorCommits.indices.sorted { authorCommits[$0] > authorCommits[$1] }
+        let busy = ranked[0]
+        let mid = ranked.min { abs(authorCommits[$0] - repository.count / 1_000) < abs(authorCommits[$1] - repository.count / 1_000) }!
+        print("commits=\(repository.count)")
+        print("busy_author=\(repository.people[busy].name)")
+        print("busy_author_commits=\(authorCommits[busy])")
+        print("mid_author=\(repository.people[mid].name)")
+        print("mid_author_commits=\(authorCommits[mid])")
+        print("sha=\(repository.sha(at: repository.count / 2))")
+        print("seconds=\((clock.now - start).components.seconds)")
+    }
+
+    /// Median in-process milliseconds of each benchmark query, store open
+    /// included. `authors` and `shas` are comma-separated lists.
+    static func time(path: String, authors: String, shas: String, runs: Int) throws {
+        var cases: [(String, (MirrorStore) throws -> Int)] = []
+        for author in authors.split(separator: ",").map(String.init) {
+            cases.append(("query --author \"\(author)\" -n 50", { try $0.commits(matching: CommitFilter(author: author, limit: 50)).count }))
+        }
+        cases.append(("query --grep fix -n 50", { try $0.commits(matching: CommitFilter(grep: "fix", limit: 50)).count }))
+        for sha in shas.split(separator: ",").map(String.init) {
+            cases.append(("show \(sha.prefix(12))", {
+                if case .found = try $0.resolveCommit(sha) { return 1 }
+                return 0
+            }))
+        }
+        let clock = ContinuousClock()
+        for (name, body) in cases {
+            var samples: [Double] = []
+            for _ in 0..<runs {
+                let start = clock.now
+                let store = try MirrorStore(path: path, access: .readOnly)
+                guard try body(store) > 0 else {
+                    FileHandle.standardError.write(Data("mirror-bench: \(name) found nothing\n".utf8))
+                    exit(1)
+                }
+                let elapsed = clock.now - start
+                samples.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            samples.sort()
+            print(String(format: "%7.2f ms median (min %.2f, max %.2f)  ", samples[samples.count / 2], samples.first!, samples.last!) + name)
+        }
+    }
+
+    static func payload(_ repository: SyntheticRepository, at index: Int, repositoryName: RepositoryName) -> CommitPayload {
+        let commit = repository.commit(at: index)
+        func signature(_ person: DatasetPerson) -> GitSignature {
+            GitSignature(name: person.name, email: person.email, date: ISO8601Timestamp.parse(person.date) ?? Date(timeIntervalSince1970: 0))
+        }
+        let login = repository.people[repository.authorIndex(at: index)].login
+        return CommitPayload(
+            sha: commit.sha,
+            commit: GitCommit(author: signature(commit.author), committer: signature(commit.committer),
+                              message: commit.message, tree: nil),
+            htmlURL: "https://github.com/\(repositoryName)/commit/\(commit.sha)",
+            author: login.map { GitHubUser(login: $0) },
+            committer: nil,
+            parents: commit.parents.map { ParentReference(sha: $0) })
+    }
+}

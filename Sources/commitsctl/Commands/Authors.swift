@@ -1,0 +1,66 @@
+import ArgumentParser
+import MirrorCore
+
+extension Commitsctl {
+    struct Authors: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List authors (by name) with their number of commits and first and last commit dates."
+        )
+
+        @Option(help: ArgumentHelp("Only commits of this repository (default: all).", valueName: "owner/name"))
+        var repo: String?
+
+        @Option(help: ArgumentHelp("Show only the N authors with the most commits.", valueName: "n"))
+        var top: Int?
+
+        @Option(help: "How to print the authors.")
+        var format: ReportFormat = .table
+
+        @OptionGroup var store: StoreOptions
+
+        static let fieldNames = ["name", "emails", "commits", "first_commit_date", "last_commit_date"]
+
+        func validate() throws {
+            if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
+            if let repo, RepositoryName(parsing: repo) == nil {
+                throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let name = repo.flatMap(RepositoryName.init(parsing:))
+                if let name, try mirror.repository(named: name) == nil {
+                    throw QueryError.unknownRepository(name, path: mirror.path)
+                }
+                let authors = try mirror.authorStatistics(repository: name, top: top)
+                let output = OutputWriter()
+                defer { output.flush() }
+                switch format {
+                case .table:
+                    var table = TextTable([
+                        .init(title: "COMMITS", numeric: true), .init(title: "FIRST"), .init(title: "LAST"),
+                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20),
+                    ])
+                    for author in authors {
+                        table.append([String(author.commits), String(author.firstCommitDate.prefix(10)),
+                                      String(author.lastCommitDate.prefix(10)),
+                                      "\(author.name) <\(author.emails.joined(separator: ", "))>"])
+                    }
+                    for line in table.render(width: Terminal.outputWidth) { output.line(line) }
+                case .json, .ndjson, .csv:
+                    var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
+                    printer.begin()
+                    for author in authors {
+                        printer.print(Array(zip(Self.fieldNames, [
+                            .string(author.name), .array(author.emails.map(JSONValue.string)), .int(author.commits),
+                            .string(author.firstCommitDate), .string(author.lastCommitDate),
+                        ] as [JSONValue])))
+                    }
+                    printer.end()
+                }
+            }
+        }
+    }
+}

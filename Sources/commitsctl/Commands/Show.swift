@@ -1,0 +1,98 @@
+import ArgumentParser
+import MirrorCore
+
+extension Commitsctl {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one commit in full: message, people, dates, parents, URL and repositories.",
+            discussion: "An abbreviated sha that several commits share is reported with the candidates, never guessed."
+        )
+
+        @Argument(help: "The commit's sha, or a unique prefix of at least 4 hex digits.")
+        var sha: String
+
+        @Option(help: "How to print the commit: a git-like text view, or json.")
+        var format: ShowFormat = .text
+
+        @OptionGroup var store: StoreOptions
+
+        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
+
+        func validate() throws {
+            guard MirrorStore.isCommitPrefix(sha) else {
+                throw ValidationError("'\(sha)' is not a commit sha; give 4 to 40 hex digits")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                switch try mirror.resolveCommit(sha) {
+                case .notFound:
+                    throw ShowError.notFound(sha, path: mirror.path)
+                case .ambiguous(let candidates, let total):
+                    throw ShowError.ambiguous(sha, candidates: candidates, total: total)
+                case .found(let detail):
+                    let output = OutputWriter()
+                    defer { output.flush() }
+                    switch format {
+                    case .text: output.write(Self.text(detail))
+                    case .json: output.line(JSONValue.object(Self.fields(detail)).pretty())
+                    }
+                }
+            }
+        }
+
+        /// `git show --format=fuller`-like, plus URL, repositories and the author's tally.
+        static func text(_ detail: CommitDetail) -> String {
+            let commit = detail.commit
+            func person(_ p: CommitPerson) -> String { TextCleaning.singleLine("\(p.name) <\(p.email)>") }
+            var text = "commit \(commit.sha)\n"
+            if commit.isMerge {
+                text += "Merge:      \(commit.parents.joined(separator: " "))\n"
+            } else if let parent = commit.parents.first {
+                text += "Parent:     \(parent)\n"
+            }
+            text += "Author:     \(person(commit.author))\n"
+            text += "AuthorDate: \(commit.author.date)\n"
+            text += "Commit:     \(person(commit.committer))\n"
+            text += "CommitDate: \(commit.committer.date)\n"
+            if let url = commit.url { text += "URL:        \(TextCleaning.singleLine(url))\n" }
+            if !commit.repositories.isEmpty { text += "Repository: \(commit.repositories.joined(separator: ", "))\n" }
+            text += "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by \(TextCleaning.singleLine(commit.author.name))\n"
+            text += "\n"
+            for line in TextCleaning.multiline(commit.message).split(separator: "\n", omittingEmptySubsequences: false) {
+                text += line.isEmpty ? "\n" : "    \(line)\n"
+            }
+            return text
+        }
+
+        /// The query fields (docs/QUERY.md), then the author's tally.
+        static func fields(_ detail: CommitDetail) -> [(String, JSONValue)] {
+            CommitRendering.fields(detail.commit) + [
+                ("author_commit_position", .int(detail.authorPosition)),
+                ("author_commit_count", .int(detail.authorCommitCount)),
+            ]
+        }
+    }
+}
+
+enum ShowError: Error, CustomStringConvertible {
+    case notFound(String, path: String)
+    case ambiguous(String, candidates: [CommitSummary], total: Int)
+
+    var description: String {
+        switch self {
+        case .notFound(let sha, let path):
+            return "no commit \(sha) in the store \(path); `commitsctl query` lists what is mirrored"
+        case .ambiguous(let sha, let candidates, let total):
+            var text = "the short sha \(sha) is ambiguous: \(total) commits start with it; give more digits. Candidates:"
+            for commit in candidates {
+                text += "\n  " + CommitRendering.oneline(commit).replacingOccurrences(
+                    of: String(commit.sha.prefix(7)), with: String(commit.sha.prefix(12)), options: .anchored)
+            }
+            if total > candidates.count { text += "\n  … and \(total - candidates.count) more" }
+            return text
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import MirrorCore
+
+extension Commitsctl {
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per repository: commits, merges, authors, date range and last successful sync."
+        )
+
+        @Option(help: ArgumentHelp("Only this repository (default: all).", valueName: "owner/name"))
+        var repo: String?
+
+        @Option(help: "How to print the statistics.")
+        var format: ReportFormat = .table
+
+        @OptionGroup var store: StoreOptions
+
+        static let fieldNames = [
+            "repository", "commits", "merges", "authors", "first_commit_date", "last_commit_date", "last_sync_at",
+        ]
+
+        func validate() throws {
+            if let repo, RepositoryName(parsing: repo) == nil {
+                throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let name = repo.flatMap(RepositoryName.init(parsing:))
+                if let name, try mirror.repository(named: name) == nil {
+                    throw QueryError.unknownRepository(name, path: mirror.path)
+                }
+                let repositories = try mirror.repositoryStatistics(repository: name)
+                let output = OutputWriter()
+                defer { output.flush() }
+                switch format {
+                case .table:
+                    var table = TextTable([
+                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16),
+                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true),
+                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST"), .init(title: "LAST"),
+                        .init(title: "LAST SYNC"),
+                    ])
+                    for repository in repositories {
+                        table.append([
+                            repository.repository, String(repository.commits), String(repository.merges),
+                            String(repository.authors), repository.firstCommitDate.map { String($0.prefix(10)) } ?? "-",
+                            repository.lastCommitDate.map { String($0.prefix(10)) } ?? "-",
+                            repository.lastSyncAt ?? "never",
+                        ])
+                    }
+                    for line in table.render(width: Terminal.outputWidth) { output.line(line) }
+                case .json, .ndjson, .csv:
+                    var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
+                    printer.begin()
+                    for repository in repositories {
+                        printer.print(Array(zip(Self.fieldNames, [
+                            .string(repository.repository), .int(repository.commits), .int(repository.merges),
+                            .int(repository.authors), .optional(repository.firstCommitDate),
+                            .optional(repository.lastCommitDate), .optional(repository.lastSyncAt),
+                        ] as [JSONValue])))
+                    }
+                    printer.end()
+                }
+            }
+        }
+    }
+}
