@@ -13,7 +13,12 @@ public final class MirrorStore {
 
     public enum Access: Sendable { case readWrite, readOnly }
 
-    public init(path: String, access: Access = .readWrite) throws {
+    public convenience init(path: String, access: Access = .readWrite) throws {
+        try self.init(path: path, access: access, migrator: Schema.migrator)
+    }
+
+    /// Opens the store with a given schema (tests build stores of older versions).
+    init(path: String, access: Access, migrator: Migrator) throws {
         self.path = path
         switch access {
         case .readWrite:
@@ -29,9 +34,10 @@ public final class MirrorStore {
         do {
             switch access {
             case .readWrite:
-                try Schema.migrator.migrate(db)
+                // Backs up a store of an older schema first (MirrorStore+Migration.swift).
+                try Self.upgrade(db, path: path, migrator: migrator)
             case .readOnly:
-                if try !Schema.migrator.pendingMigrations(in: db).isEmpty { throw StoreError.readOnlyNeedsMigration(path: path) }
+                if try !migrator.pendingMigrations(in: db).isEmpty { throw StoreError.readOnlyNeedsMigration(path: path) }
             }
         } catch let error as Migrator.MigrationError {
             if case .newerSchema(let found, let known) = error {
@@ -47,7 +53,18 @@ public final class MirrorStore {
         switch error.code {
         case .SQLITE_NOTADB: return .notAStore(path: path, underlying: error)
         case .SQLITE_BUSY: return .busy(path: path)
-        case .SQLITE_CANTOPEN: return .cannotOpen(path: path, underlying: error)
+        case .SQLITE_FULL: return .full(path: path)
+        case .SQLITE_READONLY:
+            if error.code == .SQLITE_READONLY_DIRECTORY || !StorePath.isDirectoryWritable(for: path) {
+                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
+            }
+            return .readOnly(path: path, underlying: error)
+        case .SQLITE_CANTOPEN:
+            if !StorePath.isDirectoryWritable(for: path) {
+                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
+            }
+            return .cannotOpen(path: path, underlying: error)
+        case .SQLITE_IOERR: return .ioError(path: path, underlying: error)
         default: return .sqlite(error)
         }
     }

@@ -50,7 +50,6 @@ enum Schema {
                 parent_sha TEXT NOT NULL,
                 PRIMARY KEY (commit_id, position)
             ) WITHOUT ROWID;
-            CREATE INDEX commit_parents_parent_sha ON commit_parents (parent_sha);
 
             CREATE TABLE repository_commits (
                 repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
