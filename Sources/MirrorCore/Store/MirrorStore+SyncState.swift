@@ -33,30 +33,21 @@ extension MirrorStore {
     // MARK: - Sync state
 
     public func syncStates() throws -> [SyncState] {
-        try db.prepare("""
-            SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
-                   s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
-                   (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
-            FROM sync_state s JOIN repositories r ON r.id = s.repository_id
-            ORDER BY r.full_name, s.branch
-            """).map(Self.syncState(from:))
+        try db.prepare(Self.syncStateQuery + " ORDER BY r.full_name, s.branch").map(Self.syncState(from:))
     }
 
     public func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
-        try syncStates(whereRepositoryID: repositoryID, branch: branch).first
+        try db.prepare(Self.syncStateQuery + " WHERE s.repository_id = ? AND s.branch = ?")
+            .bind([repositoryID, branch]).first(Self.syncState(from:))
     }
 
-    private func syncStates(whereRepositoryID repositoryID: Int64, branch: String) throws -> [SyncState] {
-        try db.prepare("""
-            SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
-                   s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
-                   (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
-            FROM sync_state s JOIN repositories r ON r.id = s.repository_id
-            WHERE s.repository_id = ? AND s.branch = ?
-            """).bind([repositoryID, branch]).map(Self.syncState(from:))
-    }
+    private static let syncStateQuery = """
+        SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
+               s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
+               (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
+               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
+        FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+        """
 
     private static func syncState(from row: Statement) -> SyncState {
         SyncState(

@@ -7,8 +7,7 @@ extension Commitsctl {
             abstract: "List authors (by name) with their number of commits and first and last commit dates."
         )
 
-        @Option(help: ArgumentHelp("Only commits of this repository (default: all).", valueName: "owner/name"))
-        var repo: String?
+        @OptionGroup var repository: RepositoryFilterOptions
 
         @Option(help: ArgumentHelp("Show only the N authors with the most commits.", valueName: "n"))
         var top: Int?
@@ -22,18 +21,12 @@ extension Commitsctl {
 
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
-            if let repo, RepositoryName(parsing: repo) == nil {
-                throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
-            }
         }
 
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
-                let name = repo.flatMap(RepositoryName.init(parsing:))
-                if let name, try mirror.repository(named: name) == nil {
-                    throw QueryError.unknownRepository(name, path: mirror.path)
-                }
+                let name = try repository.resolve(in: mirror)
                 let authors = try mirror.authorStatistics(repository: name, top: top)
                 let output = OutputWriter()
                 defer { output.flush() }

@@ -37,8 +37,7 @@ extension Commitsctl {
         @Option(help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
         var until: String?
 
-        @Option(help: ArgumentHelp("Only commits of this repository (default: all).", valueName: "owner/name"))
-        var repo: String?
+        @OptionGroup var repository: RepositoryFilterOptions
 
         @Option(name: [.customShort("n"), .customLong("limit")], help: ArgumentHelp("Show at most this many commits (the newest).", valueName: "n"))
         var limit: Int?
@@ -53,9 +52,6 @@ extension Commitsctl {
 
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit)") }
-            if let repo, RepositoryName(parsing: repo) == nil {
-                throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
-            }
             if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
             if invertGrep && grep == nil { throw ValidationError("--invert-grep needs --grep TEXT") }
             let bounds = try dateBounds()
@@ -82,16 +78,14 @@ extension Commitsctl {
                 author: author, committer: committer, grep: grep, invertGrep: invertGrep,
                 merges: merges ? .only : noMerges ? .exclude : .include,
                 since: bounds.since, until: bounds.until,
-                repository: repo.flatMap(RepositoryName.init(parsing:)), limit: limit)
+                repository: repository.name, limit: limit)
         }
 
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
                 let filter = try filter()
-                if let name = filter.repository, try mirror.repository(named: name) == nil {
-                    throw QueryError.unknownRepository(name, path: mirror.path)
-                }
+                _ = try repository.resolve(in: mirror)
                 let output = OutputWriter()
                 defer { output.flush() }
                 switch format {
@@ -119,17 +113,6 @@ extension Commitsctl {
             } else {
                 try mirror.forEachCommit(matching: filter, body)
             }
-        }
-    }
-}
-
-enum QueryError: Error, CustomStringConvertible {
-    case unknownRepository(RepositoryName, path: String)
-
-    var description: String {
-        switch self {
-        case .unknownRepository(let name, let path):
-            return "the store \(path) holds no repository \(name); `commitsctl stats` lists the mirrored ones, `commitsctl sync \(name)` adds it"
         }
     }
 }

@@ -7,8 +7,7 @@ extension Commitsctl {
             abstract: "Per repository: commits, merges, authors, date range and last successful sync."
         )
 
-        @Option(help: ArgumentHelp("Only this repository (default: all).", valueName: "owner/name"))
-        var repo: String?
+        @OptionGroup var repository: RepositoryFilterOptions
 
         @Option(help: "How to print the statistics.")
         var format: ReportFormat = .table
@@ -19,19 +18,10 @@ extension Commitsctl {
             "repository", "commits", "merges", "authors", "first_commit_date", "last_commit_date", "last_sync_at",
         ]
 
-        func validate() throws {
-            if let repo, RepositoryName(parsing: repo) == nil {
-                throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
-            }
-        }
-
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
-                let name = repo.flatMap(RepositoryName.init(parsing:))
-                if let name, try mirror.repository(named: name) == nil {
-                    throw QueryError.unknownRepository(name, path: mirror.path)
-                }
+                let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
                 let output = OutputWriter()
                 defer { output.flush() }

@@ -1,0 +1,33 @@
+import ArgumentParser
+import MirrorCore
+
+/// `--repo OWNER/NAME`, shared by the read commands that can narrow to one repository.
+struct RepositoryFilterOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only this repository (default: all).", valueName: "owner/name"))
+    var repo: String?
+
+    var name: RepositoryName? { repo.flatMap(RepositoryName.init(parsing:)) }
+
+    func validate() throws {
+        if let repo, RepositoryName(parsing: repo) == nil {
+            throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
+        }
+    }
+
+    /// The repository, checked to be in the store (a typo gets an error, not an empty answer).
+    func resolve(in mirror: MirrorStore) throws -> RepositoryName? {
+        if let name, try mirror.repository(named: name) == nil {
+            throw UnknownRepositoryError(name: name, path: mirror.path)
+        }
+        return name
+    }
+}
+
+struct UnknownRepositoryError: Error, CustomStringConvertible {
+    let name: RepositoryName
+    let path: String
+
+    var description: String {
+        "the store \(path) holds no repository \(name); `commitsctl stats` lists the mirrored ones, `commitsctl sync \(name)` adds it"
+    }
+}
