@@ -126,6 +126,10 @@ final class EasyHandle {
         if code == CURLE_ABORTED_BY_CALLBACK {
             return "the request was cancelled"
         }
+        if code == CURLE_OUT_OF_MEMORY, errorBuffer[0] == 0 {
+            // libcurl's only word for a response header line over its 100 KB limit.
+            return "out of memory, or a response header line longer than libcurl's 100 KB limit"
+        }
         return String(cString: errorBuffer)
     }
 

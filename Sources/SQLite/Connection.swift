@@ -12,6 +12,9 @@ public final class Connection {
         case readWrite
         /// Read only; the file must exist. Readers never block the WAL writer.
         case readOnly
+        /// Read only, whatever the file's journal mode, which is left as it is: for
+        /// looking at a file before deciding to adopt it (nothing is written).
+        case inspect
     }
 
     let rawConnection: OpaquePointer
@@ -24,7 +27,7 @@ public final class Connection {
         var connection: OpaquePointer?
         let flags: Int32 = switch mode {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        case .readOnly, .inspect: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         }
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -63,6 +66,9 @@ public final class Connection {
             journalMode = try pragma("journal_mode = WAL")
         case .readOnly:
             journalMode = try pragma("journal_mode")
+        case .inspect:
+            _ = try pragma("schema_version")
+            return
         }
         guard journalMode.lowercased() == "wal" else {
             throw SQLiteError(

@@ -1,8 +1,9 @@
 /// Numbered schema migrations, recorded in the database file itself.
 ///
-/// Each pending migration runs in its own `BEGIN IMMEDIATE` transaction together
-/// with the row that records it, so a store is never left half-migrated and two
-/// processes starting together cannot both apply the same migration.
+/// Every pending migration runs in one `BEGIN IMMEDIATE` transaction together
+/// with the rows that record them, so an upgrade either completes or leaves the
+/// file exactly as it was (never half-migrated, even across several versions),
+/// and two processes starting together cannot both apply the same migration.
 public struct Migrator: Sendable {
     public struct Migration: Sendable {
         public let version: Int
@@ -53,33 +54,37 @@ public struct Migrator: Sendable {
         return migrations.filter { $0.version > applied }
     }
 
-    /// Applies every pending migration, each in its own transaction.
-    /// Returns the versions applied by this call.
+    /// Applies every pending migration in one transaction; returns the versions
+    /// applied by this call (empty when the file was already up to date).
+    ///
+    /// `prepare` runs first inside that transaction, under the write lock and
+    /// only when something is pending, with the version the file is at (0 for
+    /// a new file): the place for a backup of exactly the state being upgraded.
+    /// If it or any migration throws, everything is rolled back.
     @discardableResult
-    public func migrate(_ connection: Connection) throws -> [Int] {
+    public func migrate(_ connection: Connection, prepare: (_ fromVersion: Int) throws -> Void = { _ in }) throws -> [Int] {
         guard try !pendingMigrations(in: connection).isEmpty else { return [] }
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version INTEGER PRIMARY KEY,
-                name TEXT NOT NULL,
-                applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-            )
-            """)
-        var applied: [Int] = []
-        for migration in migrations {
-            let didApply = try connection.transaction(.immediate) { () -> Bool in
-                // Re-read under the write lock: another process may have just migrated.
-                let current = try appliedVersion(in: connection)
-                if current > latestVersion { throw MigrationError.newerSchema(found: current, known: latestVersion) }
-                guard migration.version > current else { return false }
+        return try connection.transaction(.immediate) { () -> [Int] in
+            // Re-read under the write lock: another process may have just migrated.
+            let current = try appliedVersion(in: connection)
+            if current > latestVersion { throw MigrationError.newerSchema(found: current, known: latestVersion) }
+            let pending = migrations.filter { $0.version > current }
+            guard !pending.isEmpty else { return [] }
+            try prepare(current)
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                )
+                """)
+            for migration in pending {
                 try connection.executeScript(migration.sql)
                 try connection.execute(
                     "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
                     [migration.version, migration.name])
-                return true
             }
-            if didApply { applied.append(migration.version) }
+            return pending.map(\.version)
         }
-        return applied
     }
 }

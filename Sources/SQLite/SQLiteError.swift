@@ -40,6 +40,8 @@ public struct ResultCode: RawRepresentable, Sendable, Hashable {
     public static let SQLITE_BUSY = ResultCode(rawValue: CSQLite.SQLITE_BUSY)
     public static let SQLITE_LOCKED = ResultCode(rawValue: CSQLite.SQLITE_LOCKED)
     public static let SQLITE_READONLY = ResultCode(rawValue: CSQLite.SQLITE_READONLY)
+    /// The directory holding the database is not writable (no `-wal`/`-shm` can be created).
+    public static let SQLITE_READONLY_DIRECTORY = ResultCode(rawValue: CSQLite.SQLITE_READONLY | (6 << 8))
     public static let SQLITE_IOERR = ResultCode(rawValue: CSQLite.SQLITE_IOERR)
     public static let SQLITE_CORRUPT = ResultCode(rawValue: CSQLite.SQLITE_CORRUPT)
     public static let SQLITE_FULL = ResultCode(rawValue: CSQLite.SQLITE_FULL)

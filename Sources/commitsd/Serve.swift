@@ -49,6 +49,12 @@ extension Commitsd {
             let synced: Set<String>
             do {
                 let store = try MirrorStore(path: settings.storePath)
+                if let upgrade = store.upgraded {
+                    logger.notice("upgraded the store's schema; a copy was made first", metadata: [
+                        "store": "\(settings.storePath)", "store.from_version": "\(upgrade.fromVersion)",
+                        "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
+                    ])
+                }
                 synced = Set(try store.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
                     // Keys for both the explicit branch and "the default branch".
                     ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]

@@ -60,9 +60,10 @@ final class NotifySocket: @unchecked Sendable {
             repositories: [acme/widgets]
             """)
         // Hold the store's write lock: commitsd cannot migrate it until we let go.
+        // (In WAL mode BEGIN EXCLUSIVE takes the write lock at once; no table is
+        // created, or the file would be another program's database, which is refused.)
         let blocker = try Connection(path: store)
         try blocker.execute("BEGIN EXCLUSIVE")
-        try blocker.execute("CREATE TABLE placeholder (x)")
 
         let socket = try NotifySocket(path: directory.path("notify.sock"))
         let daemon = try DaemonProcess(["--config", config],

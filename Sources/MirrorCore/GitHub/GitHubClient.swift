@@ -178,6 +178,10 @@ public final class GitHubClient: Sendable {
                 response = try await http.send(request)
             } catch let error as CurlError {
                 if error.isCancellation { throw CancellationError() }
+                // Another attempt would only read the same oversized body again.
+                if error.isBodyTooLarge {
+                    throw GitHubError.responseTooLarge(url: url, limit: configuration.http.maximumBodySize)
+                }
                 transientAttempts += 1
                 guard transientAttempts < policy.maximumAttempts else {
                     throw GitHubError.transport(error, url: url, attempts: transientAttempts)
@@ -193,7 +197,8 @@ public final class GitHubClient: Sendable {
                     return Result(value: try parse(response), finalURL: url)
                 } catch {
                     transientAttempts += 1
-                    let detail = (error as? PayloadError)?.description ?? describeDecodingError(error)
+                    let detail = response.body.isEmpty && response.status != 304 ? "an empty body"
+                        : (error as? PayloadError)?.description ?? describeDecodingError(error)
                     guard transientAttempts < policy.maximumAttempts else {
                         throw GitHubError.malformedResponse(url: url, detail: detail, attempts: transientAttempts)
                     }
@@ -359,9 +364,9 @@ func describeDecodingError(_ error: any Error) -> String {
     case .keyNotFound(let key, let context):
         return "missing field '\(key.stringValue)' at \(path(context))"
     case .typeMismatch(let type, let context):
-        return "wrong type at \(path(context)) (expected \(type))"
+        return "wrong type at \(path(context).isEmpty ? "top level" : path(context)) (expected \(type))"
     case .valueNotFound(let type, let context):
-        return "null at \(path(context)) (expected \(type))"
+        return "null at \(path(context).isEmpty ? "top level" : path(context)) (expected \(type))"
     @unknown default:
         return "\(error)"
     }

@@ -19,6 +19,10 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
     case transport(CurlError, url: String, attempts: Int)
     case malformedResponse(url: String, detail: String, attempts: Int)
     case tooManyRedirects(url: String)
+    /// `Link: rel="next"` pointed back at a page already read in this walk.
+    case paginationLoop(url: String)
+    /// The body passed `HTTPClient.Configuration.maximumBodySize`; not retried.
+    case responseTooLarge(url: String, limit: Int)
     case unexpectedStatus(status: Int, url: String, message: String)
 
     public var description: String {
@@ -57,8 +61,12 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
             return "could not reach \(url) after \(attempts) attempts: \(error.message); check the network and --api-url"
         case .malformedResponse(let url, let detail, let attempts):
             return "GitHub sent a response that could not be read for \(url) after \(attempts) attempts: \(detail)"
+        case .paginationLoop(let url):
+            return "GitHub's pagination looped back to \(url), a page already read; stopped (is a proxy rewriting Link headers?)"
         case .tooManyRedirects(let url):
             return "too many redirects starting at \(url)"
+        case .responseTooLarge(let url, let limit):
+            return "the response for \(url) was larger than \(limit) bytes, the most this mirror reads; a page of commits is far smaller, so check --api-url and any proxy in between"
         case .unexpectedStatus(let status, let url, let message):
             return "GitHub answered \(status) for \(url): \(message)"
         }

@@ -10,6 +10,8 @@ public final class MirrorStore {
     public let path: String
     let db: Connection
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
+    /// The schema upgrade made when this store was opened, with the backup it wrote first.
+    public private(set) var upgraded: StoreUpgrade?
 
     public enum Access: Sendable { case readWrite, readOnly }
 
@@ -27,6 +29,8 @@ public final class MirrorStore {
             guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
         }
         do {
+            // Before anything could change it (opening read-write switches a file to WAL).
+            try Self.refuseForeignDatabase(at: path)
             db = try Connection(path: path, mode: access == .readWrite ? .readWrite : .readOnly)
         } catch let error as SQLiteError {
             throw Self.classify(error, path: path)
@@ -35,7 +39,7 @@ public final class MirrorStore {
             switch access {
             case .readWrite:
                 // Backs up a store of an older schema first (MirrorStore+Migration.swift).
-                try Self.upgrade(db, path: path, migrator: migrator)
+                upgraded = try Self.upgrade(db, path: path, migrator: migrator)
             case .readOnly:
                 if try !migrator.pendingMigrations(in: db).isEmpty { throw StoreError.readOnlyNeedsMigration(path: path) }
             }

@@ -9,6 +9,24 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case newerSchema(path: String, found: Int, known: Int)
     case readOnlyNeedsMigration(path: String)
     case busy(path: String)
+    /// SQLITE_FULL: the disk (or a size limit) has no room; the write was rolled back.
+    case full(path: String)
+    /// The store file cannot be written (SQLITE_READONLY).
+    case readOnly(path: String, underlying: SQLiteError)
+    /// The store's directory cannot be written, so SQLite cannot create `-wal`/`-shm` (or the store) there.
+    case readOnlyDirectory(path: String, directory: String)
+    /// SQLITE_IOERR: the operating system failed a read or write.
+    case ioError(path: String, underlying: SQLiteError)
+    /// An SQLite database with tables of its own and no commits-mirror schema.
+    case foreignDatabase(path: String)
+    /// The copy written before an upgrade could not be made; nothing was upgraded.
+    case backupFailed(path: String, backup: String, reason: String)
+    /// An upgrade failed and was rolled back; `backup` is the copy made before it.
+    case migrationFailed(path: String, from: Int, to: Int, backup: String?, reason: String)
+    /// `commitsctl backup` never overwrites a file.
+    case backupDestinationExists(path: String)
+    /// `commitsctl backup` could not write its copy (the store is not changed by a backup).
+    case cannotWriteBackup(backup: String, reason: String)
     case sqlite(SQLiteError)
 
     public var description: String {
@@ -27,6 +45,26 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "the store \(path) needs a schema upgrade; run `commitsctl sync` (or commitsd) once to upgrade it"
         case .busy(let path):
             return "the store \(path) is locked by another writer beyond the busy timeout; retry shortly"
+        case .full(let path):
+            return "the store \(path) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"
+        case .readOnly(let path, let error):
+            return "cannot write the store \(path): \(error.message); the store file must be writable by this user"
+        case .readOnlyDirectory(let path, let directory):
+            return "cannot use the store \(path): its directory \(directory) is not writable by this user, and SQLite must be able to create files there (\(path)-wal and \(path)-shm, even to read a store); make the directory writable or move the store"
+        case .ioError(let path, let error):
+            return "the operating system failed to read or write the store \(path) (\(error.message)); check the disk (full? failing?) and run again"
+        case .foreignDatabase(let path):
+            return "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched: point --db at a commits-mirror store or a new file"
+        case .backupFailed(let path, let backup, let reason):
+            return "cannot upgrade the store \(path): the backup copy \(backup) it needs first could not be written (\(reason)). The store was left untouched; free space beside it and run again"
+        case .migrationFailed(let path, let from, let to, let backup, let reason):
+            var text = "upgrading the store \(path) from schema version \(from) to \(to) failed: \(reason). The upgrade was rolled back and the store left as it was"
+            if let backup { text += "; a copy made before the upgrade is at \(backup)" }
+            return text
+        case .backupDestinationExists(let path):
+            return "\(path) already exists; a backup never overwrites a file: choose a new path or remove it first"
+        case .cannotWriteBackup(let backup, let reason):
+            return "cannot write the backup \(backup): \(reason); nothing was written there, and the store itself is never changed by a backup"
         case .sqlite(let error):
             return "store error: \(error)"
         }

@@ -20,4 +20,16 @@ public enum StorePath {
             throw StoreError.cannotCreateDirectory(directory.path, reason: (error as NSError).localizedDescription)
         }
     }
+
+    /// The directory holding the store (where SQLite keeps `-wal` and `-shm`).
+    public static func directory(of path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().path
+    }
+
+    /// False when the store's directory exists but this user may not create files in it.
+    static func isDirectoryWritable(for path: String) -> Bool {
+        let directory = directory(of: path)
+        guard FileManager.default.fileExists(atPath: directory) else { return true }
+        return access(directory, W_OK) == 0
+    }
 }

@@ -141,6 +141,8 @@ public final class SyncEngine {
         let clock = ContinuousClock()
         let start = clock.now
         var url = walk.nextURL ?? client.firstCommitsPageURL(name, sha: walk.headSHA)
+        // A Link that leads back to a page this walk already read would loop forever.
+        var visited: Set<String> = [url]
         var pending: Task<GitHubClient.CommitsPage, any Error>?
         defer { pending?.cancel() }
         let client = self.client
@@ -157,6 +159,9 @@ public final class SyncEngine {
                 page = try await client.commitsPage(url: url, repository: name)
             }
             let next = page.commits.isEmpty ? nil : page.links?.next
+            if let next, !visited.insert(next).inserted {
+                throw GitHubError.paginationLoop(url: next)
+            }
             // A page whose parents all lie within itself holds the roots: the walk
             // is about to end, so fetching ahead could only waste a request.
             if prefetch, let next, page.hasParentsOutsideItself {

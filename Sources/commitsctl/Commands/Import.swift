@@ -54,6 +54,7 @@ extension Commitsctl {
                 let lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: name)
                 defer { lock.release() }
                 let mirror = try MirrorStore(path: settings.storePath)
+                reportUpgrade(of: mirror)
                 let stored = try mirror.ensureRepository(named: name)
                 let plan = try mirror.planImport(commits, repositoryID: stored.id)
                 var added = 0

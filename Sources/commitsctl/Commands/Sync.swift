@@ -64,6 +64,7 @@ extension Commitsctl {
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 let mirror = try MirrorStore(path: settings.storePath)
+                reportUpgrade(of: mirror)
 
                 if repository != nil {
                     // One repository: its error is the command's error (exit status as documented).

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import MirrorCore
+
+extension Commitsctl {
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the store: integrity, foreign keys, and completeness of each mirrored branch.",
+            discussion: """
+                Runs PRAGMA integrity_check and PRAGMA foreign_key_check, then for every repository and \
+                branch in the sync state: whether the history is marked complete, walks an interrupted sync \
+                left to resume, parents of stored commits that are not stored, and whether the head is \
+                stored. The store is opened read-only, so check runs beside syncs. Exit status: 0 sound and \
+                every branch complete; 1 damaged (integrity or foreign-key errors, or a branch marked \
+                complete with history missing); 3 sound but some branch not yet complete (sync again).
+                """
+        )
+
+        @OptionGroup var store: StoreOptions
+
+        /// Sound, but some branch is still being mirrored.
+        static let incompleteStatus: Int32 = 3
+
+        func run() async throws {
+            try await reportingErrors {
+                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let check = try mirror.check()
+                print("integrity: \(check.integrityOK ? "ok" : check.integrity.joined(separator: "; "))")
+                if check.foreignKeyViolations.isEmpty {
+                    print("foreign keys: ok")
+                } else {
+                    print("foreign keys: \(check.foreignKeyViolations.count) violations: \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))")
+                }
+                for branch in check.branches { print(Self.describe(branch)) }
+                if check.isDamaged {
+                    printError("the store \(mirror.path) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store")
+                    throw ExitCode(ExitStatus.failure)
+                }
+                if !check.isComplete { throw ExitCode(Self.incompleteStatus) }
+            }
+        }
+
+        static func describe(_ branch: BranchCompleteness) -> String {
+            let name = "\(branch.repository)@\(branch.branch)"
+            let head = branch.headSHA.map { "head \($0.prefix(7))" } ?? "no head yet"
+            if branch.isComplete {
+                return "\(name): complete: \(branch.commits) commits, \(head), every parent stored"
+            }
+            var problems: [String] = []
+            if branch.pendingWalks > 0 {
+                problems.append("\(branch.pendingWalks) walk\(branch.pendingWalks == 1 ? "" : "s") pending (an interrupted sync; the next sync resumes it)")
+            }
+            if branch.missingParents > 0 { problems.append("\(branch.missingParents) parents not stored") }
+            if branch.headStored == false { problems.append("head \(branch.headSHA!.prefix(7)) not stored") }
+            if !branch.markedComplete && problems.isEmpty { problems.append("not yet synced to the end") }
+            let label = branch.isInconsistent ? "DAMAGED: marked complete, but" : "incomplete:"
+            return "\(name): \(label) \(problems.joined(separator: ", ")); \(branch.commits) commits, \(head)"
+        }
+    }
+}

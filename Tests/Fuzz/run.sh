@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer targets for what the network hands the mirror:
+#   link     the Link header parser      (Sources/MirrorCore/GitHub/LinkHeader.swift)
+#   payload  list-commits page decoding  (PayloadDecoder, CommitPayload, ISO8601Timestamp, CommitRecord)
+# Each target is compiled from those source files with `swiftc -sanitize=fuzzer,address`
+# (the Swift 6.3 toolchain on Linux ships libFuzzer) and run for a bounded time.
+#
+# Usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, both targets)
+# Outputs go to .build-fuzz/ (git-ignored): binaries, the growing corpus, and any crash
+# input (crash-*, timeout-*, oom-*), which reproduces with `.build-fuzz/<target> <file>`.
+# Exit status: 0 when no target found a crash, hang or leak; non-zero otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+seconds=${1:-30}
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(link payload)
+out=.build-fuzz
+mkdir -p "$out"
+
+sources_for() {
+    case "$1" in
+        link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift" ;;
+        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Store/CommitRecord.swift" ;;
+        *) echo "fuzz: unknown target $1 (link, payload)" >&2; exit 64 ;;
+    esac
+}
+
+status=0
+for target in "${targets[@]}"; do
+    sources=$(sources_for "$target")
+    echo "fuzz: building $target"
+    # -parse-as-library: the sources are library code; libFuzzer provides main().
+    # shellcheck disable=SC2086
+    swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz \
+        $sources -o "$out/$target" 2> "$out/$target.build.log" \
+        || { cat "$out/$target.build.log" >&2; exit 1; }
+    # The committed seeds are copied, so fuzzing never edits the repository.
+    corpus="$out/corpus-$target"
+    mkdir -p "$corpus"
+    cp -n Tests/Fuzz/Corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+    echo "fuzz: running $target for ${seconds}s"
+    # timeout: a safety net should the fuzzer itself wedge (e.g. while symbolising a crash).
+    if timeout --kill-after=30 $((seconds + 120)) \
+        env ASAN_OPTIONS="detect_leaks=1:symbolize=0:${ASAN_OPTIONS:-}" \
+        "$out/$target" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=65536 -artifact_prefix="$out/" -print_final_stats=1 > "$out/$target.log" 2>&1; then
+        echo "fuzz: $target: $(grep -E '^stat::number_of_executed_units' "$out/$target.log" | awk '{print $2}') inputs, no crash ($(ls "$corpus" | wc -l) in corpus)"
+    else
+        status=1
+        echo "fuzz: $target FAILED; log: $out/$target.log" >&2
+        tail -40 "$out/$target.log" >&2
+    fi
+done
+exit $status
