@@ -5,7 +5,8 @@
 # Each target is compiled from those source files with `swiftc -sanitize=fuzzer,address`
 # (the Swift 6.3 toolchain on Linux ships libFuzzer) and run for a bounded time.
 #
-# Usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, both targets)
+# Usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, both targets;
+# FUZZ_SEED=N picks libFuzzer's seed, default 1, so a CI run can be replayed)
 # Outputs go to .build-fuzz/ (git-ignored): binaries, the growing corpus, and any crash
 # input (crash-*, timeout-*, oom-*), which reproduces with `.build-fuzz/<target> <file>`.
 # Exit status: 0 when no target found a crash, hang or leak; non-zero otherwise.
@@ -44,7 +45,7 @@ for target in "${targets[@]}"; do
     # timeout: a safety net should the fuzzer itself wedge (e.g. while symbolising a crash).
     if timeout --kill-after=30 $((seconds + 120)) \
         env ASAN_OPTIONS="detect_leaks=1:symbolize=0:${ASAN_OPTIONS:-}" \
-        "$out/$target" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        "$out/$target" "$corpus" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -max_len=65536 -artifact_prefix="$out/" -print_final_stats=1 > "$out/$target.log" 2>&1; then
         echo "fuzz: $target: $(grep -E '^stat::number_of_executed_units' "$out/$target.log" | awk '{print $2}') inputs, no crash ($(ls "$corpus" | wc -l) in corpus)"
     else
