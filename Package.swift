@@ -104,22 +104,24 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .testTarget(name: "CurlTests", dependencies: ["Curl", "GitHubSim"], swiftSettings: swiftSettings),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: swiftSettings),
+        // Paths, temporary directories and process runners every test target shares.
+        .target(name: "MirrorTestSupport", dependencies: ["Curl"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
+        .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
-            dependencies: ["MirrorCore", "GitHubSim", "SQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GitHubSimTests", dependencies: ["GitHubSim", "Curl"], swiftSettings: swiftSettings),
+        .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",
-            dependencies: ["commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
+            dependencies: ["MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CommitsdTests",
-            dependencies: ["commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
+            dependencies: ["MirrorTestSupport", "commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
             swiftSettings: swiftSettings
         ),
     ]

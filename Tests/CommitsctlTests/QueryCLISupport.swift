@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 @testable import MirrorCore
 
@@ -76,6 +77,5 @@ enum QueryCLIFixture {
 func commitsctl(_ arguments: [String], columns: Int? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
     var extra = ["TZ": "UTC"].merging(environment) { _, new in new }
     if let columns { extra["COLUMNS"] = String(columns) }
-    return try run("commitsctl", arguments, environment: extra,
-                   removingEnvironment: ["GITHUB_TOKEN", "GH_TOKEN", "COMMITS_DB", "GITHUB_API_URL", "COLUMNS", "TZ"])
+    return try run("commitsctl", arguments, environment: extra)
 }

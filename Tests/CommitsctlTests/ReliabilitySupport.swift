@@ -1,30 +1,6 @@
+import MirrorTestSupport
 import Foundation
 import SQLite
-
-/// The recognisable token the reliability tests authenticate with, and the
-/// scans that prove it leaked nowhere: captured output, store files, argv.
-enum SecretScan {
-    static let token = "ghp_SECRETSCAN_0123456789abcdef"
-
-    /// Names of the `texts` that contain the token; empty when none does.
-    static func leaks(in texts: [String: String]) -> [String] {
-        texts.filter { $0.value.contains(token) }.map(\.key).sorted()
-    }
-
-    /// The store, its WAL and shared memory, byte for byte.
-    static func leaks(inStoreAt path: String) -> [String] {
-        [path, path + "-wal", path + "-shm"].filter { file in
-            guard let bytes = FileManager.default.contents(atPath: file) else { return false }
-            return bytes.range(of: Data(token.utf8)) != nil
-        }
-    }
-
-    /// A running process's argv as the kernel shows it to every user (`/proc/PID/cmdline`).
-    static func commandLine(of pid: Int32) -> String? {
-        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
-        return String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-    }
-}
 
 /// A product run as a process whose stdout and stderr go to files, so the test
 /// can kill it at any moment and still read everything it wrote.
@@ -40,11 +16,7 @@ final class CapturedProcess: @unchecked Sendable {
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = Executables.url(executable)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for name in ["GITHUB_TOKEN", "GH_TOKEN", "COMMITS_DB", "GITHUB_API_URL", "CREDENTIALS_DIRECTORY", "COMMITS_MIRROR_CONFIG"] {
-            env.removeValue(forKey: name)
-        }
-        process.environment = env.merging(environment) { _, new in new }
+        process.environment = Executables.environment(environment)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardInput = FileHandle.nullDevice
@@ -111,19 +83,4 @@ enum StoreFacts {
     static func foreignKeyViolations(_ store: String) throws -> Int {
         try Connection(path: store, mode: .readOnly).prepare("PRAGMA foreign_key_check").map { _ in 1 }.count
     }
-}
-
-/// Runs blocking `body` (waiting for a process) on its own thread, so the two
-/// threads of Swift's cooperative pool stay free for the suites running beside it.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
-
-/// `run` off the cooperative pool.
-func runOffPool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
-    try await onThread { try run(executable, arguments, environment: environment) }
 }

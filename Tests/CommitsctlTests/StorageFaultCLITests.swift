@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import GitHubSim
 import Logging
@@ -279,30 +280,4 @@ import Testing
         #expect(!again.stderr.contains("upgraded"))
         expectNoLeaks([upgrade, search, again], store: db)
     }
-}
-
-/// Runs any program (mount, setpriv) to completion, capturing its output.
-func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    for name in ["GITHUB_TOKEN", "GH_TOKEN", "COMMITS_DB", "GITHUB_API_URL"] { env.removeValue(forKey: name) }
-    process.environment = env.merging(environment) { _, new in new }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let group = DispatchGroup()
-    nonisolated(unsafe) var stderrData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                         stderr: String(decoding: stderrData, as: UTF8.self))
 }

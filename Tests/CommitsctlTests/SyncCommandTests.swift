@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import SQLite
 import Testing
@@ -14,9 +15,9 @@ import Testing
                 environment: token.map { ["GITHUB_TOKEN": $0] } ?? [:])
     }
 
-    @Test(.enabled(if: Executables.hasDataset, "../shared/datasets not present: skipping the swift-evolution acceptance run"))
+    @Test(.enabled(if: PackagePaths.hasDataset, "../shared/datasets not present: skipping the swift-evolution acceptance run"))
     func swiftEvolutionAcceptance() async throws {
-        let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(Executables.swiftEvolutionDataset)"])
+        let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
         defer { sim.stop() }
         let first = try sync("swiftlang/swift-evolution", sim)
         #expect(first.status == 0, "\(first.stderr)")

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import Testing
 
@@ -86,7 +87,7 @@ import Testing
         let units = ["commitsd.service", "commits-sync.service", "commits-sync.timer"]
         var paths: [String] = []
         for unit in units {
-            let text = try String(contentsOf: Executables.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
+            let text = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
             #expect(text.contains("/usr/local/bin/") || unit.hasSuffix(".timer"))
             paths.append(try directory.write(unit, text.replacingOccurrences(of: "/usr/local/bin/", with: Executables.productsDirectory.path + "/")))
         }
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func serviceUnitHasTheRequiredSettings() throws {
-        let text = try String(contentsOf: Executables.packageRoot.appendingPathComponent("systemd/commitsd.service"), encoding: .utf8)
+        let text = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/commitsd.service"), encoding: .utf8)
         for line in [
             "Type=notify", "ExecStart=/usr/local/bin/commitsd serve --config /etc/commits-mirror/config.yaml",
             "ExecReload=/bin/kill -HUP $MAINPID", "User=commits-mirror", "StateDirectory=commits-mirror",
@@ -115,7 +116,7 @@ import Testing
         ] {
             #expect(text.split(separator: "\n").contains(Substring(line)), "missing \(line)")
         }
-        let oneshot = try String(contentsOf: Executables.packageRoot.appendingPathComponent("systemd/commits-sync.service"), encoding: .utf8)
+        let oneshot = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/commits-sync.service"), encoding: .utf8)
         #expect(oneshot.contains("Type=oneshot\nExecStart=/usr/local/bin/commitsctl sync --config /etc/commits-mirror/config.yaml\nSuccessExitStatus=75"))
     }
 }

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import GitHubSim
 import MirrorCore

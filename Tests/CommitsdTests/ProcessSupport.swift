@@ -1,84 +1,9 @@
+import MirrorTestSupport
 import Curl
 import Foundation
 import GitHubSim
 import SQLite
 import Testing
-
-/// The built products (`commitsd`, `commitsctl`, `github-sim`) run as real
-/// processes, the way systemd and cron run them.
-enum Executables {
-    static let productsDirectory: URL = {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("commitsd").path) {
-            directory.deleteLastPathComponent()
-        }
-        return directory
-    }()
-
-    static func path(_ name: String) -> String { productsDirectory.appendingPathComponent(name).path }
-
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
-
-    /// Variables that would change what the programs do; tests set what they need.
-    static let isolatedVariables = [
-        "GITHUB_TOKEN", "GH_TOKEN", "COMMITS_DB", "GITHUB_API_URL", "CREDENTIALS_DIRECTORY", "COMMITS_MIRROR_CONFIG",
-        "CONFIGURATION_DIRECTORY", "STATE_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM",
-    ]
-
-    static func environment(_ extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        for name in isolatedVariables { environment.removeValue(forKey: name) }
-        return environment.merging(extra) { _, new in new }
-    }
-}
-
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-}
-
-/// Runs a product to completion.
-func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-         stdin: Data? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Executables.path(executable))
-    process.arguments = arguments
-    process.environment = Executables.environment(environment)
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.run()
-    if let stdin {
-        DispatchQueue.global().async {
-            input.fileHandleForWriting.write(stdin)
-            try? input.fileHandleForWriting.close()
-        }
-    }
-    let group = DispatchGroup()
-    nonisolated(unsafe) var stderrData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                         stderr: String(decoding: stderrData, as: UTF8.self))
-}
 
 /// A running `commitsd`, its stderr going to a file the test can read at any time.
 final class DaemonProcess: @unchecked Sendable {
@@ -133,25 +58,6 @@ func eventually(timeout: Duration = .seconds(30), _ condition: () throws -> Bool
     return try condition()
 }
 
-/// A fresh directory removed when released (short path: it may hold a socket).
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-
-    init() throws {
-        url = URL(fileURLWithPath: "/tmp/commitsd-tests-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let path = self.path(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// An in-process github-sim with synthetic repositories under `acme/`.
 func startSimulator(_ repositories: [(name: String, commits: Int)], configuration: SimConfiguration = .init()) async throws -> GitHubSimulator {

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Curl
 import Foundation
 import GitHubSim

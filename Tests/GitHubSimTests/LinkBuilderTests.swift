@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Testing
 @testable import GitHubSim
 

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -5,18 +6,9 @@ import NIOHTTP1
 
 /// Paths to ../shared, found from this file's location.
 enum SharedFiles {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
-
-    static let datasetPath = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/datasets/swift-evolution.commits.jsonl.gz").path
-    static var hasDataset: Bool { FileManager.default.fileExists(atPath: datasetPath) }
+    static let packageRoot = PackagePaths.packageRoot
+    static let datasetPath = PackagePaths.swiftEvolutionDataset
+    static var hasDataset: Bool { PackagePaths.hasDataset }
 
     /// Loaded once: several suites compare against it.
     static let datasetCommits: [DatasetCommit] = (try? Dataset.load(path: datasetPath)) ?? []

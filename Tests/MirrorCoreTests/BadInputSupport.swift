@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import Logging
 import SQLite
@@ -167,21 +168,3 @@ final class LogCapture: Sendable {
     }
 }
 
-/// The recognisable token every reliability test authenticates with, and the
-/// scan that proves it leaked nowhere.
-enum SecretScan {
-    static let token = "ghp_SECRETSCAN_0123456789abcdef"
-
-    /// Where the token was found among `texts` (name → content); empty when nowhere.
-    static func leaks(in texts: [String: String]) -> [String] {
-        texts.filter { $0.value.contains(token) }.map(\.key).sorted()
-    }
-
-    /// The store and its WAL, byte for byte (the token in any encoding SQLite would keep: UTF-8 text).
-    static func leaks(inStoreAt path: String) -> [String] {
-        [path, path + "-wal", path + "-shm"].filter { file in
-            guard let bytes = FileManager.default.contents(atPath: file) else { return false }
-            return bytes.range(of: Data(token.utf8)) != nil
-        }
-    }
-}

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import Logging
 import Testing
@@ -25,7 +26,7 @@ import Testing
     // MARK: - Valid files
 
     @Test func theDocumentedExampleIsValid() throws {
-        let path = TestSupport.packageRoot.appendingPathComponent("config/commits-mirror.example.yaml").path
+        let path = PackagePaths.packageRoot.appendingPathComponent("config/commits-mirror.example.yaml").path
         let configuration = try MirrorConfiguration.load(contentsOf: path)
         #expect(configuration.store == "/var/lib/commits-mirror/commits.sqlite")
         #expect(configuration.apiURL == "https://api.github.com")

@@ -1,25 +1,14 @@
+import MirrorTestSupport
 import Foundation
 import Logging
 @testable import MirrorCore
 
 /// Paths and fixtures shared by the MirrorCore tests.
 enum TestSupport {
-    /// The package root, found from this file's location.
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
-
-    /// `../shared` beside the project: read-only reference material; absent on some machines.
-    static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    static let swiftEvolutionDataset = shared.appendingPathComponent("datasets/swift-evolution.commits.jsonl.gz").path
-    static let examples = shared.appendingPathComponent("github-api/examples")
-    static var hasSharedExamples: Bool { FileManager.default.fileExists(atPath: examples.path) }
-    static var hasDataset: Bool { FileManager.default.fileExists(atPath: swiftEvolutionDataset) }
+    static let swiftEvolutionDataset = PackagePaths.swiftEvolutionDataset
+    static let examples = PackagePaths.examples
+    static var hasSharedExamples: Bool { PackagePaths.hasSharedExamples }
+    static var hasDataset: Bool { PackagePaths.hasDataset }
 
     static let quietLogger: Logger = {
         var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
@@ -42,19 +31,6 @@ enum TestSupport {
     }
 }
 
-/// A fresh directory removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// Builds list-commits elements as GitHub sends them, for decoder and store tests.
 enum PayloadFixtures {

@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import SQLite
 import Testing

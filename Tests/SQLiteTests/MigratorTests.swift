@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import SQLite
 import Testing
 
