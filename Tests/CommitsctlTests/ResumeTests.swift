@@ -62,6 +62,7 @@ import Testing
         #expect(killed + rateLimited >= 10)
         #expect(try storedCount(db) == Self.commits)
         let expected = Self.commits / 100 + (Self.commits % 100 == 0 ? 0 : 1)
+        print("resume: \(Self.commits) commits, \(killed) kills + \(rateLimited) rate-limit stops, \(listRequests) list requests for \(expected) pages")
         #expect(Double(listRequests) <= 1.1 * Double(expected), "\(listRequests) list requests for \(expected) pages")
         let status = try run("commitsctl", ["query", "--db", db, "-n", "1"])
         #expect(status.status == 0)
