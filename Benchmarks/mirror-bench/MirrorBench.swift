@@ -1,7 +1,9 @@
 // mirror-bench: builds large synthetic stores for Benchmarks/query-latency.sh.
 //
-//   mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N]
+//   mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N] [--page-size N]
 //   mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
+//   mirror-bench decode --pages DIR [--runs N]
+//   mirror-bench fast-import (--commits N [--authors N] [--seed N] | --dataset PATH)
 //
 // Commits come from GitHubSim's SyntheticRepository (a pure function of the
 // seed, so the store is the same on every run) and are written through the
@@ -10,6 +12,12 @@
 // Prints facts the benchmark needs (a busy author, a mid-size author, a sha).
 // `time` measures the same queries inside one process (open the store, run,
 // close), to tell query work apart from process start-up.
+// `decode` is the decoder ceiling for Benchmarks/run: it reads saved list pages
+// (uncompressed response bodies) into memory, then times PayloadDecoder alone
+// decoding all of them, in one process. `fast-import` writes a `git fast-import`
+// stream of the same synthetic history github-sim serves (its defaults: 200
+// authors, a merge every 8 commits), or of a dataset, so `git log` can be
+// compared with `commitsctl query` on the same commits.
 
 import Foundation
 import GitHubSim
@@ -19,14 +27,32 @@ import MirrorCore
 struct MirrorBench {
     static func main() throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
-        guard let command = arguments.first, ["generate", "time"].contains(command) else { usage() }
+        guard let command = arguments.first, ["generate", "time", "decode", "fast-import"].contains(command) else { usage() }
         arguments.removeFirst()
         var options: [String: String] = [:]
         while arguments.count >= 2, arguments[0].hasPrefix("--") {
             options[String(arguments[0].dropFirst(2))] = arguments[1]
             arguments.removeFirst(2)
         }
-        guard arguments.isEmpty, let path = options["db"] else { usage() }
+        guard arguments.isEmpty else { usage() }
+        if command == "decode" {
+            guard let pages = options["pages"] else { usage() }
+            try decode(directory: pages, runs: Int(options["runs"] ?? "") ?? 5)
+            return
+        }
+        if command == "fast-import" {
+            if let dataset = options["dataset"] {
+                try fastImport(commits: Dataset.load(path: dataset).reversed())
+            } else {
+                guard let commits = options["commits"].flatMap(Int.init) else { usage() }
+                let repository = SyntheticRepository(spec: SyntheticSpec(
+                    commits: commits, authors: Int(options["authors"] ?? "") ?? 200,
+                    seed: UInt64(options["seed"] ?? "") ?? 1))
+                try fastImport(commits: (0..<repository.count).lazy.map(repository.commit(at:)))
+            }
+            return
+        }
+        guard let path = options["db"] else { usage() }
         if command == "time" {
             guard let authors = options["author"], let shas = options["sha"] else { usage() }
             try time(path: path, authors: authors, shas: shas, runs: Int(options["runs"] ?? "") ?? 30)
@@ -37,19 +63,22 @@ struct MirrorBench {
             authors: Int(options["authors"] ?? "") ?? 2_000,
             mergeEvery: 8,
             seed: UInt64(options["seed"] ?? "") ?? 1)
-        try generate(spec: spec, path: path)
+        try generate(spec: spec, path: path, pageSize: Int(options["page-size"] ?? "") ?? 1_000)
     }
 
     static func usage() -> Never {
         FileHandle.standardError.write(Data("""
-            usage: mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N]
+            usage: mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N] [--page-size N]
                    mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
+                   mirror-bench decode --pages DIR [--runs N]
+                   mirror-bench fast-import (--commits N [--authors N] [--seed N] | --dataset PATH)
 
             """.utf8))
         exit(64)
     }
 
-    static func generate(spec: SyntheticSpec, path: String) throws {
+    /// `pageSize` commits per transaction: 1,000 by default; 100 is what a sync stores per page.
+    static func generate(spec: SyntheticSpec, path: String, pageSize: Int) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
             FileHandle.standardError.write(Data("mirror-bench: \(path) exists; remove it first\n".utf8))
             exit(1)
@@ -63,7 +92,6 @@ struct MirrorBench {
 
         let clock = ContinuousClock()
         let start = clock.now
-        let pageSize = 1_000
         var index = repository.headIndex
         var authorCommits = [Int](repeating: 0, count: repository.people.count)
         while index >= 0 {
@@ -124,6 +152,67 @@ struct MirrorBench {
             samples.sort()
             print(String(format: "%7.2f ms median (min %.2f, max %.2f)  ", samples[samples.count / 2], samples.first!, samples.last!) + name)
         }
+    }
+
+    /// Decodes every page file in `directory` (sorted by name), `runs` times, and
+    /// prints `key=value` lines: commits, pages, bytes and per-run seconds.
+    static func decode(directory: String, runs: Int) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        let pages = try names.map { name -> [UInt8] in
+            Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+        }
+        let decoder = PayloadDecoder()
+        let clock = ContinuousClock()
+        var commits = 0
+        var samples: [Double] = []
+        for _ in 0..<max(1, runs) {
+            commits = 0
+            let start = clock.now
+            for page in pages {
+                commits += try decoder.decodeCommitPage(page).count
+            }
+            let elapsed = clock.now - start
+            samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        print("commits=\(commits)")
+        print("pages=\(pages.count)")
+        print("bytes=\(pages.reduce(0) { $0 + $1.count })")
+        print("seconds=" + samples.map { String(format: "%.6f", $0) }.joined(separator: ","))
+    }
+
+    /// Writes a `git fast-import` stream of `commits` (parents before children) to
+    /// stdout: one mark per commit, empty trees, branch `refs/heads/main`.
+    static func fastImport(commits: some Sequence<DatasetCommit>) throws {
+        var marks: [String: Int] = [:]
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 21)
+        func flush() {
+            FileHandle.standardOutput.write(Data(out))
+            out.removeAll(keepingCapacity: true)
+        }
+        func signature(_ role: String, _ person: DatasetPerson) {
+            let seconds = Int64((ISO8601Timestamp.parse(person.date) ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970)
+            out += Array("\(role) \(person.name) <\(person.email)> \(seconds) +0000\n".utf8)
+        }
+        var mark = 0
+        for commit in commits {
+            mark += 1
+            marks[commit.sha] = mark
+            out += Array("commit refs/heads/main\nmark :\(mark)\n".utf8)
+            signature("author", commit.author)
+            signature("committer", commit.committer)
+            let message = Array(commit.message.utf8)
+            out += Array("data \(message.count)\n".utf8)
+            out += message
+            out += [10]
+            for (position, parent) in commit.parents.enumerated() {
+                guard let parentMark = marks[parent] else { continue }  // outside the history: a root here
+                out += Array("\(position == 0 ? "from" : "merge") :\(parentMark)\n".utf8)
+            }
+            out += [10]
+            if out.count >= 1 << 20 { flush() }
+        }
+        flush()
     }
 
     static func payload(_ repository: SyntheticRepository, at index: Int, repositoryName: RepositoryName) -> CommitPayload {

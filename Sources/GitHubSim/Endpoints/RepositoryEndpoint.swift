@@ -33,7 +33,9 @@ enum RepositoryEndpoint {
         )
         body.writeStaticString(",\"size\":0,\"default_branch\":")
         body.writeJSONString(repository.defaultBranch)
-        body.writeStaticString(",\"visibility\":\"public\",\"archived\":false,\"disabled\":false}")
+        // `license` is null for a repository without a recognised licence; GitHub always sends the key
+        // (github-to-sqlite reads it).
+        body.writeStaticString(",\"license\":null,\"visibility\":\"public\",\"archived\":false,\"disabled\":false}")
 
         let etag = ConditionalRequest.weakETag("repo|" + String(buffer: body))
         let headers = context.cacheHeaders(etag: etag, lastModified: pushedAt)
