@@ -157,7 +157,7 @@ public final class GitHubClient: Sendable {
 
     /// Sends a GET with redirects, retries and rate-limit handling, then parses
     /// the final 2xx/304 response with `parse` (a parse failure is retried).
-    private func send<Value>(
+    func send<Value>(
         url originalURL: String,
         headers extraHeaders: HTTPHeaders = [],
         repository: RepositoryName,

@@ -1,4 +1,3 @@
-import MirrorTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -14,28 +13,28 @@ import Glibc
 /// request head, hands it to `handler` and closes the socket when the handler
 /// returns. Writes use `MSG_NOSIGNAL`, so a client hanging up never raises
 /// SIGPIPE in the test process.
-final class HostileServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
+public final class HostileServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
         /// The request target as sent: path and query.
-        var target: String
-        var headers: [String: String]  // lowercased names
+        public var target: String
+        public var headers: [String: String]  // lowercased names
 
-        var path: String { String(target.prefix { $0 != "?" }) }
-        var authorization: String? { headers["authorization"] }
+        public var path: String { String(target.prefix { $0 != "?" }) }
+        public var authorization: String? { headers["authorization"] }
     }
 
     /// One accepted connection, handed to the handler.
-    final class Connection: @unchecked Sendable {
-        let descriptor: Int32
+    public final class Connection: @unchecked Sendable {
+        public let descriptor: Int32
         /// Bytes the kernel accepted on this connection.
-        private(set) var bytesSent = 0
+        public private(set) var bytesSent = 0
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        public init(descriptor: Int32) { self.descriptor = descriptor }
 
         /// Sends everything, or returns false once the peer is gone.
         @discardableResult
-        func send(_ bytes: [UInt8]) -> Bool {
+        public func send(_ bytes: [UInt8]) -> Bool {
             var offset = 0
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes {
@@ -52,11 +51,11 @@ final class HostileServer: @unchecked Sendable {
         }
 
         @discardableResult
-        func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+        public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
         /// A complete response with Content-Length and `Connection: close`.
         @discardableResult
-        func respond(status: Int, reason: String = "OK", headers: [(String, String)] = [], body: [UInt8]) -> Bool {
+        public func respond(status: Int, reason: String = "OK", headers: [(String, String)] = [], body: [UInt8]) -> Bool {
             var head = "HTTP/1.1 \(status) \(reason)\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
@@ -64,7 +63,7 @@ final class HostileServer: @unchecked Sendable {
         }
 
         /// Waits (up to `limit`) until the client hangs up: a server that stalls.
-        func waitForHangUp(limit: Duration = .seconds(60)) {
+        public func waitForHangUp(limit: Duration = .seconds(60)) {
             let deadline = ContinuousClock.now + limit
             var buffer = [UInt8](repeating: 0, count: 4096)
             while ContinuousClock.now < deadline {
@@ -78,26 +77,29 @@ final class HostileServer: @unchecked Sendable {
         }
     }
 
-    typealias Handler = @Sendable (Request, Connection) -> Void
+    public typealias Handler = @Sendable (Request, Connection) -> Void
 
-    let port: Int
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public let port: Int
+    /// The loopback address it listens on (127.0.0.2 plays "another host").
+    public let address: String
+    public var baseURL: String { "http://\(address):\(port)" }
     private let listener: Int32
     private let handler: Handler
     private let log = Mutex<[Request]>([])
     private let stopped = Atomic<Bool>(false)
 
-    init(handler: @escaping Handler) throws {
+    public init(address: String = "127.0.0.1", handler: @escaping Handler) throws {
         self.handler = handler
+        self.address = address
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = 0
+        socketAddress.sin_addr.s_addr = inet_addr(address)
+        let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
@@ -107,11 +109,11 @@ final class HostileServer: @unchecked Sendable {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
+        _ = withUnsafeMutablePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = Int(UInt16(bigEndian: socketAddress.sin_port))
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "hostile-server-\(port)"
         thread.start()
@@ -120,9 +122,9 @@ final class HostileServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Every request received so far, in order.
-    var requests: [Request] { log.withLock { $0 } }
+    public var requests: [Request] { log.withLock { $0 } }
 
-    func stop() {
+    public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         // Wakes the blocked accept().
         shutdown(listener, Int32(SHUT_RDWR))
