@@ -236,6 +236,8 @@ final class SimulatorCore: Sendable {
         case "commits":
             let ref = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
             return GetCommitEndpoint.respond(context, ref: ref)
+        case "compare" where tail.count == 2:
+            return CompareEndpoint.respond(context, spec: QueryString.decode(String(tail[1]), plusAsSpace: false))
         default:
             return .notFound()
         }

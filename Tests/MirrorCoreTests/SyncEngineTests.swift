@@ -187,31 +187,3 @@ import Testing
         #expect(try store.repositories().map(\.name.description) == ["acme/gadgets"])
     }
 }
-
-@Suite struct HistoryRewriteTests {
-    @Test func aForcePushToAnOlderHeadDropsWhatIsNoLongerReachable() async throws {
-        let harness = try await SimulatorHarness.start([SyncEngineTests.synthetic])
-        defer { Task { try? await harness.stop() } }
-        try await harness.sync("acme/widgets")
-        #expect(try harness.storedSHAs("acme/widgets").count == 1_234)
-        try harness.simulator.moveHead(owner: "acme", name: "widgets", back: 60)
-        let report = try await harness.sync("acme/widgets")
-        let expected = try harness.simulator.reachableSHAs(owner: "acme", name: "widgets")
-        #expect(try harness.storedSHAs("acme/widgets") == expected)
-        #expect(report.removed == 1_234 - expected.count)
-        let store = try MirrorStore(path: harness.storePath, access: .readOnly)
-        #expect(try store.commitCount() == expected.count)  // no orphan rows left for queries to find
-        #expect(try store.integrityCheck() == "ok")
-    }
-
-    @Test func aFastForwardKeepsEverything() async throws {
-        let harness = try await SimulatorHarness.start([SyncEngineTests.synthetic])
-        defer { Task { try? await harness.stop() } }
-        try harness.simulator.moveHead(owner: "acme", name: "widgets", back: 60)
-        try await harness.sync("acme/widgets")
-        try harness.simulator.moveHead(owner: "acme", name: "widgets", forward: 60)
-        let report = try await harness.sync("acme/widgets")
-        #expect(report.removed == 0)
-        #expect(try harness.storedSHAs("acme/widgets").count == 1_234)
-    }
-}

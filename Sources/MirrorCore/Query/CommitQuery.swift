@@ -29,10 +29,13 @@ public struct CommitFilter: Sendable, Equatable {
     public var repository: RepositoryName?
     /// At most this many commits, the newest (nil = all).
     public var limit: Int?
+    /// Also commits a confirmed history rewrite left off every mirrored branch
+    /// (kept in the store, hidden by default).
+    public var includeOffBranch: Bool
 
     public init(author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
                 merges: Merges = .include, since: Date? = nil, until: Date? = nil,
-                repository: RepositoryName? = nil, limit: Int? = nil) {
+                repository: RepositoryName? = nil, limit: Int? = nil, includeOffBranch: Bool = false) {
         self.author = author
         self.committer = committer
         self.grep = grep
@@ -42,6 +45,7 @@ public struct CommitFilter: Sendable, Equatable {
         self.until = until
         self.repository = repository
         self.limit = limit
+        self.includeOffBranch = includeOffBranch
     }
 }
 
@@ -322,14 +326,18 @@ extension MirrorStore {
                                      sql: "SELECT id FROM commits WHERE \(column) IN (\(list))", arguments: arguments))
         }
 
+        let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
         if let name = filter.repository {
             guard let repository = try repository(named: name) else { return nil }
             conditions.append(QueryCondition(
-                sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)",
+                sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
                 arguments: [repository.id]))
             sets.append(CandidateSet(name: "repository",
-                                     sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?",
+                                     sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?\(onBranch)",
                                      arguments: [repository.id]))
+        } else if !filter.includeOffBranch {
+            // The flag on the row: hiding rewritten-away commits costs no lookup.
+            conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
         }
 
         switch filter.merges {

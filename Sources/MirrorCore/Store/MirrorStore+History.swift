@@ -1,7 +1,9 @@
+import Foundation
 import SQLite
 
-/// Graph questions over the stored parents: ancestry, and dropping what a
-/// force-push made unreachable.
+/// Graph questions over the stored parents: ancestry, and which commits a
+/// history rewrite left off the mirrored branches. Nothing here deletes a
+/// commit except `pruneOffBranch`, which only an explicit user command calls.
 extension MirrorStore {
     /// Whether `ancestor` is reachable from `descendant` through stored parents.
     /// Cheap for a fast-forward (stops when found); walks the stored ancestry otherwise.
@@ -24,37 +26,95 @@ extension MirrorStore {
             .bind([repositoryID, branch]).map { $0.string(0) }
     }
 
-    /// After a history rewrite: removes the repository's commits that no mirrored
-    /// head reaches any more, and deletes commits no repository holds. Returns
-    /// how many commits left the repository.
-    public func pruneUnreachable(repositoryID: Int64, heads: [String]) throws -> Int {
+    /// Whether a rewrite left any of the repository's commits off its branches.
+    func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
+        try db.prepare("SELECT 1 FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL LIMIT 1")
+            .bind([repositoryID]).first { _ in true } ?? false
+    }
+
+    /// What re-marking the repository's commits against its heads changed.
+    public struct BranchMarks: Sendable, Equatable {
+        /// Commits that left every mirrored branch (kept, hidden from queries).
+        public var leftBranch = 0
+        /// Commits marked before that a branch reaches again.
+        public var returned = 0
+    }
+
+    /// After a confirmed history rewrite: marks the repository's commits that no
+    /// mirrored head reaches as off-branch (they stay stored), and clears the mark
+    /// of commits that a head reaches again. One transaction.
+    func markOffBranch(repositoryID: Int64, heads: [String], at date: Date = Date()) throws -> BranchMarks {
         try write {
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS prune_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
-            try db.execute("DELETE FROM prune_heads")
-            for head in heads { try db.execute("INSERT OR IGNORE INTO prune_heads (sha) VALUES (?)", [head]) }
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS pruned (commit_id INTEGER PRIMARY KEY)")
-            try db.execute("DELETE FROM pruned")
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS marking_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
+            try db.execute("DELETE FROM marking_heads")
+            for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS reachable_commits (commit_id INTEGER PRIMARY KEY)")
+            try db.execute("DELETE FROM reachable_commits")
             try db.execute("""
                 WITH RECURSIVE reachable(sha) AS (
-                    SELECT sha FROM prune_heads
+                    SELECT sha FROM marking_heads
                     UNION
                     SELECT cp.parent_sha FROM reachable r
                     JOIN commits c ON c.sha = r.sha
                     JOIN commit_parents cp ON cp.commit_id = c.id
                 )
-                INSERT INTO pruned (commit_id)
-                SELECT rc.commit_id FROM repository_commits rc
-                WHERE rc.repository_id = ?1
-                  AND rc.commit_id NOT IN (SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha)
+                INSERT OR IGNORE INTO reachable_commits (commit_id) SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha
+                """)
+            var marks = BranchMarks()
+            try db.execute("""
+                UPDATE repository_commits SET off_branch_since = ?2
+                WHERE repository_id = ?1 AND off_branch_since IS NULL
+                  AND commit_id NOT IN (SELECT commit_id FROM reachable_commits)
+                """, [repositoryID, ISO8601Timestamp.format(date)])
+            marks.leftBranch = db.changes
+            try db.execute("""
+                UPDATE repository_commits SET off_branch_since = NULL
+                WHERE repository_id = ?1 AND off_branch_since IS NOT NULL
+                  AND commit_id IN (SELECT commit_id FROM reachable_commits)
                 """, [repositoryID])
-            try db.execute("DELETE FROM repository_commits WHERE repository_id = ? AND commit_id IN (SELECT commit_id FROM pruned)",
-                           [repositoryID])
+            marks.returned = db.changes
+            try refreshOffBranchFlags(repositoryID: repositoryID)
+            return marks
+        }
+    }
+
+    /// Recomputes `commits.off_branch` for the repository's commits: set when no
+    /// repository holds the commit on a branch. Call inside a transaction.
+    private func refreshOffBranchFlags(repositoryID: Int64) throws {
+        try db.execute("""
+            UPDATE commits SET off_branch = NOT EXISTS (
+                SELECT 1 FROM repository_commits rc WHERE rc.commit_id = commits.id AND rc.off_branch_since IS NULL)
+            WHERE id IN (SELECT commit_id FROM repository_commits WHERE repository_id = ?)
+            """, [repositoryID])
+    }
+
+    /// The explicit removal (`commitsctl prune`): drops the off-branch commits of
+    /// one repository (all when `nil`) from it, and deletes commits that no
+    /// repository holds any more. Returns how many left the repository.
+    public func pruneOffBranch(repositoryID: Int64?) throws -> Int {
+        try write {
+            if let repositoryID {
+                try db.execute("DELETE FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL",
+                               [repositoryID])
+            } else {
+                try db.execute("DELETE FROM repository_commits WHERE off_branch_since IS NOT NULL")
+            }
             let removed = db.changes
             try db.execute("""
-                DELETE FROM commits WHERE id IN (SELECT commit_id FROM pruned)
+                DELETE FROM commits WHERE off_branch != 0
                 AND NOT EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.commit_id = commits.id)
                 """)
             return removed
         }
+    }
+
+    /// How many of the repository's commits (all repositories' when `nil`) are off-branch.
+    public func offBranchCount(repositoryID: Int64?) throws -> Int {
+        if let repositoryID {
+            return try db.scalarInt(
+                "SELECT count(*) FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL",
+                [repositoryID]) ?? 0
+        }
+        return try db.scalarInt("SELECT count(*) FROM repository_commits WHERE off_branch_since IS NOT NULL") ?? 0
     }
 }

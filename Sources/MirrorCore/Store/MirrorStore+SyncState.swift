@@ -11,6 +11,12 @@ public struct Walk: Sendable, Equatable {
     public var nextURL: String?
     public var pagesDone: Int
     public var pagesTotal: Int?
+    /// The sha the current listing is pinned to: `headSHA`, or a parent the
+    /// head's listing left out, listed on its own. `nil` means `headSHA`.
+    public var listingSHA: String?
+
+    /// The sha the listing being walked starts at.
+    public var listingStart: String { listingSHA ?? headSHA }
 }
 
 /// What the store knows about syncing one branch (shown by `commitsctl status`).
@@ -95,11 +101,11 @@ extension MirrorStore {
     /// Unfinished walks for the branch, newest first (the order they resume in).
     public func pendingWalks(repositoryID: Int64, branch: String) throws -> [Walk] {
         try db.prepare("""
-            SELECT id, head_sha, next_url, pages_done, pages_total FROM sync_walks
+            SELECT id, head_sha, next_url, pages_done, pages_total, listing_sha FROM sync_walks
             WHERE repository_id = ? AND branch = ? ORDER BY id DESC
             """).bind([repositoryID, branch]).map {
             Walk(id: $0.int64(0), headSHA: $0.string(1), nextURL: $0.optionalString(2),
-                 pagesDone: $0.int(3), pagesTotal: $0.optionalInt(4))
+                 pagesDone: $0.int(3), pagesTotal: $0.optionalInt(4), listingSHA: $0.optionalString(5))
         }
     }
 
@@ -111,13 +117,35 @@ extension MirrorStore {
         }
     }
 
-    /// Ends a walk. Returns the parents it still missed (0 when its history is whole).
-    @discardableResult
-    public func finishWalk(_ walk: Walk) throws -> Int {
+    /// Ends a walk whose frontier is empty: its history is whole.
+    public func finishWalk(_ walk: Walk) throws {
         try write {
-            let missing = try frontierCount(walkID: walk.id)
             try db.execute("DELETE FROM sync_walks WHERE id = ?", [walk.id])
-            return missing
+        }
+    }
+
+    /// Parents the walk still misses (a bounded sample).
+    public func missingParents(walkID: Int64, limit: Int) throws -> [String] {
+        try db.prepare("SELECT sha FROM sync_frontier WHERE walk_id = ? LIMIT ?").bind([walkID, limit]).map { $0.string(0) }
+    }
+
+    /// A walk that repairs a branch left incomplete with no walk to finish it
+    /// (stores written before walks re-listed missing parents): its frontier is
+    /// every parent the repository's commits reference but it does not hold.
+    public func beginRepairWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk {
+        try write {
+            try db.execute("INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
+                           [repositoryID, branch, headSHA])
+            let walkID = db.lastInsertRowID
+            try db.execute("""
+                INSERT OR IGNORE INTO sync_frontier (walk_id, sha)
+                SELECT DISTINCT ?1, cp.parent_sha FROM repository_commits rc
+                JOIN commit_parents cp ON cp.commit_id = rc.commit_id
+                WHERE rc.repository_id = ?2 AND NOT EXISTS (
+                    SELECT 1 FROM commits p JOIN repository_commits prc ON prc.commit_id = p.id AND prc.repository_id = ?2
+                    WHERE p.sha = cp.parent_sha)
+                """, [walkID, repositoryID])
+            return Walk(id: walkID, headSHA: headSHA, nextURL: nil, pagesDone: 0, pagesTotal: nil)
         }
     }
 

@@ -149,8 +149,10 @@ public final class MirrorStore {
         try write {
             outcome = try upsert(page, repositoryID: repositoryID)
             try updateFrontier(walkID: walkID, repositoryID: repositoryID, page: page)
-            try db.cachedStatement("UPDATE sync_walks SET next_url = ?, pages_done = pages_done + 1, pages_total = coalesce(?, pages_total) WHERE id = ?")
-                .bind([nextURL, pagesTotal, walkID]).run()
+            try db.cachedStatement("""
+                UPDATE sync_walks SET next_url = ?, pages_done = pages_done + 1, pages_total = coalesce(?, pages_total),
+                    listing_sha = ? WHERE id = ?
+                """).bind([nextURL, pagesTotal, walk.listingSHA, walkID]).run()
             outcome.frontier = try frontierCount(walkID: walkID)
         }
         walk.nextURL = nextURL

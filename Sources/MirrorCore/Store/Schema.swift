@@ -145,5 +145,17 @@ enum Schema {
                     ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
             END;
             """),
+        .init(version: 3, name: "history rewrites keep their commits; walks re-list missing parents", sql: """
+            -- A confirmed force-push leaves commits off every mirrored branch. They stay
+            -- stored (only `commitsctl prune` removes them); the time says since when.
+            ALTER TABLE repository_commits ADD COLUMN off_branch_since TEXT;
+            -- 1 when every repository holding the commit has it off-branch: derived from
+            -- repository_commits, kept beside the row so queries hide such commits for free.
+            ALTER TABLE commits ADD COLUMN off_branch INTEGER NOT NULL DEFAULT 0;
+
+            -- The sha the walk's current listing is pinned to: its head first, then any
+            -- parent the server left out, listed on its own. Its first element must be it.
+            ALTER TABLE sync_walks ADD COLUMN listing_sha TEXT;
+            """),
     ])
 }

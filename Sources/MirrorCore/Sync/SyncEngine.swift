@@ -1,30 +1,54 @@
 import Foundation
 import Logging
 
-/// Mirrors one branch of one repository exactly, resumably and frugally.
+/// Mirrors one branch of one repository exactly, resumably and frugally, and
+/// never lets what a server says delete or corrupt what is stored.
 ///
 /// 1. Probe the branch head with `If-None-Match: "<known head>"`: one request,
-///    answered 304 (free when authenticated) when nothing moved.
+///    answered 304 (free when authenticated) when nothing moved. A moved head
+///    first re-checks the repository's GitHub id: another repository under the
+///    same name is refused, never mistaken for a force-push.
 /// 2. A new head starts a *walk*: the listing pinned to that head
-///    (`sha=<head>`), followed through `Link: rel="next"`. Each page is stored
-///    in one transaction with the walk's checkpoint.
-/// 3. A walk stops when every parent of every commit it fetched is stored (its
-///    frontier is empty), so commits a merge brings in with older dates are
-///    never missed, and an already-mirrored history costs no extra pages.
-/// 4. Unfinished walks (an interrupted earlier sync) resume, newest first, from
-///    their stored next-page URL; history is declared complete only when no
-///    walk remains and none ended with parents missing.
+///    (`sha=<head>`), followed through `Link: rel="next"` links that stay on the
+///    API's origin. Each page is stored in one transaction with the walk's checkpoint.
+/// 3. A walk ends when every parent of every commit it stored is stored (its
+///    frontier is empty). GitHub lists the whole history of the sha a listing is
+///    pinned to, so a listing that runs out with parents missing was wrong: each
+///    missing parent is then listed on its own, and must come first in that listing.
+/// 4. Answers that contradict each other (an empty first page, a listing that
+///    does not start with its sha, pages that repeat) stop the sync with
+///    `SyncError.inconsistentServer`: nothing stored changes, the branch is not
+///    marked complete, and the walk's checkpoint lets a later sync converge.
+/// 5. A head that no longer descends from the old one is a rewrite only when
+///    GitHub's compare endpoint confirms it; the commits it leaves off the
+///    branches are then marked, never deleted (`MirrorStore.markOffBranch`).
 public final class SyncEngine {
     private let client: GitHubClient
     private let store: MirrorStore
     private let logger: Logger
     private let progress: ((SyncProgress) -> Void)?
+    /// Where links may lead; `nil` (an unusable API URL) refuses every link.
+    private let origin: APIOrigin?
+
+    /// Listings of missing parents one sync may start before it gives up on the server.
+    static let maximumRelistings = 1_000
+    /// Elements per page the engine asks for (`per_page=100`).
+    static let pageSize = 100
 
     public init(client: GitHubClient, store: MirrorStore, logger: Logger, progress: ((SyncProgress) -> Void)? = nil) {
         self.client = client
         self.store = store
         self.logger = logger
         self.progress = progress
+        self.origin = APIOrigin(url: client.configuration.apiURL)
+    }
+
+    /// What every step of one sync needs to know.
+    private struct Context {
+        var repository: MirrorStore.Repository
+        var name: RepositoryName
+        var branch: String
+        var logger: Logger
     }
 
     /// Syncs `branch` (default: the repository's default branch).
@@ -33,31 +57,24 @@ public final class SyncEngine {
         let start = clock.now
         let usageBefore = client.usage
         var repository = try store.ensureRepository(named: name)
+        var identityChecked = false
         if repository.githubID == nil || (requestedBranch == nil && repository.defaultBranch == nil) {
-            let info = try await client.repository(name)
-            try store.updateRepository(id: repository.id, githubID: info.id, fullName: info.fullName,
-                                       defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
-            if info.fullName.lowercased() != name.description.lowercased() {
-                logger.notice("repository was renamed or transferred", metadata: [
-                    "repo": "\(name)", "repo.new_name": "\(info.fullName)",
-                ])
-            }
-            repository.githubID = info.id
-            repository.defaultBranch = info.defaultBranch
+            repository = try await checkIdentity(of: repository, name: name)
+            identityChecked = true
         }
         let branch = requestedBranch ?? repository.defaultBranch ?? "main"
         var report = SyncReport(repository: name, branch: branch)
         var logger = self.logger
         logger[metadataKey: "repo"] = "\(name)"
         logger[metadataKey: "branch"] = "\(branch)"
+        let context = Context(repository: repository, name: name, branch: branch, logger: logger)
 
         try store.recordAttempt(repositoryID: repository.id, branch: branch)
         do {
-            try await syncBranch(repository: repository, name: name, branch: branch, report: &report, logger: logger)
+            try await syncBranch(context, identityChecked: identityChecked, report: &report)
         } catch {
-            let usage = client.usage
             try? store.recordFailure(repositoryID: repository.id, branch: branch,
-                                     message: "\(error)", rateLimit: usage.rateLimit)
+                                     message: "\(error)", rateLimit: client.usage.rateLimit)
             throw error
         }
         let usage = client.usage
@@ -73,79 +90,151 @@ public final class SyncEngine {
         return report
     }
 
-    private func syncBranch(repository: MirrorStore.Repository, name: RepositoryName, branch: String,
-                            report: inout SyncReport, logger: Logger) async throws {
-        let state = try store.syncState(repositoryID: repository.id, branch: branch)
-        var walks = try store.pendingWalks(repositoryID: repository.id, branch: branch)
+    /// Looks the repository up by name. The same name answering with another
+    /// GitHub id than the one stored is refused: it is another repository.
+    private func checkIdentity(of repository: MirrorStore.Repository, name: RepositoryName) async throws -> MirrorStore.Repository {
+        let info = try await client.repository(name)
+        if let storedID = repository.githubID, storedID != info.id {
+            throw SyncError.repositoryIdentityChanged(repository: name.description, storedID: storedID, foundID: info.id,
+                                                      apiURL: origin?.description ?? "the API")
+        }
+        try store.updateRepository(id: repository.id, githubID: info.id, fullName: info.fullName,
+                                   defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
+        if info.fullName.lowercased() != name.description.lowercased() {
+            logger.notice("repository was renamed or transferred", metadata: [
+                "repo": "\(name)", "repo.new_name": "\(info.fullName)",
+            ])
+        }
+        var checked = repository
+        checked.githubID = info.id
+        checked.defaultBranch = info.defaultBranch
+        return checked
+    }
+
+    private func syncBranch(_ context: Context, identityChecked: Bool, report: inout SyncReport) async throws {
+        let repositoryID = context.repository.id
+        let state = try store.syncState(repositoryID: repositoryID, branch: context.branch)
+        var walks = try store.pendingWalks(repositoryID: repositoryID, branch: context.branch)
         let knownHead = walks.first?.headSHA ?? state?.headSHA
 
-        switch try await client.branchHead(name, branch: branch, knownHead: knownHead) {
+        switch try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead) {
         case .emptyRepository:
-            logger.info("repository is empty")
+            if let knownHead {
+                throw inconsistency(context, "GitHub calls the repository empty, but its branch head \(knownHead) is mirrored")
+            }
+            context.logger.info("repository is empty")
             report.complete = true
-            try store.recordSuccess(repositoryID: repository.id, branch: branch, headSHA: nil, headETag: nil,
+            try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: nil, headETag: nil,
                                     complete: true, rateLimit: client.usage.rateLimit)
             return
         case .unchanged:
-            logger.debug("branch head unchanged", metadata: ["head": "\(knownHead ?? "-")"])
+            context.logger.debug("branch head unchanged", metadata: ["head": "\(knownHead ?? "-")"])
         case .moved(let head) where head == knownHead:
             break
         case .moved(let head):
-            logger.info("branch head moved", metadata: ["head.old": "\(knownHead ?? "-")", "head.new": "\(head)"])
-            walks.insert(try store.beginWalk(repositoryID: repository.id, branch: branch, headSHA: head), at: 0)
+            context.logger.info("branch head moved", metadata: ["head.old": "\(knownHead ?? "-")", "head.new": "\(head)"])
+            if !identityChecked { _ = try await checkIdentity(of: context.repository, name: context.name) }
+            walks.insert(try store.beginWalk(repositoryID: repositoryID, branch: context.branch, headSHA: head), at: 0)
+        }
+        // A branch left incomplete with nothing to finish it (an older version stopped
+        // such walks): list what it misses.
+        if walks.isEmpty, let state, !state.complete, let head = state.headSHA {
+            walks.append(try store.beginRepairWalk(repositoryID: repositoryID, branch: context.branch, headSHA: head))
         }
         let newestHead = walks.first?.headSHA ?? knownHead
         report.headSHA = newestHead
 
-        var missingParents = 0
         let neverComplete = state?.headSHA == nil
         for (index, walk) in walks.enumerated() {
             // The oldest walk of a never-completed history only ends at the roots,
             // so fetching its next page ahead of time can never waste a request.
             let prefetch = neverComplete && index == walks.count - 1
-            missingParents += try await run(walk, repository: repository, name: name, prefetch: prefetch,
-                                            report: &report, logger: logger)
+            try await self.walk(walk, context, prefetch: prefetch, report: &report)
         }
-        let wasComplete = state?.complete ?? false
-        report.complete = missingParents == 0 && (wasComplete || !walks.isEmpty)
-        report.missingParents = missingParents
-        // A new head that does not descend from the old one means the branch was
-        // rewritten (force-push): commits no head reaches any more leave the mirror.
-        if report.complete, let oldHead = state?.headSHA, let newestHead, oldHead != newestHead,
-           try !store.isAncestor(oldHead, of: newestHead) {
-            let heads = try store.otherBranchHeads(repositoryID: repository.id, excluding: branch) + [newestHead]
-            report.removed = try store.pruneUnreachable(repositoryID: repository.id, heads: heads)
-            logger.notice("branch history was rewritten; dropped commits no longer reachable", metadata: [
-                "head.old": "\(oldHead)", "head.new": "\(newestHead)", "sync.removed_commits": "\(report.removed)",
-            ])
+        report.complete = (state?.complete ?? false) || !walks.isEmpty
+        if let oldHead = state?.headSHA, let newestHead, oldHead != newestHead {
+            try await settleBranchMove(from: oldHead, to: newestHead, context, report: &report)
         }
-        try store.recordSuccess(repositoryID: repository.id, branch: branch, headSHA: newestHead,
+        try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: newestHead,
                                 headETag: newestHead.map { "\"\($0)\"" }, complete: report.complete,
                                 rateLimit: client.usage.rateLimit)
     }
 
-    /// Walks one listing to its end or until its frontier is empty. Returns the
-    /// number of parents still missing when the listing ran out (normally 0).
-    private func run(_ initialWalk: Walk, repository: MirrorStore.Repository, name: RepositoryName, prefetch: Bool,
-                     report: inout SyncReport, logger: Logger) async throws -> Int {
-        var walk = initialWalk
+    // MARK: - Walks
+
+    /// Runs one walk until its frontier is empty, listing missing parents on
+    /// their own when a listing runs out before that.
+    private func walk(_ initial: Walk, _ context: Context, prefetch: Bool, report: inout SyncReport) async throws {
+        var walk = initial
         if walk.pagesDone > 0 {
-            logger.info("resuming interrupted walk", metadata: [
+            context.logger.info("resuming interrupted walk", metadata: [
                 "walk.head": "\(walk.headSHA)", "walk.pages_done": "\(walk.pagesDone)",
             ])
-            if try store.pruneFrontier(walkID: walk.id, repositoryID: repository.id) == 0 {
-                return try store.finishWalk(walk)
+            if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
+                try store.finishWalk(walk)
+                return
             }
-            guard walk.nextURL != nil else { return try store.finishWalk(walk) }
         }
+        if let resume = walk.nextURL, origin?.contains(resume) != true {
+            // Written by an older version, or before the API URL changed: never followed.
+            context.logger.warning("ignoring a resume point outside the API; listing the missing parents instead",
+                                   metadata: ["walk.resume": "\(APIOrigin.displayable(resume))"])
+            walk.nextURL = nil
+        }
+        var relisted = 0
+        while true {
+            let listing: Listing
+            if let resume = walk.nextURL {
+                listing = Listing(url: resume, pinnedTo: nil)
+            } else if let parent = try store.missingParents(walkID: walk.id, limit: 1).first {
+                relisted += 1
+                guard relisted <= Self.maximumRelistings else {
+                    throw inconsistency(context, "listing \(relisted - 1) missing parents on their own still left parents unlisted")
+                }
+                context.logger.warning("a listing left out a parent; listing it on its own", metadata: [
+                    "walk.head": "\(walk.headSHA)", "walk.missing_parent": "\(parent)",
+                ])
+                walk.listingSHA = parent
+                listing = Listing(url: client.firstCommitsPageURL(context.name, sha: parent), pinnedTo: parent)
+            } else if walk.pagesDone == 0 {
+                walk.listingSHA = nil
+                listing = Listing(url: client.firstCommitsPageURL(context.name, sha: walk.headSHA), pinnedTo: walk.headSHA)
+            } else {
+                break
+            }
+            if try await list(listing, walk: &walk, context, prefetch: prefetch && relisted == 0, report: &report) {
+                break
+            }
+            walk.nextURL = nil
+        }
+        try store.finishWalk(walk)
+    }
+
+    /// Where a listing starts: a first page pinned to a sha, or a stored resume point.
+    private struct Listing {
+        var url: String
+        /// The sha the first page must start with (`nil` when resuming mid-listing).
+        var pinnedTo: String?
+    }
+
+    /// Follows one listing page by page. Returns true when the walk's frontier
+    /// emptied, false when the listing ran out first.
+    private func list(_ listing: Listing, walk: inout Walk, _ context: Context, prefetch: Bool,
+                      report: inout SyncReport) async throws -> Bool {
         let clock = ContinuousClock()
         let start = clock.now
-        var url = walk.nextURL ?? client.firstCommitsPageURL(name, sha: walk.headSHA)
-        // A Link that leads back to a page this walk already read would loop forever.
+        let name = context.name
+        let client = self.client
+        var url = listing.url
+        var pinnedTo = listing.pinnedTo
+        // A listing repeats nothing: no URL, no page, no more stored commits than the store holds.
         var visited: Set<String> = [url]
+        var firstSHAs: Set<String> = []
+        var staleElements = 0
+        let staleBound = try store.commitCount(repositoryID: context.repository.id) + 2 * Self.pageSize
+        var pagesRead = 0
         var pending: Task<GitHubClient.CommitsPage, any Error>?
         defer { pending?.cancel() }
-        let client = self.client
 
         while true {
             // A cancelled sync (commitsd's graceful shutdown) stops here, between pages.
@@ -158,9 +247,25 @@ public final class SyncEngine {
             } else {
                 page = try await client.commitsPage(url: url, repository: name)
             }
-            let next = page.commits.isEmpty ? nil : page.links?.next
+            pagesRead += 1
+            if let sha = pinnedTo {
+                guard let top = page.commits.first?.sha.lowercased() else {
+                    throw inconsistency(context, "the listing of \(sha) was empty")
+                }
+                guard top == sha else {
+                    throw inconsistency(context, "the listing of \(sha) starts with \(top) instead")
+                }
+                pinnedTo = nil
+            }
+            if let top = page.commits.first?.sha.lowercased(), !firstSHAs.insert(top).inserted {
+                throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
+            }
+            if let last = page.lastPageNumber, pagesRead > last + 1 {
+                throw inconsistency(context, "the listing went on past its last page (\(last))")
+            }
+            let next = try nextPage(of: page, at: url, context)
             if let next, !visited.insert(next).inserted {
-                throw GitHubError.paginationLoop(url: next)
+                throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
             }
             // A page whose parents all lie within itself holds the roots: the walk
             // is about to end, so fetching ahead could only waste a request.
@@ -168,24 +273,74 @@ public final class SyncEngine {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = Task { try await client.commitsPage(url: next, repository: name) }
             }
-            let outcome = try store.store(page: page.commits, repositoryID: repository.id, walk: &walk,
+            let outcome = try store.store(page: page.commits, repositoryID: context.repository.id, walk: &walk,
                                           nextURL: next, pagesTotal: page.lastPageNumber)
+            staleElements += page.commits.count - outcome.added
+            if staleElements > staleBound {
+                throw inconsistency(context, "the listing returned \(staleElements) commits already stored, more than the repository holds")
+            }
             report.added += outcome.added
             report.updated += outcome.updated
             report.pages += 1
             progress?(SyncProgress(repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
                                    commitsStored: report.added, elapsed: clock.now - start))
-            guard outcome.frontier > 0, let next else {
-                let missing = try store.finishWalk(walk)
-                if missing > 0 {
-                    logger.error("listing ended with parents never listed", metadata: [
-                        "walk.head": "\(walk.headSHA)", "walk.missing_parents": "\(missing)",
-                    ])
-                }
-                return missing
-            }
+            if outcome.frontier == 0 { return true }
+            guard let next else { return false }
             url = next
         }
+    }
+
+    /// The page's `rel="next"` resolved against its URL, when it stays on the
+    /// API's origin; an empty page ends the listing whatever it links to.
+    private func nextPage(of page: GitHubClient.CommitsPage, at url: String, _ context: Context) throws -> String? {
+        guard !page.commits.isEmpty, let link = page.links?.next else { return nil }
+        guard let origin, let resolved = origin.resolve(link, against: url) else {
+            throw SyncError.linkRefused(repository: context.name.description, link: APIOrigin.displayable(link),
+                                        origin: origin?.description ?? "the API")
+        }
+        return resolved
+    }
+
+    // MARK: - Rewrites
+
+    /// After the walks: a head that does not descend from the old one is a
+    /// rewrite only when GitHub's compare says so; then the commits no mirrored
+    /// head reaches are marked off-branch (kept, hidden from queries).
+    private func settleBranchMove(from oldHead: String, to newHead: String, _ context: Context,
+                                  report: inout SyncReport) async throws {
+        let repositoryID = context.repository.id
+        if try store.isAncestor(oldHead, of: newHead) {
+            // A fast-forward can bring marked commits back (a merge of the old history).
+            if try store.hasOffBranchCommits(repositoryID: repositoryID) {
+                report.returned = try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context)).returned
+            }
+            return
+        }
+        let comparison: GitHubClient.Comparison
+        do {
+            comparison = try await client.compare(context.name, base: oldHead, head: newHead)
+        } catch GitHubError.notFound {
+            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead), and GitHub's compare does not know \(oldHead)")
+        }
+        guard comparison == .diverged || comparison == .behind else {
+            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead) in its listed history, yet GitHub's compare calls it \(comparison.rawValue)")
+        }
+        let marks = try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context))
+        report.leftBranch = marks.leftBranch
+        report.returned = marks.returned
+        context.logger.notice("branch history was rewritten; commits no longer on a mirrored branch are kept and hidden", metadata: [
+            "head.old": "\(oldHead)", "head.new": "\(newHead)", "compare.status": "\(comparison.rawValue)",
+            "sync.left_branch": "\(marks.leftBranch)", "sync.returned": "\(marks.returned)",
+        ])
+    }
+
+    private func heads(_ newHead: String, _ context: Context) throws -> [String] {
+        try store.otherBranchHeads(repositoryID: context.repository.id, excluding: context.branch) + [newHead]
+    }
+
+    private func inconsistency(_ context: Context, _ detail: String) -> SyncError {
+        context.logger.error("server inconsistency; nothing stored was changed", metadata: ["detail": "\(detail)"])
+        return SyncError.inconsistentServer(repository: context.name.description, branch: context.branch, detail: detail)
     }
 }
 

@@ -9,8 +9,11 @@ public struct SyncReport: Sendable, Equatable {
     public var added = 0
     /// Stored commits whose data changed.
     public var updated = 0
-    /// Commits dropped because a history rewrite (force-push) made them unreachable.
-    public var removed = 0
+    /// Commits a confirmed history rewrite (force-push) left off every mirrored
+    /// branch: kept in the store, hidden from queries by default.
+    public var leftBranch = 0
+    /// Commits marked off-branch before that a branch reaches again.
+    public var returned = 0
     public var pages = 0
     public var requests = 0
     public var notModified = 0
@@ -18,19 +21,18 @@ public struct SyncReport: Sendable, Equatable {
     public var elapsed: Duration = .zero
     /// True when the stored history is known to be whole down to its roots.
     public var complete = false
-    /// Parents GitHub never listed (should be 0; > 0 means the listing was inconsistent).
-    public var missingParents = 0
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
         var text = "\(repository)@\(branch): \(added) new, \(updated) updated"
-        if removed > 0 { text += ", \(removed) removed (history rewritten)" }
+        if leftBranch > 0 { text += ", \(leftBranch) left the branch (history rewritten; kept, hidden from queries)" }
+        if returned > 0 { text += ", \(returned) back on the branch" }
         text += ", \(requests) requests"
         if notModified > 0 { text += " (\(notModified) not modified)" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         text += String(format: ", %.1f s", seconds)
-        if !complete { text += missingParents > 0 ? ", INCOMPLETE: \(missingParents) parents never listed" : ", history not yet complete" }
+        if !complete { text += ", history not yet complete" }
         return text
     }
 }

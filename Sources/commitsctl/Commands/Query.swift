@@ -45,6 +45,9 @@ extension Commitsctl {
         @Flag(help: "Print the selected commits oldest first.")
         var reverse = false
 
+        @Flag(help: "Also list commits a confirmed force-push left off every mirrored branch (kept in the store, hidden by default).")
+        var includeRewritten = false
+
         @Option(help: "How to print the commits (JSON fields: docs/QUERY.md).")
         var format: OutputFormat = .oneline
 
@@ -78,7 +81,7 @@ extension Commitsctl {
                 author: author, committer: committer, grep: grep, invertGrep: invertGrep,
                 merges: merges ? .only : noMerges ? .exclude : .include,
                 since: bounds.since, until: bounds.until,
-                repository: repository.name, limit: limit)
+                repository: repository.name, limit: limit, includeOffBranch: includeRewritten)
         }
 
         func run() async throws {

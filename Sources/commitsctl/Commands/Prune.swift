@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import MirrorCore
+
+extension Commitsctl {
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the commits a confirmed force-push left off every mirrored branch, after a backup.",
+            discussion: """
+                A sync never deletes a stored commit: when GitHub confirms a history rewrite, the commits \
+                no mirrored branch reaches any more are kept and hidden from queries (query \
+                --include-rewritten shows them). This command is the only way to remove them. It first \
+                copies the store beside itself (<store>.backup-prune-<UTC time>, checked), then deletes them \
+                from the repository, and deletes commits no repository holds any more.
+                """
+        )
+
+        @OptionGroup var repository: RepositoryFilterOptions
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let mirror = try MirrorStore(path: store.resolvedPath)
+                reportUpgrade(of: mirror)
+                let repositoryID = try repository.resolve(in: mirror).flatMap { try mirror.repository(named: $0)?.id }
+                let candidates = try mirror.offBranchCount(repositoryID: repositoryID)
+                guard candidates > 0 else {
+                    print("nothing to prune: no commit is off every mirrored branch")
+                    return
+                }
+                let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
+                let copy = try mirror.backup(to: "\(mirror.path).backup-prune-\(stamp)")
+                let removed = try mirror.pruneOffBranch(repositoryID: repositoryID)
+                print("pruned \(removed) off-branch \(removed == 1 ? "commit" : "commits"); the copy made first is \(copy.path)")
+            }
+        }
+    }
+}
