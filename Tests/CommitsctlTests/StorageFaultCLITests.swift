@@ -257,12 +257,15 @@ import Testing
         defer { Task { try? await simulator.shutdown() } }
         let db = directory.path("commits.sqlite")
         do {
-            // The store as the first release left it.
-            let old = try MirrorStore(path: db, access: .readWrite, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
+            // The store as the first release left it, holding what today's sync mirrors.
+            let current = directory.path("current.sqlite")
             let client = try GitHubClient(configuration: .init(apiURL: simulator.baseURL,
                                                                token: GitHubToken(value: SecretScan.token, source: "test")),
                                           logger: Self.quiet)
-            _ = try await SyncEngine(client: client, store: old, logger: Self.quiet).sync(RepositoryName(parsing: "acme/widgets")!)
+            _ = try await SyncEngine(client: client, store: try MirrorStore(path: current), logger: Self.quiet)
+                .sync(RepositoryName(parsing: "acme/widgets")!)
+            let old = try MirrorStore(path: db, access: .readWrite, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
+            try OlderStore.copyVersion1Data(from: current, into: old.db)
         }
         let before = try StoreFacts.dump(db)
         let upgrade = try await sync(db, simulator)

@@ -17,9 +17,14 @@ import Testing
 
     /// A store exactly as version 1 of the program left it, holding a synced history.
     static func makeVersion1Store(_ harness: SimulatorHarness) async throws {
+        let current = harness.directory.path("current.sqlite")
+        do {
+            let engine = SyncEngine(client: try harness.client(), store: try MirrorStore(path: current),
+                                    logger: TestSupport.quietLogger)
+            _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
+        }
         let store = try MirrorStore(path: harness.storePath, access: .readWrite, migrator: version1)
-        let engine = SyncEngine(client: try harness.client(), store: store, logger: TestSupport.quietLogger)
-        _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
+        try OlderStore.copyVersion1Data(from: current, into: store.db)
     }
 
     static func schemaVersion(_ path: String) throws -> Int {
