@@ -272,15 +272,13 @@ struct ConfigurationLoader {
     /// error message quotes a node, never dumps it.
     static func excerpt(_ text: String, limit: Int = 80) -> String {
         var result = ""
-        var count = 0
         for character in text {
-            guard count < limit else { return result + "…" }
+            var piece = String(character)
             if character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                result += character.unicodeScalars.map { "\\u{" + String($0.value, radix: 16) + "}" }.joined()
-            } else {
-                result.append(character)
+                piece = character.unicodeScalars.map { "\\u{" + String($0.value, radix: 16) + "}" }.joined()
             }
-            count += 1
+            guard result.count + piece.count < limit else { return result + "…" }
+            result += piece
         }
         return result
     }
