@@ -21,11 +21,10 @@ import Testing
 
     @Test func theAliasBombIsRefusedInSeconds() async throws {
         let path = try directory.write("bomb.yaml", Self.aliasBomb)
-        let clock = ContinuousClock()
-        let start = clock.now
+        // Unrefused, expanding it takes minutes; the bound (not a wall-clock figure,
+        // which a loaded test machine inflates) is what fails a regression.
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(20)),
                                   "commitsd --check-config was still expanding aliases after 20 s")
-        #expect(clock.now - start < .seconds(10))
         #expect(result.status == 2)
         #expect(result.stderr == "commitsd: error: \(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full\n")
     }
