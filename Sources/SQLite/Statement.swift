@@ -43,7 +43,19 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(rawStatement, index)
         case .integer(let v): code = sqlite3_bind_int64(rawStatement, index, v)
         case .real(let v): code = sqlite3_bind_double(rawStatement, index, v)
-        case .text(let v): code = sqlite3_bind_text(rawStatement, index, v, -1, csqlite_transient())
+        case .text(let v):
+            // The explicit byte count keeps text after a NUL (-1 would stop at the first one).
+            var v = v
+            code = v.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { text in
+                    // A nil pointer would bind NULL, not ''.
+                    guard let start = text.baseAddress, !text.isEmpty else {
+                        return sqlite3_bind_text(rawStatement, index, "", 0, csqlite_transient())
+                    }
+                    return sqlite3_bind_text64(rawStatement, index, start, sqlite3_uint64(text.count),
+                                               csqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let v):
             code = v.withUnsafeBytes {
                 sqlite3_bind_blob(rawStatement, index, $0.baseAddress, Int32($0.count), csqlite_transient())

@@ -24,6 +24,13 @@ extension Commitsd {
         @Option(help: "Log level, overriding log_level in the file (trace, debug, info, notice, warning, error, critical).")
         var logLevel: Logger.Level?
 
+        func validate() throws {
+            // `--config ''` (an unset variable in a unit file) must not fall back to another file.
+            if config?.isEmpty == true {
+                throw ValidationError("--config is empty; give the path of a configuration file, or leave --config out")
+            }
+        }
+
         func run() async throws {
             guard let path = MirrorConfiguration.locate(explicit: config) else {
                 fail("no configuration file: pass --config PATH, set $COMMITS_MIRROR_CONFIG, or create \(MirrorConfiguration.systemPath) (see config/commits-mirror.example.yaml)")

@@ -7,17 +7,44 @@ extension MirrorConfiguration {
     /// `ConfigurationError` whose one-line description names the file, the line,
     /// the key and the expected form.
     public static func load(contentsOf path: String) throws -> MirrorConfiguration {
-        let fd = open(path, O_RDONLY)
+        let readable = "a readable YAML file like config/commits-mirror.example.yaml"
+        guard !path.isEmpty else {
+            throw ConfigurationError(file: path, problem: "the configuration path is empty", expected: readable)
+        }
+        // stat first: opening a FIFO would block, and a device or directory is no configuration.
+        let kind = FileKind.of(path)
+        if kind.isSpecial {
+            throw ConfigurationError(file: path, problem: "is \(kind), not a configuration file", expected: readable)
+        }
+        if case .regularFile(let size) = kind, size > maximumSize {
+            throw tooLarge(path)
+        }
+        // O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
-                                     expected: "a readable YAML file like config/commits-mirror.example.yaml")
+                                     expected: readable)
         }
-        close(fd)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(file: path, problem: "cannot read the configuration file",
-                                     expected: "a readable YAML file like config/commits-mirror.example.yaml")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError(file: path, problem: "is \(FileKind.of(path)), not a configuration file", expected: readable)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        // Read at most one byte past the limit, so a file that grew after the stat is still refused.
+        var data = [UInt8](repeating: 0, count: maximumSize + 1)
+        var count = 0
+        while count < data.count {
+            let got = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else {
+                throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
+                                         expected: readable)
+            }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= maximumSize else { throw tooLarge(path) }
+        guard let text = String(validating: data[..<count], as: UTF8.self) else {
             throw ConfigurationError(file: path, problem: "the file is not UTF-8 text",
                                      expected: "a YAML file like config/commits-mirror.example.yaml")
         }
@@ -25,11 +52,27 @@ extension MirrorConfiguration {
         return try parse(yaml: text, source: path, relativeTo: directory)
     }
 
+    /// Far above any real configuration (a few hundred bytes per repository),
+    /// far below what could hurt the parser.
+    public static let maximumSize = 1 << 20
+
+    private static func tooLarge(_ path: String) -> ConfigurationError {
+        ConfigurationError(file: path, problem: "the file is larger than \(maximumSize / (1 << 20)) MiB",
+                           expected: "a configuration file like config/commits-mirror.example.yaml")
+    }
+
     /// Parses configuration text. Relative paths are resolved against
     /// `relativeTo` (the file's directory).
     public static func parse(yaml text: String, source: String, relativeTo directory: String? = nil) throws -> MirrorConfiguration {
         let root: Node?
         do {
+            // Before composing: Yams expands aliases while it builds the tree, so a
+            // few hundred bytes of nested aliases cost minutes and gigabytes.
+            if let alias = YAMLAliasScan.firstAlias(in: text) {
+                throw ConfigurationError(file: source, line: alias.line, column: alias.column,
+                                         problem: "uses the alias *\(ConfigurationLoader.excerpt(alias.anchor, limit: 40)); aliases (*name) are not allowed in configuration files",
+                                         expected: "every value written out in full")
+            }
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
             throw ConfigurationLoader.describe(error, file: source)
@@ -66,7 +109,7 @@ struct ConfigurationLoader {
         var configuration = MirrorConfiguration(source: file)
         var sawRepositories = false
         for (keyNode, value) in mapping {
-            let keyText = keyNode.scalar?.string ?? "\(keyNode)"
+            let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
             guard let key = TopKey(rawValue: keyText) else {
                 throw error(at: keyNode, key: keyText, problem: "unknown key",
                             expected: "one of \(TopKey.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -79,7 +122,7 @@ struct ConfigurationLoader {
                 guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
                       components.host?.isEmpty == false
                 else {
-                    throw error(at: value, key: keyText, problem: "'\(url)' is not an http(s) URL",
+                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(url))' is not an http(s) URL",
                                 expected: "an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
                 }
                 configuration.apiURL = url
@@ -97,14 +140,14 @@ struct ConfigurationLoader {
                     throw error(at: value, key: keyText, problem: "has no value", expected: expected)
                 }
                 guard value.tag.rawValue == Tag.Name.int.rawValue, let reserve = Int(text), reserve >= 0 else {
-                    throw error(at: value, key: keyText, problem: "'\(text)' is not a whole number of requests", expected: expected)
+                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a whole number of requests", expected: expected)
                 }
                 configuration.rateLimitReserve = reserve
             case .log_level:
                 let expected = "one of \(Self.levels)"
                 let text = try string(value, key: keyText, expected: expected)
                 guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                    throw error(at: value, key: keyText, problem: "'\(text)' is not a log level", expected: expected)
+                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a log level", expected: expected)
                 }
                 configuration.logLevel = level
             }
@@ -135,7 +178,7 @@ struct ConfigurationLoader {
                 var branch: String?
                 var interval: Duration?
                 for (keyNode, value) in mapping {
-                    let keyText = keyNode.scalar?.string ?? "\(keyNode)"
+                    let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
                     guard let key = RepositoryKey(rawValue: keyText) else {
                         throw error(at: keyNode, key: "\(path).\(keyText)", problem: "unknown key",
                                     expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -143,7 +186,13 @@ struct ConfigurationLoader {
                     switch key {
                     case .name: name = try repositoryName(value, key: "\(path).name")
                     case .branch:
-                        branch = try string(value, key: "\(path).branch", expected: "a branch name such as main")
+                        let text = try string(value, key: "\(path).branch", expected: BranchName.expectedForm)
+                        if let problem = BranchName.problem(with: text) {
+                            throw error(at: value, key: "\(path).branch",
+                                        problem: "\(BranchName.quoted(text)) is not a valid branch name: \(problem)",
+                                        expected: BranchName.expectedForm)
+                        }
+                        branch = text
                     case .interval: interval = try duration(value, key: "\(path).interval")
                     }
                 }
@@ -168,7 +217,7 @@ struct ConfigurationLoader {
     private func repositoryName(_ node: Node, key: String) throws -> RepositoryName {
         let text = try string(node, key: key, expected: RepositoryName.expectedForm)
         guard let name = RepositoryName(parsing: text) else {
-            throw error(at: node, key: key, problem: "'\(text)' is not a repository name", expected: RepositoryName.expectedForm)
+            throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository name", expected: RepositoryName.expectedForm)
         }
         return name
     }
@@ -178,7 +227,7 @@ struct ConfigurationLoader {
             throw error(at: node, key: key, problem: "has no value", expected: DurationText.expectedForm)
         }
         guard let duration = DurationText.parse(text) else {
-            throw error(at: node, key: key, problem: "'\(text)' is not a duration", expected: DurationText.expectedForm)
+            throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not a duration", expected: DurationText.expectedForm)
         }
         return duration
     }
@@ -208,7 +257,7 @@ struct ConfigurationLoader {
 
     private func kind(of node: Node) -> String {
         switch node {
-        case .scalar: return node.tag.rawValue == Tag.Name.null.rawValue ? "empty" : "a single value ('\(node.scalar?.string ?? "")')"
+        case .scalar: return node.tag.rawValue == Tag.Name.null.rawValue ? "empty" : "a single value ('\(Self.excerpt(node.scalar?.string ?? ""))')"
         case .mapping: return "a mapping (key: value pairs)"
         case .sequence: return "a list"
         case .alias: return "an alias"
@@ -217,6 +266,21 @@ struct ConfigurationLoader {
 
     private func error(at node: Node, key: String?, problem: String, expected: String?) -> ConfigurationError {
         ConfigurationError(file: file, line: node.mark?.line, key: key, problem: problem, expected: expected)
+    }
+
+    /// At most `limit` characters of a value from the file, on one line: an
+    /// error message quotes a node, never dumps it.
+    static func excerpt(_ text: String, limit: Int = 80) -> String {
+        var result = ""
+        for character in text {
+            var piece = String(character)
+            if character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                piece = character.unicodeScalars.map { "\\u{" + String($0.value, radix: 16) + "}" }.joined()
+            }
+            guard result.count + piece.count < limit else { return result + "…" }
+            result += piece
+        }
+        return result
     }
 
     /// A YAML syntax error as one line with its position.
@@ -231,10 +295,10 @@ struct ConfigurationLoader {
             return ConfigurationError(file: file, problem: "not valid YAML: \(problem)", expected: expected)
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ConfigurationError(file: file, line: context.mark.line,
-                                      key: duplicates.sorted().joined(separator: ", "),
+                                      key: excerpt(duplicates.sorted().joined(separator: ", ")),
                                       problem: "appears more than once in the same mapping", expected: "each key once")
         default:
-            return ConfigurationError(file: file, problem: "not valid YAML: \("\(error)".split(separator: "\n").first ?? "")",
+            return ConfigurationError(file: file, problem: "not valid YAML: \(excerpt(String("\(error)".split(separator: "\n").first ?? "")))",
                                       expected: expected)
         }
     }

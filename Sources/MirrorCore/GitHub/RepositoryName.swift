@@ -10,7 +10,8 @@ public struct RepositoryName: Sendable, Hashable, CustomStringConvertible, Codab
     }
 
     /// Parses `owner/name`; `nil` unless both parts are non-empty and use only
-    /// letters, digits, `-`, `_` and `.` (GitHub's rules), and name is not `.`/`..`.
+    /// letters, digits, `-`, `_` and `.` (GitHub's rules), and neither is `.`/`..`
+    /// (each becomes a URL path segment, where those mean "here" and "up").
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
@@ -18,7 +19,7 @@ public struct RepositoryName: Sendable, Hashable, CustomStringConvertible, Codab
         let owner = String(parts[0]), name = String(parts[1].hasSuffix(".git") ? parts[1].dropLast(4) : parts[1])
         guard !owner.isEmpty, !name.isEmpty, owner.count <= 100, name.count <= 100,
               owner.allSatisfy(allowed), name.allSatisfy(allowed),
-              name != ".", name != ".."
+              owner != ".", owner != "..", name != ".", name != ".."
         else { return nil }
         self.init(owner: owner, name: name)
     }

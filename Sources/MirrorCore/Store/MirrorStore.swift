@@ -22,6 +22,11 @@ public final class MirrorStore {
     /// Opens the store with a given schema (tests build stores of older versions).
     init(path: String, access: Access, migrator: Migrator) throws {
         self.path = path
+        // Before SQLite (or createDirectory) touches anything: opening a FIFO would
+        // block forever, and `/dev/null` would get a `/dev/null-journal` beside it.
+        guard !path.isEmpty else { throw StoreError.emptyPath }
+        let kind = FileKind.of(path)
+        if kind.isSpecial { throw StoreError.notAFile(path: path, kind: kind) }
         switch access {
         case .readWrite:
             try StorePath.createDirectory(for: path)

@@ -4,6 +4,10 @@ import SQLite
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotCreateDirectory(String, reason: String)
     case missing(path: String)
+    /// The path names a directory, FIFO, device or socket; refused before anything opens it.
+    case notAFile(path: String, kind: FileKind)
+    /// An empty path (`--db ''`).
+    case emptyPath
     case notAStore(path: String, underlying: SQLiteError)
     case cannotOpen(path: String, underlying: SQLiteError)
     case newerSchema(path: String, found: Int, known: Int)
@@ -35,6 +39,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "cannot create the store directory \(directory): \(reason); choose another path with --db or $COMMITS_DB"
         case .missing(let path):
             return "no store at \(path); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store"
+        case .notAFile(let path, let kind):
+            return "the store path \(path) is \(kind), not a store file; point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet"
+        case .emptyPath:
+            return "the store path is empty; give --db PATH (or $COMMITS_DB) the path of a store file, or leave it out for the default"
         case .notAStore(let path, _):
             return "\(path) is not a commits-mirror store (not an SQLite database); point --db at the right file"
         case .cannotOpen(let path, let error):

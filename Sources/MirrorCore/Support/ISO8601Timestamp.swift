@@ -4,7 +4,8 @@ import Foundation
 /// keeps. `ISO8601DateFormatter` is correct but slow on hot decode paths.
 public enum ISO8601Timestamp {
     /// Parses `YYYY-MM-DDTHH:MM:SS` with optional fractional seconds, followed by
-    /// `Z` or a `±HH:MM` / `±HHMM` offset. Returns `nil` for anything else.
+    /// `Z` or a `±HH:MM` / `±HHMM` offset. Returns `nil` for anything else,
+    /// including dates that do not exist (`2023-02-29`, `T10:00:60`).
     public static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { parse(utf8: $0) }
@@ -24,7 +25,8 @@ public enum ISO8601Timestamp {
         guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A,
               let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
               let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60  // no leap seconds: Git and GitHub never write :60
         else { return nil }
         var index = 19
         if b[index] == 0x2E {  // fractional seconds: accepted and dropped
@@ -68,6 +70,15 @@ public enum ISO8601Timestamp {
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
         }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))Z"
+    }
+
+    /// Gregorian month lengths, so `2024-02-30` is refused rather than rolled into March.
+    static func daysInMonth(_ month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).

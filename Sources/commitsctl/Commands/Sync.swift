@@ -39,6 +39,9 @@ extension Commitsctl {
                 throw ValidationError("'\(repository)' is not a repository name; expected \(RepositoryName.expectedForm)")
             }
             if let branch, branch.isEmpty { throw ValidationError("--branch must not be empty") }
+            if let branch, let problem = BranchName.problem(with: branch) {
+                throw ValidationError("--branch \(BranchName.quoted(branch)) is not a valid branch name: \(problem); expected \(BranchName.expectedForm)")
+            }
             if branch != nil && repository == nil {
                 throw ValidationError("--branch needs a repository; configured repositories take their branch from the configuration file")
             }

@@ -8,6 +8,12 @@ struct ConfigOptions: ParsableArguments {
     @Option(help: "The configuration file (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml).")
     var config: String?
 
+    func validate() throws {
+        if config?.isEmpty == true {
+            throw ValidationError("--config is empty; give the path of a configuration file, or leave --config out")
+        }
+    }
+
     /// The configuration named by `--config` or `$COMMITS_MIRROR_CONFIG`; with
     /// `systemDefault`, also the systemd/`/etc` locations. `nil` when none applies.
     func load(systemDefault: Bool = false,

@@ -1,0 +1,62 @@
+import MirrorTestSupport
+import Foundation
+import Testing
+@testable import MirrorCore
+
+/// A store path that is a FIFO, directory or device is refused before SQLite
+/// opens it: nothing blocks and nothing is created beside it.
+@Suite struct StorePathKindTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    @Test func fileKindsAreFoundWithoutOpening() throws {
+        let fifo = directory.path("fifo")
+        try makeFIFO(fifo)
+        let file = try directory.write("file", "12345")
+        try FileManager.default.createSymbolicLink(atPath: directory.path("link"), withDestinationPath: file)
+        #expect(FileKind.of(fifo) == .fifo)
+        #expect(FileKind.of(directory.url.path) == .directory)
+        #expect(FileKind.of("/dev/null") == .characterDevice)
+        #expect(FileKind.of(file) == .regularFile(size: 5))
+        #expect(FileKind.of(directory.path("link")) == .regularFile(size: 5), "links are followed")
+        #expect(FileKind.of(directory.path("absent")) == .missing)
+        #expect(FileKind.of(file + "/below-a-file") == .missing)
+    }
+
+    @Test(arguments: [MirrorStore.Access.readWrite, .readOnly])
+    func aFIFOIsRefusedWithoutBlocking(access: MirrorStore.Access) async throws {
+        let fifo = directory.path("store.fifo")
+        try makeFIFO(fifo)
+        let message = await withDeadline(.seconds(5), unblock: { releaseFIFOReader(fifo) }) { openMessage(fifo, access) }
+        #expect(message == .some("the store path \(fifo) is a FIFO (named pipe), not a store file; point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["store.fifo"], "nothing created beside it")
+    }
+
+    @Test(arguments: [MirrorStore.Access.readWrite, .readOnly])
+    func devicesAndDirectoriesAreRefused(access: MirrorStore.Access) throws {
+        #expect(openMessage("/dev/null", access)?.hasPrefix("the store path /dev/null is a character device, not a store file; ") == true)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-journal") && !FileManager.default.fileExists(atPath: "/dev/null-wal"))
+        #expect(openMessage(directory.url.path, access)?.hasPrefix("the store path \(directory.url.path) is a directory, not a store file; ") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func anEmptyPathIsRefused() {
+        #expect(openMessage("", .readWrite) == "the store path is empty; give --db PATH (or $COMMITS_DB) the path of a store file, or leave it out for the default")
+    }
+
+    @Test func aMissingPathAndASymlinkToAStoreStillOpen() throws {
+        let path = directory.path("new/commits.sqlite")
+        _ = try MirrorStore(path: path)
+        try FileManager.default.createSymbolicLink(atPath: directory.path("link.sqlite"), withDestinationPath: path)
+        _ = try MirrorStore(path: directory.path("link.sqlite"), access: .readOnly)
+    }
+}
+
+private func openMessage(_ path: String, _ access: MirrorStore.Access) -> String? {
+    do {
+        _ = try MirrorStore(path: path, access: access)
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}
