@@ -68,14 +68,19 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until a few pages are in, then kill without warning.
-        var stored = 0
-        let deadline = ContinuousClock.now + .seconds(60)
-        while stored < 500 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+        // Wait until a few pages are in, then kill without warning. The watch runs on
+        // its own thread: a busy cooperative pool must not let the sync finish unseen.
+        let db = self.db
+        let pid = process.processIdentifier
+        await onThread {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+                if stored >= 500 { break }
+                usleep(5_000)
+            }
+            kill(pid, SIGKILL)
         }
-        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 

@@ -28,7 +28,7 @@ import Testing
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: sha)
-        try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+        _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
 
         guard case .found(let detail) = try store.resolveCommit(sha) else {
             Issue.record("commit not found")
@@ -49,7 +49,7 @@ import Testing
         ]))
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
-        try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+        _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
 
         #expect(try store.commits(matching: CommitFilter(grep: "VISIBLE")).map(\.sha) == [PayloadFixtures.sha(2)])
         #expect(try store.commits(matching: CommitFilter(grep: "unrelated")).map(\.sha) == [PayloadFixtures.sha(1)])
