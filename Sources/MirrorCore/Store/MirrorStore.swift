@@ -87,53 +87,6 @@ public final class MirrorStore {
         }
     }
 
-    // MARK: - Repositories
-
-    public struct Repository: Sendable, Equatable {
-        public var id: Int64
-        public var name: RepositoryName
-        public var githubID: Int?
-        public var defaultBranch: String?
-    }
-
-    public func repository(named name: RepositoryName) throws -> Repository? {
-        try db.cachedStatement("""
-            SELECT id, full_name, github_id, default_branch FROM repositories WHERE full_name = ?
-            """).bind([name.description]).first(Self.repository(from:))
-    }
-
-    public func repositories() throws -> [Repository] {
-        try db.prepare("SELECT id, full_name, github_id, default_branch FROM repositories ORDER BY full_name")
-            .map(Self.repository(from:))
-    }
-
-    private static func repository(from row: Statement) -> Repository {
-        Repository(
-            id: row.int64(0),
-            name: RepositoryName(parsing: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),
-            githubID: row.optionalInt(2),
-            defaultBranch: row.optionalString(3))
-    }
-
-    /// The repository's row, created if this is the first time it is mirrored.
-    public func ensureRepository(named name: RepositoryName) throws -> Repository {
-        if let existing = try repository(named: name) { return existing }
-        return try write {
-            try db.execute("INSERT INTO repositories (full_name) VALUES (?) ON CONFLICT DO NOTHING", [name.description])
-            return try repository(named: name)!
-        }
-    }
-
-    /// Records what GitHub says about the repository. A new full name (rename or
-    /// transfer) replaces the old one; the commits stay where they are.
-    public func updateRepository(id: Int64, githubID: Int, fullName: String, defaultBranch: String, htmlURL: String?) throws {
-        try write {
-            try db.execute("""
-                UPDATE repositories SET github_id = ?, full_name = ?, default_branch = ?, html_url = ? WHERE id = ?
-                """, [githubID, fullName, defaultBranch, htmlURL, id])
-        }
-    }
-
     // MARK: - Commits
 
     /// What storing one page changed.

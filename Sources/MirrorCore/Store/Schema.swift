@@ -156,6 +156,15 @@ enum Schema {
             -- The sha the walk's current listing is pinned to: its head first, then any
             -- parent the server left out, listed on its own. Its first element must be it.
             ALTER TABLE sync_walks ADD COLUMN listing_sha TEXT;
+
+            -- Every name a repository has been mirrored or known by (renames, transfers,
+            -- the name a user typed): a repository is its GitHub id, found by any of them.
+            CREATE TABLE repository_names (
+                name TEXT PRIMARY KEY COLLATE NOCASE,
+                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+            CREATE INDEX repository_names_repository_id ON repository_names (repository_id);
+            INSERT INTO repository_names (name, repository_id) SELECT full_name, id FROM repositories;
             """),
     ])
 }

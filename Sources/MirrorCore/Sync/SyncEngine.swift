@@ -56,10 +56,13 @@ public final class SyncEngine {
         let clock = ContinuousClock()
         let start = clock.now
         let usageBefore = client.usage
-        var repository = try store.ensureRepository(named: name)
         var identityChecked = false
-        if repository.githubID == nil || (requestedBranch == nil && repository.defaultBranch == nil) {
-            repository = try await checkIdentity(of: repository, name: name)
+        let known = try store.repository(named: name)
+        let repository: MirrorStore.Repository
+        if let known, known.githubID != nil, requestedBranch != nil || known.defaultBranch != nil {
+            repository = known
+        } else {
+            repository = try await checkIdentity(of: known, name: name)
             identityChecked = true
         }
         let branch = requestedBranch ?? repository.defaultBranch ?? "main"
@@ -90,25 +93,28 @@ public final class SyncEngine {
         return report
     }
 
-    /// Looks the repository up by name. The same name answering with another
+    /// Looks the repository up by name and records what GitHub says (id,
+    /// current name, every name it had). The same name answering with another
     /// GitHub id than the one stored is refused: it is another repository.
-    private func checkIdentity(of repository: MirrorStore.Repository, name: RepositoryName) async throws -> MirrorStore.Repository {
+    private func checkIdentity(of repository: MirrorStore.Repository?, name: RepositoryName) async throws -> MirrorStore.Repository {
         let info = try await client.repository(name)
-        if let storedID = repository.githubID, storedID != info.id {
+        if let storedID = repository?.githubID, storedID != info.id {
             throw SyncError.repositoryIdentityChanged(repository: name.description, storedID: storedID, foundID: info.id,
                                                       apiURL: origin?.description ?? "the API")
         }
-        try store.updateRepository(id: repository.id, githubID: info.id, fullName: info.fullName,
-                                   defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
-        if info.fullName.lowercased() != name.description.lowercased() {
+        guard let fullName = RepositoryName(parsing: info.fullName) else {
+            throw GitHubError.malformedResponse(url: "\(client.configuration.apiURL)/repos/\(name)",
+                                                detail: "full_name is not OWNER/NAME", attempts: 1)
+        }
+        let identity = MirrorStore.RepositoryIdentity(githubID: info.id, fullName: fullName,
+                                                      defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
+        let adopted = try store.adopt(identity, requestedAs: name)
+        if let repository, repository.name != adopted.name {
             logger.notice("repository was renamed or transferred", metadata: [
-                "repo": "\(name)", "repo.new_name": "\(info.fullName)",
+                "repo": "\(repository.name)", "repo.new_name": "\(adopted.name)",
             ])
         }
-        var checked = repository
-        checked.githubID = info.id
-        checked.defaultBranch = info.defaultBranch
-        return checked
+        return adopted
     }
 
     private func syncBranch(_ context: Context, identityChecked: Bool, report: inout SyncReport) async throws {

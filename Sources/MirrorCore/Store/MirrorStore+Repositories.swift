@@ -1,0 +1,120 @@
+import SQLite
+
+/// Repositories: a repository is its GitHub id; its current name and every
+/// name it was known by (renames, transfers, what a user typed) find it.
+extension MirrorStore {
+    public struct Repository: Sendable, Equatable {
+        public var id: Int64
+        /// The current name (GitHub's `full_name` at the last lookup).
+        public var name: RepositoryName
+        /// `nil` until GitHub has been asked (a store filled by `import` only).
+        public var githubID: Int?
+        public var defaultBranch: String?
+    }
+
+    /// What GitHub says a repository is, as recorded by `adopt`.
+    public struct RepositoryIdentity: Sendable, Equatable {
+        public var githubID: Int
+        public var fullName: RepositoryName
+        public var defaultBranch: String
+        public var htmlURL: String?
+
+        public init(githubID: Int, fullName: RepositoryName, defaultBranch: String, htmlURL: String?) {
+            self.githubID = githubID
+            self.fullName = fullName
+            self.defaultBranch = defaultBranch
+            self.htmlURL = htmlURL
+        }
+    }
+
+    private static let repositoryColumns = "r.id, r.full_name, r.github_id, r.default_branch"
+
+    /// The repository known by `name` (current or former, any case).
+    public func repository(named name: RepositoryName) throws -> Repository? {
+        try db.cachedStatement("""
+            SELECT \(Self.repositoryColumns) FROM repository_names n JOIN repositories r ON r.id = n.repository_id
+            WHERE n.name = ?
+            """).bind([name.description]).first(Self.repository(from:))
+    }
+
+    public func repositories() throws -> [Repository] {
+        try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r ORDER BY r.full_name")
+            .map(Self.repository(from:))
+    }
+
+    /// The names the repository was known by besides its current one.
+    public func formerNames(of repositoryID: Int64) throws -> [String] {
+        try db.prepare("""
+            SELECT n.name FROM repository_names n JOIN repositories r ON r.id = n.repository_id
+            WHERE n.repository_id = ? AND n.name != r.full_name ORDER BY n.name
+            """).bind([repositoryID]).map { $0.string(0) }
+    }
+
+    private static func repository(from row: Statement) -> Repository {
+        Repository(
+            id: row.int64(0),
+            name: RepositoryName(parsing: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),
+            githubID: row.optionalInt(2),
+            defaultBranch: row.optionalString(3))
+    }
+
+    /// The repository known by `name`, created (without a GitHub id) if none is:
+    /// for `import`, which works offline.
+    public func ensureRepository(named name: RepositoryName) throws -> Repository {
+        if let existing = try repository(named: name) { return existing }
+        return try write {
+            try db.execute("INSERT INTO repositories (full_name) VALUES (?)", [name.description])
+            try addName(name.description, repositoryID: db.lastInsertRowID)
+            return try repository(named: name)!
+        }
+    }
+
+    /// Records what GitHub answered for `requested`: the row holding that GitHub
+    /// id (or the row known by `requested` that has no id yet, or a new row)
+    /// takes the id, the current name and the default branch, and keeps every
+    /// name it was known by. Never gives one repository two rows.
+    public func adopt(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> Repository {
+        try write {
+            let byID = try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.github_id = ?")
+                .bind([identity.githubID]).first(Self.repository(from:))
+            let byName = try repository(named: requested)
+            let rowID: Int64
+            if let byID {
+                rowID = byID.id
+            } else if let byName, byName.githubID == nil {
+                rowID = byName.id
+            } else {
+                try db.execute("INSERT INTO repositories (full_name) VALUES (?)",
+                               [placeholderName(for: identity)])
+                rowID = db.lastInsertRowID
+            }
+            // The current name moves to this row (another row can hold it only if
+            // created offline by `import` under the new name: that one keeps its own).
+            let current = identity.fullName.description
+            let taken = try db.scalarInt("SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
+                                         [current, rowID]) ?? 0
+            try db.execute("""
+                UPDATE repositories SET github_id = ?, default_branch = ?, html_url = ?,
+                    full_name = CASE WHEN ? = 0 THEN ? ELSE full_name END
+                WHERE id = ?
+                """, [identity.githubID, identity.defaultBranch, identity.htmlURL, taken, current, rowID])
+            for name in [requested.description, current] {
+                try addName(name, repositoryID: rowID)
+            }
+            return try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.id = ?")
+                .bind([rowID]).first(Self.repository(from:))!
+        }
+    }
+
+    /// A name for a new row that cannot collide while the real one is settled.
+    private func placeholderName(for identity: RepositoryIdentity) -> String {
+        "\(identity.fullName.owner)/\(identity.fullName.name)#\(identity.githubID)"
+    }
+
+    /// Points `name` at the repository, unless it already names another one
+    /// (that repository keeps it: a name is never silently moved between ids).
+    private func addName(_ name: String, repositoryID: Int64) throws {
+        try db.execute("INSERT INTO repository_names (name, repository_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                       [name, repositoryID])
+    }
+}
