@@ -20,10 +20,17 @@ struct DaemonSettings: Sendable {
                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonSettings {
         let configuration = try MirrorConfiguration.load(contentsOf: path)
         let apiURL = configuration.resolvedAPIURL(environment: environment)
+        let source = environment["GITHUB_API_URL"].map { $0.isEmpty ? "api_url" : "$GITHUB_API_URL" } ?? "api_url"
+        if APIOrigin.containsCredentials(apiURL) {
+            // Never echoed: the part before @ is a password.
+            throw ConfigurationError(file: path, key: "api_url", problem: "\(source) must not contain user:password@…",
+                                     expected: "the URL alone; put the token in GITHUB_TOKEN or token_file")
+        }
         guard let components = URLComponents(string: apiURL), ["http", "https"].contains(components.scheme ?? ""),
               components.host?.isEmpty == false
         else {
-            throw ConfigurationError(file: path, key: "api_url", problem: "$GITHUB_API_URL '\(apiURL)' is not an http(s) URL",
+            throw ConfigurationError(file: path, key: "api_url",
+                                     problem: "\(source) '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
                                      expected: "an http(s) URL such as https://api.github.com")
         }
         let token = try configuration.resolveToken(environment: environment) { warning in
@@ -34,6 +41,8 @@ struct DaemonSettings: Sendable {
         // hit an exhausted limit); the service then pauses everything until the reset.
         clientConfiguration.waitForRateLimit = false
         clientConfiguration.rateLimitReserve = configuration.rateLimitReserve
+        // A longer pause (a large retry-after) is thrown back to the scheduler, which pauses every repository.
+        clientConfiguration.retry.maximumInlineWait = .seconds(60)
         let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
         return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: environment),
                               apiURL: apiURL, tokenSource: token?.source, client: client)

@@ -57,7 +57,7 @@ public final class SyncEngine {
         } catch {
             let usage = client.usage
             try? store.recordFailure(repositoryID: repository.id, branch: branch,
-                                     message: "\(error)", rateLimit: usage.rateLimit)
+                                     message: client.redact("\(error)"), rateLimit: usage.rateLimit)
             throw error
         }
         let usage = client.usage
