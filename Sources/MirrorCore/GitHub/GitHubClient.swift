@@ -332,7 +332,7 @@ public final class GitHubClient: Sendable {
         usageBox.withLock { $0.rateLimit = nil }
     }
 
-    private func requestHeaders(for url: String, extra: HTTPHeaders) -> HTTPHeaders {
+    func requestHeaders(for url: String, extra: HTTPHeaders = []) -> HTTPHeaders {
         var headers: HTTPHeaders = [
             ("Accept", "application/vnd.github+json"),
             ("X-GitHub-Api-Version", "2022-11-28"),
