@@ -44,7 +44,7 @@ struct ResolvedSettings {
     /// environment are checked by `GitHubOptions.validate`; this catches `api_url`).
     func checkedAPIURL() throws -> String {
         guard APIOrigin.containsCredentials(apiURL) else { return apiURL }
-        throw ConfigurationError(file: configuration?.source ?? "", key: "api_url", problem: "must not contain user:password@…",
+        throw ConfigurationError(file: configuration?.source ?? "", key: "api_url", problem: "must not contain a user name or credentials (…@ before the host)",
                                  expected: "the URL alone; put the token in GITHUB_TOKEN, --token-file or token_file")
     }
 

@@ -28,7 +28,7 @@ struct GitHubOptions: ParsableArguments {
         let url = resolvedAPIURL
         if APIOrigin.containsCredentials(url) {
             // Never echoed: the part before @ is a password.
-            throw ValidationError("--api-url / $GITHUB_API_URL must not contain user:password@…; put the token in GITHUB_TOKEN or --token-file")
+            throw ValidationError("--api-url / $GITHUB_API_URL must not contain a user name or credentials (…@ before the host); put the token in GITHUB_TOKEN or --token-file")
         }
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
               components.host?.isEmpty == false
