@@ -166,6 +166,10 @@ import Testing
         #expect(client.redact("?t=tok%2Fen%2B1%3D2%26x&u=1") == "?t=[REDACTED]&u=1")
         #expect(client.redact("?t=tok%2fen%2b1%3d2%26x") == "?t=[REDACTED]")
 
+        // A toy token ("t" in tests) would match ordinary text: left alone rather than mangling URLs.
+        let toy = try Self.client("https://api.example.com", token: GitHubToken(value: "t", source: "environment variable GITHUB_TOKEN"))
+        #expect(toy.redact("https://api.example.com/repos/o/r/commits?page=2") == "https://api.example.com/repos/o/r/commits?page=2")
+
         let anonymous = try Self.client("https://api.example.com", token: nil)
         #expect(anonymous.redact("Bearer \(SecretScan.token)") == "Bearer \(SecretScan.token)")
     }
