@@ -137,7 +137,8 @@ import Testing
         let start = ContinuousClock.now
         let result = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
                                           environment: ["GITHUB_TOKEN": SecretScan.token])
-        #expect(ContinuousClock.now - start < .seconds(15))
+        // Not slept (that would be 31 years); generous because a loaded machine runs many suites at once.
+        #expect(ContinuousClock.now - start < .seconds(60))
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("commitsctl: error: GitHub's secondary rate limit asks to retry after "), "\(result.stderr)")
         #expect(result.stderr.contains("retry later"), "\(result.stderr)")

@@ -245,7 +245,9 @@ import Testing
         let client = try Self.client(api.baseURL)
         let start = ContinuousClock.now
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // No pause at all; the time bound is generous because a loaded machine runs many suites at once.
+        #expect(client.usage.retries == 0)
+        #expect(ContinuousClock.now - start < .seconds(60))
         guard case .retryAfterTooLong(let retryAt, let limit)? = error else {
             Issue.record("expected retryAfterTooLong, got \(String(describing: error))")
             return
@@ -263,7 +265,8 @@ import Testing
         let client = try Self.client(api.baseURL) { $0.retry.maximumInlineWait = .seconds(60) }
         let start = ContinuousClock.now
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(client.usage.retries == 0)
+        #expect(ContinuousClock.now - start < .seconds(100), "well under the 120 s asked for")
         guard case .retryAfterTooLong(let retryAt, let limit)? = error else {
             Issue.record("expected retryAfterTooLong, got \(String(describing: error))")
             return
@@ -308,7 +311,8 @@ import Testing
         #expect(api.requests.count <= attempts + 1, "\(api.requests.count) requests")
         #expect(api.requests.count >= 2, "--wait retries at least once")
         #expect(client.usage.retries == api.requests.count - 1)
-        #expect(elapsed < .seconds(20), "\(elapsed)")
+        // Milliseconds of backoff; generous because a loaded machine runs many suites at once.
+        #expect(elapsed < .seconds(120), "\(elapsed)")
     }
 
     @Test(arguments: ["\(Int(Date().timeIntervalSince1970) + 2 * 3600)", "99999999999999999999", "1e300", "inf", "nan"])
@@ -320,7 +324,8 @@ import Testing
         let client = try Self.client(api.baseURL) { $0.waitForRateLimit = true }
         let start = ContinuousClock.now
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(client.usage.retries == 0)
+        #expect(ContinuousClock.now - start < .seconds(60))
         guard case .primaryRateLimit? = error else {
             Issue.record("expected primaryRateLimit, got \(String(describing: error))")
             return
