@@ -21,6 +21,18 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public var isTimeout: Bool { code == Int(CURLE_OPERATION_TIMEDOUT.rawValue) }
     /// The response body passed `HTTPClient.Configuration.maximumBodySize`.
     public var isBodyTooLarge: Bool { code == Int(CURLE_WRITE_ERROR.rawValue) }
+    /// The request itself was refused before sending (e.g. CR or LF in a header); another attempt fails the same way.
+    public var isInvalidRequest: Bool { code == Int(CURLE_BAD_FUNCTION_ARGUMENT.rawValue) }
+
+    private init(code: Int, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The same error with its text passed through `transform` (e.g. redaction).
+    public func mapMessage(_ transform: (String) -> String) -> CurlError {
+        CurlError(code: code, message: transform(message))
+    }
 
     public var description: String { "\(message) (curl error \(code))" }
 }

@@ -33,8 +33,10 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     /// Sends a request and returns the complete response. 3xx responses are
-    /// returned as they are, never followed.
+    /// returned as they are, never followed. A URL or header with CR, LF or NUL
+    /// is refused (`CurlError.isInvalidRequest`) without any transfer.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try request.checkFields()
         let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

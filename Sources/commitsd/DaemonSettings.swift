@@ -20,10 +20,16 @@ struct DaemonSettings: Sendable {
                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonSettings {
         let configuration = try MirrorConfiguration.load(contentsOf: path)
         let apiURL = configuration.resolvedAPIURL(environment: environment)
+        if APIOrigin.containsCredentials(apiURL) {
+            // Never echoed: the part before @ is a password.
+            let source = environment["GITHUB_API_URL"]?.isEmpty == false ? "$GITHUB_API_URL " : ""
+            throw ConfigurationError(file: path, key: "api_url", problem: "\(source)must not contain a user name or credentials (…@ before the host)",
+                                     expected: "the URL alone; put the token in GITHUB_TOKEN or token_file")
+        }
         guard let components = URLComponents(string: apiURL), ["http", "https"].contains(components.scheme ?? ""),
               components.host?.isEmpty == false
         else {
-            throw ConfigurationError(file: path, key: "api_url", problem: "$GITHUB_API_URL '\(apiURL)' is not an http(s) URL",
+            throw ConfigurationError(file: path, key: "api_url", problem: "$GITHUB_API_URL '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
                                      expected: "an http(s) URL such as https://api.github.com")
         }
         let token = try configuration.resolveToken(environment: environment) { warning in
@@ -34,6 +40,8 @@ struct DaemonSettings: Sendable {
         // hit an exhausted limit); the service then pauses everything until the reset.
         clientConfiguration.waitForRateLimit = false
         clientConfiguration.rateLimitReserve = configuration.rateLimitReserve
+        // A longer pause (a large retry-after) is thrown back to the scheduler, which pauses every repository.
+        clientConfiguration.retry.maximumInlineWait = .seconds(60)
         let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
         return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: environment),
                               apiURL: apiURL, tokenSource: token?.source, client: client)

@@ -188,6 +188,9 @@ struct SyncService: Service, CustomStringConvertible {
                 resume = .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
             case .secondaryRateLimit:
                 resume = .now + .seconds(5 * 60)
+            case .retryAfterTooLong(let retryAt, _) where retryAt.timeIntervalSinceNow > 0:
+                // As GitHub asked, but at most an hour: a longer ask is a misbehaving server.
+                resume = .now + .seconds(min(retryAt.timeIntervalSinceNow.rounded(.up), 3600))
             default:
                 resume = .now + .seconds(15 * 60)
             }

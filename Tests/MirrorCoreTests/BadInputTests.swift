@@ -137,7 +137,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
                      expected: ["redirect without a Location"]),
         BadInputCase(name: "a redirect to a file:// URL",
                      handler: body([], status: 302, reason: "Found", headers: [("Location", "file:///etc/passwd")]),
-                     expected: ["could not reach file:///etc/passwd", "file"]),
+                     expected: ["refused a redirect from", "to file:///etc/passwd", "outside the API origin"]),
         BadInputCase(name: "an endless chunked response",
                      handler: { _, connection in
                          guard connection.send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n") else { return }
@@ -302,11 +302,11 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
         #expect(stored == message)
     }
 
-    /// A redirect to another host, or a Link to one, never carries the token.
-    @Test func theTokenGoesOnlyToTheConfiguredHost() async throws {
+    /// A redirect to another host (here another port) is refused and never
+    /// requested; one within the API origin is followed, with the token.
+    @Test func redirectsStayWithinTheAPIOrigin() async throws {
         let github = try MiniGitHub()
         defer { github.stop() }
-        // The other host serves the same history (so the sync completes).
         let elsewhere = try HostileServer { request, connection in
             MiniGitHub.answer(request, route: MiniGitHub.route(of: request), head: 6, connection: connection)
         }
@@ -319,14 +319,30 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
             connection.respond(status: 307, reason: "Temporary Redirect",
                                headers: [("Location", elsewhere.baseURL + request.target)], body: [])
         }))
+        let error = await #expect(throws: GitHubError.self) {
+            try await Self.sync("acme/widgets", github: github, store: store, logs: logs)
+        }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("refused a redirect from \(github.baseURL)/repos/acme/widgets/commits"), "\(message)")
+        #expect(message.contains("to \(elsewhere.baseURL)/repos/acme/widgets/commits"), "\(message)")
+        #expect(elsewhere.requests.isEmpty, "the redirect elsewhere was requested")
+        #expect(try Self.stored("acme/widgets", store: store).count == 3)
+
+        // The same origin, another path: followed, and the token goes along.
+        github.set(head: 6, hostile: (.listPage, { request, connection in
+            if request.target.hasSuffix("&moved=1") {
+                MiniGitHub.answer(request, route: .listPage, head: 6, connection: connection)
+            } else {
+                connection.respond(status: 301, reason: "Moved Permanently", headers: [("Location", request.target + "&moved=1")], body: [])
+            }
+        }))
         let report = try await Self.sync("acme/widgets", github: github, store: store, logs: logs)
         #expect(report.complete)
         #expect(try Self.stored("acme/widgets", store: store).count == 6)
-        #expect(!elsewhere.requests.isEmpty)
-        #expect(elsewhere.requests.allSatisfy { $0.authorization == nil }, "the token crossed to another host")
+        #expect(github.server.requests.contains { $0.target.hasSuffix("&moved=1") })
         #expect(github.server.requests.allSatisfy { $0.authorization == "Bearer \(SecretScan.token)" })
         #expect(logs.text.contains("following redirect"))
-        #expect(SecretScan.leaks(in: ["logs": logs.text]).isEmpty)
+        #expect(SecretScan.leaks(in: ["logs": logs.text, "error": message]).isEmpty)
         #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
     }
 }

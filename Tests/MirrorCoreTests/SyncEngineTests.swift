@@ -159,7 +159,7 @@ import Testing
         #expect(try harness.storedSHAs("acme/widgets") == harness.simulator.reachableSHAs(owner: "acme", name: "widgets"))
     }
 
-    @Test func theTokenNeverCrossesARedirectToAnotherHost() async throws {
+    @Test func aRedirectToAnotherHostIsRefusedSoTheTokenNeverCrosses() async throws {
         let other = try GitHubSimulator(configuration: {
             var configuration = SimConfiguration()
             configuration.host = "127.0.0.2"
@@ -171,10 +171,11 @@ import Testing
         defer { Task { try? await harness.stop() } }
         try harness.simulator.redirect(owner: "acme", name: "widgets", toBaseURL: other.baseURL)
 
-        let report = try await harness.sync("acme/widgets")
-        #expect(report.added == 1_234)
+        let error = await #expect(throws: GitHubError.self) { try await harness.sync("acme/widgets") }
+        #expect(error.map { "\($0)" }?.contains("refused a redirect from \(harness.simulator.baseURL)/repos/acme/widgets to \(other.baseURL)") == true,
+                "\(String(describing: error))")
         #expect(harness.simulator.stats().authorizationHeadersSeen > 0)
-        #expect(other.stats().requests > 0)
+        #expect(other.stats().requests == 0)
         #expect(other.stats().authorizationHeadersSeen == 0)
     }
 

@@ -46,6 +46,17 @@ public struct APIOrigin: Sendable, Equatable, CustomStringConvertible {
         return port == defaultPort ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
     }
 
+    /// Whether `url` carries user information (`user:password@`), parsable or not:
+    /// such an API URL is refused, and never echoed.
+    public static func containsCredentials(_ url: String) -> Bool {
+        if let components = URLComponents(string: url) {
+            return components.user != nil || components.password != nil
+        }
+        // Unparsable: an @ before the path is as good as credentials.
+        let authority = url.split(separator: "://", maxSplits: 1).last?.prefix { $0 != "/" && $0 != "?" && $0 != "#" } ?? ""
+        return authority.contains("@")
+    }
+
     /// A URL as it may be shown in an error or a log: user information
     /// removed, cut to a sensible length.
     public static func displayable(_ url: String, limit: Int = 200) -> String {

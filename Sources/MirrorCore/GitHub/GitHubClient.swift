@@ -6,9 +6,11 @@ import Synchronization
 /// The GitHub REST calls a mirror needs, over our libcurl client.
 ///
 /// Sends GitHub's recommended headers, adds `Authorization` only for the
-/// configured API host (never across a redirect to another host), follows
-/// 301/302/307/308 itself, retries transient failures with capped backoff and
-/// jitter, and handles rate limits as LIST-COMMITS.md §5 describes. One
+/// configured API origin (scheme, host and port: `APIOrigin`), follows
+/// 301/302/307/308 itself but only within that origin, retries transient
+/// failures with capped backoff and jitter, and handles rate limits as
+/// LIST-COMMITS.md §5 describes, never waiting longer than `RetryPolicy` allows.
+/// Every error it throws carries server text only after `redact(_:)`. One
 /// request at a time: the underlying `HTTPClient` serialises transfers.
 public final class GitHubClient: Sendable {
     public struct Configuration: Sendable {
@@ -43,14 +45,16 @@ public final class GitHubClient: Sendable {
     public let configuration: Configuration
     private let http: HTTPClient
     private let logger: Logger
-    private let apiHost: String?
+    /// `nil` for an API URL that is not http(s) or holds credentials: then no
+    /// request carries the token and no redirect is followed.
+    private let origin: APIOrigin?
     private let usageBox = Mutex(Usage())
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.http = try HTTPClient(configuration: configuration.http)
         self.logger = logger
-        self.apiHost = URLComponents(string: configuration.apiURL)?.hostWithPort
+        self.origin = APIOrigin(url: configuration.apiURL)
     }
 
     public var usage: Usage { usageBox.withLock { $0 } }
@@ -128,7 +132,7 @@ public final class GitHubClient: Sendable {
     public func commitsPage(url: String, repository: RepositoryName) async throws -> CommitsPage {
         let result = try await send(url: url, repository: repository) { response -> CommitsPage in
             let links: LinkHeader?
-            if let header = response.headers["link"] {
+            if let header = response.headers["link"].map(redact) {
                 guard let parsed = LinkHeader(header) else {
                     throw PayloadError("malformed Link header: \(header.prefix(200))")
                 }
@@ -157,9 +161,23 @@ public final class GitHubClient: Sendable {
 
     /// Sends a GET with redirects, retries and rate-limit handling, then parses
     /// the final 2xx/304 response with `parse` (a parse failure is retried).
+    /// The one place errors leave the client: each is redacted here.
     func send<Value>(
         url originalURL: String,
         headers extraHeaders: HTTPHeaders = [],
+        repository: RepositoryName,
+        parse: (HTTPResponse) throws -> Value
+    ) async throws -> Result<Value> {
+        do {
+            return try await sendUnredacted(url: originalURL, headers: extraHeaders, repository: repository, parse: parse)
+        } catch let error as GitHubError {
+            throw error.redacted(redact)
+        }
+    }
+
+    private func sendUnredacted<Value>(
+        url originalURL: String,
+        headers extraHeaders: HTTPHeaders,
         repository: RepositoryName,
         parse: (HTTPResponse) throws -> Value
     ) async throws -> Result<Value> {
@@ -167,6 +185,7 @@ public final class GitHubClient: Sendable {
         var redirects = 0
         var transientAttempts = 0
         var secondaryAttempts = 0
+        var primaryAttempts = 0
         let policy = configuration.retry
 
         while true {
@@ -181,6 +200,9 @@ public final class GitHubClient: Sendable {
                 // Another attempt would only read the same oversized body again.
                 if error.isBodyTooLarge {
                     throw GitHubError.responseTooLarge(url: url, limit: configuration.http.maximumBodySize)
+                }
+                if error.isInvalidRequest {
+                    throw GitHubError.transport(error, url: url, attempts: 1)
                 }
                 transientAttempts += 1
                 guard transientAttempts < policy.maximumAttempts else {
@@ -208,13 +230,18 @@ public final class GitHubClient: Sendable {
             case 301, 302, 307, 308:
                 redirects += 1
                 guard redirects <= 5 else { throw GitHubError.tooManyRedirects(url: originalURL) }
-                guard let location = response.headers["location"],
-                      let target = URL(string: location, relativeTo: URL(string: url))?.absoluteString
-                else {
+                guard let location = response.headers["location"], !location.isEmpty else {
                     throw GitHubError.unexpectedStatus(status: response.status, url: url, message: "redirect without a Location")
                 }
+                // Only within the API origin: elsewhere (another host or port, http
+                // under https, file:, a metadata address) is never requested at all.
+                guard let target = Self.redirectTarget(location, from: url, origin: origin) else {
+                    let shown = URL(string: location, relativeTo: URL(string: url))?.absoluteString ?? location
+                    throw GitHubError.redirectRefused(from: APIOrigin.displayable(url), to: APIOrigin.displayable(shown),
+                                                      origin: origin?.description ?? APIOrigin.displayable(configuration.apiURL))
+                }
                 logger.info("following redirect", metadata: [
-                    "http.status": "\(response.status)", "http.from": "\(url)", "http.to": "\(target)",
+                    "http.status": "\(response.status)", "http.from": "\(redact(url))", "http.to": "\(redact(target))",
                 ])
                 url = target
 
@@ -230,13 +257,18 @@ public final class GitHubClient: Sendable {
                 let retryAfter = response.headers["retry-after"].flatMap(Int.init)
                 if rate?.remaining == 0 && retryAfter == nil {
                     let resetAt = rate?.resetAt
-                    guard configuration.waitForRateLimit, let resetAt else {
-                        throw GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
+                    let exhausted = GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
+                    primaryAttempts += 1
+                    guard configuration.waitForRateLimit, let resetAt, primaryAttempts < policy.maximumAttempts else {
+                        throw exhausted
                     }
-                    let wait = Duration.seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1))
-                    guard wait <= policy.maximumRateLimitWait else {
-                        throw GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
-                    }
+                    // A reset already past (clock skew, or a server that keeps saying 0)
+                    // gets the growing backoff instead, so the retries stay bounded.
+                    let untilReset = resetAt.timeIntervalSinceNow.rounded(.up) + 1
+                    let cap = min(policy.maximumRateLimitWait, policy.maximumInlineWait)
+                    guard untilReset <= Double(cap.components.seconds) else { throw exhausted }
+                    let wait = max(Duration.seconds(max(0, untilReset)), policy.backoff(afterAttempt: primaryAttempts))
+                    guard wait <= cap else { throw exhausted }
                     try await pause(wait, reason: "primary rate limit exhausted; waiting for reset", url: url)
                 } else if retryAfter != nil || message.lowercased().contains("secondary rate limit")
                             || message.lowercased().contains("abuse") {
@@ -244,9 +276,19 @@ public final class GitHubClient: Sendable {
                     guard secondaryAttempts < policy.maximumAttempts else {
                         throw GitHubError.secondaryRateLimit(attempts: secondaryAttempts)
                     }
-                    // Honour retry-after; otherwise at least the minimum, doubling each time.
-                    let wait = retryAfter.map { Duration.seconds($0) }
-                        ?? policy.secondaryLimitDelay * (1 << min(secondaryAttempts - 1, 6))
+                    // Honour retry-after, but not past the caps: a longer wait is the
+                    // caller's to schedule (exit 75, or commitsd's pause), not a sleep here.
+                    let cap = min(policy.maximumSecondaryLimitWait, policy.maximumInlineWait)
+                    if let retryAfter, Int64(retryAfter) > cap.components.seconds {
+                        let seconds = min(retryAfter, 100 * 365 * 86_400)
+                        throw GitHubError.retryAfterTooLong(retryAt: Date(timeIntervalSinceNow: TimeInterval(seconds)), limit: cap)
+                    }
+                    // Otherwise at least the minimum, doubling each time, up to the cap.
+                    let wait = retryAfter.map { Duration.seconds(max(0, $0)) }
+                        ?? min(policy.secondaryLimitDelay * (1 << min(secondaryAttempts - 1, 6)), policy.maximumSecondaryLimitWait)
+                    guard wait <= cap else {
+                        throw GitHubError.retryAfterTooLong(retryAt: Date(timeIntervalSinceNow: Double(wait.components.seconds)), limit: cap)
+                    }
                     try await pause(wait, reason: "secondary rate limit", url: url)
                 } else {
                     throw GitHubError.forbidden(url: url, message: message)
@@ -280,8 +322,8 @@ public final class GitHubClient: Sendable {
               rate.remaining <= configuration.rateLimitReserve,
               let resetAt = rate.resetAt, resetAt > Date()
         else { return }
-        guard configuration.waitForRateLimit,
-              Duration.seconds(resetAt.timeIntervalSinceNow) <= configuration.retry.maximumRateLimitWait
+        let cap = min(configuration.retry.maximumRateLimitWait, configuration.retry.maximumInlineWait)
+        guard configuration.waitForRateLimit, resetAt.timeIntervalSinceNow.rounded(.up) + 1 <= Double(cap.components.seconds)
         else {
             throw GitHubError.reserveReached(reserve: configuration.rateLimitReserve, resetAt: resetAt)
         }
@@ -290,7 +332,7 @@ public final class GitHubClient: Sendable {
         usageBox.withLock { $0.rateLimit = nil }
     }
 
-    private func requestHeaders(for url: String, extra: HTTPHeaders) -> HTTPHeaders {
+    func requestHeaders(for url: String, extra: HTTPHeaders = []) -> HTTPHeaders {
         var headers: HTTPHeaders = [
             ("Accept", "application/vnd.github+json"),
             ("X-GitHub-Api-Version", "2022-11-28"),
@@ -300,8 +342,9 @@ public final class GitHubClient: Sendable {
             headers.remove(name: name)
             headers.add(name: name, value: value)
         }
-        // The token goes only to the configured API host: a redirect elsewhere must not carry it.
-        if let token = configuration.token, URLComponents(string: url)?.hostWithPort == apiHost {
+        // The token goes only to the API origin: not to another host or port, nor
+        // in clear text over http when the API is https.
+        if let token = configuration.token, let origin, origin.contains(url) {
             headers.add(name: "Authorization", value: "Bearer \(token.value)")
         }
         return headers
@@ -318,7 +361,7 @@ public final class GitHubClient: Sendable {
     private func pause(_ duration: Duration, reason: String, url: String) async throws {
         usageBox.withLock { $0.retries += 1 }
         logger.warning("retrying after a pause", metadata: [
-            "retry.reason": "\(reason)", "retry.delay": "\(duration)", "http.url": "\(url)",
+            "retry.reason": "\(redact(reason))", "retry.delay": "\(duration)", "http.url": "\(redact(url))",
         ])
         try await Task.sleep(for: duration)
     }
@@ -334,22 +377,42 @@ public final class GitHubClient: Sendable {
             let details = (body.errors ?? []).map { error in
                 [error.field.map { "parameter '\($0)'" }, error.code, error.message].compactMap { $0 }.joined(separator: ": ")
             }.filter { !$0.isEmpty }
-            return details.isEmpty ? message : "\(message) (\(details.joined(separator: "; ")))"
+            return oneLine(details.isEmpty ? message : "\(message) (\(details.joined(separator: "; ")))")
         }
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-        return text.isEmpty ? "no message" : text
+        return text.isEmpty ? "no message" : oneLine(text)
+    }
+
+    /// Server text inside a one-line message: control characters (line breaks) become spaces.
+    private func oneLine(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+    }
+
+    /// `text` with the token, raw or percent-encoded, replaced by `[REDACTED]`:
+    /// applied to anything a server sent (messages, bodies, Link and Location
+    /// URLs) before it goes into an error, a log line or the store. A token
+    /// under 8 characters (never a real one; tests use "t") is left alone: it
+    /// would match ordinary text and mangle every Link URL.
+    public func redact(_ text: String) -> String {
+        guard let token = configuration.token?.value, token.count >= 8 else { return text }
+        var forms = [token]
+        for allowed in [CharacterSet.alphanumerics, .urlQueryAllowed, .urlPathAllowed] {
+            if let encoded = token.addingPercentEncoding(withAllowedCharacters: allowed) { forms.append(encoded) }
+        }
+        var result = text
+        for form in Set(forms).sorted(by: { $0.count > $1.count }) {
+            result = result.replacingOccurrences(of: form, with: "[REDACTED]", options: .caseInsensitive)
+        }
+        return result
+    }
+
+    /// Where a redirect may lead: `location` resolved against `url`, if on `origin`.
+    static func redirectTarget(_ location: String, from url: String, origin: APIOrigin?) -> String? {
+        origin?.resolve(location, against: url)
     }
 
     private func percentEncodedPathSegment(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? text
-    }
-}
-
-extension URLComponents {
-    /// `host:port` (port only when explicit), lowercased: the unit credentials are scoped to.
-    var hostWithPort: String? {
-        guard let host = host?.lowercased() else { return nil }
-        return port.map { "\(host):\($0)" } ?? host
     }
 }
 

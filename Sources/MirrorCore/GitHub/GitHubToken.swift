@@ -29,7 +29,7 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
         if let tokenFile { return try fromFile(tokenFile, warn: warn) }
         for variable in ["GITHUB_TOKEN", "GH_TOKEN"] {
             if let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
-                return GitHubToken(value: value, source: "environment variable \(variable)")
+                return try checked(value, source: "environment variable \(variable)")
             }
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
@@ -40,7 +40,8 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
         return nil
     }
 
-    /// Reads a token file: the first non-empty line, whitespace trimmed.
+    /// Reads a token file: the token alone, surrounding whitespace and newlines trimmed.
+    /// A second line is refused rather than ignored: it is a pasted header or a mistake.
     public static func fromFile(_ path: String, warn: (String) -> Void = { _ in }) throws -> GitHubToken {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -52,17 +53,26 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TokenError.unreadable(path: path, reason: "permission denied")
         }
-        guard let text = String(data: data, encoding: .utf8),
-              let line = text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty })
+        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
         else {
             throw TokenError.empty(path: path)
         }
-        return GitHubToken(value: line, source: "file \(path)")
+        return try checked(text, source: "file \(path)")
+    }
+
+    /// Refuses a value with a control character or whitespace inside: sent as
+    /// `Authorization: Bearer …`, a CR or LF would inject header lines.
+    static func checked(_ value: String, source: String) throws -> GitHubToken {
+        guard !value.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) || $0.properties.isWhitespace })
+        else { throw TokenError.invalidCharacters(source: source) }
+        return GitHubToken(value: value, source: source)
     }
 
     public enum TokenError: Error, Sendable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         case empty(path: String)
+        /// The value holds a control character or whitespace (never shown).
+        case invalidCharacters(source: String)
 
         public var description: String {
             switch self {
@@ -70,6 +80,8 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
                 return "cannot read the token file \(path): \(reason); check the path and that this user may read it"
             case .empty(let path):
                 return "the token file \(path) is empty; put the token on its first line"
+            case .invalidCharacters(let source):
+                return "the token from \(source) contains a control character or whitespace; set it to the token alone (no spaces, line breaks or extra header lines)"
             }
         }
     }

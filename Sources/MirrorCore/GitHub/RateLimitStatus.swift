@@ -25,7 +25,9 @@ public struct RateLimitStatus: Sendable, Equatable, Codable {
         self.limit = limit
         self.remaining = remaining
         self.used = headers["x-ratelimit-used"].flatMap(Int.init)
-        self.resetAt = headers["x-ratelimit-reset"].flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+        // A reset past the year 5000 (or not finite) is garbage, not a time to wait for or print.
+        self.resetAt = headers["x-ratelimit-reset"].flatMap(TimeInterval.init).flatMap { $0.isFinite && abs($0) < 1e11 ? $0 : nil }
+            .map(Date.init(timeIntervalSince1970:))
         self.resource = headers["x-ratelimit-resource"]
     }
 }

@@ -7,8 +7,18 @@ public struct RetryPolicy: Sendable {
     public var maximumDelay: Duration = .seconds(30)
     /// Wait after a secondary-limit refusal without `retry-after` (GitHub: at least 60 s).
     public var secondaryLimitDelay: Duration = .seconds(60)
-    /// Longest single wait for a primary limit reset before giving up (only with `waitForRateLimit`).
+    /// Longest single wait for a primary limit reset before giving up (only with
+    /// `waitForRateLimit`): one hourly window plus slack. A reset further away is
+    /// a server's mistake or a lie, not something to sleep through.
     public var maximumRateLimitWait: Duration = .seconds(3700)
+    /// Longest secondary-limit pause: a larger `retry-after` is not slept but
+    /// thrown at once as `GitHubError.retryAfterTooLong` (exit 75 in commitsctl),
+    /// and the doubling backoff without `retry-after` stops growing here.
+    public var maximumSecondaryLimitWait: Duration = .seconds(15 * 60)
+    /// Longest any rate-limit pause may be inside one request; a longer one throws
+    /// the rate-limit error instead. commitsd lowers it (to a minute) so its
+    /// scheduler, not a sleep inside one repository's sync, decides when to go on.
+    public var maximumInlineWait: Duration = .seconds(3700)
 
     public init() {}
 

@@ -77,7 +77,7 @@ public final class SyncEngine {
             try await syncBranch(context, identityChecked: identityChecked, report: &report)
         } catch {
             try? store.recordFailure(repositoryID: repository.id, branch: branch,
-                                     message: "\(error)", rateLimit: client.usage.rateLimit)
+                                     message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
             throw error
         }
         let usage = client.usage

@@ -62,7 +62,7 @@ extension Commitsctl {
                         file: "", problem: "no repository given and no configuration file found",
                         expected: "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml")
                 }
-                var clientConfiguration = GitHubClient.Configuration(apiURL: settings.apiURL, token: try settings.resolveToken(github: github))
+                var clientConfiguration = GitHubClient.Configuration(apiURL: try settings.checkedAPIURL(), token: try settings.resolveToken(github: github))
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)

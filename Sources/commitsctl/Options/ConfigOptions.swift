@@ -46,6 +46,14 @@ struct ResolvedSettings {
         }
     }
 
+    /// The API URL, refused when it carries `user:password@` (flags and the
+    /// environment are checked by `GitHubOptions.validate`; this catches `api_url`).
+    func checkedAPIURL() throws -> String {
+        guard APIOrigin.containsCredentials(apiURL) else { return apiURL }
+        throw ConfigurationError(file: configuration?.source ?? "", key: "api_url", problem: "must not contain a user name or credentials (…@ before the host)",
+                                 expected: "the URL alone; put the token in GITHUB_TOKEN, --token-file or token_file")
+    }
+
     /// `--token-file`, the environment, the systemd credential, then `token_file`.
     func resolveToken(github: GitHubOptions) throws -> GitHubToken? {
         if github.tokenFile == nil, let configuration {

@@ -26,10 +26,14 @@ struct GitHubOptions: ParsableArguments {
 
     func validate() throws {
         let url = resolvedAPIURL
+        if APIOrigin.containsCredentials(url) {
+            // Never echoed: the part before @ is a password.
+            throw ValidationError("--api-url / $GITHUB_API_URL must not contain a user name or credentials (…@ before the host); put the token in GITHUB_TOKEN or --token-file")
+        }
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
               components.host?.isEmpty == false
         else {
-            throw ValidationError("--api-url / $GITHUB_API_URL must be an http(s) URL such as https://api.github.com, not '\(url)'")
+            throw ValidationError("--api-url / $GITHUB_API_URL must be an http(s) URL such as https://api.github.com, not '\(APIOrigin.displayable(url))'")
         }
     }
 }
