@@ -100,7 +100,7 @@ struct MirrorBench {
                 authorCommits[repository.authorIndex(at: i)] += 1
                 return payload(repository, at: i, repositoryName: name)
             }
-            _ = try store.store(page: page, repositoryID: stored.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+            _ = try store.store(page: page.map(Commit.init), repositoryID: stored.id, walk: &walk, nextURL: nil, pagesTotal: nil)
             index = lower - 1
             if (repository.count - lower) % 100_000 == 0 {
                 let seconds = (clock.now - start).components.seconds

@@ -50,7 +50,7 @@ enum QueryCLIFixture {
         for repository in ["acme/widgets", "acme/fork"] {
             let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
             let payloads = commits.filter { $0.repositories.contains(repository) }.map(payload)
-            try store.db.transaction { _ = try store.upsert(payloads, repositoryID: repo.id) }
+            try store.db.transaction { _ = try store.upsert(payloads.map(MirrorCore.Commit.init), repositoryID: repo.id) }
         }
         let widgets = try store.repository(named: RepositoryName(parsing: "acme/widgets")!)!
         try store.recordAttempt(repositoryID: widgets.id, branch: "main", at: Date(timeIntervalSince1970: 1_710_000_000))

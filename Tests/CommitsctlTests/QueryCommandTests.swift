@@ -111,7 +111,7 @@ import Testing
         pending.sha = "eeee666666666666666666666666666666666666"
         pending.message = "Written but not committed"
         pending.date = "2024-03-06T00:00:00Z"
-        _ = try writer.upsert([QueryCLIFixture.payload(pending)], repositoryID: repo.id)
+        _ = try writer.upsert([MirrorCore.Commit(QueryCLIFixture.payload(pending))], repositoryID: repo.id)
 
         let clock = ContinuousClock()
         let start = clock.now

@@ -19,7 +19,7 @@ import Testing
         let fromLines = try SavedResponses.decode(ndjson, source: "commits.ndjson")
         #expect(fromPages.map(\.sha) == [F.sha(3), F.sha(2), F.sha(1)])
         #expect(fromPages == fromLines)
-        #expect(fromPages[0].commit.message == "has ] and } and \"[\" in it")
+        #expect(fromPages[0].message == "has ] and } and \"[\" in it")
         #expect(try SavedResponses.decode(Array("\u{FEFF}[]\n[]".utf8), source: "x").isEmpty)
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(Set(order) == [F.sha(1), F.sha(2), F.sha(5), F.sha(6)])
         #expect(order.firstIndex(of: F.sha(1))! < order.firstIndex(of: F.sha(2))!)
         #expect(order.firstIndex(of: F.sha(5))! < order.firstIndex(of: F.sha(6))!)
-        #expect(plan.closed.first { $0.sha == F.sha(2) }?.commit.message == "listed twice")
+        #expect(plan.closed.first { $0.sha == F.sha(2) }?.message == "listed twice")
 
         let outcome = try store.importBatch(plan.closed, repositoryID: repository.id)
         #expect(outcome.added == 4)
@@ -72,7 +72,7 @@ import Testing
         #expect(try store.syncStates().isEmpty, "an import never records sync state")
 
         // Once 9 arrives (say, from a sync), 3 and 4 become attachable.
-        _ = try store.importBatch([F.element(sha: F.sha(9))].map { try PayloadDecoder().decode(CommitPayload.self, from: Array($0.utf8)) },
+        _ = try store.importBatch([F.element(sha: F.sha(9))].map { Commit(try PayloadDecoder().decode(CommitPayload.self, from: Array($0.utf8))) },
                                   repositoryID: repository.id)
         let again = try store.planImport(input, repositoryID: repository.id)
         #expect(again.open.isEmpty && again.missingParents.isEmpty)

@@ -22,8 +22,8 @@ import Testing
         if message.contains("\u{0}") {
             #expect(String(decoding: page, as: UTF8.self).contains(#"\u0000"#), "the page spells the NUL as JSON does")
         }
-        let commits = try PayloadDecoder().decodeCommitPage(page)
-        #expect(commits.first?.commit.message == message)
+        let commits = try PayloadDecoder().decodeCommits(page)
+        #expect(commits.first?.message == message)
 
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
@@ -43,7 +43,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try MirrorStore(path: directory.path("commits.sqlite"))
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
-        let commits = try PayloadDecoder().decodeCommitPage(PayloadFixtures.page([
+        let commits = try PayloadDecoder().decodeCommits(PayloadFixtures.page([
             PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "visible part\u{0}hidden part"),
             PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "unrelated"),
         ]))
@@ -59,7 +59,7 @@ import Testing
         }
         // Updating such a message keeps the index consistent (its
         // 'delete' must remove exactly what the insert indexed).
-        let changed = try PayloadDecoder().decodeCommitPage(PayloadFixtures.page([
+        let changed = try PayloadDecoder().decodeCommits(PayloadFixtures.page([
             PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "new text\u{0}after"),
         ]))
         var again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)

@@ -13,13 +13,13 @@ import Testing
         store = try MirrorStore(path: directory.path("nested/dir/commits.sqlite"))
     }
 
-    func payloads(_ elements: [String]) throws -> [CommitPayload] {
-        try PayloadDecoder().decodeCommitPage(PayloadFixtures.page(elements))
+    func payloads(_ elements: [String]) throws -> [Commit] {
+        try PayloadDecoder().decodeCommits(PayloadFixtures.page(elements))
     }
 
     /// Stores `commits` as one page of a fresh walk, like the sync engine does.
     @discardableResult
-    func storePage(_ commits: [CommitPayload], in repository: String) throws -> MirrorStore.PageOutcome {
+    func storePage(_ commits: [Commit], in repository: String) throws -> MirrorStore.PageOutcome {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: commits[0].sha)

@@ -44,7 +44,7 @@ enum QueryFixtures {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.db.transaction {
             for start in stride(from: 0, to: payloads.count, by: 500) {
-                _ = try store.upsert(Array(payloads[start..<min(start + 500, payloads.count)]), repositoryID: repo.id)
+                _ = try store.upsert(payloads[start..<min(start + 500, payloads.count)].map(Commit.init), repositoryID: repo.id)
             }
         }
     }

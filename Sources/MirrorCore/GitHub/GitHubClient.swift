@@ -121,7 +121,7 @@ public final class GitHubClient: Sendable {
     }
 
     public struct CommitsPage: Sendable {
-        public var commits: [CommitPayload]
+        public var commits: [Commit]
         public var links: LinkHeader?
         /// The page number of `rel="last"`, for progress.
         public var lastPageNumber: Int?
@@ -140,7 +140,7 @@ public final class GitHubClient: Sendable {
             } else {
                 links = nil
             }
-            let commits = try PayloadDecoder().decodeCommitPage(response.body)
+            let commits = try PayloadDecoder().decodeCommits(response.body)
             let lastPage = links?.last.flatMap { URLComponents(string: $0)?.queryItems?.last { $0.name == "page" }?.value }.flatMap(Int.init)
             return CommitsPage(commits: commits, links: links, lastPageNumber: lastPage)
         }

@@ -13,16 +13,16 @@ public enum SavedResponses {
     }
 
     /// Decodes every commit in `bytes`, in order. `source` names the input in errors.
-    public static func decode(_ bytes: [UInt8], source: String) throws -> [CommitPayload] {
-        var commits: [CommitPayload] = []
+    public static func decode(_ bytes: [UInt8], source: String) throws -> [Commit] {
+        var commits: [Commit] = []
         let decoder = PayloadDecoder()
         for value in try values(in: bytes, source: source) {
             let slice = Array(bytes[value.range])
             do {
                 if bytes[value.range.lowerBound] == UInt8(ascii: "[") {
-                    commits += try decoder.decodeCommitPage(slice)
+                    commits += try decoder.decodeCommits(slice)
                 } else {
-                    commits.append(try decoder.decode(CommitPayload.self, from: slice))
+                    commits.append(Commit(try decoder.decode(CommitPayload.self, from: slice)))
                 }
             } catch {
                 struct ErrorBody: Decodable { var message: String; var sha: String? }

@@ -16,20 +16,20 @@ extension MirrorStore {
     /// The commits of an import split by whether their history is whole.
     public struct ImportPlan: Sendable {
         /// Attachable commits, parents before children, each sha once.
-        public var closed: [CommitPayload]
+        public var closed: [Commit]
         /// Commits with an ancestor that is neither in the import nor mirrored.
-        public var open: [CommitPayload]
+        public var open: [Commit]
         /// Those missing ancestors (parents referenced but absent), for messages.
         public var missingParents: Set<String>
     }
 
     /// Splits `commits` into those whose history is closed and the rest.
-    public func planImport(_ commits: [CommitPayload], repositoryID: Int64) throws -> ImportPlan {
+    public func planImport(_ commits: [Commit], repositoryID: Int64) throws -> ImportPlan {
         // Each sha once (overlapping pages are normal); the last copy wins, as in a sync.
         var index: [String: Int] = [:]
-        var unique: [CommitPayload] = []
+        var unique: [Commit] = []
         for commit in commits {
-            let sha = commit.sha.lowercased()
+            let sha = commit.sha
             if let existing = index[sha] {
                 unique[existing] = commit
             } else {
@@ -47,7 +47,7 @@ extension MirrorStore {
         var missing = Set<String>()
         var openQueue: [Int] = []
         for (child, commit) in unique.enumerated() {
-            for parent in Set(commit.parents.map { $0.sha.lowercased() }) {
+            for parent in Set(commit.parents) {
                 if let parentIndex = index[parent] {
                     children[parentIndex, default: []].append(child)
                     pendingParents[child] += 1
@@ -69,7 +69,7 @@ extension MirrorStore {
         }
         // Parents first (Kahn), oldest-listed first among ready commits.
         var ready = unique.indices.reversed().filter { pendingParents[$0] == 0 && !isOpen[$0] }
-        var closed: [CommitPayload] = []
+        var closed: [Commit] = []
         closed.reserveCapacity(unique.count)
         var cursor = 0
         while cursor < ready.count {
@@ -87,7 +87,7 @@ extension MirrorStore {
 
     /// Upserts one batch of commits into the repository in one transaction,
     /// through the same path a synced page takes. Sync state is not touched.
-    public func importBatch(_ commits: [CommitPayload], repositoryID: Int64) throws -> PageOutcome {
+    public func importBatch(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
         try write { try upsert(commits, repositoryID: repositoryID) }
     }
 }

@@ -168,16 +168,15 @@ extension MirrorStore {
 
     /// After a page is upserted: parents of its commits that this repository
     /// does not hold join the walk's frontier; the page's own commits leave it.
-    func updateFrontier(walkID: Int64, repositoryID: Int64, page: [CommitPayload]) throws {
-        let pageSHAs = Set(page.map { $0.sha.lowercased() })
+    func updateFrontier(walkID: Int64, repositoryID: Int64, page: [Commit]) throws {
+        let pageSHAs = Set(page.map(\.sha))
         let isMember = try db.cachedStatement("""
             SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id
             WHERE c.sha = ? AND rc.repository_id = ?
             """)
         let addMissing = try db.cachedStatement("INSERT OR IGNORE INTO sync_frontier (walk_id, sha) VALUES (?, ?)")
         for commit in page {
-            for parent in commit.parents {
-                let sha = parent.sha.lowercased()
+            for sha in commit.parents {
                 // Most parents are the next commit on the same page: no query needed.
                 guard !pageSHAs.contains(sha) else { continue }
                 if try isMember.bind([sha, repositoryID]).first({ _ in true }) == nil {

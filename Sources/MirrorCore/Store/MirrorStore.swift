@@ -101,7 +101,7 @@ public final class MirrorStore {
 
     /// Stores one decoded page in one transaction, together with the walk's
     /// progress, so a page and its checkpoint are stored whole or not at all.
-    public func store(page: [CommitPayload], repositoryID: Int64, walk: inout Walk, nextURL: String?, pagesTotal: Int?) throws -> PageOutcome {
+    public func store(page: [Commit], repositoryID: Int64, walk: inout Walk, nextURL: String?, pagesTotal: Int?) throws -> PageOutcome {
         var outcome = PageOutcome()
         let walkID = walk.id
         try write {
@@ -121,7 +121,7 @@ public final class MirrorStore {
 
     /// Upserts commits (and their authors, parents and membership) without
     /// touching sync progress. Call inside a transaction.
-    func upsert(_ commits: [CommitPayload], repositoryID: Int64) throws -> PageOutcome {
+    func upsert(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
         var outcome = PageOutcome()
         let insert = try db.cachedStatement("""
             INSERT INTO commits (sha, message, html_url, author_id, author_date, committer_id, committer_date, parent_count, tree_sha)
@@ -137,24 +137,25 @@ public final class MirrorStore {
         let insertParent = try db.cachedStatement("INSERT OR IGNORE INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)")
         let addMember = try db.cachedStatement("INSERT OR IGNORE INTO repository_commits (repository_id, commit_id) VALUES (?, ?)")
 
-        for payload in commits {
-            let record = CommitRecord(payload)
-            let authorID = try self.authorID(for: record.author, login: payload.author?.login)
-            let committerID = try self.authorID(for: record.committer, login: payload.committer?.login)
-            try insert.bind([record.sha, record.message, record.htmlURL, authorID, record.authorDate,
-                             committerID, record.committerDate, record.parents.count, record.treeSHA]).run()
+        for commit in commits {
+            let authorDate = ISO8601Timestamp.format(commit.author.date)
+            let committerDate = ISO8601Timestamp.format(commit.committer.date)
+            let authorID = try self.authorID(for: commit.author.person)
+            let committerID = try self.authorID(for: commit.committer.person)
+            try insert.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
+                             committerID, committerDate, commit.parents.count, commit.treeSHA]).run()
             let commitID: Int64
             if db.changes == 1 {
                 commitID = db.lastInsertRowID
-                for (position, parent) in record.parents.enumerated() {
+                for (position, parent) in commit.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
             } else {
-                try update.bind([record.sha, record.message, record.htmlURL, authorID, record.authorDate,
-                                 committerID, record.committerDate, record.treeSHA]).run()
+                try update.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
+                                 committerID, committerDate, commit.treeSHA]).run()
                 if db.changes == 1 { outcome.updated += 1 }
-                guard let id = try lookup.bind([record.sha]).first({ $0.int64(0) }) else {
-                    throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(record.sha) vanished during upsert"))
+                guard let id = try lookup.bind([commit.sha]).first({ $0.int64(0) }) else {
+                    throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commit.sha) vanished during upsert"))
                 }
                 commitID = id
             }
@@ -171,16 +172,16 @@ public final class MirrorStore {
 
     /// Upserts an author by (name, email). A login seen later replaces an older
     /// one; a missing login (`null` user) never erases a known one.
-    private func authorID(for person: CommitRecord.Person, login: String?) throws -> Int64 {
+    private func authorID(for person: Person) throws -> Int64 {
         let key = AuthorKey(name: person.name, email: person.email)
-        if let cached = authorCache[key], login == nil || cached.login == login { return cached.id }
+        if let cached = authorCache[key], person.login == nil || cached.login == person.login { return cached.id }
         let statement = try db.cachedStatement("""
             INSERT INTO authors (name, email, login, search_text) VALUES (?, ?, ?, ?)
             ON CONFLICT (name, email) DO UPDATE SET login = coalesce(excluded.login, authors.login)
             RETURNING id, login
             """)
         let searchText = AuthorSearch.searchText(name: person.name, email: person.email)
-        guard let row = try statement.bind([person.name, person.email, login, searchText])
+        guard let row = try statement.bind([person.name, person.email, person.login, searchText])
             .first({ (id: $0.int64(0), login: $0.optionalString(1)) })
         else {
             throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "author upsert returned no row"))

@@ -255,7 +255,7 @@ public final class SyncEngine {
             }
             pagesRead += 1
             if let sha = pinnedTo {
-                guard let top = page.commits.first?.sha.lowercased() else {
+                guard let top = page.commits.first?.sha else {
                     throw inconsistency(context, "the listing of \(sha) was empty")
                 }
                 guard top == sha else {
@@ -263,7 +263,7 @@ public final class SyncEngine {
                 }
                 pinnedTo = nil
             }
-            if let top = page.commits.first?.sha.lowercased(), !firstSHAs.insert(top).inserted {
+            if let top = page.commits.first?.sha, !firstSHAs.insert(top).inserted {
                 throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
             }
             if let last = page.lastPageNumber, pagesRead > last + 1 {
@@ -353,6 +353,6 @@ public final class SyncEngine {
 extension GitHubClient.CommitsPage {
     var hasParentsOutsideItself: Bool {
         let shas = Set(commits.map(\.sha))
-        return commits.contains { $0.parents.contains { !shas.contains($0.sha) } }
+        return commits.contains { $0.parents.contains { !shas.contains($0) } }
     }
 }

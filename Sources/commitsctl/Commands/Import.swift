@@ -42,7 +42,7 @@ extension Commitsctl {
                 let name = RepositoryName(parsing: repository)!
                 let settings = ResolvedSettings(configuration: try config.load(), store: store)
 
-                var commits: [CommitPayload] = []
+                var commits: [Commit] = []
                 for file in files {
                     let source = file == "-" ? "standard input" : file
                     let decoded = try SavedResponses.decode(try Self.read(file), source: source)

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A commit as the mirror keeps it, whatever it was read from: mapped once at
+/// each boundary (GitHub's REST listing in `GitHub/`, an import file), and
+/// what the store's writer accepts.
+public struct Commit: Sendable, Equatable {
+    /// 40 lowercase hex digits.
+    public var sha: String
+    public var message: String
+    public var author: Signature
+    public var committer: Signature
+    /// Parent shas (lowercase), first parent first; more than one for a merge.
+    public var parents: [String]
+    public var treeSHA: String?
+    /// The commit's page on GitHub, when the source knows it.
+    public var htmlURL: String?
+
+    public init(sha: String, message: String, author: Signature, committer: Signature, parents: [String],
+                treeSHA: String? = nil, htmlURL: String? = nil) {
+        self.sha = sha
+        self.message = message
+        self.author = author
+        self.committer = committer
+        self.parents = parents
+        self.treeSHA = treeSHA
+        self.htmlURL = htmlURL
+    }
+
+    public var isMerge: Bool { parents.count > 1 }
+}
+
+/// Who did something to a commit, and when.
+public struct Signature: Sendable, Equatable {
+    public var person: Person
+    public var date: Date
+
+    public init(person: Person, date: Date) {
+        self.person = person
+        self.date = date
+    }
+}
+
+/// A person as a commit names them: the name and email of the signature, and
+/// the GitHub account GitHub linked that email to, when it did (`nil`
+/// otherwise, or when the source cannot know, e.g. git objects).
+public struct Person: Sendable, Hashable {
+    public var name: String
+    public var email: String
+    public var login: String?
+
+    public init(name: String, email: String, login: String? = nil) {
+        self.name = name
+        self.email = email
+        self.login = login
+    }
+}
