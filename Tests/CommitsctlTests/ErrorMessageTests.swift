@@ -13,7 +13,7 @@ import Testing
         defer { sim.stop() }
         let result = try run("commitsctl", ["sync", "octo/nope", "--db", db, "--api-url", sim.baseURL])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: repository octo/nope not found (or private: set GITHUB_TOKEN)\n")
+        #expect(result.stderr == "commitsctl: error: repository octo/nope not found (or private, and no token was given); check the name; a private repository needs GITHUB_TOKEN (or --token-file)\n")
     }
 
     @Test func malformedRepositoryName() throws {
@@ -101,6 +101,6 @@ import Testing
         let missing = try run("commitsctl", ["sync", "acme/widgets", "--branch", "nope", "--db", db, "--api-url", sim.baseURL],
                               environment: ["GITHUB_TOKEN": "t"])
         #expect(missing.status == 1)
-        #expect(missing.stderr == "commitsctl: error: branch 'nope' not found in acme/widgets (check --branch)\n")
+        #expect(missing.stderr == "commitsctl: error: branch 'nope' not found in acme/widgets; check --branch\n")
     }
 }

@@ -187,7 +187,7 @@ import Testing
         let before = try #require(Self.bytes(db))
         let result = try await commitsctl(["sync", "acme/widgets", "--db", db, "--api-url", "http://127.0.0.1:1"])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: \(db) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched: point --db at a commits-mirror store or a new file\n")
+        #expect(result.stderr == "commitsctl: error: \(db) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched; point --db at a commits-mirror store or a new file\n")
         #expect(Self.bytes(db) == before)
     }
 

@@ -44,7 +44,7 @@ import Testing
         let path = try config(simulator, ["acme/nope", "acme/alpha"])
         let result = try sync(["--config", path])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: acme/nope: repository acme/nope not found, or the token from environment variable GITHUB_TOKEN cannot see it (check the name and the token's access)\n")
+        #expect(result.stderr == "commitsctl: error: acme/nope: repository acme/nope not found, or the token from environment variable GITHUB_TOKEN cannot see it; check the name and the token's access\n")
         #expect(result.stdout.hasPrefix("acme/alpha@main: 30 new"))
         let status = try run("commitsctl", ["status", "--config", path, "--json"])
         let rows = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [[String: Any]]

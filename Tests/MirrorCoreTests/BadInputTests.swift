@@ -83,7 +83,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
                          commit["message"] = String(repeating: "spam ", count: 2_000_000)
                          element["commit"] = commit
                      },
-                     expected: ["larger than \(bodyLimit) bytes", "check --api-url"], boundedTo: bodyLimit + (16 << 20)),
+                     expected: ["larger than \(bodyLimit) bytes", "a page of commits is far smaller"], boundedTo: bodyLimit + (16 << 20)),
         BadInputCase(name: "deeply nested JSON (100,000 levels)",
                      handler: body(Array((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8)),
                      expected: ["could not be read", "invalid JSON"]),

@@ -51,7 +51,7 @@ import Testing
         try garbage.write(to: URL(fileURLWithPath: path))
         for access in [MirrorStore.Access.readWrite, .readOnly] {
             let error = #expect(throws: StoreError.self) { _ = try MirrorStore(path: path, access: access) }
-            #expect(error.map { "\($0)" } == "\(path) is not a commits-mirror store (not an SQLite database); point --db at the right file")
+            #expect(error.map { "\($0)" } == "\(path) is not a commits-mirror store (not an SQLite database)")
         }
         #expect(Self.bytes(path) == garbage)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -70,7 +70,7 @@ import Testing
         let before = try #require(Self.bytes(path))
         for access in [MirrorStore.Access.readWrite, .readOnly] {
             let error = #expect(throws: StoreError.self) { _ = try MirrorStore(path: path, access: access) }
-            #expect(error.map { "\($0)" } == "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched: point --db at a commits-mirror store or a new file")
+            #expect(error.map { "\($0)" } == "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched")
         }
         #expect(Self.bytes(path) == before, "not even switched to WAL")
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// What `commitsd` and `commitsctl sync`/`status` read from the configuration
+/// What the service and the one-shot sync read from the configuration
 /// file (`config/commits-mirror.example.yaml` documents every key).
 ///
 /// Values are as written in the file, with relative paths made absolute
@@ -56,7 +56,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var defaultInterval: Duration
     /// `rate_limit_reserve`: requests left unused for other clients of the same token.
     public var rateLimitReserve: Int
-    /// `log_level`: commitsd's log level.
+    /// `log_level`: the service's log level.
     public var logLevel: Logger.Level
 
     public static let defaultInterval: Duration = .seconds(15 * 60)
@@ -95,7 +95,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The packaged location, used when nothing else names a file.
     public static let systemPath = "/etc/commits-mirror/config.yaml"
 
-    /// The configuration file to read: `explicit` (`--config`), else
+    /// The configuration file to read: `explicit` (given by the user), else
     /// `$COMMITS_MIRROR_CONFIG`, else `$CONFIGURATION_DIRECTORY/config.yaml`
     /// (systemd's `ConfigurationDirectory=`), else `/etc/commits-mirror/config.yaml`
     /// when it exists. `nil` when none applies.

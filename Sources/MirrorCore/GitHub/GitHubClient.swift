@@ -277,7 +277,7 @@ public final class GitHubClient: Sendable {
                         throw GitHubError.secondaryRateLimit(attempts: secondaryAttempts)
                     }
                     // Honour retry-after, but not past the caps: a longer wait is the
-                    // caller's to schedule (exit 75, or commitsd's pause), not a sleep here.
+                    // caller's to schedule, not a sleep here.
                     let cap = min(policy.maximumSecondaryLimitWait, policy.maximumInlineWait)
                     if let retryAfter, Int64(retryAfter) > cap.components.seconds {
                         let seconds = min(retryAfter, 100 * 365 * 86_400)

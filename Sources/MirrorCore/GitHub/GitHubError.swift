@@ -33,11 +33,11 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let repository, nil):
-            return "repository \(repository) not found (or private: set GITHUB_TOKEN)"
+            return "repository \(repository) not found (or private, and no token was given)"
         case .notFound(let repository, let source?):
-            return "repository \(repository) not found, or the token from \(source) cannot see it (check the name and the token's access)"
+            return "repository \(repository) not found, or the token from \(source) cannot see it"
         case .branchNotFound(let repository, let branch):
-            return "branch '\(branch)' not found in \(repository) (check --branch)"
+            return "branch '\(branch)' not found in \(repository)"
         case .emptyRepository(let repository):
             return "repository \(repository) is empty (no commits yet)"
         case .badCredentials(let source):
@@ -46,14 +46,12 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
             var text = "GitHub API rate limit exhausted"
             if let resetAt {
                 let minutes = max(0, Int((resetAt.timeIntervalSinceNow / 60).rounded(.up)))
-                text += "; it resets at \(ISO8601Timestamp.format(resetAt)) (in \(minutes) min): retry then, or pass --wait to wait for it"
-            } else {
-                text += "; retry later, or pass --wait to wait for it"
+                text += "; it resets at \(ISO8601Timestamp.format(resetAt)) (in \(minutes) min)"
             }
-            if !authenticated { text += " (unauthenticated: 60 requests/hour; set GITHUB_TOKEN for 5,000)" }
+            if !authenticated { text += " (unauthenticated: 60 requests/hour; a token gets 5,000)" }
             return text
         case .reserveReached(let reserve, let resetAt):
-            return "stopped to keep the rate-limit reserve of \(reserve) requests; the limit resets at \(ISO8601Timestamp.format(resetAt)): retry then, or pass --wait"
+            return "stopped to keep the rate-limit reserve of \(reserve) requests; the limit resets at \(ISO8601Timestamp.format(resetAt))"
         case .secondaryRateLimit(let attempts):
             return "GitHub's secondary rate limit kept refusing requests after \(attempts) attempts; wait a few minutes and retry"
         case .retryAfterTooLong(let retryAt, let limit):
@@ -66,7 +64,7 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
         case .serverError(let status, let url, let attempts):
             return "GitHub answered \(status) for \(url) after \(attempts) attempts; it is having trouble, retry later"
         case .transport(let error, let url, let attempts):
-            return "could not reach \(url) after \(attempts) attempts: \(error.message); check the network and --api-url"
+            return "could not reach \(url) after \(attempts) attempts: \(error.message)"
         case .malformedResponse(let url, let detail, let attempts):
             return "GitHub sent a response that could not be read for \(url) after \(attempts) attempts: \(detail)"
         case .paginationLoop(let url):
@@ -74,9 +72,9 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
         case .tooManyRedirects(let url):
             return "too many redirects starting at \(url)"
         case .redirectRefused(let from, let to, let origin):
-            return "refused a redirect from \(from) to \(to): it leads outside the API origin \(origin), where requests and the token never go; check --api-url (a proxy or server is redirecting elsewhere)"
+            return "refused a redirect from \(from) to \(to): it leads outside the API origin \(origin), where requests and the token never go (a proxy or server is redirecting elsewhere)"
         case .responseTooLarge(let url, let limit):
-            return "the response for \(url) was larger than \(limit) bytes, the most this mirror reads; a page of commits is far smaller, so check --api-url and any proxy in between"
+            return "the response for \(url) was larger than \(limit) bytes, the most this mirror reads (a page of commits is far smaller)"
         case .unexpectedStatus(let status, let url, let message):
             return "GitHub answered \(status) for \(url): \(message)"
         }

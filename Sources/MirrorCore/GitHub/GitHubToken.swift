@@ -19,7 +19,7 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// The systemd credential name (`LoadCredential=github-token:…`).
     public static let credentialName = "github-token"
 
-    /// Finds the token, first match wins: an explicit `tokenFile` (`--token-file`),
+    /// Finds the token, first match wins: an explicit `tokenFile`,
     /// `$GITHUB_TOKEN`, `$GH_TOKEN`, the systemd credential
     /// `$CREDENTIALS_DIRECTORY/github-token`, then `configuredFile` (the config file's
     /// `token_file`). `warn` receives advice such as an over-readable file.

@@ -33,7 +33,7 @@ public enum SavedResponses {
                 var detail = describeDecodingError(error)
                 if detail.hasSuffix(" at ") { detail = String(detail.dropLast(4)) }
                 throw DecodeError(source: source, line: value.line,
-                                  problem: "not a list-commits element (\(detail)); expected GET /repos/OWNER/REPO/commits elements as `gh api --paginate` saves them")
+                                  problem: "not a list-commits element (\(detail)); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them")
             }
         }
         return commits

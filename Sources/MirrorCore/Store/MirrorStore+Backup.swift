@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
 
-/// What a backup wrote (`commitsctl backup`).
+/// What a backup wrote.
 public struct StoreBackup: Sendable, Equatable {
     public var path: String
     public var bytes: Int

@@ -1,6 +1,6 @@
 import SQLite
 
-/// What `commitsctl check` found: the file's integrity, its foreign keys, and
+/// What a store check found: the file's integrity, its foreign keys, and
 /// how complete each mirrored branch is.
 public struct StoreCheck: Sendable, Equatable {
     /// `PRAGMA integrity_check` rows: `["ok"]` for a sound file.

@@ -88,7 +88,7 @@ extension MirrorStore {
             """, [repositoryID])
     }
 
-    /// The explicit removal (`commitsctl prune`): drops the off-branch commits of
+    /// The explicit removal (a user's prune command): drops the off-branch commits of
     /// one repository (all when `nil`) from it, and deletes commits that no
     /// repository holds any more. Returns how many left the repository.
     public func pruneOffBranch(repositoryID: Int64?) throws -> Int {

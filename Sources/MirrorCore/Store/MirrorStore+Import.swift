@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
 
-/// Seeding a repository from saved API responses (`commitsctl import`).
+/// Seeding a repository from saved API responses (an import).
 ///
 /// The sync engine stops a walk as soon as every parent of what it fetched is
 /// stored, which is exact only if every stored commit's history is stored too

@@ -19,7 +19,7 @@ public struct Walk: Sendable, Equatable {
     public var listingStart: String { listingSHA ?? headSHA }
 }
 
-/// What the store knows about syncing one branch (shown by `commitsctl status`).
+/// What the store knows about syncing one branch (what a status report shows).
 public struct SyncState: Sendable, Equatable, Codable {
     public var repository: String
     public var branch: String

@@ -20,7 +20,7 @@ enum Schema {
                 email TEXT NOT NULL,
                 login TEXT,
                 -- lowercased "name <email>" (Unicode-aware, done by the program) for
-                -- case-insensitive substring search that behaves like git log --author.
+                -- case-insensitive substring search that behaves like git log's author filter.
                 search_text TEXT NOT NULL,
                 UNIQUE (name, email)
             );
@@ -95,7 +95,7 @@ enum Schema {
             ) WITHOUT ROWID;
             """),
         .init(version: 2, name: "message search index and author commit counts", sql: """
-            -- Case-insensitive substring search of commit messages (commitsctl query --grep).
+            -- Case-insensitive substring search of commit messages.
             -- The trigram tokenizer indexes every 3-character window, folded to lower case,
             -- so a phrase query of 3 or more characters is exactly a substring test.
             -- External content: the text lives only in commits.message; the triggers below
@@ -123,7 +123,7 @@ enum Schema {
             INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
 
             -- Commits per author row, kept by triggers in the writing transaction, so
-            -- commitsctl show can say "commit k of N" without counting N commits.
+            -- a commit can be shown as "commit k of N" without counting N commits.
             CREATE TABLE author_commit_counts (
                 author_id INTEGER PRIMARY KEY REFERENCES authors (id) ON DELETE CASCADE,
                 commits INTEGER NOT NULL
@@ -147,7 +147,7 @@ enum Schema {
             """),
         .init(version: 3, name: "history rewrites keep their commits; walks re-list missing parents", sql: """
             -- A confirmed force-push leaves commits off every mirrored branch. They stay
-            -- stored (only `commitsctl prune` removes them); the time says since when.
+            -- stored (only an explicit prune removes them); the time says since when.
             ALTER TABLE repository_commits ADD COLUMN off_branch_since TEXT;
             -- 1 when every repository holding the commit has it off-branch: derived from
             -- repository_commits, kept beside the row so queries hide such commits for free.

@@ -1,12 +1,12 @@
 import SQLite
 
-/// Store failures with messages that say what to do.
+/// Store failures, stated as facts; the executables add what their user can do.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotCreateDirectory(String, reason: String)
     case missing(path: String)
     /// The path names a directory, FIFO, device or socket; refused before anything opens it.
     case notAFile(path: String, kind: FileKind)
-    /// An empty path (`--db ''`).
+    /// An empty path.
     case emptyPath
     case notAStore(path: String, underlying: SQLiteError)
     case cannotOpen(path: String, underlying: SQLiteError)
@@ -27,30 +27,30 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case backupFailed(path: String, backup: String, reason: String)
     /// An upgrade failed and was rolled back; `backup` is the copy made before it.
     case migrationFailed(path: String, from: Int, to: Int, backup: String?, reason: String)
-    /// `commitsctl backup` never overwrites a file.
+    /// A backup never overwrites a file.
     case backupDestinationExists(path: String)
-    /// `commitsctl backup` could not write its copy (the store is not changed by a backup).
+    /// A backup could not write its copy (the store is not changed by a backup).
     case cannotWriteBackup(backup: String, reason: String)
     case sqlite(SQLiteError)
 
     public var description: String {
         switch self {
         case .cannotCreateDirectory(let directory, let reason):
-            return "cannot create the store directory \(directory): \(reason); choose another path with --db or $COMMITS_DB"
+            return "cannot create the store directory \(directory): \(reason)"
         case .missing(let path):
-            return "no store at \(path); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store"
+            return "no store at \(path)"
         case .notAFile(let path, let kind):
-            return "the store path \(path) is \(kind), not a store file; point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet"
+            return "the store path \(path) is \(kind), not a store file"
         case .emptyPath:
-            return "the store path is empty; give --db PATH (or $COMMITS_DB) the path of a store file, or leave it out for the default"
+            return "the store path is empty"
         case .notAStore(let path, _):
-            return "\(path) is not a commits-mirror store (not an SQLite database); point --db at the right file"
+            return "\(path) is not a commits-mirror store (not an SQLite database)"
         case .cannotOpen(let path, let error):
             return "cannot open the store \(path): \(error.message); check the path and its permissions"
         case .newerSchema(let path, let found, let known):
             return "the store \(path) has schema version \(found), newer than this program knows (\(known)); upgrade commits-mirror. The store was left untouched"
         case .readOnlyNeedsMigration(let path):
-            return "the store \(path) needs a schema upgrade; run `commitsctl sync` (or commitsd) once to upgrade it"
+            return "the store \(path) needs a schema upgrade, which opening it read-only cannot make"
         case .busy(let path):
             return "the store \(path) is locked by another writer beyond the busy timeout; retry shortly"
         case .full(let path):
@@ -62,7 +62,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .ioError(let path, let error):
             return "the operating system failed to read or write the store \(path) (\(error.message)); check the disk (full? failing?) and run again"
         case .foreignDatabase(let path):
-            return "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched: point --db at a commits-mirror store or a new file"
+            return "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched"
         case .backupFailed(let path, let backup, let reason):
             return "cannot upgrade the store \(path): the backup copy \(backup) it needs first could not be written (\(reason)). The store was left untouched; free space beside it and run again"
         case .migrationFailed(let path, let from, let to, let backup, let reason):

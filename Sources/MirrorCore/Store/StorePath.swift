@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the store lives: `--db PATH`, else `$COMMITS_DB`, else
+/// Where the store lives: an explicit path, else `$COMMITS_DB`, else
 /// `$XDG_DATA_HOME/commits-mirror/commits.sqlite` (`~/.local/share/...`).
 public enum StorePath {
     public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

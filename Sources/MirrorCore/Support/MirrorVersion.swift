@@ -1,4 +1,4 @@
-/// The product version, sent in the User-Agent and printed by `--version`.
+/// The product version, sent in the User-Agent and printed on request.
 public enum MirrorVersion {
     public static let current = "0.1.0"
 }

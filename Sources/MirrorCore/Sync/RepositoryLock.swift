@@ -5,8 +5,8 @@ import Foundation
 /// importing a repository and held until done.
 ///
 /// The second writer does not wait: `acquire` throws `RepositoryLockError.busy`
-/// at once, naming the holder, and the caller skips that repository (commitsd
-/// tries again on its next interval; `commitsctl` reports it and exits 75). The
+/// at once, naming the holder, and the caller skips that repository (the service
+/// tries again on its next interval; a one-shot run reports it). The
 /// kernel drops the lock when its holder exits, however it exits, so a crashed
 /// or killed writer never leaves a stale lock behind.
 public final class RepositoryLock {
@@ -24,7 +24,7 @@ public final class RepositoryLock {
     }
 
     /// Takes the lock or throws `RepositoryLockError.busy` when another writer holds it.
-    /// `holder` is recorded in the file for the other side's message (e.g. "commitsd").
+    /// `holder` is recorded in the file for the other side's message (e.g. the service's name).
     public static func acquire(storePath: String, repository: RepositoryName,
                                holder: String = ProcessInfo.processInfo.processName) throws -> RepositoryLock {
         let path = lockPath(storePath: storePath, repository: repository)

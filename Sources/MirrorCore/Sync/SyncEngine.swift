@@ -243,7 +243,7 @@ public final class SyncEngine {
         defer { pending?.cancel() }
 
         while true {
-            // A cancelled sync (commitsd's graceful shutdown) stops here, between pages.
+            // A cancelled sync (a service's graceful shutdown) stops here, between pages.
             try Task.checkCancellation()
             let page: GitHubClient.CommitsPage
             if let fetched = pending {

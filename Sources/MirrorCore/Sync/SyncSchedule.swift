@@ -1,4 +1,4 @@
-/// When each configured repository is synced next (commitsd's plan).
+/// When each configured repository is synced next (the service's plan).
 ///
 /// - Each repository polls on its own grid: `anchor + k × interval`. The
 ///   `i`-th of `n` repositories is anchored `interval × i / n` after start, so

@@ -106,11 +106,11 @@ extension Commitsctl {
                         printWarning("\(error)")
                         tryLater += 1
                     } else {
-                        printError("\(target): \(error)")
+                        printError("\(target): \(Advice.line(for: error))")
                         failed += 1
                     }
                 } catch let error as GitHubError where error.isRateLimit {
-                    printError("\(target): \(error)")
+                    printError("\(target): \(Advice.line(for: error))")
                     tryLater += 1
                     let rest = targets[(index + 1)...].map(\.description)
                     if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
@@ -118,7 +118,7 @@ extension Commitsctl {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    printError("\(target): \(error)")
+                    printError("\(target): \(Advice.line(for: error))")
                     failed += 1
                 }
             }

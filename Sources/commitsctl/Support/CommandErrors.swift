@@ -21,7 +21,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch is CancellationError {
         throw ExitCode(130)
     } catch {
-        printError("\(error)")
+        printError(Advice.line(for: error))
         throw ExitCode(exitStatus(for: error))
     }
 }

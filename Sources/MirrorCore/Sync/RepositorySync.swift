@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+
+/// Syncing one repository, the way every executable does it: take the
+/// repository's writer lock, open the store, run the engine, and classify how
+/// it ended into one `Outcome`. Never throws; the executables only phrase the
+/// outcome (a one-shot run prints it and picks an exit status, the service reschedules).
+public struct RepositorySync {
+    public enum Outcome {
+        case synced(SyncReport)
+        /// Another process holds the repository's lock (`holder` as it wrote it).
+        case skipped(holder: String)
+        /// A rate limit stopped the sync; trying again before `retryAt` is pointless.
+        case rateLimited(GitHubError, retryAt: Date)
+        /// Cancelled (a shutdown) at a page boundary; the walk resumes on the next run.
+        case interrupted
+        case failed(any Error)
+    }
+
+    public let storePath: String
+    public let client: GitHubClient
+    public let logger: Logger
+    /// Written into the lock file, so a skipped writer can say who holds it.
+    public let holder: String
+
+    public init(storePath: String, client: GitHubClient, logger: Logger, holder: String) {
+        self.storePath = storePath
+        self.client = client
+        self.logger = logger
+        self.holder = holder
+    }
+
+    public func run(_ repository: RepositoryName, branch: String?,
+                    progress: ((SyncProgress) -> Void)? = nil) async -> Outcome {
+        let lock: RepositoryLock
+        do {
+            lock = try RepositoryLock.acquire(storePath: storePath, repository: repository, holder: holder)
+        } catch RepositoryLockError.busy(_, let holder) {
+            return .skipped(holder: holder ?? "unknown")
+        } catch {
+            return .failed(error)
+        }
+        defer { lock.release() }
+        do {
+            let store = try MirrorStore(path: storePath)
+            let engine = SyncEngine(client: client, store: store, logger: logger, progress: progress)
+            return .synced(try await engine.sync(repository, branch: branch))
+        } catch is CancellationError {
+            recordInterruption(repository, branch: branch, note: "interrupted at a page boundary; resumes on the next run")
+            return .interrupted
+        } catch let error as GitHubError where error.isRateLimit {
+            if case .reserveReached(let reserve, _) = error {
+                // The client stopped before the next request: the walk resumes from its checkpoint.
+                recordInterruption(repository, branch: branch,
+                                   note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
+            }
+            return .rateLimited(error, retryAt: error.retryAt())
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Replaces the engine's generic note in `last_error` with what happened.
+    private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
+        guard let store = try? MirrorStore(path: storePath),
+              let stored = try? store.repository(named: repository),
+              let branch = branch ?? stored.defaultBranch
+        else { return }
+        try? store.recordFailure(repositoryID: stored.id, branch: branch, message: note, rateLimit: client.usage.rateLimit)
+    }
+}
+
+extension GitHubError {
+    /// When retrying after this rate limit makes sense: just after the reset GitHub
+    /// named, as long as GitHub asked (at most an hour: a longer ask is a
+    /// misbehaving server), 5 minutes after a secondary limit, else 15 minutes.
+    public func retryAt(now: Date = Date()) -> Date {
+        switch self {
+        case .primaryRateLimit(let resetAt?, _) where resetAt > now,
+             .reserveReached(_, let resetAt) where resetAt > now:
+            return resetAt.addingTimeInterval(1)
+        case .retryAfterTooLong(let retryAt, _) where retryAt > now:
+            return min(retryAt, now.addingTimeInterval(3600))
+        case .secondaryRateLimit:
+            return now.addingTimeInterval(5 * 60)
+        default:
+            return now.addingTimeInterval(15 * 60)
+        }
+    }
+}

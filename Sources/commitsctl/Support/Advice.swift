@@ -1,0 +1,73 @@
+import MirrorCore
+
+/// What a command-line user can do about an error. MirrorCore states what
+/// happened; this adds the flags and commands that fix it here, after "; ".
+enum Advice {
+    /// The error's one line: its facts, then the advice when there is one.
+    static func line(for error: any Error) -> String {
+        guard let advice = advice(for: error) else { return "\(error)" }
+        return "\(error); \(advice)"
+    }
+
+    private static func advice(for error: any Error) -> String? {
+        switch error {
+        case let error as GitHubError: return advice(for: error)
+        case let error as StoreError: return advice(for: error)
+        case let error as SyncError: return advice(for: error)
+        default: return nil
+        }
+    }
+
+    private static func advice(for error: GitHubError) -> String? {
+        switch error {
+        case .notFound(_, nil):
+            return "check the name; a private repository needs GITHUB_TOKEN (or --token-file)"
+        case .notFound(_, .some):
+            return "check the name and the token's access"
+        case .branchNotFound:
+            return "check --branch"
+        case .primaryRateLimit(let resetAt, let authenticated):
+            var text = resetAt == nil ? "retry later, or pass --wait to wait for it" : "retry then, or pass --wait to wait for it"
+            if !authenticated { text += "; set GITHUB_TOKEN for 5,000 requests an hour" }
+            return text
+        case .reserveReached:
+            return "retry then, or pass --wait"
+        case .transport:
+            return "check the network and --api-url"
+        case .redirectRefused, .responseTooLarge:
+            return "check --api-url and any proxy in between"
+        default:
+            return nil
+        }
+    }
+
+    private static func advice(for error: StoreError) -> String? {
+        switch error {
+        case .cannotCreateDirectory:
+            return "choose another path with --db or $COMMITS_DB"
+        case .missing:
+            return "run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store"
+        case .notAFile:
+            return "point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet"
+        case .emptyPath:
+            return "give --db PATH (or $COMMITS_DB) the path of a store file, or leave it out for the default"
+        case .notAStore:
+            return "point --db at the right file"
+        case .readOnlyNeedsMigration:
+            return "run `commitsctl sync` (or start commitsd) once to upgrade it"
+        case .foreignDatabase:
+            return "point --db at a commits-mirror store or a new file"
+        default:
+            return nil
+        }
+    }
+
+    private static func advice(for error: SyncError) -> String? {
+        switch error {
+        case .repositoryIdentityChanged:
+            return "check --api-url, or mirror the new repository into another store (--db)"
+        case .inconsistentServer, .linkRefused:
+            return nil
+        }
+    }
+}
