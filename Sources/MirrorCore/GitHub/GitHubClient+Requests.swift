@@ -1,0 +1,182 @@
+import Curl
+import Foundation
+
+/// The request loop: one logical GET, with redirects within the API origin,
+/// retries of transient failures, and rate-limit handling. Every error leaves
+/// through `send`, redacted of the token.
+extension GitHubClient {
+    struct PayloadError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    struct Result<Value> {
+        var value: Value
+        var finalURL: String
+    }
+
+    /// What one response means for the request.
+    enum Next<Value> {
+        case finished(Value)
+        case retry(after: Duration, reason: String)
+        case follow(String)
+    }
+
+    /// The attempts one request has made, each kind of failure with its own budget.
+    struct Attempts {
+        var transient = 0
+        var secondary = 0
+        var primary = 0
+        var redirects = 0
+    }
+
+    /// Sends a GET with redirects, retries and rate-limit handling, then parses
+    /// the final 2xx/304 response with `parse` (a parse failure is retried).
+    /// The one place errors leave the client: each is redacted here.
+    func send<Value>(url: String, headers: HTTPHeaders = [], repository: RepositoryName,
+                     parse: (HTTPResponse) throws -> Value) async throws -> Result<Value> {
+        do {
+            return try await sendUnredacted(url: url, headers: headers, repository: repository, parse: parse)
+        } catch let error as GitHubError {
+            throw error.redacted(redact)
+        }
+    }
+
+    private func sendUnredacted<Value>(url originalURL: String, headers extraHeaders: HTTPHeaders, repository: RepositoryName,
+                                       parse: (HTTPResponse) throws -> Value) async throws -> Result<Value> {
+        var url = originalURL
+        var attempts = Attempts()
+        while true {
+            try Task.checkCancellation()
+            try await respectReserve(url: url)
+            let next: Next<Value>
+            do {
+                let response = try await http.send(HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders)))
+                record(response)
+                next = try interpret(response, url: url, repository: repository, attempts: &attempts, parse: parse)
+            } catch let error as CurlError {
+                next = try transportFailure(error, url: url, attempts: &attempts)
+            }
+            switch next {
+            case .finished(let value):
+                return Result(value: value, finalURL: url)
+            case .retry(let delay, let reason):
+                try await pause(delay, reason: reason, url: url)
+            case .follow(let target):
+                logger.info("following redirect", metadata: ["http.from": "\(redact(url))", "http.to": "\(redact(target))"])
+                url = target
+            }
+        }
+    }
+
+    /// What a response means: the parsed value, another attempt, a redirect, or an error.
+    private func interpret<Value>(_ response: HTTPResponse, url: String, repository: RepositoryName, attempts: inout Attempts,
+                                  parse: (HTTPResponse) throws -> Value) throws -> Next<Value> {
+        switch response.status {
+        case 200..<300, 304:
+            do {
+                return .finished(try parse(response))
+            } catch {
+                let detail = response.body.isEmpty && response.status != 304 ? "an empty body"
+                    : (error as? PayloadError)?.description ?? describeDecodingError(error)
+                return try transientRetry(&attempts, reason: "unreadable response: \(detail)") {
+                    GitHubError.malformedResponse(url: url, detail: detail, attempts: $0)
+                }
+            }
+        case 301, 302, 307, 308:
+            return .follow(try redirectTarget(of: response, from: url, attempts: &attempts))
+        case 401:
+            if let token = configuration.token { throw GitHubError.badCredentials(tokenSource: token.source) }
+            throw GitHubError.unexpectedStatus(status: 401, url: url, message: errorMessage(response))
+        case 403, 429:
+            let (wait, reason) = try rateLimitWait(response, url: url, attempts: &attempts)
+            return .retry(after: wait, reason: reason)
+        case 404:
+            throw GitHubError.notFound(repository: repository.description, tokenSource: configuration.token?.source)
+        case 409:
+            throw GitHubError.emptyRepository(repository: repository.description)
+        case 422:
+            throw GitHubError.validationFailed(url: url, message: errorMessage(response))
+        case 500..<600:
+            return try transientRetry(&attempts, reason: "server error \(response.status)") {
+                GitHubError.serverError(status: response.status, url: url, attempts: $0)
+            }
+        default:
+            throw GitHubError.unexpectedStatus(status: response.status, url: url, message: errorMessage(response))
+        }
+    }
+
+    /// A failed transfer: cancellation and refusals end the request; the rest is retried.
+    private func transportFailure<Value>(_ error: CurlError, url: String, attempts: inout Attempts) throws -> Next<Value> {
+        if error.isCancellation { throw CancellationError() }
+        // Another attempt would only read the same oversized body again.
+        if error.isBodyTooLarge { throw GitHubError.responseTooLarge(url: url, limit: configuration.http.maximumBodySize) }
+        if error.isInvalidRequest { throw GitHubError.transport(error, url: url, attempts: 1) }
+        return try transientRetry(&attempts, reason: "network error: \(error.message)") {
+            GitHubError.transport(error, url: url, attempts: $0)
+        }
+    }
+
+    /// Another attempt after backoff, or `failure` once the attempts are spent.
+    private func transientRetry<Value>(_ attempts: inout Attempts, reason: String,
+                                       failure: (Int) -> GitHubError) throws -> Next<Value> {
+        attempts.transient += 1
+        guard attempts.transient < configuration.retry.maximumAttempts else { throw failure(attempts.transient) }
+        return .retry(after: configuration.retry.backoff(afterAttempt: attempts.transient), reason: reason)
+    }
+
+    /// Where a redirect leads, only within the API origin: elsewhere (another host
+    /// or port, http under https, file:, a metadata address) is never requested.
+    private func redirectTarget(of response: HTTPResponse, from url: String, attempts: inout Attempts) throws -> String {
+        attempts.redirects += 1
+        guard attempts.redirects <= 5 else { throw GitHubError.tooManyRedirects(url: url) }
+        guard let location = response.headers["location"], !location.isEmpty else {
+            throw GitHubError.unexpectedStatus(status: response.status, url: url, message: "redirect without a Location")
+        }
+        guard let target = Self.redirectTarget(location, from: url, origin: origin) else {
+            let shown = URL(string: location, relativeTo: URL(string: url))?.absoluteString ?? location
+            throw GitHubError.redirectRefused(from: APIOrigin.displayable(url), to: APIOrigin.displayable(shown),
+                                              origin: origin?.description ?? APIOrigin.displayable(configuration.apiURL))
+        }
+        return target
+    }
+
+    /// Where a redirect may lead: `location` resolved against `url`, if on `origin`.
+    static func redirectTarget(_ location: String, from url: String, origin: APIOrigin?) -> String? {
+        origin?.resolve(location, against: url)
+    }
+
+    func requestHeaders(for url: String, extra: HTTPHeaders = []) -> HTTPHeaders {
+        var headers: HTTPHeaders = [
+            ("Accept", "application/vnd.github+json"),
+            ("X-GitHub-Api-Version", "2022-11-28"),
+            ("User-Agent", configuration.userAgent),
+        ]
+        for (name, value) in extra {
+            headers.remove(name: name)
+            headers.add(name: name, value: value)
+        }
+        // The token goes only to the API origin: not to another host or port, nor
+        // in clear text over http when the API is https.
+        if let token = configuration.token, let origin, origin.contains(url) {
+            headers.add(name: "Authorization", value: "Bearer \(token.value)")
+        }
+        return headers
+    }
+
+    private func record(_ response: HTTPResponse) {
+        usageBox.withLock { usage in
+            usage.requests += 1
+            if response.status == 304 { usage.notModified += 1 }
+            if let rate = RateLimitStatus(headers: response.headers) { usage.rateLimit = rate }
+        }
+    }
+
+    func pause(_ duration: Duration, reason: String, url: String) async throws {
+        usageBox.withLock { $0.retries += 1 }
+        logger.warning("retrying after a pause", metadata: [
+            "retry.reason": "\(redact(reason))", "retry.delay": "\(duration)", "http.url": "\(redact(url))",
+        ])
+        try await Task.sleep(for: duration)
+    }
+}
