@@ -23,8 +23,8 @@ import Logging
 ///    GitHub's compare endpoint confirms it; the commits it leaves off the
 ///    branches are then marked, never deleted (`MirrorStore.markOffBranch`).
 public final class SyncEngine {
-    private let client: GitHubClient
-    private let store: MirrorStore
+    let client: GitHubClient
+    let store: MirrorStore
     private let logger: Logger
     private let progress: ((SyncProgress) -> Void)?
     /// Where links may lead; `nil` (an unusable API URL) refuses every link.
@@ -44,7 +44,7 @@ public final class SyncEngine {
     }
 
     /// What every step of one sync needs to know.
-    private struct Context {
+    struct Context {
         var repository: MirrorStore.Repository
         var name: RepositoryName
         var branch: String
@@ -66,15 +66,22 @@ public final class SyncEngine {
             identityChecked = true
         }
         let branch = requestedBranch ?? repository.defaultBranch ?? "main"
-        var report = SyncReport(repository: name, branch: branch)
         var logger = self.logger
         logger[metadataKey: "repo"] = "\(name)"
         logger[metadataKey: "branch"] = "\(branch)"
         let context = Context(repository: repository, name: name, branch: branch, logger: logger)
 
         try store.recordAttempt(repositoryID: repository.id, branch: branch)
+        var report = SyncReport(repository: name, branch: branch)
         do {
-            try await syncBranch(context, identityChecked: identityChecked, report: &report)
+            let outcome = try await syncBranch(context, identityChecked: identityChecked)
+            report.headSHA = outcome.headSHA
+            report.complete = outcome.complete
+            report.added = outcome.tally.added
+            report.updated = outcome.tally.updated
+            report.pages = outcome.tally.pages
+            report.leftBranch = outcome.marks.leftBranch
+            report.returned = outcome.marks.returned
         } catch {
             try? store.recordFailure(repositoryID: repository.id, branch: branch,
                                      message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
@@ -117,7 +124,26 @@ public final class SyncEngine {
         return adopted
     }
 
-    private func syncBranch(_ context: Context, identityChecked: Bool, report: inout SyncReport) async throws {
+    /// What syncing the branch did, for the report.
+    private struct BranchOutcome {
+        var headSHA: String?
+        var complete = false
+        var tally = Tally()
+        var marks = MirrorStore.BranchMarks()
+    }
+
+    /// Commits and pages a walk or listing stored.
+    private struct Tally {
+        var added = 0
+        var updated = 0
+        var pages = 0
+
+        static func + (lhs: Tally, rhs: Tally) -> Tally {
+            Tally(added: lhs.added + rhs.added, updated: lhs.updated + rhs.updated, pages: lhs.pages + rhs.pages)
+        }
+    }
+
+    private func syncBranch(_ context: Context, identityChecked: Bool) async throws -> BranchOutcome {
         let repositoryID = context.repository.id
         let state = try store.syncState(repositoryID: repositoryID, branch: context.branch)
         var walks = try store.pendingWalks(repositoryID: repositoryID, branch: context.branch)
@@ -129,10 +155,9 @@ public final class SyncEngine {
                 throw inconsistency(context, "GitHub calls the repository empty, but its branch head \(knownHead) is mirrored")
             }
             context.logger.info("repository is empty")
-            report.complete = true
             try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: nil, headETag: nil,
                                     complete: true, rateLimit: client.usage.rateLimit)
-            return
+            return BranchOutcome(complete: true)
         case .unchanged:
             context.logger.debug("branch head unchanged", metadata: ["head": "\(knownHead ?? "-")"])
         case .moved(let head) where head == knownHead:
@@ -147,38 +172,39 @@ public final class SyncEngine {
         if walks.isEmpty, let state, !state.complete, let head = state.headSHA {
             walks.append(try store.beginRepairWalk(repositoryID: repositoryID, branch: context.branch, headSHA: head))
         }
-        let newestHead = walks.first?.headSHA ?? knownHead
-        report.headSHA = newestHead
+        var outcome = BranchOutcome(headSHA: walks.first?.headSHA ?? knownHead)
 
         let neverComplete = state?.headSHA == nil
         for (index, walk) in walks.enumerated() {
             // The oldest walk of a never-completed history only ends at the roots,
             // so fetching its next page ahead of time can never waste a request.
             let prefetch = neverComplete && index == walks.count - 1
-            try await self.walk(walk, context, prefetch: prefetch, report: &report)
+            outcome.tally = outcome.tally + (try await self.walk(walk, context, prefetch: prefetch))
         }
-        report.complete = (state?.complete ?? false) || !walks.isEmpty
-        if let oldHead = state?.headSHA, let newestHead, oldHead != newestHead {
-            try await settleBranchMove(from: oldHead, to: newestHead, context, report: &report)
+        outcome.complete = (state?.complete ?? false) || !walks.isEmpty
+        if let oldHead = state?.headSHA, let newestHead = outcome.headSHA, oldHead != newestHead {
+            outcome.marks = try await settleBranchMove(from: oldHead, to: newestHead, context)
         }
-        try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: newestHead,
-                                headETag: newestHead.map { "\"\($0)\"" }, complete: report.complete,
+        try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: outcome.headSHA,
+                                headETag: outcome.headSHA.map { "\"\($0)\"" }, complete: outcome.complete,
                                 rateLimit: client.usage.rateLimit)
+        return outcome
     }
 
     // MARK: - Walks
 
     /// Runs one walk until its frontier is empty, listing missing parents on
     /// their own when a listing runs out before that.
-    private func walk(_ initial: Walk, _ context: Context, prefetch: Bool, report: inout SyncReport) async throws {
+    private func walk(_ initial: Walk, _ context: Context, prefetch: Bool) async throws -> Tally {
         var walk = initial
+        var tally = Tally()
         if walk.pagesDone > 0 {
             context.logger.info("resuming interrupted walk", metadata: [
                 "walk.head": "\(walk.headSHA)", "walk.pages_done": "\(walk.pagesDone)",
             ])
             if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
                 try store.finishWalk(walk)
-                return
+                return tally
             }
         }
         if let resume = walk.nextURL, origin?.contains(resume) != true {
@@ -208,12 +234,14 @@ public final class SyncEngine {
             } else {
                 break
             }
-            if try await list(listing, walk: &walk, context, prefetch: prefetch && relisted == 0, report: &report) {
-                break
-            }
+            let listed = try await list(listing, walk: walk, context, prefetch: prefetch && relisted == 0)
+            tally = tally + listed.tally
+            walk = listed.walk
+            if listed.frontierEmptied { break }
             walk.nextURL = nil
         }
         try store.finishWalk(walk)
+        return tally
     }
 
     /// Where a listing starts: a first page pinned to a sha, or a stored resume point.
@@ -223,10 +251,19 @@ public final class SyncEngine {
         var pinnedTo: String?
     }
 
-    /// Follows one listing page by page. Returns true when the walk's frontier
-    /// emptied, false when the listing ran out first.
-    private func list(_ listing: Listing, walk: inout Walk, _ context: Context, prefetch: Bool,
-                      report: inout SyncReport) async throws -> Bool {
+    /// What following one listing did.
+    private struct Listed {
+        var tally: Tally
+        /// The walk with its checkpoint as stored with the last page.
+        var walk: Walk
+        /// True when the walk's frontier emptied, false when the listing ran out first.
+        var frontierEmptied: Bool
+    }
+
+    /// Follows one listing page by page.
+    private func list(_ listing: Listing, walk initial: Walk, _ context: Context, prefetch: Bool) async throws -> Listed {
+        var walk = initial
+        var tally = Tally()
         let clock = ContinuousClock()
         let start = clock.now
         let name = context.name
@@ -285,13 +322,11 @@ public final class SyncEngine {
             if staleElements > staleBound {
                 throw inconsistency(context, "the listing returned \(staleElements) commits already stored, more than the repository holds")
             }
-            report.added += outcome.added
-            report.updated += outcome.updated
-            report.pages += 1
+            tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
             progress?(SyncProgress(repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
-                                   commitsStored: report.added, elapsed: clock.now - start))
-            if outcome.frontier == 0 { return true }
-            guard let next else { return false }
+                                   commitsStored: tally.added, elapsed: clock.now - start))
+            if outcome.frontier == 0 { return Listed(tally: tally, walk: walk, frontierEmptied: true) }
+            guard let next else { return Listed(tally: tally, walk: walk, frontierEmptied: false) }
             url = next
         }
     }
@@ -307,44 +342,7 @@ public final class SyncEngine {
         return resolved
     }
 
-    // MARK: - Rewrites
-
-    /// After the walks: a head that does not descend from the old one is a
-    /// rewrite only when GitHub's compare says so; then the commits no mirrored
-    /// head reaches are marked off-branch (kept, hidden from queries).
-    private func settleBranchMove(from oldHead: String, to newHead: String, _ context: Context,
-                                  report: inout SyncReport) async throws {
-        let repositoryID = context.repository.id
-        if try store.isAncestor(oldHead, of: newHead) {
-            // A fast-forward can bring marked commits back (a merge of the old history).
-            if try store.hasOffBranchCommits(repositoryID: repositoryID) {
-                report.returned = try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context)).returned
-            }
-            return
-        }
-        let comparison: GitHubClient.Comparison
-        do {
-            comparison = try await client.compare(context.name, base: oldHead, head: newHead)
-        } catch GitHubError.notFound {
-            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead), and GitHub's compare does not know \(oldHead)")
-        }
-        guard comparison == .diverged || comparison == .behind else {
-            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead) in its listed history, yet GitHub's compare calls it \(comparison.rawValue)")
-        }
-        let marks = try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context))
-        report.leftBranch = marks.leftBranch
-        report.returned = marks.returned
-        context.logger.notice("branch history was rewritten; commits no longer on a mirrored branch are kept and hidden", metadata: [
-            "head.old": "\(oldHead)", "head.new": "\(newHead)", "compare.status": "\(comparison.rawValue)",
-            "sync.left_branch": "\(marks.leftBranch)", "sync.returned": "\(marks.returned)",
-        ])
-    }
-
-    private func heads(_ newHead: String, _ context: Context) throws -> [String] {
-        try store.otherBranchHeads(repositoryID: context.repository.id, excluding: context.branch) + [newHead]
-    }
-
-    private func inconsistency(_ context: Context, _ detail: String) -> SyncError {
+    func inconsistency(_ context: Context, _ detail: String) -> SyncError {
         context.logger.error("server inconsistency; nothing stored was changed", metadata: ["detail": "\(detail)"])
         return SyncError.inconsistentServer(repository: context.name.description, branch: context.branch, detail: detail)
     }
