@@ -196,14 +196,18 @@ public final class MirrorStore {
                 for (position, parent) in record.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
+                try CoAuthorTrailers.record(in: db, commitID: commitID, message: record.message)
             } else {
                 try update.bind([record.sha, record.message, record.htmlURL, authorID, record.authorDate,
                                  committerID, record.committerDate, record.treeSHA]).run()
-                if db.changes == 1 { outcome.updated += 1 }
+                let changed = db.changes == 1
+                if changed { outcome.updated += 1 }
                 guard let id = try lookup.bind([record.sha]).first({ $0.int64(0) }) else {
                     throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(record.sha) vanished during upsert"))
                 }
                 commitID = id
+                // A changed message may credit other people.
+                if changed { try CoAuthorTrailers.record(in: db, commitID: commitID, message: record.message) }
             }
             try addMember.bind([repositoryID, commitID]).run()
             if db.changes == 1 { outcome.added += 1 }
