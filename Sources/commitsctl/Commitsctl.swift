@@ -9,4 +9,9 @@ struct Commitsctl: AsyncParsableCommand {
         version: MirrorVersion.current,
         subcommands: [Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Import.self, Backup.self, Check.self, Prune.self]
     )
+
+    /// git log habits first (`-5`), then ArgumentParser.
+    static func main() async {
+        await main(GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst())))
+    }
 }

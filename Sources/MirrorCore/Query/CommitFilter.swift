@@ -40,6 +40,8 @@ public struct CommitFilter: Sendable, Equatable {
     public var mailmap: Mailmap?
     /// Only commits stored after this row id (`query --follow`: what arrived since).
     public var storedAfter: Int64?
+    /// Only commits stored up to this row id (`query --follow`: what was there at the start).
+    public var storedThrough: Int64?
 
     public init(author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
                 merges: Merges = .include, since: Date? = nil, until: Date? = nil,
@@ -58,5 +60,6 @@ public struct CommitFilter: Sendable, Equatable {
         self.includeOffBranch = includeOffBranch
         self.mailmap = nil
         self.storedAfter = nil
+        self.storedThrough = nil
     }
 }

@@ -30,6 +30,8 @@ public struct CommitSummary: Sendable, Equatable {
     public var parents: [String]
     /// Mirrored repositories that contain the commit (`OWNER/NAME`), sorted.
     public var repositories: [String]
+    /// The commit's row id: rows are numbered in the order they were stored.
+    public var storeID: Int64 = 0
 
     /// The message's first line.
     public var subject: String {
@@ -132,7 +134,8 @@ extension MirrorStore {
             author: CommitPerson(name: row.string(4), email: row.string(5), login: row.optionalString(6), date: row.string(7)),
             committer: CommitPerson(name: row.string(8), email: row.string(9), login: row.optionalString(10), date: row.string(11)),
             parents: row.string(12).split(separator: " ").map(String.init),
-            repositories: row.string(13).split(separator: " ").map(String.init))
+            repositories: row.string(13).split(separator: " ").map(String.init),
+            storeID: row.int64(0))
     }
 }
 
@@ -271,6 +274,9 @@ extension MirrorStore {
         }
         if let storedAfter = filter.storedAfter {
             conditions.append(QueryCondition(sql: "c.id > ?", arguments: [storedAfter]))
+        }
+        if let storedThrough = filter.storedThrough {
+            conditions.append(QueryCondition(sql: "c.id <= ?", arguments: [storedThrough]))
         }
 
         let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
