@@ -20,9 +20,10 @@ public struct Person: Sendable, Equatable {
 }
 
 extension MirrorStore {
-    /// Every person, their identities ordered by id. Identities join when the
-    /// mailmap gives them the same name (by bytes, as `authors` compared names
-    /// before) or GitHub the same login.
+    /// Every person, their identities ordered by id. Identities join when they
+    /// have the same name (by bytes, after the mailmap) or, once a mailmap is in
+    /// use, the same GitHub login (without one, `authors` keeps git shortlog's
+    /// grouping by name).
     public func people(mailmap: Mailmap?) throws -> [Person] {
         let rows = try db.prepare("""
             SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
@@ -45,7 +46,7 @@ extension MirrorStore {
                 ?? (name: row.identity.name, email: row.identity.email)
             canonical.append(mapped)
             if let other = byName.updateValue(index, forKey: Array(mapped.name.utf8)) { join(other, index) }
-            if let login = row.identity.login?.lowercased(), let other = byLogin.updateValue(index, forKey: login) {
+            if mailmap != nil, let login = row.identity.login?.lowercased(), let other = byLogin.updateValue(index, forKey: login) {
                 join(other, index)
             }
         }
