@@ -253,11 +253,11 @@ private let goldenShowJSON = #"""
     """#
 
 private let goldenAuthors = #"""
-    COMMITS  FIRST       LAST        AUTHOR
-          2  2024-03-01  2024-03-05  Ada Lovelace <ada@example.com>
-          1  2024-03-02  2024-03-02  Mallory <m@example.com>
-          1  2024-03-04  2024-03-04  Zoë Ünïcödé <zoe@example.com>
-          1  2024-03-03  2024-03-03  山田 太郎 <taro@example.jp>
+    COMMITS  CO-AUTHORED  FIRST       LAST        AUTHOR
+          2            0  2024-03-01  2024-03-05  Ada Lovelace <ada@example.com>
+          1            0  2024-03-02  2024-03-02  Mallory <m@example.com>
+          1            0  2024-03-04  2024-03-04  Zoë Ünïcödé <zoe@example.com>
+          1            0  2024-03-03  2024-03-03  山田 太郎 <taro@example.jp>
     """#
 
 private let goldenAuthorsJSON = #"""
@@ -267,7 +267,9 @@ private let goldenAuthorsJSON = #"""
         "emails": ["ada@example.com"],
         "commits": 2,
         "first_commit_date": "2024-03-01T00:00:00Z",
-        "last_commit_date": "2024-03-05T10:00:00Z"
+        "last_commit_date": "2024-03-05T10:00:00Z",
+        "co_authored": 0,
+        "identities": ["Ada Lovelace <ada@example.com>"]
       }
     ]
     """#
@@ -292,6 +294,6 @@ private let goldenCSV = [
 ].joined(separator: "\r\n") + "\r\n"
 
 private let goldenAuthorsCSV = [
-    "name,emails,commits,first_commit_date,last_commit_date",
-    "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z",
+    "name,emails,commits,first_commit_date,last_commit_date,co_authored,identities",
+    "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z,0,Ada Lovelace <ada@example.com>",
 ].joined(separator: "\r\n") + "\r\n"

@@ -45,25 +45,31 @@ extension MirrorStore {
             scope = "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
             arguments.append(repository.id)
         }
-        // Per identity (authors row): authored, then co-authored.
-        typealias Counts = (commits: Int, coAuthored: Int, first: String, last: String)
+        // Per identity (authors row): authored commits, and the commits crediting it
+        // (by id: a person credited under two identities on one commit counts once).
+        typealias Counts = (commits: Int, coAuthored: Set<Int64>, first: String, last: String)
         var counts: [Int64: Counts] = [:]
-        for (sql, authored) in [
-            ("SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c", true),
-            ("""
-             SELECT ca.author_id, count(DISTINCT c.id), min(c.committer_date), max(c.committer_date)
-             FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id
-             """, false),
-        ] {
-            let statement = try db.prepare(sql + scope + "\nGROUP BY 1").bind(arguments)
-            while try statement.step() {
-                let id = statement.int64(0), count = statement.int(1)
-                var entry = counts[id] ?? (0, 0, statement.string(2), statement.string(3))
-                if authored { entry.commits += count } else { entry.coAuthored += count }
-                entry.first = min(entry.first, statement.string(2))
-                entry.last = max(entry.last, statement.string(3))
-                counts[id] = entry
-            }
+        func note(_ id: Int64, _ first: String, _ last: String, _ update: (inout Counts) -> Void) {
+            var entry = counts[id] ?? (0, [], first, last)
+            update(&entry)
+            entry.first = min(entry.first, first)
+            entry.last = max(entry.last, last)
+            counts[id] = entry
+        }
+        let authored = try db.prepare("""
+            SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
+            GROUP BY c.author_id
+            """).bind(arguments)
+        while try authored.step() {
+            let count = authored.int(1)
+            note(authored.int64(0), authored.string(2), authored.string(3)) { $0.commits += count }
+        }
+        let credited = try db.prepare("""
+            SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id\(scope)
+            """).bind(arguments)
+        while try credited.step() {
+            let commit = credited.int64(1)
+            note(credited.int64(0), credited.string(2), credited.string(2)) { $0.coAuthored.insert(commit) }
         }
         var result: [AuthorStatistics] = []
         for person in try people(mailmap: mailmap) {
@@ -74,7 +80,8 @@ extension MirrorStore {
             for (identity, _) in ranked where !emails.contains(identity.email) { emails.append(identity.email) }
             result.append(AuthorStatistics(
                 name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
-                commits: members.reduce(0) { $0 + $1.1.commits }, coAuthored: members.reduce(0) { $0 + $1.1.coAuthored },
+                commits: members.reduce(0) { $0 + $1.1.commits },
+                coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
                 identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
                 firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
         }
