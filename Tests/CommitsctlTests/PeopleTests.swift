@@ -47,6 +47,11 @@ struct PeopleTests {
         #expect(groffs.first?["name"] as? String == "Joe Groff")
         #expect(groffs.first?["commits"] as? Int == expected)
 
+        // show counts the person's commits over both addresses.
+        let sha = try #require(dataset.first { $0.email.lowercased() == "arcata@gmail.com" }?.sha)
+        let show = try commitsctl(["show", sha, "--mailmap", mailmap, "--db", db])
+        #expect(show.stdout.contains(" of \(expected) by this person (Joe Groff)"), "\(show.stdout)\(show.stderr)")
+
         // --author matches any identity of the person once a mailmap is in use, as git log --use-mailmap.
         let second = dataset.filter { $0.email.lowercased() == "arcata@gmail.com" }.count
         #expect(try json(["query", "--author", "arcata@gmail.com"]).count == second)
@@ -66,6 +71,11 @@ struct PeopleTests {
         let found = try json(["query", "--co-author", "John McCall"]).compactMap { $0["sha"] as? String }
         #expect(found.count == expected.count)
         #expect(Set(found) == expected)
+
+        // show lists the co-authors, in message order.
+        let sha = try #require(expected.first)
+        let show = try commitsctl(["show", sha, "--db", db])
+        #expect(show.stdout.contains("\nCo-author:  John McCall <"), "\(show.stdout)")
 
         // authors counts authored and co-authored separately.
         let mccall = try json(["authors"]).first { $0["name"] as? String == "John McCall" }

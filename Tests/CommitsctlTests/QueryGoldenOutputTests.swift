@@ -207,7 +207,7 @@ private let goldenShow = #"""
     CommitDate: 2024-03-05T10:00:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa111111111111111111111111111111111111
     Repository: acme/widgets
-    By author:  commit 2 of 2 by Ada Lovelace
+    By author:  commit 2 of 2 by this person (Ada Lovelace)
 
         Fix the parser, again
 
@@ -224,7 +224,7 @@ private let goldenShowMerge = #"""
     CommitDate: 2024-03-04T09:30:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa222222222222222222222222222222222222
     Repository: acme/widgets
-    By author:  commit 1 of 1 by Zoë Ünïcödé
+    By author:  commit 1 of 1 by this person (Zoë Ünïcödé)
 
         Merge pull request #7 from zoe/feature
 
@@ -248,7 +248,8 @@ private let goldenShowJSON = #"""
       "url": "https://github.com/acme/widgets/commit/dddd555555555555555555555555555555555555",
       "repositories": ["acme/fork", "acme/widgets"],
       "author_commit_position": 1,
-      "author_commit_count": 2
+      "author_commit_count": 2,
+      "co_authors": []
     }
     """#
 
