@@ -11,6 +11,8 @@ import Testing
         let db = directory.path("commits.sqlite")
         let sim = try SimulatorProcess(["--synthetic", "acme/big=20000:3"])
         defer { sim.stop() }
+        // Slow pages: the sync is still running when the test interrupts it.
+        _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 100}"#)
         let process = Process()
         process.executableURL = Executables.url("commitsctl")
         process.arguments = ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL]
@@ -19,12 +21,19 @@ import Testing
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Interrupt once a few pages are stored (20,000 commits take far longer than 3 pages).
-        while process.isRunning, try storedCount(db) < 300 {
-            try await Task.sleep(for: .milliseconds(5))
+        // Interrupt once a few pages are in. The watch runs on its own thread: a busy
+        // cooperative pool must not let the sync finish unseen.
+        let pid = process.processIdentifier
+        let interrupted = await onThread { () -> Bool in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, process.isRunning {
+                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+                if stored >= 300 { return kill(pid, SIGINT) == 0 }
+                usleep(5_000)
+            }
+            return false
         }
-        try #require(process.isRunning, "the sync ended before it could be interrupted")
-        kill(process.processIdentifier, SIGINT)
+        #expect(interrupted, "the sync ended before it could be interrupted")
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
@@ -38,6 +47,7 @@ import Testing
         let said = Int(line.split(separator: " ").dropFirst(3).first ?? "") ?? -1
         #expect(said <= stored && stored - said <= 100, "said \(said), stored \(stored)")
 
+        _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
         let rerun = try await runOffPool("commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
                                          environment: ["GITHUB_TOKEN": "test-token"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
