@@ -5,7 +5,8 @@ enum GitLogArguments {
         guard arguments.first == "query" else { return arguments }
         var result: [String] = []
         var expectsValue = false
-        for argument in arguments {
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { return result + arguments[index...] }
             defer { expectsValue = Self.takesValue(argument) }
             // A value such as `--grep -5` stays as it is; `--` ends the options.
             if !expectsValue, argument.count > 1, argument.first == "-",
