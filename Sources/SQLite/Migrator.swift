@@ -9,11 +9,15 @@ public struct Migrator: Sendable {
         public let version: Int
         public let name: String
         public let sql: String
+        /// Runs after `sql`, in the same transaction: data a migration derives
+        /// with program logic SQL does not have (e.g. back-filling a parsed column).
+        public let backfill: (@Sendable (Connection) throws -> Void)?
 
-        public init(version: Int, name: String, sql: String) {
+        public init(version: Int, name: String, sql: String, backfill: (@Sendable (Connection) throws -> Void)? = nil) {
             self.version = version
             self.name = name
             self.sql = sql
+            self.backfill = backfill
         }
     }
 
@@ -80,6 +84,7 @@ public struct Migrator: Sendable {
                 """)
             for migration in pending {
                 try connection.executeScript(migration.sql)
+                try migration.backfill?(connection)
                 try connection.execute(
                     "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
                     [migration.version, migration.name])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MirrorCore
 
 @main
@@ -9,4 +10,29 @@ struct Commitsctl: AsyncParsableCommand {
         version: MirrorVersion.current,
         subcommands: [Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Import.self, Backup.self, Check.self, Prune.self]
     )
+
+    /// git log habits first (`-5`), then ArgumentParser; usage errors get the
+    /// same one-line `commitsctl: error: …` as every other error.
+    static func main() async {
+        let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = code == .success ? fullMessage(for: error) : message(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+            } else if !message.isEmpty {
+                let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty }.joined(separator: "; ")
+                printError(line)
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

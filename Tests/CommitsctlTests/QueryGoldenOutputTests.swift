@@ -207,7 +207,7 @@ private let goldenShow = #"""
     CommitDate: 2024-03-05T10:00:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa111111111111111111111111111111111111
     Repository: acme/widgets
-    By author:  commit 2 of 2 by Ada Lovelace
+    By author:  commit 2 of 2 by this person (Ada Lovelace)
 
         Fix the parser, again
 
@@ -224,7 +224,7 @@ private let goldenShowMerge = #"""
     CommitDate: 2024-03-04T09:30:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa222222222222222222222222222222222222
     Repository: acme/widgets
-    By author:  commit 1 of 1 by Zoë Ünïcödé
+    By author:  commit 1 of 1 by this person (Zoë Ünïcödé)
 
         Merge pull request #7 from zoe/feature
 
@@ -248,16 +248,17 @@ private let goldenShowJSON = #"""
       "url": "https://github.com/acme/widgets/commit/dddd555555555555555555555555555555555555",
       "repositories": ["acme/fork", "acme/widgets"],
       "author_commit_position": 1,
-      "author_commit_count": 2
+      "author_commit_count": 2,
+      "co_authors": []
     }
     """#
 
 private let goldenAuthors = #"""
-    COMMITS  FIRST       LAST        AUTHOR
-          2  2024-03-01  2024-03-05  Ada Lovelace <ada@example.com>
-          1  2024-03-02  2024-03-02  Mallory <m@example.com>
-          1  2024-03-04  2024-03-04  Zoë Ünïcödé <zoe@example.com>
-          1  2024-03-03  2024-03-03  山田 太郎 <taro@example.jp>
+    COMMITS  CO-AUTHORED  FIRST       LAST        AUTHOR
+          2            0  2024-03-01  2024-03-05  Ada Lovelace <ada@example.com>
+          1            0  2024-03-02  2024-03-02  Mallory <m@example.com>
+          1            0  2024-03-04  2024-03-04  Zoë Ünïcödé <zoe@example.com>
+          1            0  2024-03-03  2024-03-03  山田 太郎 <taro@example.jp>
     """#
 
 private let goldenAuthorsJSON = #"""
@@ -267,7 +268,9 @@ private let goldenAuthorsJSON = #"""
         "emails": ["ada@example.com"],
         "commits": 2,
         "first_commit_date": "2024-03-01T00:00:00Z",
-        "last_commit_date": "2024-03-05T10:00:00Z"
+        "last_commit_date": "2024-03-05T10:00:00Z",
+        "co_authored": 0,
+        "identities": ["Ada Lovelace <ada@example.com>"]
       }
     ]
     """#
@@ -292,6 +295,6 @@ private let goldenCSV = [
 ].joined(separator: "\r\n") + "\r\n"
 
 private let goldenAuthorsCSV = [
-    "name,emails,commits,first_commit_date,last_commit_date",
-    "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z",
+    "name,emails,commits,first_commit_date,last_commit_date,co_authored,identities",
+    "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z,0,Ada Lovelace <ada@example.com>",
 ].joined(separator: "\r\n") + "\r\n"

@@ -10,19 +10,19 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
     var db: String { directory.path("commits.sqlite") }
 
-    /// The first line of an ArgumentParser validation error (usage follows it).
+    /// The first line of stderr (a usage error is one line, like every error).
     func firstLine(_ text: String) -> String { String(text.split(separator: "\n").first ?? "") }
 
     // MARK: - Names
 
     @Test(arguments: [
-        (["sync", "./x"], "Error: './x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        (["sync", "../x"], "Error: '../x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        (["sync", "o/..", "--branch", "main"], "Error: 'o/..' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        (["sync", "o/r", "--branch", ".."], "Error: --branch '..' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "a b"], "Error: --branch 'a b' is not a valid branch name: it contains ' '; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "x.lock"], "Error: --branch 'x.lock' is not a valid branch name: a component ends with '.lock'; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "a\nb"], "Error: --branch 'a\\u{a}b' is not a valid branch name: it contains a control character; expected a git branch name such as main or release/1.0"),
+        (["sync", "./x"], "commitsctl: error: './x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
+        (["sync", "../x"], "commitsctl: error: '../x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
+        (["sync", "o/..", "--branch", "main"], "commitsctl: error: 'o/..' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
+        (["sync", "o/r", "--branch", ".."], "commitsctl: error: --branch '..' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0"),
+        (["sync", "o/r", "--branch", "a b"], "commitsctl: error: --branch 'a b' is not a valid branch name: it contains ' '; expected a git branch name such as main or release/1.0"),
+        (["sync", "o/r", "--branch", "x.lock"], "commitsctl: error: --branch 'x.lock' is not a valid branch name: a component ends with '.lock'; expected a git branch name such as main or release/1.0"),
+        (["sync", "o/r", "--branch", "a\nb"], "commitsctl: error: --branch 'a\\u{a}b' is not a valid branch name: it contains a control character; expected a git branch name such as main or release/1.0"),
     ])
     func badNamesAreUsageErrorsAndNothingIsCreated(arguments: [String], expected: String) async throws {
         // An unreachable API: a refused name must not get as far as a request.
@@ -75,10 +75,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (["query", "--db", ""], "Error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
-        (["sync", "a/b", "--db", ""], "Error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
-        (["status", "--config", ""], "Error: --config is empty; give the path of a configuration file, or leave --config out"),
-        (["sync", "--config", ""], "Error: --config is empty; give the path of a configuration file, or leave --config out"),
+        (["query", "--db", ""], "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
+        (["sync", "a/b", "--db", ""], "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
+        (["status", "--config", ""], "commitsctl: error: --config is empty; give the path of a configuration file, or leave --config out"),
+        (["sync", "--config", ""], "commitsctl: error: --config is empty; give the path of a configuration file, or leave --config out"),
     ])
     func emptyPathsAreRefused(arguments: [String], expected: String) async throws {
         let result = try #require(try await runBounded("commitsctl", arguments, limit: .seconds(60),

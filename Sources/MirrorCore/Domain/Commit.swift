@@ -31,19 +31,20 @@ public struct Commit: Sendable, Equatable {
 
 /// Who did something to a commit, and when.
 public struct Signature: Sendable, Equatable {
-    public var person: Person
+    public var identity: Identity
     public var date: Date
 
-    public init(person: Person, date: Date) {
-        self.person = person
+    public init(identity: Identity, date: Date) {
+        self.identity = identity
         self.date = date
     }
 }
 
-/// A person as a commit names them: the name and email of the signature, and
-/// the GitHub account GitHub linked that email to, when it did (`nil`
-/// otherwise, or when the source cannot know, e.g. git objects).
-public struct Person: Sendable, Hashable {
+/// Someone as a commit names them: the name and email of a signature or a
+/// `Co-authored-by:` trailer, and the GitHub account GitHub linked that email
+/// to, when it did (`nil` otherwise, or when the source cannot know, e.g. git
+/// objects). Several identities can be one `Person` (a mailmap, a login).
+public struct Identity: Sendable, Hashable {
     public var name: String
     public var email: String
     public var login: String?

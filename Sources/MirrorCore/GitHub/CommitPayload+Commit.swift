@@ -11,9 +11,9 @@ extension Commit {
         self.init(
             sha: payload.sha.lowercased(),
             message: payload.commit.message,
-            author: Signature(person: Person(name: author?.name ?? "", email: author?.email ?? "", login: payload.author?.login),
+            author: Signature(identity: Identity(name: author?.name ?? "", email: author?.email ?? "", login: payload.author?.login),
                               date: author?.date ?? committerDate),
-            committer: Signature(person: Person(name: committer?.name ?? "", email: committer?.email ?? "",
+            committer: Signature(identity: Identity(name: committer?.name ?? "", email: committer?.email ?? "",
                                                 login: payload.committer?.login),
                                  date: committerDate),
             parents: payload.parents.map { $0.sha.lowercased() },

@@ -7,6 +7,8 @@ public struct CommitDetail: Sendable, Equatable {
     /// first: `position` of `count` (1 = their first commit in the store).
     public var authorPosition: Int
     public var authorCommitCount: Int
+    /// People its `Co-authored-by:` trailers credit, in message order.
+    public var coAuthors: [Person.Identity] = []
 }
 
 /// What a full or abbreviated sha names.
@@ -23,11 +25,12 @@ extension MirrorStore {
 
     /// Resolves a full sha or a prefix of at least 4 hex digits (callers validate
     /// the form with `isCommitPrefix`). An ambiguous prefix is reported, never guessed.
-    public func resolveCommit(_ prefix: String) throws -> CommitResolution {
-        try db.transaction(.deferred) { try resolve(prefix.lowercased()) }
+    /// With a mailmap, "commit k of N" counts every identity of the author's person.
+    public func resolveCommit(_ prefix: String, mailmap: Mailmap? = nil) throws -> CommitResolution {
+        try db.transaction(.deferred) { try resolve(prefix.lowercased(), mailmap: mailmap) }
     }
 
-    private func resolve(_ prefix: String) throws -> CommitResolution {
+    private func resolve(_ prefix: String, mailmap: Mailmap?) throws -> CommitResolution {
         // Every sha starting with the prefix sorts in [prefix, prefix + "g"): hex digits are below "g".
         let matches = try db.prepare("""
             SELECT id FROM commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT ?
@@ -36,7 +39,7 @@ extension MirrorStore {
         case 0:
             return .notFound
         case 1:
-            return .found(try detail(commitID: matches[0]))
+            return .found(try detail(commitID: matches[0], mailmap: mailmap))
         default:
             let total = matches.count > Self.ambiguityListLimit
                 ? try db.scalarInt("SELECT count(*) FROM commits WHERE sha >= ? AND sha < ?", [prefix, prefix + "g"]) ?? 0
@@ -54,26 +57,36 @@ extension MirrorStore {
         (4...40).contains(text.utf8.count) && text.utf8.allSatisfy(\.isHexDigit)
     }
 
-    private func detail(commitID: Int64) throws -> CommitDetail {
+    private func detail(commitID: Int64, mailmap: Mailmap?) throws -> CommitDetail {
         guard let commit = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?").bind([commitID])
             .first(Self.commitSummary(from:))
         else {
             throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commitID) vanished while reading it"))
         }
-        let (position, count) = try authorPosition(name: commit.author.name, date: commit.committer.date, commitID: commitID)
-        return CommitDetail(commit: commit, authorPosition: position, authorCommitCount: count)
+        var ids = try db.prepare("SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE AND name = ?1")
+            .bind([commit.author.name]).map { $0.int64(0) }
+        if let mailmap, let authorID = try db.scalarInt("SELECT author_id FROM commits WHERE id = ?", [commitID]),
+           let person = try people(mailmap: mailmap).first(where: { $0.identities.contains { $0.id == Int64(authorID) } }) {
+            ids = person.identities.map(\.id)
+        }
+        let (position, count) = try authorPosition(ids: ids, date: commit.committer.date, commitID: commitID)
+        let coAuthors = try db.prepare("""
+            SELECT a.id, a.name, a.email, a.login FROM commit_coauthors ca JOIN authors a ON a.id = ca.author_id
+            WHERE ca.commit_id = ? ORDER BY ca.position
+            """).bind([commitID]).map {
+            Person.Identity(id: $0.int64(0), name: $0.string(1), email: $0.string(2), login: $0.optionalString(3))
+        }
+        return CommitDetail(commit: commit, authorPosition: position, authorCommitCount: count, coAuthors: coAuthors)
     }
 
-    /// The commit's place among the commits by authors named `name`, oldest
+    /// The commit's place among the commits by the author rows `ids`, oldest
     /// first (committer date ascending; equal dates in reverse mirroring order,
     /// as listings show them), and how many there are.
     ///
     /// The total comes from `author_commit_counts`; the place is counted on the
     /// (author_id, committer_date) index from whichever end the dates say is
     /// nearer, so even an author of 100,000 commits costs at most half of them.
-    func authorPosition(name: String, date: String, commitID: Int64) throws -> (position: Int, count: Int) {
-        let ids = try db.prepare("SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE AND name = ?1")
-            .bind([name]).map { $0.int64(0) }
+    func authorPosition(ids: [Int64], date: String, commitID: Int64) throws -> (position: Int, count: Int) {
         guard !ids.isEmpty else { return (0, 0) }
         // Numbered parameters: the list appears twice in one statement below.
         let list = ids.indices.map { "?\($0 + 1)" }.joined(separator: ", ")

@@ -1,54 +1,6 @@
 import Foundation
 import SQLite
 
-/// Filters for `commitsctl query`; every field narrows the result (AND).
-public struct CommitFilter: Sendable, Equatable {
-    public enum Merges: String, Sendable, CaseIterable {
-        /// Merges and ordinary commits alike.
-        case include
-        /// Only commits with at most one parent (`git log --no-merges`).
-        case exclude
-        /// Only commits with two or more parents (`git log --merges`).
-        case only
-    }
-
-    /// Case-insensitive substring of the author's "Name <email>", like `git log --author`.
-    public var author: String?
-    /// Case-insensitive substring of the committer's "Name <email>", like `git log --committer`.
-    public var committer: String?
-    /// Case-insensitive substring of the message, like `git log -i --fixed-strings --grep`.
-    public var grep: String?
-    /// Keep the commits whose message does *not* contain `grep` (`git log --invert-grep`).
-    public var invertGrep: Bool
-    public var merges: Merges
-    /// Only commits whose committer date is at or after this instant.
-    public var since: Date?
-    /// Only commits whose committer date is at or before this instant.
-    public var until: Date?
-    /// Only commits of this repository (default: all).
-    public var repository: RepositoryName?
-    /// At most this many commits, the newest (nil = all).
-    public var limit: Int?
-    /// Also commits a confirmed history rewrite left off every mirrored branch
-    /// (kept in the store, hidden by default).
-    public var includeOffBranch: Bool
-
-    public init(author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
-                merges: Merges = .include, since: Date? = nil, until: Date? = nil,
-                repository: RepositoryName? = nil, limit: Int? = nil, includeOffBranch: Bool = false) {
-        self.author = author
-        self.committer = committer
-        self.grep = grep
-        self.invertGrep = invertGrep
-        self.merges = merges
-        self.since = since
-        self.until = until
-        self.repository = repository
-        self.limit = limit
-        self.includeOffBranch = includeOffBranch
-    }
-}
-
 /// A person on a commit, as the store keeps them.
 public struct CommitPerson: Sendable, Equatable {
     public var name: String
@@ -78,6 +30,8 @@ public struct CommitSummary: Sendable, Equatable {
     public var parents: [String]
     /// Mirrored repositories that contain the commit (`OWNER/NAME`), sorted.
     public var repositories: [String]
+    /// The commit's row id: rows are numbered in the order they were stored.
+    public var storeID: Int64 = 0
 
     /// The message's first line.
     public var subject: String {
@@ -180,7 +134,8 @@ extension MirrorStore {
             author: CommitPerson(name: row.string(4), email: row.string(5), login: row.optionalString(6), date: row.string(7)),
             committer: CommitPerson(name: row.string(8), email: row.string(9), login: row.optionalString(10), date: row.string(11)),
             parents: row.string(12).split(separator: " ").map(String.init),
-            repositories: row.string(13).split(separator: " ").map(String.init))
+            repositories: row.string(13).split(separator: " ").map(String.init),
+            storeID: row.int64(0))
     }
 }
 
@@ -287,43 +242,41 @@ extension MirrorStore {
         // test each row they reach instead, exactly and cheaply when possible.
         var grepCondition: QueryCondition?
         var messageIndexSet: CandidateSet?
-        if let needle = filter.grep {
-            let search = MessageSearch(needle: needle)
-            if search.matchesEverything {
-                if filter.invertGrep { return nil }
-            } else {
-                let test = search.rowTest ?? QueryCondition(
-                    sql: "+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)", arguments: [search.phrase!])
-                grepCondition = filter.invertGrep ? QueryCondition(sql: "NOT \(test.sql)", arguments: test.arguments) : test
-                if let phrase = search.phrase, !filter.invertGrep {
-                    let set = CandidateSet(name: "message index",
-                                           sql: "SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?",
-                                           arguments: [phrase])
-                    messageIndexSet = set
-                    sets.append(set)
-                }
+        if !filter.greps.isEmpty {
+            guard let grep = messageConditions(filter) else { return nil }
+            grepCondition = grep.condition
+            if let set = grep.set {
+                messageIndexSet = set
+                sets.append(set)
             }
         }
 
-        for (column, text) in [("author_id", filter.author), ("committer_id", filter.committer)] {
-            guard let text else { continue }
-            let ids = try db.prepare("SELECT id FROM authors WHERE instr(search_text, ?) > 0 ORDER BY id")
-                .bind([AuthorSearch.needle(text)]).map { $0.int64(0) }
+        let fields = [("author_id", filter.authors, filter.mailmap), ("committer_id", filter.committers, nil)]
+        for (column, patterns, mailmap) in fields where !patterns.isEmpty {
+            let ids = try identityIDs(matching: patterns, mailmap: mailmap)
             if ids.isEmpty { return nil }
             people.append((column, ids))
-            // A short list is bound id by id; a long one stays a subquery (bound parameters are limited).
-            let list: String
-            let arguments: [any SQLiteBindable]
-            if ids.count <= 500 {
-                list = ids.map { _ in "?" }.joined(separator: ", ")
-                arguments = ids
-            } else {
-                list = "SELECT id FROM authors WHERE instr(search_text, ?) > 0"
-                arguments = [AuthorSearch.needle(text)]
-            }
-            conditions.append(QueryCondition(sql: "+c.\(column) IN (\(list))", arguments: arguments))
+            let list = Self.idList(ids)
+            conditions.append(QueryCondition(sql: "+c.\(column) IN (\(list.sql))", arguments: list.arguments))
             sets.append(CandidateSet(name: column == "author_id" ? "author" : "committer",
-                                     sql: "SELECT id FROM commits WHERE \(column) IN (\(list))", arguments: arguments))
+                                     sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments))
+        }
+        if !filter.coAuthors.isEmpty {
+            let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
+            if ids.isEmpty { return nil }
+            let list = Self.idList(ids)
+            conditions.append(QueryCondition(
+                sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
+                arguments: list.arguments))
+            sets.append(CandidateSet(name: "co-author",
+                                     sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
+                                     arguments: list.arguments))
+        }
+        if let storedAfter = filter.storedAfter {
+            conditions.append(QueryCondition(sql: "c.id > ?", arguments: [storedAfter]))
+        }
+        if let storedThrough = filter.storedThrough {
+            conditions.append(QueryCondition(sql: "c.id <= ?", arguments: [storedThrough]))
         }
 
         let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"

@@ -10,6 +10,8 @@ import Foundation
 ///   `3 days` (the `ago` may be left out), units from seconds to years.
 /// - Words: `now`, `today` (midnight this morning), `yesterday` (24 hours ago, as
 ///   in git), `last week`/`last month`/`last year`, and `@1700000000` (Unix time).
+/// - Weekdays and times of day: `last tuesday`, `noon`, `yesterday noon`
+///   (DateExpression+Words.swift).
 ///
 /// A date without a time names a whole day: as a lower bound it starts at
 /// midnight, as an upper bound it ends at 23:59:59 (git would use the current
@@ -121,6 +123,7 @@ public enum DateExpression {
         case "last year": return calendar.date(byAdding: .year, value: -1, to: now)
         default: break
         }
+        if let date = named(text, now: now, calendar: calendar) { return date }
         // "1 year, 2 months ago", "2.weeks.ago", "3days": number-unit pairs, then an optional "ago".
         var words = text.replacingOccurrences(of: ".", with: " ").replacingOccurrences(of: ",", with: " ")
             .split(separator: " ").map(String.init)

@@ -1,13 +1,20 @@
 import SQLite
 
-/// One author (by name, like `git shortlog`) and their commits. Names are
-/// compared exactly, as SQLite compares them (no Unicode normalization).
+/// One person (identities merged by name, GitHub login and an optional
+/// mailmap) and their commits. Names are compared exactly, as SQLite compares
+/// them (no Unicode normalization).
 public struct AuthorStatistics: Sendable, Equatable {
     public var name: String
-    /// The emails used under this name, most commits first.
+    /// The emails used by this person, most commits first.
     public var emails: [String]
+    /// Commits they authored.
     public var commits: Int
-    /// Committer dates (ISO 8601 UTC) of their oldest and newest commit.
+    /// Commits crediting them in a `Co-authored-by:` trailer.
+    public var coAuthored: Int
+    /// Every "Name <email>" they appear as, most commits first.
+    public var identities: [String]
+    /// Committer dates (ISO 8601 UTC) of their oldest and newest commit (authored
+    /// or co-authored).
     public var firstCommitDate: String
     public var lastCommitDate: String
 }
@@ -27,45 +34,62 @@ public struct RepositoryStatistics: Sendable, Equatable {
 }
 
 extension MirrorStore {
-    /// Authors by number of commits (most first, then by name), optionally of
-    /// one repository; `top` keeps the first ones.
-    public func authorStatistics(repository name: RepositoryName? = nil, top: Int? = nil) throws -> [AuthorStatistics] {
-        var sql = """
-            SELECT a.name, a.email, count(*), min(c.committer_date), max(c.committer_date)
-            FROM commits c JOIN authors a ON a.id = c.author_id
-            """
+    /// People by number of commits authored (most first, then co-authored,
+    /// then by name), optionally of one repository; `top` keeps the first ones.
+    public func authorStatistics(repository name: RepositoryName? = nil, top: Int? = nil,
+                                 mailmap: Mailmap? = nil) throws -> [AuthorStatistics] {
+        var scope = ""
         var arguments: [any SQLiteBindable] = []
         if let name {
             guard let repository = try repository(named: name) else { return [] }
-            sql += "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
+            scope = "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
             arguments.append(repository.id)
         }
-        sql += "\nGROUP BY c.author_id"
-        // Per (name, email) from SQL; folded by name here.
-        // Keyed by the name's bytes: Swift's String equality would merge differently normalized names.
-        var byName: [[UInt8]: (emails: [(String, Int)], stats: AuthorStatistics)] = [:]
-        let statement = try db.prepare(sql).bind(arguments)
-        while try statement.step() {
-            let name = statement.string(0), email = statement.string(1), count = statement.int(2)
-            let first = statement.string(3), last = statement.string(4)
-            let key = Array(name.utf8)
-            if var entry = byName[key] {
-                entry.emails.append((email, count))
-                entry.stats.commits += count
-                entry.stats.firstCommitDate = min(entry.stats.firstCommitDate, first)
-                entry.stats.lastCommitDate = max(entry.stats.lastCommitDate, last)
-                byName[key] = entry
-            } else {
-                byName[key] = ([(email, count)], AuthorStatistics(
-                    name: name, emails: [], commits: count, firstCommitDate: first, lastCommitDate: last))
-            }
+        // Per identity (authors row): authored commits, and the commits crediting it
+        // (by id: a person credited under two identities on one commit counts once).
+        typealias Counts = (commits: Int, coAuthored: Set<Int64>, first: String, last: String)
+        var counts: [Int64: Counts] = [:]
+        func note(_ id: Int64, _ first: String, _ last: String, _ update: (inout Counts) -> Void) {
+            var entry = counts[id] ?? (0, [], first, last)
+            update(&entry)
+            entry.first = min(entry.first, first)
+            entry.last = max(entry.last, last)
+            counts[id] = entry
         }
-        var result = byName.values.map { entry in
-            var stats = entry.stats
-            stats.emails = entry.emails.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.map(\.0)
-            return stats
+        let authored = try db.prepare("""
+            SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
+            GROUP BY c.author_id
+            """).bind(arguments)
+        while try authored.step() {
+            let count = authored.int(1)
+            note(authored.int64(0), authored.string(2), authored.string(3)) { $0.commits += count }
         }
-        result.sort { $0.commits != $1.commits ? $0.commits > $1.commits : Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        let credited = try db.prepare("""
+            SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id\(scope)
+            """).bind(arguments)
+        while try credited.step() {
+            let commit = credited.int64(1)
+            note(credited.int64(0), credited.string(2), credited.string(2)) { $0.coAuthored.insert(commit) }
+        }
+        var result: [AuthorStatistics] = []
+        for person in try people(mailmap: mailmap) {
+            let members = person.identities.compactMap { identity in counts[identity.id].map { (identity, $0) } }
+            guard !members.isEmpty else { continue }  // committers only
+            let ranked = members.sorted { $0.1.commits != $1.1.commits ? $0.1.commits > $1.1.commits : $0.0.id < $1.0.id }
+            var emails: [String] = []
+            for (identity, _) in ranked where !emails.contains(identity.email) { emails.append(identity.email) }
+            result.append(AuthorStatistics(
+                name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
+                commits: members.reduce(0) { $0 + $1.1.commits },
+                coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
+                identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
+                firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
+        }
+        result.sort {
+            if $0.commits != $1.commits { return $0.commits > $1.commits }
+            if $0.coAuthored != $1.coAuthored { return $0.coAuthored > $1.coAuthored }
+            return Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+        }
         if let top { result = Array(result.prefix(max(0, top))) }
         return result
     }

@@ -140,8 +140,8 @@ public final class MirrorStore {
         for commit in commits {
             let authorDate = ISO8601Timestamp.format(commit.author.date)
             let committerDate = ISO8601Timestamp.format(commit.committer.date)
-            let authorID = try self.authorID(for: commit.author.person)
-            let committerID = try self.authorID(for: commit.committer.person)
+            let authorID = try self.authorID(for: commit.author.identity)
+            let committerID = try self.authorID(for: commit.committer.identity)
             try insert.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
                              committerID, committerDate, commit.parents.count, commit.treeSHA]).run()
             let commitID: Int64
@@ -150,14 +150,18 @@ public final class MirrorStore {
                 for (position, parent) in commit.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
+                try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message)
             } else {
                 try update.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
                                  committerID, committerDate, commit.treeSHA]).run()
-                if db.changes == 1 { outcome.updated += 1 }
+                let changed = db.changes == 1
+                if changed { outcome.updated += 1 }
                 guard let id = try lookup.bind([commit.sha]).first({ $0.int64(0) }) else {
                     throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commit.sha) vanished during upsert"))
                 }
                 commitID = id
+                // A changed message may credit other people.
+                if changed { try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message) }
             }
             try addMember.bind([repositoryID, commitID]).run()
             if db.changes == 1 { outcome.added += 1 }
@@ -172,7 +176,7 @@ public final class MirrorStore {
 
     /// Upserts an author by (name, email). A login seen later replaces an older
     /// one; a missing login (`null` user) never erases a known one.
-    private func authorID(for person: Person) throws -> Int64 {
+    private func authorID(for person: Identity) throws -> Int64 {
         let key = AuthorKey(name: person.name, email: person.email)
         if let cached = authorCache[key], person.login == nil || cached.login == person.login { return cached.id }
         let statement = try db.cachedStatement("""

@@ -166,5 +166,41 @@ enum Schema {
             CREATE INDEX repository_names_repository_id ON repository_names (repository_id);
             INSERT INTO repository_names (name, repository_id) SELECT full_name, id FROM repositories;
             """),
+        .init(version: 4, name: "co-authors; message index Datasette recognises", sql: """
+            -- Co-authored-by: trailers, parsed from each message (CoAuthorTrailers): one row
+            -- per credited identity, in message order. Identities are authors rows.
+            CREATE TABLE commit_coauthors (
+                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,      -- 0 = first trailer
+                author_id INTEGER NOT NULL REFERENCES authors (id),
+                PRIMARY KEY (commit_id, position)
+            ) WITHOUT ROWID;
+            CREATE INDEX commit_coauthors_author_id ON commit_coauthors (author_id, commit_id);
+
+            -- The same index as version 2, spelled content="commits": Datasette finds a
+            -- table's full-text index by that exact spelling in its CREATE statement.
+            DROP TRIGGER commits_fts_after_insert;
+            DROP TRIGGER commits_fts_after_delete;
+            DROP TRIGGER commits_fts_after_update;
+            DROP TABLE commits_fts;
+            CREATE VIRTUAL TABLE commits_fts USING fts5 (
+                message,
+                content="commits",
+                content_rowid="id",
+                tokenize = 'trigram case_sensitive 0'
+            );
+            CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
+                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+            END;
+            CREATE TRIGGER commits_fts_after_delete AFTER DELETE ON commits BEGIN
+                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+            END;
+            CREATE TRIGGER commits_fts_after_update AFTER UPDATE OF id, message ON commits
+            WHEN old.id IS NOT new.id OR old.message IS NOT new.message BEGIN
+                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+            END;
+            INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
+            """, backfill: CoAuthorTrailers.backfill),
     ])
 }

@@ -4,7 +4,7 @@ import MirrorCore
 extension Commitsctl {
     struct Authors: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List authors (by name) with their number of commits and first and last commit dates."
+            abstract: "List people (identities merged by name, or by --mailmap and GitHub login) with commits authored and co-authored."
         )
 
         @OptionGroup var repository: RepositoryFilterOptions
@@ -15,9 +15,12 @@ extension Commitsctl {
         @Option(help: "How to print the authors.")
         var format: ReportFormat = .table
 
+        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file (and by GitHub login).", valueName: "file"))
+        var mailmap: String?
+
         @OptionGroup var store: StoreOptions
 
-        static let fieldNames = ["name", "emails", "commits", "first_commit_date", "last_commit_date"]
+        static let fieldNames = ["name", "emails", "commits", "first_commit_date", "last_commit_date", "co_authored", "identities"]
 
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
@@ -27,17 +30,19 @@ extension Commitsctl {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
                 let name = try repository.resolve(in: mirror)
-                let authors = try mirror.authorStatistics(repository: name, top: top)
+                let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+                let authors = try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap)
                 let output = OutputWriter()
                 defer { output.flush() }
                 switch format {
                 case .table:
                     var table = TextTable([
-                        .init(title: "COMMITS", numeric: true), .init(title: "FIRST"), .init(title: "LAST"),
+                        .init(title: "COMMITS", numeric: true), .init(title: "CO-AUTHORED", numeric: true),
+                        .init(title: "FIRST"), .init(title: "LAST"),
                         .init(title: "AUTHOR", flexible: true, minimumWidth: 20),
                     ])
                     for author in authors {
-                        table.append([String(author.commits), String(author.firstCommitDate.prefix(10)),
+                        table.append([String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
                                       String(author.lastCommitDate.prefix(10)),
                                       "\(author.name) <\(author.emails.joined(separator: ", "))>"])
                     }
@@ -49,6 +54,7 @@ extension Commitsctl {
                         printer.print(Array(zip(Self.fieldNames, [
                             .string(author.name), .array(author.emails.map(JSONValue.string)), .int(author.commits),
                             .string(author.firstCommitDate), .string(author.lastCommitDate),
+                            .int(author.coAuthored), .array(author.identities.map(JSONValue.string)),
                         ] as [JSONValue])))
                     }
                     printer.end()

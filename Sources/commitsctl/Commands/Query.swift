@@ -13,17 +13,26 @@ extension Commitsctl {
                 """
         )
 
-        @Option(help: ArgumentHelp("Only commits whose author name or email contains this text, ignoring case.", valueName: "text"))
-        var author: String?
+        @Option(help: ArgumentHelp("Only commits whose author name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        var author: [String] = []
 
-        @Option(help: ArgumentHelp("Only commits whose committer name or email contains this text, ignoring case.", valueName: "text"))
-        var committer: String?
+        @Option(help: ArgumentHelp("Only commits whose committer name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        var committer: [String] = []
 
-        @Option(help: ArgumentHelp("Only commits whose message contains this text, ignoring case.", valueName: "text"))
-        var grep: String?
+        @Option(help: ArgumentHelp("Only commits crediting a co-author (Co-authored-by:) whose name or email contains this text (repeat: any of them).", valueName: "text"))
+        var coAuthor: [String] = []
 
-        @Flag(help: "Only commits whose message does not contain the --grep text.")
+        @Option(help: ArgumentHelp("Only commits whose message contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        var grep: [String] = []
+
+        @Flag(help: "Only commits whose message contains every --grep text, not just one.")
+        var allMatch = false
+
+        @Flag(help: "Only commits whose message does not match the --grep texts.")
         var invertGrep = false
+
+        @Flag(name: [.customShort("i"), .customLong("regexp-ignore-case")], help: "Ignore case in --grep, --author and --committer (always the case; accepted for git habits).")
+        var ignoreCase = false
 
         @Flag(help: "Leave out merge commits (more than one parent).")
         var noMerges = false
@@ -31,15 +40,21 @@ extension Commitsctl {
         @Flag(help: "Only merge commits (more than one parent).")
         var merges = false
 
-        @Option(help: ArgumentHelp("Only commits committed at or after this date (2024-05-01, 2024-05-01T12:00:00Z, \"2 weeks ago\", yesterday).", valueName: "date"))
+        @Option(name: [.customLong("since"), .customLong("after")], help: ArgumentHelp("Only commits committed at or after this date (2024-05-01, \"2 weeks ago\", yesterday, \"last tuesday\", noon).", valueName: "date"))
         var since: String?
 
-        @Option(help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
+        @Option(name: [.customLong("until"), .customLong("before")], help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
         var until: String?
+
+        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file, so --author and --co-author match any identity of a person.", valueName: "file"))
+        var mailmap: String?
+
+        @Flag(help: "After printing, keep running and print each newly stored matching commit until interrupted.")
+        var follow = false
 
         @OptionGroup var repository: RepositoryFilterOptions
 
-        @Option(name: [.customShort("n"), .customLong("limit")], help: ArgumentHelp("Show at most this many commits (the newest).", valueName: "n"))
+        @Option(name: [.customShort("n", allowingJoined: true), .customLong("limit"), .customLong("max-count")], help: ArgumentHelp("Show at most this many commits, the newest (also -N, as in git log).", valueName: "n"))
         var limit: Int?
 
         @Flag(help: "Print the selected commits oldest first.")
@@ -56,7 +71,10 @@ extension Commitsctl {
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit)") }
             if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
-            if invertGrep && grep == nil { throw ValidationError("--invert-grep needs --grep TEXT") }
+            if invertGrep && grep.isEmpty { throw ValidationError("--invert-grep needs --grep TEXT") }
+            if allMatch && grep.isEmpty { throw ValidationError("--all-match needs --grep TEXT") }
+            if follow && format == .json { throw ValidationError("--follow prints commits as they arrive, which one JSON array cannot; use --format ndjson") }
+            if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             let bounds = try dateBounds()
             if let since = bounds.since, let until = bounds.until, since > until {
                 throw ValidationError("--since (\(ISO8601Timestamp.format(since))) is after --until (\(ISO8601Timestamp.format(until)))")
@@ -77,20 +95,31 @@ extension Commitsctl {
 
         func filter() throws -> CommitFilter {
             let bounds = try dateBounds()
-            return CommitFilter(
-                author: author, committer: committer, grep: grep, invertGrep: invertGrep,
-                merges: merges ? .only : noMerges ? .exclude : .include,
+            var filter = CommitFilter(
+                invertGrep: invertGrep, merges: merges ? .only : noMerges ? .exclude : .include,
                 since: bounds.since, until: bounds.until,
                 repository: repository.name, limit: limit, includeOffBranch: includeRewritten)
+            filter.authors = author
+            filter.committers = committer
+            filter.coAuthors = coAuthor
+            filter.greps = grep
+            filter.allMatch = allMatch
+            filter.mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+            return filter
         }
 
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
-                let filter = try filter()
+                var filter = try filter()
                 _ = try repository.resolve(in: mirror)
+                // --follow: what is stored now is listed first; later rows arrive below it.
+                let start = follow ? try mirror.latestCommitStoreID() : nil
+                filter.storedThrough = start
                 let output = OutputWriter()
                 defer { output.flush() }
+                let kind: RecordPrinter.Kind = format == .json ? .json : format == .ndjson ? .ndjson : .csv
+                var printer = RecordPrinter(kind, fieldNames: CommitRendering.fieldNames, output: output)
                 switch format {
                 case .table:
                     var commits = try mirror.commits(matching: filter)
@@ -99,11 +128,22 @@ extension Commitsctl {
                 case .oneline:
                     try forEachCommit(in: mirror, filter) { output.line(CommitRendering.oneline($0)) }
                 case .json, .ndjson, .csv:
-                    let kind: RecordPrinter.Kind = format == .json ? .json : format == .ndjson ? .ndjson : .csv
-                    var printer = RecordPrinter(kind, fieldNames: CommitRendering.fieldNames, output: output)
                     printer.begin()
                     try forEachCommit(in: mirror, filter) { printer.print(CommitRendering.fields($0)) }
-                    printer.end()
+                    if start == nil { printer.end() }
+                }
+                guard let start else { return }
+                output.flush()
+                try mirror.follow(filter, after: start, isStopped: { false }) { arrived in
+                    switch format {
+                    case .table:
+                        for line in CommitRendering.table(arrived, width: Terminal.outputWidth) { output.line(line) }
+                    case .oneline:
+                        for commit in arrived { output.line(CommitRendering.oneline(commit)) }
+                    case .json, .ndjson, .csv:
+                        for commit in arrived { printer.print(CommitRendering.fields(commit)) }
+                    }
+                    output.flush()
                 }
             }
         }

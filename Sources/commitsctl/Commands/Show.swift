@@ -14,6 +14,9 @@ extension Commitsctl {
         @Option(help: "How to print the commit: a git-like text view, or json.")
         var format: ShowFormat = .text
 
+        @Option(help: ArgumentHelp("Count the author's commits over every identity this git .mailmap file gives the person.", valueName: "file"))
+        var mailmap: String?
+
         @OptionGroup var store: StoreOptions
 
         enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
@@ -27,7 +30,8 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
-                switch try mirror.resolveCommit(sha) {
+                let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+                switch try mirror.resolveCommit(sha, mailmap: mailmap) {
                 case .notFound:
                     throw ShowError.notFound(sha, path: mirror.path)
                 case .ambiguous(let candidates, let total):
@@ -57,9 +61,12 @@ extension Commitsctl {
             text += "AuthorDate: \(commit.author.date)\n"
             text += "Commit:     \(person(commit.committer))\n"
             text += "CommitDate: \(commit.committer.date)\n"
+            for coAuthor in detail.coAuthors {
+                text += "Co-author:  \(TextCleaning.singleLine("\(coAuthor.name) <\(coAuthor.email)>"))\n"
+            }
             if let url = commit.url { text += "URL:        \(TextCleaning.singleLine(url))\n" }
             if !commit.repositories.isEmpty { text += "Repository: \(commit.repositories.joined(separator: ", "))\n" }
-            text += "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by \(TextCleaning.singleLine(commit.author.name))\n"
+            text += "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
             text += "\n"
             for line in TextCleaning.multiline(commit.message).split(separator: "\n", omittingEmptySubsequences: false) {
                 text += line.isEmpty ? "\n" : "    \(line)\n"
@@ -72,6 +79,7 @@ extension Commitsctl {
             CommitRendering.fields(detail.commit) + [
                 ("author_commit_position", .int(detail.authorPosition)),
                 ("author_commit_count", .int(detail.authorCommitCount)),
+                ("co_authors", .array(detail.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) })),
             ]
         }
     }

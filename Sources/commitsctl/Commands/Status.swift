@@ -14,7 +14,10 @@ extension Commitsctl {
                 """
         )
 
-        @Flag(help: "Print JSON (an array of objects with snake_case keys) for scripts.")
+        @Option(help: "How to print the rows (json: an array of objects with snake_case keys).")
+        var format: ReportFormat = .table
+
+        @Flag(help: "The same as --format json (kept for scripts written before --format).")
         var json = false
 
         @OptionGroup var config: ConfigOptions
@@ -36,12 +39,19 @@ extension Commitsctl {
             var rateLimitResetAt: String?
             var pendingWalks: Int
 
-            enum CodingKeys: String, CodingKey {
+            enum CodingKeys: String, CodingKey, CaseIterable {
                 case repository, branch, configured, commits, complete
                 case headSHA = "head_sha", headETag = "head_etag"
                 case lastAttemptAt = "last_attempt_at", lastSuccessAt = "last_success_at", lastError = "last_error"
                 case rateLimitRemaining = "rate_limit_remaining", rateLimitResetAt = "rate_limit_reset_at"
                 case pendingWalks = "pending_walks"
+            }
+
+            /// In `CodingKeys` order; unknown values are empty.
+            var csvFields: [String] {
+                [repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
+                 headSHA ?? "", headETag ?? "", lastAttemptAt ?? "", lastSuccessAt ?? "", lastError ?? "",
+                 rateLimitRemaining.map(String.init) ?? "", rateLimitResetAt ?? "", String(pendingWalks)]
             }
 
             func encode(to encoder: any Encoder) throws {
@@ -63,15 +73,33 @@ extension Commitsctl {
             }
         }
 
+        func validate() throws {
+            if json && format != .table && format != .json {
+                throw ValidationError("--json is --format json; give one of --json and --format \(format.rawValue)")
+            }
+        }
+
         func run() async throws {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = ResolvedSettings(configuration: configuration, store: store)
                 let rows = try Self.rows(storePath: settings.storePath, configuration: configuration)
-                if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                switch json ? .json : format {
+                case .table:
+                    break
+                case .json:
+                    encoder.outputFormatting.insert(.prettyPrinted)
                     print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                    return
+                case .ndjson:
+                    for row in rows { print(String(decoding: try encoder.encode(row), as: UTF8.self)) }
+                    return
+                case .csv:
+                    var text = CSV.row(Row.CodingKeys.allCases.map(\.rawValue))
+                    for row in rows { text += CSV.row(row.csvFields) }
+                    print(text, terminator: "")
                     return
                 }
                 var table = TextTable([

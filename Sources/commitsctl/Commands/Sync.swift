@@ -49,6 +49,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
+                SyncInterruption.install()
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
                 let settings = ResolvedSettings(configuration: configuration, store: store, github: github)

@@ -9,6 +9,7 @@ final class ProgressReporter {
     private var drewLine = false
 
     func report(_ progress: SyncProgress) {
+        SyncInterruption.note(progress)
         let now = ContinuousClock.now
         let interval: Duration = interactive ? .milliseconds(200) : .seconds(10)
         guard now - lastPrinted >= interval else { return }

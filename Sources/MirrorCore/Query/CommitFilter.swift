@@ -1,0 +1,65 @@
+import Foundation
+
+/// Filters for `commitsctl query`. Different filters narrow the result (AND);
+/// repeated values of one filter widen it (OR), as in `git log`.
+public struct CommitFilter: Sendable, Equatable {
+    public enum Merges: String, Sendable, CaseIterable {
+        /// Merges and ordinary commits alike.
+        case include
+        /// Only commits with at most one parent (`git log --no-merges`).
+        case exclude
+        /// Only commits with two or more parents (`git log --merges`).
+        case only
+    }
+
+    /// Case-insensitive substrings of the author's "Name <email>", like `git log --author` (any one matches).
+    public var authors: [String]
+    /// Case-insensitive substrings of the committer's "Name <email>", like `git log --committer` (any one matches).
+    public var committers: [String]
+    /// Case-insensitive substrings of a `Co-authored-by:` trailer's "Name <email>" (any one matches).
+    public var coAuthors: [String]
+    /// Case-insensitive substrings of the message, like `git log -i -F --grep` (any one matches).
+    public var greps: [String]
+    /// Every `greps` value must match (`git log --all-match`).
+    public var allMatch: Bool
+    /// Keep the commits whose message does *not* match the greps (`git log --invert-grep`).
+    public var invertGrep: Bool
+    public var merges: Merges
+    /// Only commits whose committer date is at or after this instant.
+    public var since: Date?
+    /// Only commits whose committer date is at or before this instant.
+    public var until: Date?
+    /// Only commits of this repository (default: all).
+    public var repository: RepositoryName?
+    /// At most this many commits, the newest (nil = all).
+    public var limit: Int?
+    /// Also commits a confirmed history rewrite left off every mirrored branch
+    /// (kept in the store, hidden by default).
+    public var includeOffBranch: Bool
+    /// When set, `authors` and `coAuthors` match any identity of a person it defines.
+    public var mailmap: Mailmap?
+    /// Only commits stored after this row id (`query --follow`: what arrived since).
+    public var storedAfter: Int64?
+    /// Only commits stored up to this row id (`query --follow`: what was there at the start).
+    public var storedThrough: Int64?
+
+    public init(author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
+                merges: Merges = .include, since: Date? = nil, until: Date? = nil,
+                repository: RepositoryName? = nil, limit: Int? = nil, includeOffBranch: Bool = false) {
+        self.authors = author.map { [$0] } ?? []
+        self.committers = committer.map { [$0] } ?? []
+        self.coAuthors = []
+        self.greps = grep.map { [$0] } ?? []
+        self.allMatch = false
+        self.invertGrep = invertGrep
+        self.merges = merges
+        self.since = since
+        self.until = until
+        self.repository = repository
+        self.limit = limit
+        self.includeOffBranch = includeOffBranch
+        self.mailmap = nil
+        self.storedAfter = nil
+        self.storedThrough = nil
+    }
+}

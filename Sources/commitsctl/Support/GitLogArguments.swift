@@ -1,0 +1,27 @@
+/// git log's number forms ArgumentParser cannot express: `-5` means `-n 5`.
+/// (`-n5`, `-n 5`, `--max-count=5` and `--limit 5` are declared on the option.)
+enum GitLogArguments {
+    static func normalize(_ arguments: [String]) -> [String] {
+        guard arguments.first == "query" else { return arguments }
+        var result: [String] = []
+        var expectsValue = false
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { return result + arguments[index...] }
+            defer { expectsValue = Self.takesValue(argument) }
+            // A value such as `--grep -5` stays as it is; `--` ends the options.
+            if !expectsValue, argument.count > 1, argument.first == "-",
+               argument.dropFirst().allSatisfy(\.isASCII), Int(argument.dropFirst()) != nil {
+                result += ["-n", String(argument.dropFirst())]
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
+    }
+
+    /// Options of `query` followed by a separate value.
+    private static func takesValue(_ argument: String) -> Bool {
+        ["--author", "--committer", "--co-author", "--grep", "--since", "--after", "--until", "--before",
+         "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap"].contains(argument)
+    }
+}

@@ -1,0 +1,61 @@
+import MirrorTestSupport
+import Foundation
+import SQLite
+import Testing
+
+/// Issue #16: Ctrl-C during `sync` ends with one line saying what was kept and
+/// that the next run resumes; the next run does.
+@Suite struct InterruptMessageTests {
+    @Test func ctrlCSaysWhatWasKeptAndTheNextRunResumes() async throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.path("commits.sqlite")
+        let sim = try SimulatorProcess(["--synthetic", "acme/big=20000:3"])
+        defer { sim.stop() }
+        // Slow pages: the sync is still running when the test interrupts it.
+        _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 100}"#)
+        let process = Process()
+        process.executableURL = Executables.url("commitsctl")
+        process.arguments = ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL]
+        process.environment = Executables.environment(["GITHUB_TOKEN": "test-token"])
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Interrupt once a few pages are in. The watch runs on its own thread: a busy
+        // cooperative pool must not let the sync finish unseen.
+        let pid = process.processIdentifier
+        let interrupted = await onThread { () -> Bool in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, process.isRunning {
+                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+                if stored >= 300 { return kill(pid, SIGINT) == 0 }
+                usleep(5_000)
+            }
+            return false
+        }
+        #expect(interrupted, "the sync ended before it could be interrupted")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let lines = stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(stderr)")
+        let stored = try storedCount(db)
+        let line = String(lines.first ?? "")
+        #expect(line.hasPrefix("commitsctl: interrupted: kept "), "\(line)")
+        #expect(line.hasSuffix(" of acme/big; the next sync resumes from there"), "\(line)")
+        // The count said is what was stored, give or take the page committed as the signal came.
+        let said = Int(line.split(separator: " ").dropFirst(3).first ?? "") ?? -1
+        #expect(said <= stored && stored - said <= 100, "said \(said), stored \(stored)")
+
+        _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
+        let rerun = try await runOffPool("commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
+                                         environment: ["GITHUB_TOKEN": "test-token"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try storedCount(db) == 20000)
+    }
+
+    private func storedCount(_ db: String) throws -> Int {
+        guard FileManager.default.fileExists(atPath: db) else { return 0 }
+        return (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
+    }
+}
