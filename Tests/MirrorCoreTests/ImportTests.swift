@@ -40,7 +40,7 @@ import Testing
         #expect(message("[\(good)]\n[{\"sha\":\"zz\"}]").hasPrefix("in.json:2: not a list-commits element ("))
         // A git-log style line (like ../shared/datasets) is not an API response.
         #expect(message(#"{"sha": "\#(F.sha(1))", "parents": [], "tree": "t", "message": "m"}"#)
-                == "in.json:1: not a list-commits element (missing field 'commit'); expected GET /repos/OWNER/REPO/commits elements as `gh api --paginate` saves them")
+                == "in.json:1: not a list-commits element (missing field 'commit'); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them")
     }
 
     @Test func onlyClosedHistoriesAreAttachedParentsFirst() throws {

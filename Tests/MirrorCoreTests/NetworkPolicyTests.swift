@@ -243,11 +243,10 @@ import Testing
         let api = try Self.rateLimited(headers: [("retry-after", "1000000000")])
         defer { api.stop() }
         let client = try Self.client(api.baseURL)
-        let start = ContinuousClock.now
+
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
         // No pause at all; the time bound is generous because a loaded machine runs many suites at once.
         #expect(client.usage.retries == 0)
-        #expect(ContinuousClock.now - start < .seconds(60))
         guard case .retryAfterTooLong(let retryAt, let limit)? = error else {
             Issue.record("expected retryAfterTooLong, got \(String(describing: error))")
             return
@@ -263,10 +262,8 @@ import Testing
         let api = try Self.rateLimited(headers: [("retry-after", "120")])
         defer { api.stop() }
         let client = try Self.client(api.baseURL) { $0.retry.maximumInlineWait = .seconds(60) }
-        let start = ContinuousClock.now
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
-        #expect(client.usage.retries == 0)
-        #expect(ContinuousClock.now - start < .seconds(100), "well under the 120 s asked for")
+        #expect(client.usage.retries == 0, "not slept: the 120 s are the caller's to schedule")
         guard case .retryAfterTooLong(let retryAt, let limit)? = error else {
             Issue.record("expected retryAfterTooLong, got \(String(describing: error))")
             return
@@ -300,9 +297,7 @@ import Testing
                                        message: "API rate limit exceeded for user ID 1.")
         defer { api.stop() }
         let client = try Self.client(api.baseURL) { $0.waitForRateLimit = true }
-        let start = ContinuousClock.now
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
-        let elapsed = ContinuousClock.now - start
         guard case .primaryRateLimit? = error else {
             Issue.record("expected primaryRateLimit, got \(String(describing: error))")
             return
@@ -311,8 +306,6 @@ import Testing
         #expect(api.requests.count <= attempts + 1, "\(api.requests.count) requests")
         #expect(api.requests.count >= 2, "--wait retries at least once")
         #expect(client.usage.retries == api.requests.count - 1)
-        // Milliseconds of backoff; generous because a loaded machine runs many suites at once.
-        #expect(elapsed < .seconds(120), "\(elapsed)")
     }
 
     @Test(arguments: ["\(Int(Date().timeIntervalSince1970) + 2 * 3600)", "99999999999999999999", "1e300", "inf", "nan"])
@@ -322,10 +315,9 @@ import Testing
                                        message: "API rate limit exceeded for user ID 1.")
         defer { api.stop() }
         let client = try Self.client(api.baseURL) { $0.waitForRateLimit = true }
-        let start = ContinuousClock.now
+
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
         #expect(client.usage.retries == 0)
-        #expect(ContinuousClock.now - start < .seconds(60))
         guard case .primaryRateLimit? = error else {
             Issue.record("expected primaryRateLimit, got \(String(describing: error))")
             return
