@@ -125,7 +125,7 @@ struct MirrorBench {
     /// Median in-process milliseconds of each benchmark query, store open
     /// included. `authors` and `shas` are comma-separated lists.
     static func time(path: String, authors: String, shas: String, runs: Int) throws {
-        var cases: [(String, (MirrorStore) throws -> Int)] = []
+        var cases: [(String, (MirrorReader) throws -> Int)] = []
         for author in authors.split(separator: ",").map(String.init) {
             cases.append(("query --author \"\(author)\" -n 50", { try $0.commits(matching: CommitFilter(author: author, limit: 50)).count }))
         }
@@ -141,7 +141,7 @@ struct MirrorBench {
             var samples: [Double] = []
             for _ in 0..<runs {
                 let start = clock.now
-                let store = try MirrorStore(path: path, access: .readOnly)
+                let store = try MirrorReader(path: path)
                 guard try body(store) > 0 else {
                     FileHandle.standardError.write(Data("mirror-bench: \(name) found nothing\n".utf8))
                     exit(1)

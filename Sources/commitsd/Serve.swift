@@ -62,7 +62,7 @@ extension Commitsd {
                         "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
                     ])
                 }
-                synced = Set(try store.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
+                synced = Set(try MirrorReader(path: store.path).syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
                     // Keys for both the explicit branch and "the default branch".
                     ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
                 })

@@ -264,7 +264,7 @@ import Testing
                                           logger: Self.quiet)
             _ = try await SyncEngine(client: client, store: try MirrorStore(path: current), logger: Self.quiet)
                 .sync(RepositoryName(parsing: "acme/widgets")!)
-            let old = try MirrorStore(path: db, access: .readWrite, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
+            let old = try MirrorStore(path: db, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
             try OlderStore.copyVersion1Data(from: current, into: old.db)
         }
         let before = try StoreFacts.dump(db)

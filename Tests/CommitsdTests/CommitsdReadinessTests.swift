@@ -81,7 +81,7 @@ final class NotifySocket: @unchecked Sendable {
         #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repositories") == true, "\(messages) \(daemon.log)")
         #expect(ContinuousClock.now - released < .seconds(6))
         // At READY the schema is current: a read-only open (which refuses a store needing migration) works.
-        #expect(throws: Never.self) { try MirrorStore(path: store, access: .readOnly) }
+        #expect(throws: Never.self) { try MirrorReader(path: store) }
 
         // Then: STATUS lines with the last sync, and the watchdog pings.
         let later = socket.receive(until: "STATUS=last sync: acme/widgets@main: 50 new", timeout: .seconds(10))

@@ -222,9 +222,9 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
     }
 
     static func stored(_ repository: String, store: String) throws -> Set<String> {
-        let mirror = try MirrorStore(path: store, access: .readOnly)
+        let mirror = try MirrorReader(path: store)
         guard let id = try mirror.repository(named: RepositoryName(parsing: repository)!)?.id else { return [] }
-        return try mirror.commitSHAs(repositoryID: id)
+        return try MirrorReader(path: mirror.path).commitSHAs(repositoryID: id)
     }
 
     @Test(arguments: BadInputCase.all)
@@ -296,7 +296,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
                                          bodyLimit: HTTPClientDefaults.maximumBodySize)
         #expect(ContinuousClock.now - start < .seconds(180))
         #expect(report.added == 3 && report.complete)
-        let mirror = try MirrorStore(path: store, access: .readOnly)
+        let mirror = try MirrorReader(path: store)
         let stored = try mirror.db.prepare("SELECT message FROM commits WHERE sha = ?")
             .bind([PayloadFixtures.sha(6)]).first { $0.string(0) }
         #expect(stored == message)

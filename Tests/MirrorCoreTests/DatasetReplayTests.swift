@@ -18,7 +18,7 @@ struct DatasetReplayTests {
         let report = try await harness.sync("swiftlang/swift-evolution")
         #expect(report.added == 7_807)
         #expect(report.complete)
-        let store = try MirrorStore(path: harness.storePath, access: .readOnly)
+        let store = try MirrorReader(path: harness.storePath)
         #expect(try store.commitCount() == 7_807)
         #expect(try store.db.scalarInt("SELECT count(*) FROM commits WHERE parent_count > 1") == 1_344)
         #expect(try store.commits(matching: CommitFilter(author: "Joe Groff")).count == 324)

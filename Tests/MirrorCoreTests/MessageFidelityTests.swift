@@ -30,13 +30,13 @@ import Testing
         var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: sha)
         _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
 
-        guard case .found(let detail) = try store.resolveCommit(sha) else {
+        guard case .found(let detail) = try MirrorReader(path: store.path).resolveCommit(sha) else {
             Issue.record("commit not found")
             return
         }
         #expect(Array(detail.commit.message.utf8) == Array(message.utf8))
-        #expect(try store.commits(matching: CommitFilter()).map(\.message) == [message])
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter()).map(\.message) == [message])
+        #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")
     }
 
     @Test func theSearchIndexFindsTextOnBothSidesOfANul() throws {
@@ -51,9 +51,9 @@ import Testing
         var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
         _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
 
-        #expect(try store.commits(matching: CommitFilter(grep: "VISIBLE")).map(\.sha) == [PayloadFixtures.sha(2)])
-        #expect(try store.commits(matching: CommitFilter(grep: "unrelated")).map(\.sha) == [PayloadFixtures.sha(1)])
-        let afterTheNul = try store.commits(matching: CommitFilter(grep: "hidden part")).map(\.sha)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "VISIBLE")).map(\.sha) == [PayloadFixtures.sha(2)])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "unrelated")).map(\.sha) == [PayloadFixtures.sha(1)])
+        let afterTheNul = try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "hidden part")).map(\.sha)
         withKnownIssue("SQLite's trigram tokenizer stops at a NUL, so text after one is not indexed") {
             #expect(afterTheNul == [PayloadFixtures.sha(2)])
         }
@@ -64,8 +64,8 @@ import Testing
         ]))
         var again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)
         #expect(try store.store(page: changed, repositoryID: repository.id, walk: &again, nextURL: nil, pagesTotal: nil).updated == 1)
-        #expect(try store.commits(matching: CommitFilter(grep: "visible")).isEmpty)
-        #expect(try store.commits(matching: CommitFilter(grep: "new text")).map(\.sha) == [PayloadFixtures.sha(2)])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "visible")).isEmpty)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "new text")).map(\.sha) == [PayloadFixtures.sha(2)])
         try store.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")
     }
 }

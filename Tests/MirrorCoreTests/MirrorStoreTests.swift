@@ -28,7 +28,7 @@ import Testing
 
     @Test func createsTheDirectoryAndTheSchema() throws {
         #expect(FileManager.default.fileExists(atPath: directory.path("nested/dir/commits.sqlite")))
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")
         #expect(try store.db.pragma("journal_mode") == "wal")
     }
 
@@ -120,7 +120,7 @@ import Testing
     @Test func readOnlyOpenOfAMissingStoreSaysWhatToDo() throws {
         let path = directory.path("absent.sqlite")
         #expect {
-            _ = try MirrorStore(path: path, access: .readOnly)
+            _ = try MirrorReader(path: path)
         } throws: { error in
             "\(error)" == "no store at \(path)"  // the fact; the executables add what to do
         }

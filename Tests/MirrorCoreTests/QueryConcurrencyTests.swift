@@ -35,7 +35,7 @@ import Testing
 
         let clock = ContinuousClock()
         let start = clock.now
-        let reader = try MirrorStore(path: path, access: .readOnly)
+        let reader = try MirrorReader(path: path)
         #expect(try reader.commits(matching: CommitFilter(grep: "fix")).count == 10)
         #expect(try reader.commits(matching: CommitFilter(grep: "uncommitted")).isEmpty)
         #expect(clock.now - start < .seconds(2), "the reader waited for the writer")
@@ -65,7 +65,7 @@ import Testing
         writer.start()
 
         var observed: [Int] = []
-        let reader = try MirrorStore(path: path, access: .readOnly)
+        let reader = try MirrorReader(path: path)
         var writerDone = false
         repeat {
             writerDone = finished.wait(timeout: .now()) == .success

@@ -8,11 +8,11 @@ import Testing
 /// equal counts computed independently from the dataset file.
 @Suite(.enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data query tests"))
 struct QueryDatasetTests {
-    let store: MirrorStore
+    let store: MirrorReader
     let dataset = QueryFixtures.dataset
 
     init() throws {
-        store = try MirrorStore(path: QueryFixtures.datasetStorePath, access: .readOnly)
+        store = try MirrorReader(path: QueryFixtures.datasetStorePath)
     }
 
     func count(_ filter: CommitFilter) throws -> Int { try store.commits(matching: filter).count }

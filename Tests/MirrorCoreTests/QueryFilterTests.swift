@@ -40,7 +40,7 @@ import Testing
     }
 
     func subjects(_ filter: CommitFilter) throws -> [String] {
-        try store.commits(matching: filter).map(\.subject)
+        try MirrorReader(path: store.path).commits(matching: filter).map(\.subject)
     }
 
     func grep(_ text: String, invert: Bool = false) throws -> [String] {
@@ -71,19 +71,19 @@ import Testing
 
     @Test func injectionAttemptsInEveryTextFilterHarmNothing() throws {
         for text in ["'; DROP TABLE commits; --", "\" OR 1=1 --", "%", "_", #"\"#, "') OR ('1'='1"] {
-            _ = try store.commits(matching: CommitFilter(author: text))
-            _ = try store.commits(matching: CommitFilter(committer: text))
-            _ = try store.commits(matching: CommitFilter(grep: text, invertGrep: true))
-            _ = try store.resolveCommit(text)
+            _ = try MirrorReader(path: store.path).commits(matching: CommitFilter(author: text))
+            _ = try MirrorReader(path: store.path).commits(matching: CommitFilter(committer: text))
+            _ = try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: text, invertGrep: true))
+            _ = try MirrorReader(path: store.path).resolveCommit(text)
         }
         #expect(try store.commitCount() == Self.messages.count)
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")
         // In author filters too, % and _ are ordinary characters.
-        #expect(try store.commits(matching: CommitFilter(author: "%")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "u%x")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "a%a")).isEmpty)
-        #expect(try store.commits(matching: CommitFilter(author: "e_u")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "_")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "%")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "u%x")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "a%a")).isEmpty)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "e_u")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "_")).count == 5)
     }
 
     // MARK: - Case
@@ -103,12 +103,12 @@ import Testing
     }
 
     @Test func authorMatchesNameOrEmailIgnoringCase() throws {
-        #expect(try store.commits(matching: CommitFilter(author: "ZOË")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "ünïcödé <zoe")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "ADA@EXAMPLE")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "lovelace <ada")).count == 5)
-        #expect(try store.commits(matching: CommitFilter(author: "nobody")).isEmpty)
-        #expect(try store.commits(matching: CommitFilter(committer: "github")).map(\.subject) == ["Merge pull request #1 from ada/fix"])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "ZOË")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "ünïcödé <zoe")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "ADA@EXAMPLE")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "lovelace <ada")).count == 5)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "nobody")).isEmpty)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(committer: "github")).map(\.subject) == ["Merge pull request #1 from ada/fix"])
     }
 
     // MARK: - Other filters
@@ -123,30 +123,30 @@ import Testing
     @Test func sinceAndUntilAreInclusiveOnCommitterDates() throws {
         let since = ISO8601Timestamp.parse("2024-01-03T12:00:00Z")!
         let until = ISO8601Timestamp.parse("2024-01-05T12:00:00Z")!
-        let dates = try store.commits(matching: CommitFilter(since: since, until: until)).map(\.committer.date)
+        let dates = try MirrorReader(path: store.path).commits(matching: CommitFilter(since: since, until: until)).map(\.committer.date)
         #expect(dates == ["2024-01-05T12:00:00Z", "2024-01-04T12:00:00Z", "2024-01-03T12:00:00Z"])
         let day = try DateExpression.parse("2024-01-04", bound: .lower, timeZone: TimeZone(identifier: "UTC")!)
         let dayEnd = try DateExpression.parse("2024-01-04", bound: .upper, timeZone: TimeZone(identifier: "UTC")!)
-        #expect(try store.commits(matching: CommitFilter(since: day, until: dayEnd)).map(\.committer.date) == ["2024-01-04T12:00:00Z"])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(since: day, until: dayEnd)).map(\.committer.date) == ["2024-01-04T12:00:00Z"])
     }
 
     @Test func limitKeepsTheNewestAndZeroKeepsNone() throws {
-        #expect(try store.commits(matching: CommitFilter(limit: 2)).map(\.committer.date) == ["2024-01-10T12:00:00Z", "2024-01-09T12:00:00Z"])
-        #expect(try store.commits(matching: CommitFilter(limit: 0)).isEmpty)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(limit: 2)).map(\.committer.date) == ["2024-01-10T12:00:00Z", "2024-01-09T12:00:00Z"])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(limit: 0)).isEmpty)
     }
 
     @Test func repositoryFilterKeepsItsCommits() throws {
         let shared = QueryFixtures.payload(sha: QueryFixtures.sha(1), message: "'; DROP TABLE commits; --", date: "2024-01-01T12:00:00Z")
         try QueryFixtures.fill(store, [shared], repository: "fork/r")
         let fork = RepositoryName(owner: "fork", name: "r")
-        #expect(try store.commits(matching: CommitFilter(repository: fork)).map(\.sha) == [QueryFixtures.sha(1)])
-        #expect(try store.commits(matching: CommitFilter(repository: fork)).first?.repositories == ["fork/r", "o/r"])
-        #expect(try store.commits(matching: CommitFilter(repository: RepositoryName(owner: "o", name: "r"))).count == Self.messages.count)
-        #expect(try store.commits(matching: CommitFilter(repository: RepositoryName(owner: "x", name: "y"))).isEmpty)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: fork)).map(\.sha) == [QueryFixtures.sha(1)])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: fork)).first?.repositories == ["fork/r", "o/r"])
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "o", name: "r"))).count == Self.messages.count)
+        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "x", name: "y"))).isEmpty)
     }
 
     @Test func rowsCarryEverythingTheFormatsPrint() throws {
-        let merge = try #require(store.commits(matching: CommitFilter(merges: .only)).first)
+        let merge = try #require(MirrorReader(path: store.path).commits(matching: CommitFilter(merges: .only)).first)
         #expect(merge.sha == QueryFixtures.sha(4))
         #expect(merge.parents == [QueryFixtures.sha(3), QueryFixtures.sha(100)])
         #expect(merge.isMerge)
@@ -197,14 +197,14 @@ import Testing
                                           author: ("Someone Else", "else@example.com"), date: "2024-01-03T12:00:00Z")
         try QueryFixtures.fill(store, [moved], repository: "o/r")
         try expectAuthorCountsExact()
-        guard case .found(let detail) = try store.resolveCommit(QueryFixtures.sha(3)) else {
+        guard case .found(let detail) = try MirrorReader(path: store.path).resolveCommit(QueryFixtures.sha(3)) else {
             Issue.record("moved commit not found")
             return
         }
         #expect(detail.authorPosition == 1 && detail.authorCommitCount == 1)
         try store.db.execute("DELETE FROM commits WHERE sha = ?", [QueryFixtures.sha(8)])
         try expectAuthorCountsExact()
-        guard case .found(let ada) = try store.resolveCommit(QueryFixtures.sha(10)) else {
+        guard case .found(let ada) = try MirrorReader(path: store.path).resolveCommit(QueryFixtures.sha(10)) else {
             Issue.record("newest commit not found")
             return
         }
@@ -228,12 +228,12 @@ import Testing
         }
         // A reader cannot migrate: it says what to do.
         #expect {
-            _ = try MirrorStore(path: path, access: .readOnly)
+            _ = try MirrorReader(path: path)
         } throws: { error in
             "\(error)".contains("needs a schema upgrade")
         }
         let upgraded = try MirrorStore(path: path)
-        #expect(try upgraded.commits(matching: CommitFilter(grep: "fix")).map(\.subject) == ["Prefix only", "Fix the old bug"])
+        #expect(try MirrorReader(path: upgraded.path).commits(matching: CommitFilter(grep: "fix")).map(\.subject) == ["Prefix only", "Fix the old bug"])
         #expect(try upgraded.db.scalarInt("SELECT max(version) FROM schema_migrations") == Schema.migrator.latestVersion)
         #expect(try upgraded.db.scalarInt("SELECT commits FROM author_commit_counts WHERE author_id = 1") == 3)
         try upgraded.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")
@@ -242,7 +242,7 @@ import Testing
     // MARK: - show
 
     @Test func prefixesResolveOrReportAmbiguity() throws {
-        guard case .found(let detail) = try store.resolveCommit(QueryFixtures.sha(4)) else {
+        guard case .found(let detail) = try MirrorReader(path: store.path).resolveCommit(QueryFixtures.sha(4)) else {
             Issue.record("full sha not found")
             return
         }
@@ -250,14 +250,14 @@ import Testing
         #expect(detail.authorCommitCount == 5)
         // Ada's commits are days 10, 8, 6, 4, 2: day 4 is her second.
         #expect(detail.authorPosition == 2)
-        guard case .ambiguous(let candidates, let total) = try store.resolveCommit("0000") else {
+        guard case .ambiguous(let candidates, let total) = try MirrorReader(path: store.path).resolveCommit("0000") else {
             Issue.record("0000 should be ambiguous")
             return
         }
         #expect(total == Self.messages.count)
-        #expect(candidates.count == MirrorStore.ambiguityListLimit)
-        #expect(try store.resolveCommit("ffff") == .notFound)
-        #expect(try store.resolveCommit(String(QueryFixtures.sha(4).uppercased())) == .found(detail))
-        #expect(MirrorStore.isCommitPrefix("abcd") && !MirrorStore.isCommitPrefix("abc") && !MirrorStore.isCommitPrefix("xyz1"))
+        #expect(candidates.count == MirrorReader.ambiguityListLimit)
+        #expect(try MirrorReader(path: store.path).resolveCommit("ffff") == .notFound)
+        #expect(try MirrorReader(path: store.path).resolveCommit(String(QueryFixtures.sha(4).uppercased())) == .found(detail))
+        #expect(MirrorReader.isCommitPrefix("abcd") && !MirrorReader.isCommitPrefix("abc") && !MirrorReader.isCommitPrefix("xyz1"))
     }
 }

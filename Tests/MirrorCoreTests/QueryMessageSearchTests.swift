@@ -69,7 +69,7 @@ import Testing
         for strategy in QueryStrategy.allCases {
             for limit in [nil, 100] as [Int?] {
                 var found: Set<String> = []
-                try store.forEachCommit(matching: CommitFilter(grep: needle, limit: limit), strategy: strategy) {
+                try MirrorReader(path: store.path).forEachCommit(matching: CommitFilter(grep: needle, limit: limit), strategy: strategy) {
                     found.insert($0.message)
                 }
                 answers["\(strategy) \(limit ?? 0)"] = found

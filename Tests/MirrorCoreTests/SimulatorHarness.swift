@@ -51,8 +51,8 @@ final class SimulatorHarness: @unchecked Sendable {
     }
 
     func storedSHAs(_ repository: String) throws -> Set<String> {
-        let store = try MirrorStore(path: storePath, access: .readOnly)
+        let store = try MirrorReader(path: storePath)
         guard let repo = try store.repository(named: RepositoryName(parsing: repository)!) else { return [] }
-        return try store.commitSHAs(repositoryID: repo.id)
+        return try MirrorReader(path: store.path).commitSHAs(repositoryID: repo.id)
     }
 }

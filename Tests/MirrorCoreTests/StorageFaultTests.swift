@@ -49,8 +49,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let garbage = Data((0..<16_384).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try garbage.write(to: URL(fileURLWithPath: path))
-        for access in [MirrorStore.Access.readWrite, .readOnly] {
-            let error = #expect(throws: StoreError.self) { _ = try MirrorStore(path: path, access: access) }
+        for side in StoreSide.allCases {
+            let error = #expect(throws: StoreError.self) { try side.open(path) }
             #expect(error.map { "\($0)" } == "\(path) is not a commits-mirror store (not an SQLite database)")
         }
         #expect(Self.bytes(path) == garbage)
@@ -68,8 +68,8 @@ import Testing
             try other.close()
         }
         let before = try #require(Self.bytes(path))
-        for access in [MirrorStore.Access.readWrite, .readOnly] {
-            let error = #expect(throws: StoreError.self) { _ = try MirrorStore(path: path, access: access) }
+        for side in StoreSide.allCases {
+            let error = #expect(throws: StoreError.self) { try side.open(path) }
             #expect(error.map { "\($0)" } == "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched")
         }
         #expect(Self.bytes(path) == before, "not even switched to WAL")
@@ -85,8 +85,8 @@ import Testing
             try store.db.close()
         }
         let before = try #require(Self.bytes(path))
-        for access in [MirrorStore.Access.readWrite, .readOnly] {
-            let error = #expect(throws: StoreError.self) { _ = try MirrorStore(path: path, access: access) }
+        for side in StoreSide.allCases {
+            let error = #expect(throws: StoreError.self) { try side.open(path) }
             #expect(error.map { "\($0)" } == "the store \(path) has schema version 99, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched")
         }
         #expect(Self.bytes(path) == before)

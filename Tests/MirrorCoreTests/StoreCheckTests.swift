@@ -15,7 +15,7 @@ import Testing
         let harness = try await SimulatorHarness.start([Self.repository])
         defer { Task { try? await harness.stop() } }
         try await harness.sync("acme/widgets")
-        let check = try MirrorStore(path: harness.storePath, access: .readOnly).check()
+        let check = try MirrorReader(path: harness.storePath).check()
         #expect(check.integrityOK && check.foreignKeyViolations.isEmpty)
         #expect(!check.isDamaged && check.isComplete)
         let branch = try #require(check.branches.first)
@@ -29,7 +29,7 @@ import Testing
         let harness = try await SimulatorHarness.start([Self.repository], configuration: configuration)
         defer { Task { try? await harness.stop() } }
         await #expect(throws: GitHubError.self) { try await harness.sync("acme/widgets") }
-        let check = try MirrorStore(path: harness.storePath, access: .readOnly).check()
+        let check = try MirrorReader(path: harness.storePath).check()
         let branch = try #require(check.branches.first)
         #expect(branch.commits > 0 && branch.commits < 700 && branch.commits % 100 == 0)
         #expect(branch.pendingWalks == 1 && branch.missingParents > 0)
@@ -46,7 +46,7 @@ import Testing
         try writer.execute("""
             DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 350)
             """)
-        let check = try MirrorStore(path: harness.storePath, access: .readOnly).check()
+        let check = try MirrorReader(path: harness.storePath).check()
         let branch = try #require(check.branches.first)
         #expect(branch.markedComplete && branch.missingParents >= 1)
         #expect(branch.isInconsistent && check.isDamaged && check.integrityOK)
@@ -57,7 +57,7 @@ import Testing
         defer { Task { try? await harness.stop() } }
         try await harness.sync("acme/widgets")
         try Connection(path: harness.storePath).execute("UPDATE sync_state SET head_sha = ?", [String(repeating: "f", count: 40)])
-        let check = try MirrorStore(path: harness.storePath, access: .readOnly).check()
+        let check = try MirrorReader(path: harness.storePath).check()
         #expect(check.branches.first?.headStored == false)
         #expect(check.isDamaged)
     }
@@ -69,7 +69,7 @@ import Testing
         let writer = try Connection(path: harness.storePath)
         try writer.execute("PRAGMA foreign_keys = OFF")
         try writer.execute("INSERT INTO repository_commits (repository_id, commit_id) VALUES (1, 987654321)")
-        let check = try MirrorStore(path: harness.storePath, access: .readOnly).check()
+        let check = try MirrorReader(path: harness.storePath).check()
         #expect(check.foreignKeyViolations.count == 1)
         #expect(check.foreignKeyViolations.first?.hasPrefix("repository_commits row") == true)
         #expect(check.isDamaged)

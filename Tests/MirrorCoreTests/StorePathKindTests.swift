@@ -23,8 +23,8 @@ import Testing
         #expect(FileKind.of(file + "/below-a-file") == .missing)
     }
 
-    @Test(arguments: [MirrorStore.Access.readWrite, .readOnly])
-    func aFIFOIsRefusedWithoutBlocking(access: MirrorStore.Access) async throws {
+    @Test(arguments: StoreSide.allCases)
+    func aFIFOIsRefusedWithoutBlocking(access: StoreSide) async throws {
         let fifo = directory.path("store.fifo")
         try makeFIFO(fifo)
         let message = await withDeadline(.seconds(5), unblock: { releaseFIFOReader(fifo) }) { openMessage(fifo, access) }
@@ -32,8 +32,8 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["store.fifo"], "nothing created beside it")
     }
 
-    @Test(arguments: [MirrorStore.Access.readWrite, .readOnly])
-    func devicesAndDirectoriesAreRefused(access: MirrorStore.Access) throws {
+    @Test(arguments: StoreSide.allCases)
+    func devicesAndDirectoriesAreRefused(access: StoreSide) throws {
         #expect(openMessage("/dev/null", access) == "the store path /dev/null is a character device, not a store file")
         #expect(!FileManager.default.fileExists(atPath: "/dev/null-journal") && !FileManager.default.fileExists(atPath: "/dev/null-wal"))
         #expect(openMessage(directory.url.path, access) == "the store path \(directory.url.path) is a directory, not a store file")
@@ -41,20 +41,20 @@ import Testing
     }
 
     @Test func anEmptyPathIsRefused() {
-        #expect(openMessage("", .readWrite) == "the store path is empty")
+        #expect(openMessage("", .writer) == "the store path is empty")
     }
 
     @Test func aMissingPathAndASymlinkToAStoreStillOpen() throws {
         let path = directory.path("new/commits.sqlite")
         _ = try MirrorStore(path: path)
         try FileManager.default.createSymbolicLink(atPath: directory.path("link.sqlite"), withDestinationPath: path)
-        _ = try MirrorStore(path: directory.path("link.sqlite"), access: .readOnly)
+        _ = try MirrorReader(path: directory.path("link.sqlite"))
     }
 }
 
-private func openMessage(_ path: String, _ access: MirrorStore.Access) -> String? {
+private func openMessage(_ path: String, _ access: StoreSide) -> String? {
     do {
-        _ = try MirrorStore(path: path, access: access)
+        try access.open(path)
         return nil
     } catch {
         return "\(error)"

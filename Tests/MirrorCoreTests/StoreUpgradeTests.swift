@@ -23,7 +23,7 @@ import Testing
                                     logger: TestSupport.quietLogger)
             _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
         }
-        let store = try MirrorStore(path: harness.storePath, access: .readWrite, migrator: version1)
+        let store = try MirrorStore(path: harness.storePath, migrator: version1)
         try OlderStore.copyVersion1Data(from: current, into: store.db)
     }
 
@@ -91,7 +91,7 @@ import Testing
                   sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);"),
         ])
         let error = #expect(throws: StoreError.self) {
-            _ = try MirrorStore(path: harness.storePath, access: .readWrite, migrator: broken)
+            _ = try MirrorStore(path: harness.storePath, migrator: broken)
         }
         let backup = try #require(try Self.backups(of: harness.storePath).first)
         let message = error.map { "\($0)" } ?? ""

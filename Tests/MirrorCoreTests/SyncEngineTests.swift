@@ -98,7 +98,7 @@ import Testing
                 && text.contains("resets at") && !text.contains("--")  // facts only: the executables add their flags
         }
         // The pages stored before the limit stay, and the walk is resumable.
-        let store = try MirrorStore(path: harness.storePath, access: .readOnly)
+        let store = try MirrorReader(path: harness.storePath)
         #expect(try store.integrityCheck() == "ok")
         #expect(try store.syncStates().first?.lastError?.contains("rate limit") == true)
     }
@@ -185,7 +185,7 @@ import Testing
         try harness.simulator.rename(owner: "acme", name: "widgets", to: "acme", newName: "gadgets")
         let report = try await harness.sync("acme/widgets")
         #expect(report.added == 1_234)
-        let store = try MirrorStore(path: harness.storePath, access: .readOnly)
+        let store = try MirrorReader(path: harness.storePath)
         #expect(try store.repositories().map(\.name.description) == ["acme/gadgets"])
     }
 }

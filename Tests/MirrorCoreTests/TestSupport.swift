@@ -61,3 +61,15 @@ enum PayloadFixtures {
         return String(repeating: "0", count: 40 - hex.count) + hex
     }
 }
+
+/// The store opened as its writer or as a reader, for tests that must hold for both.
+enum StoreSide: Sendable, CaseIterable {
+    case writer, reader
+
+    func open(_ path: String) throws {
+        switch self {
+        case .writer: _ = try MirrorStore(path: path)
+        case .reader: _ = try MirrorReader(path: path)
+        }
+    }
+}

@@ -20,7 +20,7 @@ public enum CommitResolution: Sendable, Equatable {
     case ambiguous([CommitSummary], total: Int)
 }
 
-extension MirrorStore {
+extension MirrorReader {
     public static let ambiguityListLimit = 10
 
     /// Resolves a full sha or a prefix of at least 4 hex digits (callers validate

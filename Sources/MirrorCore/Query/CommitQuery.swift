@@ -43,7 +43,7 @@ public struct CommitSummary: Sendable, Equatable {
 
 // MARK: - Running a query
 
-extension MirrorStore {
+extension MirrorReader {
     /// Commits matching `filter`, newest committer date first; commits with the
     /// same date keep the order in which they were mirrored (GitHub's listing
     /// order, which is git's). Every user-supplied value is a bound parameter.
@@ -202,13 +202,13 @@ struct QueryPlan {
             // CROSS JOIN keeps the candidate set outermost: each candidate is one rowid lookup.
             let candidates = "(\(set.sql)) s\nCROSS JOIN commits c ON c.id = s.id"
             guard limit != nil else {
-                return MirrorStore.commitSelect(from: candidates) + whereClause + order
+                return MirrorReader.commitSelect(from: candidates) + whereClause + order
             }
             // Sort the candidates by date alone, then read the few kept in full.
             let picked = "SELECT c.id AS id FROM \(candidates)\(whereClause)\(order)\nLIMIT ?"
-            return MirrorStore.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id") + order
+            return MirrorReader.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id") + order
         case .dateIndex, .people:
-            var sql = MirrorStore.commitSelect(from: "commits c INDEXED BY commits_committer_date")
+            var sql = MirrorReader.commitSelect(from: "commits c INDEXED BY commits_committer_date")
             sql += whereClause + order
             if limit != nil { sql += "\nLIMIT ?" }
             return sql
@@ -225,7 +225,7 @@ struct QueryPlan {
     }
 }
 
-extension MirrorStore {
+extension MirrorReader {
     /// Without a limit, a candidate set this small is always read whole.
     static let candidateBound = 10_000
     /// At most this many people are walked one by one and merged.

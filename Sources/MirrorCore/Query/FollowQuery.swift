@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
 
-extension MirrorStore {
+extension MirrorReader {
     /// The newest commit row id (0 for an empty store): where `follow` starts.
     public func latestCommitStoreID() throws -> Int64 {
         Int64(try db.scalarInt("SELECT coalesce(max(id), 0) FROM commits") ?? 0)

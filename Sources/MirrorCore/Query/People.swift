@@ -19,7 +19,7 @@ public struct Person: Sendable, Equatable {
     var searchText: String { AuthorSearch.searchText(name: name, email: email) }
 }
 
-extension MirrorStore {
+extension MirrorReader {
     /// Every person, their identities ordered by id. Identities join when they
     /// have the same name (by bytes, after the mailmap) or, once a mailmap is in
     /// use, the same GitHub login (without one, `authors` keeps git shortlog's

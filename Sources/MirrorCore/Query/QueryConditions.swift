@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
 
-extension MirrorStore {
+extension MirrorReader {
     /// The test for `filter.greps` (OR, or AND with `allMatch`, negated by
     /// `invertGrep`) and, when the index answers it exactly, the candidate set
     /// of its matches. `nil` when nothing can match.

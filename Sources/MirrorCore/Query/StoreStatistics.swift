@@ -33,7 +33,7 @@ public struct RepositoryStatistics: Sendable, Equatable {
     public var lastSyncAt: String?
 }
 
-extension MirrorStore {
+extension MirrorReader {
     /// People by number of commits authored (most first, then co-authored,
     /// then by name), optionally of one repository; `top` keeps the first ones.
     public func authorStatistics(repository name: RepositoryName? = nil, top: Int? = nil,

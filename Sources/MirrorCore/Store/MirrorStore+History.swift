@@ -107,7 +107,9 @@ extension MirrorStore {
             return removed
         }
     }
+}
 
+extension MirrorReader {
     /// How many of the repository's commits (all repositories' when `nil`) are off-branch.
     public func offBranchCount(repositoryID: Int64?) throws -> Int {
         if let repositoryID {

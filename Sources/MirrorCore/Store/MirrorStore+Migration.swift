@@ -42,9 +42,9 @@ extension MirrorStore {
                     // wait for the writer, and this transaction has changed nothing yet) is
                     // exactly the state about to be upgraded.
                     let reader = try Connection(path: path, mode: .readOnly)
-                    try writeVerifiedCopy(of: reader, to: target)
+                    try StoreCopy.writeVerified(of: reader, to: target)
                 } catch {
-                    throw StoreError.backupFailed(path: path, backup: target, reason: reason(error))
+                    throw StoreError.backupFailed(path: path, backup: target, reason: StoreCopy.reason(error))
                 }
                 backup = target
             }
@@ -57,25 +57,12 @@ extension MirrorStore {
         } catch {
             // Before the copy (e.g. busy, or a new file on a full disk): the plain store error.
             guard let backup else {
-                if let error = error as? SQLiteError { throw classify(error, path: path) }
+                if let error = error as? SQLiteError { throw StoreFile.classify(error, path: path) }
                 throw error
             }
             throw StoreError.migrationFailed(path: path, from: from, to: migrator.latestVersion,
-                                             backup: backup, reason: reason(error))
+                                             backup: backup, reason: StoreCopy.reason(error))
         }
-    }
-
-    /// Throws `foreignDatabase` for an SQLite file with tables but no
-    /// `schema_migrations`: another program's database, never to be extended.
-    /// Looks without writing (the journal mode is left as it is).
-    static func refuseForeignDatabase(at path: String) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size > 0 else { return }
-        let file = try Connection(path: path, mode: .inspect)
-        let tables = try file.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
-        let migrations = try file.scalarInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
-        if tables > 0 && migrations == 0 { throw StoreError.foreignDatabase(path: path) }
     }
 
     /// `<store>.backup-v<version>-<UTC timestamp>`, beside the store; never an existing name.

@@ -27,30 +27,14 @@ extension MirrorStore {
         }
     }
 
-    private static let repositoryColumns = "r.id, r.full_name, r.github_id, r.default_branch"
+    static let repositoryColumns = "r.id, r.full_name, r.github_id, r.default_branch"
 
     /// The repository known by `name` (current or former, any case).
     public func repository(named name: RepositoryName) throws -> Repository? {
-        try db.cachedStatement("""
-            SELECT \(Self.repositoryColumns) FROM repository_names n JOIN repositories r ON r.id = n.repository_id
-            WHERE n.name = ?
-            """).bind([name.description]).first(Self.repository(from:))
+        try StoreLookups.repository(named: name, in: db)
     }
 
-    public func repositories() throws -> [Repository] {
-        try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r ORDER BY r.full_name")
-            .map(Self.repository(from:))
-    }
-
-    /// The names the repository was known by besides its current one.
-    public func formerNames(of repositoryID: Int64) throws -> [String] {
-        try db.prepare("""
-            SELECT n.name FROM repository_names n JOIN repositories r ON r.id = n.repository_id
-            WHERE n.repository_id = ? AND n.name != r.full_name ORDER BY n.name
-            """).bind([repositoryID]).map { $0.string(0) }
-    }
-
-    private static func repository(from row: Statement) -> Repository {
+    static func repository(from row: Statement) -> Repository {
         Repository(
             id: row.int64(0),
             name: RepositoryName(parsing: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),

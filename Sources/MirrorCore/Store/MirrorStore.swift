@@ -1,11 +1,13 @@
 import Foundation
 import SQLite
 
-/// The SQLite mirror: repositories, commits, authors and sync progress.
+/// The store's writer: the one type that changes the mirror (sync, import,
+/// the explicit prune). Opening it creates the file and brings its schema up
+/// to date. Queries, lookups and statistics take a `MirrorReader` instead,
+/// which cannot write.
 ///
 /// One `MirrorStore` owns one connection and is used by one task at a time
-/// (not `Sendable`). Writers open it read-write, which creates and migrates the
-/// file; readers open it read-only, and WAL lets them read while a writer works.
+/// (not `Sendable`); WAL lets readers read while it writes.
 public final class MirrorStore {
     public let path: String
     let db: Connection
@@ -13,68 +15,21 @@ public final class MirrorStore {
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?
 
-    public enum Access: Sendable { case readWrite, readOnly }
-
-    public convenience init(path: String, access: Access = .readWrite) throws {
-        try self.init(path: path, access: access, migrator: Schema.migrator)
+    public convenience init(path: String) throws {
+        try self.init(path: path, migrator: Schema.migrator)
     }
 
     /// Opens the store with a given schema (tests build stores of older versions).
-    init(path: String, access: Access, migrator: Migrator) throws {
+    init(path: String, migrator: Migrator) throws {
         self.path = path
-        // Before SQLite (or createDirectory) touches anything: opening a FIFO would
-        // block forever, and `/dev/null` would get a `/dev/null-journal` beside it.
-        guard !path.isEmpty else { throw StoreError.emptyPath }
-        let kind = FileKind.of(path)
-        if kind.isSpecial { throw StoreError.notAFile(path: path, kind: kind) }
-        switch access {
-        case .readWrite:
-            try StorePath.createDirectory(for: path)
-        case .readOnly:
-            guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
-        }
+        try StoreFile.refuseUnusablePath(path)
+        try StorePath.createDirectory(for: path)
+        db = try StoreFile.open(path, mode: .readWrite)
         do {
-            // Before anything could change it (opening read-write switches a file to WAL).
-            try Self.refuseForeignDatabase(at: path)
-            db = try Connection(path: path, mode: access == .readWrite ? .readWrite : .readOnly)
-        } catch let error as SQLiteError {
-            throw Self.classify(error, path: path)
-        }
-        do {
-            switch access {
-            case .readWrite:
-                // Backs up a store of an older schema first (MirrorStore+Migration.swift).
-                upgraded = try Self.upgrade(db, path: path, migrator: migrator)
-            case .readOnly:
-                if try !migrator.pendingMigrations(in: db).isEmpty { throw StoreError.readOnlyNeedsMigration(path: path) }
-            }
-        } catch let error as Migrator.MigrationError {
-            if case .newerSchema(let found, let known) = error {
-                throw StoreError.newerSchema(path: path, found: found, known: known)
-            }
-            throw error
-        } catch let error as SQLiteError {
-            throw Self.classify(error, path: path)
-        }
-    }
-
-    static func classify(_ error: SQLiteError, path: String) -> StoreError {
-        switch error.code {
-        case .SQLITE_NOTADB: return .notAStore(path: path, underlying: error)
-        case .SQLITE_BUSY: return .busy(path: path)
-        case .SQLITE_FULL: return .full(path: path)
-        case .SQLITE_READONLY:
-            if error.code == .SQLITE_READONLY_DIRECTORY || !StorePath.isDirectoryWritable(for: path) {
-                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
-            }
-            return .readOnly(path: path, underlying: error)
-        case .SQLITE_CANTOPEN:
-            if !StorePath.isDirectoryWritable(for: path) {
-                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
-            }
-            return .cannotOpen(path: path, underlying: error)
-        case .SQLITE_IOERR: return .ioError(path: path, underlying: error)
-        default: return .sqlite(error)
+            // Backs up a store of an older schema first (MirrorStore+Migration.swift).
+            upgraded = try Self.upgrade(db, path: path, migrator: migrator)
+        } catch {
+            throw StoreFile.classify(error, path: path)
         }
     }
 
@@ -83,7 +38,7 @@ public final class MirrorStore {
         do {
             return try db.transaction(.immediate, body)
         } catch let error as SQLiteError {
-            throw Self.classify(error, path: path)
+            throw StoreFile.classify(error, path: path)
         }
     }
 
@@ -197,22 +152,7 @@ public final class MirrorStore {
     // MARK: - Counts
 
     public func commitCount(repositoryID: Int64? = nil) throws -> Int {
-        if let repositoryID {
-            return try db.scalarInt("SELECT count(*) FROM repository_commits WHERE repository_id = ?", [repositoryID]) ?? 0
-        }
-        return try db.scalarInt("SELECT count(*) FROM commits") ?? 0
-    }
-
-    /// SHAs of every commit mirrored for the repository.
-    public func commitSHAs(repositoryID: Int64) throws -> Set<String> {
-        Set(try db.prepare("""
-            SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id WHERE rc.repository_id = ?
-            """).bind([repositoryID]).map { $0.string(0) })
-    }
-
-    /// `PRAGMA integrity_check`: "ok" for a sound file.
-    public func integrityCheck() throws -> String {
-        try db.prepare("PRAGMA integrity_check").map { $0.string(0) }.joined(separator: "; ")
+        try StoreLookups.commitCount(repositoryID: repositoryID, in: db)
     }
 }
 

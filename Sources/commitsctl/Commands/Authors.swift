@@ -28,7 +28,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 let name = try repository.resolve(in: mirror)
                 let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
                 let authors = try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap)

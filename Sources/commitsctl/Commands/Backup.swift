@@ -21,7 +21,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 let copy = try mirror.backup(to: destination)
                 print("backed up \(mirror.path) to \(copy.path): \(copy.repositories) repositories, \(copy.commits) commits, \(copy.bytes) bytes; quick_check ok")
             }

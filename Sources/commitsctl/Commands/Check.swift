@@ -23,7 +23,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 let check = try mirror.check()
                 print("integrity: \(check.integrityOK ? "ok" : check.integrity.joined(separator: "; "))")
                 if check.foreignKeyViolations.isEmpty {

@@ -23,14 +23,15 @@ extension Commitsctl {
             try await reportingErrors {
                 let mirror = try MirrorStore(path: store.resolvedPath)
                 reportUpgrade(of: mirror)
-                let repositoryID = try repository.resolve(in: mirror).flatMap { try mirror.repository(named: $0)?.id }
-                let candidates = try mirror.offBranchCount(repositoryID: repositoryID)
+                let reader = try MirrorReader(path: mirror.path)
+                let repositoryID = try repository.resolve(in: reader).flatMap { try reader.repository(named: $0)?.id }
+                let candidates = try reader.offBranchCount(repositoryID: repositoryID)
                 guard candidates > 0 else {
                     print("nothing to prune: no commit is off every mirrored branch")
                     return
                 }
                 let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
-                let copy = try mirror.backup(to: "\(mirror.path).backup-prune-\(stamp)")
+                let copy = try reader.backup(to: "\(mirror.path).backup-prune-\(stamp)")
                 let removed = try mirror.pruneOffBranch(repositoryID: repositoryID)
                 print("pruned \(removed) off-branch \(removed == 1 ? "commit" : "commits"); the copy made first is \(copy.path)")
             }

@@ -110,7 +110,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 var filter = try filter()
                 _ = try repository.resolve(in: mirror)
                 // --follow: what is stored now is listed first; later rows arrive below it.
@@ -149,7 +149,7 @@ extension Commitsctl {
         }
 
         /// Streams unless --reverse needs the whole result first.
-        private func forEachCommit(in mirror: MirrorStore, _ filter: CommitFilter,
+        private func forEachCommit(in mirror: MirrorReader, _ filter: CommitFilter,
                                    _ body: (CommitSummary) throws -> Void) throws {
             if reverse {
                 for commit in try mirror.commits(matching: filter).reversed() { try body(commit) }

@@ -22,14 +22,14 @@ extension Commitsctl {
         enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
 
         func validate() throws {
-            guard MirrorStore.isCommitPrefix(sha) else {
+            guard MirrorReader.isCommitPrefix(sha) else {
                 throw ValidationError("'\(sha)' is not a commit sha; give 4 to 40 hex digits")
             }
         }
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
                 switch try mirror.resolveCommit(sha, mailmap: mailmap) {
                 case .notFound:

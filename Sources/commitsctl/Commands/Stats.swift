@@ -20,7 +20,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let mirror = try MirrorReader(path: store.resolvedPath)
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
                 let output = OutputWriter()

@@ -127,7 +127,7 @@ extension Commitsctl {
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
             if configuration == nil || FileManager.default.fileExists(atPath: storePath) {
-                let mirror = try MirrorStore(path: storePath, access: .readOnly)
+                let mirror = try MirrorReader(path: storePath)
                 states = try mirror.syncStates()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {

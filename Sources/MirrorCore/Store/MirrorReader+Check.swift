@@ -42,7 +42,7 @@ public struct BranchCompleteness: Sendable, Equatable {
     }
 }
 
-extension MirrorStore {
+extension MirrorReader {
     /// Integrity, foreign keys, and per branch: the complete flag, pending walks,
     /// and parents referenced by the repository's commits that it does not hold
     /// (0 for an exact mirror: the history is closed down to its roots).

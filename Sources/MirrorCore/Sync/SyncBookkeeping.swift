@@ -1,6 +1,9 @@
 import Foundation
 import SQLite
 
+// The sync engine's bookkeeping in the store (walks, their frontier and
+// checkpoints, the per-branch sync state): used by `SyncEngine` only.
+
 /// A listing pinned to one head, walked page by page. Its checkpoint (next
 /// page URL and missing parents) is stored with each page, so an interrupted
 /// walk resumes exactly where it stopped.
@@ -38,30 +41,8 @@ public struct SyncState: Sendable, Equatable, Codable {
 extension MirrorStore {
     // MARK: - Sync state
 
-    public func syncStates() throws -> [SyncState] {
-        try db.prepare(Self.syncStateQuery + " ORDER BY r.full_name, s.branch").map(Self.syncState(from:))
-    }
-
-    public func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
-        try db.prepare(Self.syncStateQuery + " WHERE s.repository_id = ? AND s.branch = ?")
-            .bind([repositoryID, branch]).first(Self.syncState(from:))
-    }
-
-    private static let syncStateQuery = """
-        SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
-               s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
-               (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
-        FROM sync_state s JOIN repositories r ON r.id = s.repository_id
-        """
-
-    private static func syncState(from row: Statement) -> SyncState {
-        SyncState(
-            repository: row.string(0), branch: row.string(1), headSHA: row.optionalString(2),
-            headETag: row.optionalString(3), complete: row.int(4) != 0, lastAttemptAt: row.optionalString(5),
-            lastSuccessAt: row.optionalString(6), lastError: row.optionalString(7),
-            rateLimitRemaining: row.optionalInt(8), rateLimitResetAt: row.optionalString(9),
-            pendingWalks: row.int(10), commits: row.int(11))
+    func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
+        try StoreLookups.syncState(repositoryID: repositoryID, branch: branch, in: db)
     }
 
     /// Marks the start of a sync attempt (creating the branch's row if needed).

@@ -9,7 +9,7 @@ public struct StoreBackup: Sendable, Equatable {
     public var commits: Int
 }
 
-extension MirrorStore {
+extension MirrorReader {
     /// Copies the store to `destination` while other processes may be writing
     /// it: SQLite's online backup of one consistent snapshot (WAL readers never
     /// wait for writers, and writers never wait for this). The copy is checked
@@ -24,19 +24,22 @@ extension MirrorStore {
             throw StoreError.cannotWriteBackup(backup: destination, reason: "the directory \(directory) does not exist")
         }
         do {
-            return try Self.writeVerifiedCopy(of: db, to: destination)
+            return try StoreCopy.writeVerified(of: db, to: destination)
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.cannotWriteBackup(backup: destination, reason: Self.reason(error))
+            throw StoreError.cannotWriteBackup(backup: destination, reason: StoreCopy.reason(error))
         }
     }
+}
 
+/// Verified copies of a store: `backup`, and the copy made before an upgrade.
+enum StoreCopy {
     /// Writes the copy to `<destination>.partial-<pid>`, checks it, then links
     /// it to its name (which fails rather than replace an existing file), so a
     /// crash or a full disk never leaves a half copy under the final name.
     @discardableResult
-    static func writeVerifiedCopy(of db: Connection, to destination: String) throws -> StoreBackup {
+    static func writeVerified(of db: Connection, to destination: String) throws -> StoreBackup {
         let partial = "\(destination).partial-\(getpid())"
         removeDatabaseFiles(partial)
         do {
