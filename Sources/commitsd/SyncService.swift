@@ -147,82 +147,45 @@ struct SyncService: Service, CustomStringConvertible {
         case interrupted
     }
 
-    /// Syncs one repository under its writer lock; never throws.
+    /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
+    /// happened and what commitsd does next; never throws.
     private func sync(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger) async -> Outcome {
         var logger = logger
         logger[metadataKey: "repo"] = "\(repository.name)"
         if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
-
-        let lock: RepositoryLock
-        do {
-            lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: repository.name, holder: "commitsd")
-        } catch RepositoryLockError.busy(_, let holder) {
-            logger.notice("skipped: another process is syncing this repository; trying again next interval",
-                          metadata: ["lock.holder": "\(holder ?? "unknown")"])
-            return .skipped(holder: holder ?? "unknown")
-        } catch {
-            logger.error("sync failed", metadata: ["error": "\(error)"])
-            return .failed("\(error)")
-        }
-        defer { lock.release() }
-
-        let client = settings.client
-        let storePath = settings.storePath
-        let engineLogger = logger
-        do {
-            let report = try await cancelWhenGracefulShutdown {
-                let store = try MirrorStore(path: storePath)
-                let engine = SyncEngine(client: client, store: store, logger: engineLogger)
-                return try await engine.sync(repository.name, branch: repository.branch)
-            }
+        let sync = RepositorySync(storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd")
+        // A graceful shutdown cancels the sync; it stops at a page boundary.
+        let outcome = await (try? cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) })
+            ?? .interrupted
+        switch outcome {
+        case .synced(let report):
             return .synced(report)
-        } catch is CancellationError {
-            recordInterruption(repository, settings: settings, message: "interrupted by shutdown; resumes on the next run")
-            logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next run")
-            return .interrupted
-        } catch let error as GitHubError where error.isRateLimit {
-            let resume: ContinuousClock.Instant
-            switch error {
-            case .primaryRateLimit(let resetAt?, _) where resetAt.timeIntervalSinceNow > 0,
-                 .reserveReached(_, let resetAt) where resetAt.timeIntervalSinceNow > 0:
-                resume = .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
-            case .secondaryRateLimit:
-                resume = .now + .seconds(5 * 60)
-            case .retryAfterTooLong(let retryAt, _) where retryAt.timeIntervalSinceNow > 0:
-                // As GitHub asked, but at most an hour: a longer ask is a misbehaving server.
-                resume = .now + .seconds(min(retryAt.timeIntervalSinceNow.rounded(.up), 3600))
-            default:
-                resume = .now + .seconds(15 * 60)
-            }
-            let seconds = (resume - .now).components.seconds
+        case .skipped(let holder):
+            logger.notice("skipped: another process is syncing this repository; commitsd tries again next interval",
+                          metadata: ["lock.holder": "\(holder)"])
+            return .skipped(holder: holder)
+        case .rateLimited(let error, let retryAt):
+            let seconds = max(0, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
+            let pause: Logger.Metadata = ["pause.seconds": "\(seconds)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]
             if case .reserveReached(let reserve, _) = error {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
-                recordInterruption(repository, settings: settings,
-                                   message: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
                 logger.notice("stopped at the rate-limit reserve; pausing all syncs until the reset",
-                              metadata: ["rate.reserve": "\(reserve)", "pause.seconds": "\(seconds)"])
+                              metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
             } else {
-                logger.warning("rate limited; pausing all syncs until the reset",
-                               metadata: ["error": "\(error)", "pause.seconds": "\(seconds)"])
+                logger.warning("rate limited; pausing all syncs until the reset, then every walk resumes from its checkpoint",
+                               metadata: pause.merging(["error": "\(error)"]) { $1 })
             }
-            return .rateLimited(resume: resume)
-        } catch where Task.isShuttingDownGracefully {
-            recordInterruption(repository, settings: settings, message: "interrupted by shutdown; resumes on the next run")
-            logger.notice("sync interrupted by shutdown", metadata: ["error": "\(error)"])
+            return .rateLimited(resume: .now + .seconds(seconds))
+        case .interrupted:
+            logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next start")
             return .interrupted
-        } catch {
-            logger.error("sync failed", metadata: ["error": "\(error)"])
-            return .failed("\(error)")
+        case .failed(let failure) where Task.isShuttingDownGracefully:
+            logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
+            return .interrupted
+        case .failed(let failure):
+            let line = DaemonAdvice.line(for: failure.error)
+            logger.error("sync failed; commitsd tries again next interval", metadata: ["error": "\(line)"])
+            return .failed(line)
         }
-    }
-
-    /// Replaces the engine's generic "cancelled" note in `last_error` with what happened.
-    private func recordInterruption(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, message: String) {
-        guard let store = try? MirrorStore(path: settings.storePath),
-              let stored = try? store.repository(named: repository.name),
-              let branch = repository.branch ?? stored.defaultBranch
-        else { return }
-        try? store.recordFailure(repositoryID: stored.id, branch: branch, message: message,
-                                 rateLimit: settings.client.usage.rateLimit)
     }
 }

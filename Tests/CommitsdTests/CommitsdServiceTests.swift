@@ -114,7 +114,7 @@ import Testing
         #expect(daemon.log.contains("sync interrupted by shutdown at a page boundary"))
 
         let interrupted = try run("commitsctl", ["status", "--db", store, "--json"])
-        #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted by shutdown; resumes on the next run\""))
+        #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted at a page boundary; resumes on the next run\""))
 
         simulator.setFaults(FaultPlan())
         let restarted = try startDaemon(config)

@@ -5,8 +5,8 @@ import Logging
 /// repository's writer lock, open the store, run the engine, and classify how
 /// it ended into one `Outcome`. Never throws; the executables only phrase the
 /// outcome (a one-shot run prints it and picks an exit status, the service reschedules).
-public struct RepositorySync {
-    public enum Outcome {
+public struct RepositorySync: Sendable {
+    public enum Outcome: Sendable {
         case synced(SyncReport)
         /// Another process holds the repository's lock (`holder` as it wrote it).
         case skipped(holder: String)
@@ -14,7 +14,14 @@ public struct RepositorySync {
         case rateLimited(GitHubError, retryAt: Date)
         /// Cancelled (a shutdown) at a page boundary; the walk resumes on the next run.
         case interrupted
-        case failed(any Error)
+        case failed(Failure)
+    }
+
+    /// The error a sync failed with. Every error MirrorCore throws is an immutable
+    /// value; `any Error` just cannot say so, hence the unchecked conformance.
+    public struct Failure: @unchecked Sendable, CustomStringConvertible {
+        public let error: any Error
+        public var description: String { "\(error)" }
     }
 
     public let storePath: String
@@ -38,7 +45,7 @@ public struct RepositorySync {
         } catch RepositoryLockError.busy(_, let holder) {
             return .skipped(holder: holder ?? "unknown")
         } catch {
-            return .failed(error)
+            return .failed(Failure(error: error))
         }
         defer { lock.release() }
         do {
@@ -56,7 +63,7 @@ public struct RepositorySync {
             }
             return .rateLimited(error, retryAt: error.retryAt())
         } catch {
-            return .failed(error)
+            return .failed(Failure(error: error))
         }
     }
 
