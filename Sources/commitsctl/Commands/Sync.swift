@@ -67,59 +67,54 @@ extension Commitsctl {
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
-                let mirror = try MirrorStore(path: settings.storePath)
-                reportUpgrade(of: mirror)
+                // Opened once up front: an upgrade is reported, and a bad store fails before any request.
+                reportUpgrade(of: try MirrorStore(path: settings.storePath))
+                let sync = RepositorySync(storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl")
 
                 if repository != nil {
                     // One repository: its error is the command's error (exit status as documented).
-                    let lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: targets[0].name)
-                    defer { lock.release() }
-                    print(try await sync(targets[0], client: client, store: mirror, logger: logger).summary)
+                    switch await run(sync, targets[0]) {
+                    case .synced(let report): print(report.summary)
+                    case .skipped(let holder): throw RepositoryLockError.busy(repository: targets[0].name, holder: holder)
+                    case .rateLimited(let error, _): throw error
+                    case .interrupted: throw CancellationError()
+                    case .failed(let failure): throw failure.error
+                    }
                     return
                 }
-                throw ExitCode(try await syncAll(targets, storePath: settings.storePath, client: client, store: mirror,
-                                                 logger: logger))
+                throw ExitCode(await syncAll(targets, sync))
             }
         }
 
-        private func sync(_ target: MirrorConfiguration.Repository, client: GitHubClient, store: MirrorStore,
-                          logger: Logger) async throws -> SyncReport {
+        private func run(_ sync: RepositorySync, _ target: MirrorConfiguration.Repository) async -> RepositorySync.Outcome {
             let reporter = ProgressReporter()
             defer { reporter.finish() }
-            let engine = SyncEngine(client: client, store: store, logger: logger, progress: reporter.report)
-            return try await engine.sync(target.name, branch: target.branch)
+            return await sync.run(target.name, branch: target.branch, progress: reporter.report)
         }
 
         /// Every configured repository once, in order; one line each. Returns the exit status.
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
-        private func syncAll(_ targets: [MirrorConfiguration.Repository], storePath: String,
-                             client: GitHubClient, store: MirrorStore, logger: Logger) async throws -> Int32 {
+        private func syncAll(_ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync) async -> Int32 {
             var failed = 0
             var tryLater = 0
-            for (index, target) in targets.enumerated() {
-                do {
-                    let lock = try RepositoryLock.acquire(storePath: storePath, repository: target.name)
-                    defer { lock.release() }
-                    print(try await sync(target, client: client, store: store, logger: logger).summary)
-                } catch let error as RepositoryLockError {
-                    if case .busy = error {
-                        printWarning("\(error)")
-                        tryLater += 1
-                    } else {
-                        printError("\(target): \(Advice.line(for: error))")
-                        failed += 1
-                    }
-                } catch let error as GitHubError where error.isRateLimit {
+            targets: for (index, target) in targets.enumerated() {
+                switch await run(sync, target) {
+                case .synced(let report):
+                    print(report.summary)
+                case .skipped(let holder):
+                    printWarning("\(RepositoryLockError.busy(repository: target.name, holder: holder))")
+                    tryLater += 1
+                case .rateLimited(let error, _):
                     printError("\(target): \(Advice.line(for: error))")
                     tryLater += 1
                     let rest = targets[(index + 1)...].map(\.description)
                     if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
-                    break
-                } catch is CancellationError {
-                    throw CancellationError()
-                } catch {
-                    printError("\(target): \(Advice.line(for: error))")
+                    break targets
+                case .interrupted:
+                    return 130
+                case .failed(let failure):
+                    printError("\(target): \(Advice.line(for: failure.error))")
                     failed += 1
                 }
             }
