@@ -3,6 +3,22 @@ import SQLite
 /// The store's schema, as numbered migrations. Never edit a released
 /// migration: add a new one. README.md documents the resulting tables.
 enum Schema {
+    /// Keep `commits_fts` exact in the same transaction as every insert, update
+    /// and delete of a commit (versions 2 and 4 create the same triggers).
+    private static let messageIndexTriggers = """
+        CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
+            INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+        END;
+        CREATE TRIGGER commits_fts_after_delete AFTER DELETE ON commits BEGIN
+            INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+        END;
+        CREATE TRIGGER commits_fts_after_update AFTER UPDATE OF id, message ON commits
+        WHEN old.id IS NOT new.id OR old.message IS NOT new.message BEGIN
+            INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
+            INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
+        END;
+        """
+
     static let migrator = Migrator([
         .init(version: 1, name: "mirror core tables", sql: """
             CREATE TABLE repositories (
@@ -107,17 +123,7 @@ enum Schema {
                 tokenize = 'trigram case_sensitive 0'
             );
 
-            CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
-                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
-            END;
-            CREATE TRIGGER commits_fts_after_delete AFTER DELETE ON commits BEGIN
-                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
-            END;
-            CREATE TRIGGER commits_fts_after_update AFTER UPDATE OF id, message ON commits
-            WHEN old.id IS NOT new.id OR old.message IS NOT new.message BEGIN
-                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
-                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
-            END;
+            \(messageIndexTriggers)
 
             -- Stores created before this migration: index what they hold.
             INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
@@ -189,17 +195,7 @@ enum Schema {
                 content_rowid="id",
                 tokenize = 'trigram case_sensitive 0'
             );
-            CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
-                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
-            END;
-            CREATE TRIGGER commits_fts_after_delete AFTER DELETE ON commits BEGIN
-                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
-            END;
-            CREATE TRIGGER commits_fts_after_update AFTER UPDATE OF id, message ON commits
-            WHEN old.id IS NOT new.id OR old.message IS NOT new.message BEGIN
-                INSERT INTO commits_fts (commits_fts, rowid, message) VALUES ('delete', old.id, old.message);
-                INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
-            END;
+            \(messageIndexTriggers)
             INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
             """, backfill: CoAuthorTrailers.backfill),
     ])
