@@ -73,12 +73,7 @@ import Testing
         let db = self.db
         let pid = process.processIdentifier
         await onThread {
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
-                if stored >= 500 { break }
-                usleep(5_000)
-            }
+            waitUntilBlocking(timeout: .seconds(60)) { StoreInspection(db).commitCount() >= 500 }
             kill(pid, SIGKILL)
         }
         process.waitUntilExit()
