@@ -47,8 +47,7 @@ import Testing
                 default: Issue.record("sync exited \(process.terminationStatus)")
                 }
             }
-            let store = try Connection(path: db, mode: .readOnly)
-            #expect(try store.pragma("integrity_check") == "ok")
+            #expect(try StoreInspection(db).integrity() == "ok")
             #expect(StoreInspection(db).commitCount() % 100 == 0 || finished, "only whole pages are ever stored")
             let stats = try await sim.control("/_sim/stats")
             listRequests += try #require(stats["listRequests"] as? Int)

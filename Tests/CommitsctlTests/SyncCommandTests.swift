@@ -79,9 +79,9 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 
-        let connection = try Connection(path: db, mode: .readOnly)
-        #expect(try connection.pragma("integrity_check") == "ok")
-        let afterKill = try connection.scalarInt("SELECT count(*) FROM commits") ?? -1
+        let store = StoreInspection(db)
+        #expect(try store.integrity() == "ok")
+        let afterKill = store.commitCount()
         #expect(afterKill >= 500 && afterKill < 3000)
         #expect(afterKill % 100 == 0, "pages are stored whole or not at all")
 
@@ -89,6 +89,6 @@ import Testing
         let resumed = try sync("acme/widgets", sim)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.hasPrefix("acme/widgets@main: \(3000 - afterKill) new"))
-        #expect(try connection.scalarInt("SELECT count(*) FROM commits") == 3000)
+        #expect(store.commitCount() == 3000)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 
 /// Polls `condition` until it holds or `timeout` passes; whether it held.
 @discardableResult
-public func waitUntil(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20),
+public func waitUntil(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(50),
                       _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
