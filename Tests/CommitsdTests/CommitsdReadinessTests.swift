@@ -33,12 +33,11 @@ final class NotifySocket: @unchecked Sendable {
     /// Messages until one contains `text` or `timeout` passes.
     func receive(until text: String, timeout: Duration) -> [String] {
         var messages: [String] = []
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let message = receive() {
-                messages.append(message)
-                if message.contains(text) { break }
-            }
+        // `receive` itself blocks up to ~100 ms: no pause between polls.
+        waitUntilBlocking(timeout: timeout, every: .zero) {
+            guard let message = receive() else { return false }
+            messages.append(message)
+            return message.contains(text)
         }
         return messages
     }
