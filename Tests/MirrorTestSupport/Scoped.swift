@@ -26,13 +26,3 @@ public func withRunning<Service: ScopedService, T>(
         throw error
     }
 }
-
-/// An in-process github-sim, started for `body` and shut down after it.
-public func withSimulator<T>(
-    configuration: SimConfiguration = .init(), repositories: [SimRepository],
-    _ body: (GitHubSimulator) async throws -> T
-) async throws -> T {
-    let simulator = try GitHubSimulator(configuration: configuration, repositories: repositories)
-    try await simulator.start()
-    return try await withRunning(simulator, body)
-}
