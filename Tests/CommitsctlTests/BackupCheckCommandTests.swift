@@ -23,74 +23,78 @@ import Testing
 
     @Test func backupWritesACheckedCopyAndNeverOverwrites() async throws {
         let (simulator, synced) = try await mirror()
-        defer { Task { try? await simulator.shutdown() } }
-        #expect(synced.status == 0)
-        let copy = directory.path("backups/commits-copy.sqlite")
-        try FileManager.default.createDirectory(atPath: directory.path("backups"), withIntermediateDirectories: true)
+        try await withRunning(simulator) { simulator in
+            #expect(synced.status == 0)
+            let copy = directory.path("backups/commits-copy.sqlite")
+            try FileManager.default.createDirectory(atPath: directory.path("backups"), withIntermediateDirectories: true)
 
-        let backup = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
-        #expect(backup.status == 0, "\(backup.stderr)")
-        let size = try #require(FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int)
-        #expect(backup.stdout == "backed up \(db) to \(copy): 1 repositories, 800 commits, \(size) bytes; quick_check ok\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
-                "no partial file, -wal or -shm left beside the copy")
-        #expect(try StoreFacts.dump(copy) == StoreFacts.dump(db))
-        let checked = try await runOffPool("commitsctl", ["check", "--db", copy])
-        #expect(checked.status == 0, "\(checked.stdout)")
+            let backup = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            let size = try #require(FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int)
+            #expect(backup.stdout == "backed up \(db) to \(copy): 1 repositories, 800 commits, \(size) bytes; quick_check ok\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
+                    "no partial file, -wal or -shm left beside the copy")
+            #expect(try StoreInspection(copy).mirroredFacts() == StoreInspection(db).mirroredFacts())
+            let checked = try await runOffPool("commitsctl", ["check", "--db", copy])
+            #expect(checked.status == 0, "\(checked.stdout)")
 
-        let original = try #require(FileManager.default.contents(atPath: copy))
-        let again = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
-        #expect(again.status == 1)
-        #expect(again.stderr == "commitsctl: error: \(copy) already exists; a backup never overwrites a file: choose a new path or remove it first\n")
-        #expect(FileManager.default.contents(atPath: copy) == original)
+            let original = try #require(FileManager.default.contents(atPath: copy))
+            let again = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
+            #expect(again.status == 1)
+            #expect(again.stderr == "commitsctl: error: \(copy) already exists; a backup never overwrites a file: choose a new path or remove it first\n")
+            #expect(FileManager.default.contents(atPath: copy) == original)
 
-        let nowhere = directory.path("no/such/dir/copy.sqlite")
-        let missing = try await runOffPool("commitsctl", ["backup", nowhere, "--db", db])
-        #expect(missing.status == 1)
-        #expect(missing.stderr == "commitsctl: error: cannot write the backup \(nowhere): the directory \(directory.path("no/such/dir")) does not exist; nothing was written there, and the store itself is never changed by a backup\n")
-        #expect(SecretScan.leaks(in: ["sync": synced.stdout + synced.stderr]).isEmpty)
-        #expect(SecretScan.leaks(inStoreAt: copy).isEmpty)
+            let nowhere = directory.path("no/such/dir/copy.sqlite")
+            let missing = try await runOffPool("commitsctl", ["backup", nowhere, "--db", db])
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "commitsctl: error: cannot write the backup \(nowhere): the directory \(directory.path("no/such/dir")) does not exist; nothing was written there, and the store itself is never changed by a backup\n")
+            #expect(SecretScan.leaks(in: ["sync": synced.stdout + synced.stderr]).isEmpty)
+            #expect(SecretScan.leaks(inStoreAt: copy).isEmpty)
+        }
     }
 
     @Test func checkPassesACompleteMirror() async throws {
         let (simulator, synced) = try await mirror()
-        defer { Task { try? await simulator.shutdown() } }
-        #expect(synced.status == 0)
-        let head = try simulator.headSHA(owner: "acme", name: "widgets")
-        let check = try await runOffPool("commitsctl", ["check", "--db", db])
-        #expect(check.status == 0)
-        #expect(check.stdout == """
-            integrity: ok
-            foreign keys: ok
-            acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
+        try await withRunning(simulator) { simulator in
+            #expect(synced.status == 0)
+            let head = try simulator.headSHA(owner: "acme", name: "widgets")
+            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            #expect(check.status == 0)
+            #expect(check.stdout == """
+                integrity: ok
+                foreign keys: ok
+                acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
-            """)
+                """)
+        }
     }
 
     @Test func checkSaysIncompleteAfterAnInterruptedSync() async throws {
         var configuration = SimConfiguration()
         configuration.authenticatedLimit = 5
         let (simulator, synced) = try await mirror(configuration: configuration)
-        defer { Task { try? await simulator.shutdown() } }
-        #expect(synced.status == 75)
-        let check = try await runOffPool("commitsctl", ["check", "--db", db])
-        #expect(check.status == 3, "\(check.stdout)")
-        #expect(check.stdout.contains("acme/widgets@main: incomplete: 1 walk pending (an interrupted sync; the next sync resumes it)"), "\(check.stdout)")
-        #expect(check.stderr.isEmpty)
+        try await withRunning(simulator) { simulator in
+            #expect(synced.status == 75)
+            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            #expect(check.status == 3, "\(check.stdout)")
+            #expect(check.stdout.contains("acme/widgets@main: incomplete: 1 walk pending (an interrupted sync; the next sync resumes it)"), "\(check.stdout)")
+            #expect(check.stderr.isEmpty)
+        }
     }
 
     @Test func checkFindsDamage() async throws {
         let (simulator, synced) = try await mirror()
-        defer { Task { try? await simulator.shutdown() } }
-        #expect(synced.status == 0)
-        do {
-            let writer = try Connection(path: db)
-            try writer.execute("DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 400)")
-            try writer.close()
+        try await withRunning(simulator) { simulator in
+            #expect(synced.status == 0)
+            do {
+                let writer = try Connection(path: db)
+                try writer.execute("DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 400)")
+                try writer.close()
+            }
+            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            #expect(check.status == 1)
+            #expect(check.stdout.contains("acme/widgets@main: DAMAGED: marked complete, but "), "\(check.stdout)")
+            #expect(check.stderr == "commitsctl: error: the store \(db) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store\n")
         }
-        let check = try await runOffPool("commitsctl", ["check", "--db", db])
-        #expect(check.status == 1)
-        #expect(check.stdout.contains("acme/widgets@main: DAMAGED: marked complete, but "), "\(check.stdout)")
-        #expect(check.stderr == "commitsctl: error: the store \(db) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store\n")
     }
 }

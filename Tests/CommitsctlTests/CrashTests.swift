@@ -32,104 +32,104 @@ import Testing
                           source: .synthetic(SyntheticSpec(commits: 40_000, authors: 60, mergeEvery: 6, seed: 99))),
         ])
         try await simulator.start()
-        defer { Task { try? await simulator.shutdown() } }
-        try simulator.moveHead(owner: "acme", name: "crash", back: 39_700)
-        func reachable() throws -> Set<String> { try simulator.reachableSHAs(owner: "acme", name: "crash") }
+        try await withRunning(simulator) { simulator in
+            try simulator.moveHead(owner: "acme", name: "crash", back: 39_700)
+            func reachable() throws -> Set<String> { try simulator.reachableSHAs(owner: "acme", name: "crash") }
 
-        var random = SplitMix(seed: Self.seed)
-        var reported: Set<String> = []
-        var kills = 0, finished = 0, runs = 0
-        var killedAfter: [String] = []   // ms after the start, or after the first page ("page+")
-        var storedByKilled: [Int] = []   // commits the killed run had stored
-        var captured: [String: String] = [:]
-        let clock = ContinuousClock()
+            var random = SplitMix(seed: Self.seed)
+            var reported: Set<String> = []
+            var kills = 0, finished = 0, runs = 0
+            var killedAfter: [String] = []   // ms after the start, or after the first page ("page+")
+            var storedByKilled: [Int] = []   // commits the killed run had stored
+            var captured: [String: String] = [:]
+            let clock = ContinuousClock()
 
-        while kills < Self.killTarget {
-            runs += 1
-            #expect(runs <= Self.killTarget * 3, "too few kills landed")
-            if runs > Self.killTarget * 3 { break }
-            // New pushes arrive between runs: 2 to 7 pages' worth.
-            try simulator.moveHead(owner: "acme", name: "crash", forward: 200 + Int(random.next() % 500))
-            let before = try StoreFacts.shas(db, repository: "acme/crash")
-            let sync = try CapturedProcess(
-                "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
-                environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: "run-\(runs)")
-            let started = clock.now
-            // Every fourth run (the first included) is left to finish; the others die at a seeded moment.
-            if runs % 4 != 1 {
-                let afterFirstPage = random.next() % 2 == 0
-                let moment = Int(random.next() % UInt64(afterFirstPage ? Self.afterPageWindow : Self.startWindow))
-                var from = started
-                if afterFirstPage {
-                    while sync.process.isRunning && StoreFacts.count(db) <= before.count {
-                        try await Task.sleep(for: .milliseconds(2))
+            while kills < Self.killTarget {
+                runs += 1
+                #expect(runs <= Self.killTarget * 3, "too few kills landed")
+                if runs > Self.killTarget * 3 { break }
+                // New pushes arrive between runs: 2 to 7 pages' worth.
+                try simulator.moveHead(owner: "acme", name: "crash", forward: 200 + Int(random.next() % 500))
+                let before = try StoreInspection(db).memberSHAs(of: "acme/crash")
+                let sync = try CapturedProcess(
+                    "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
+                    environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: "run-\(runs)")
+                let started = clock.now
+                // Every fourth run (the first included) is left to finish; the others die at a seeded moment.
+                if runs % 4 != 1 {
+                    let afterFirstPage = random.next() % 2 == 0
+                    let moment = Int(random.next() % UInt64(afterFirstPage ? Self.afterPageWindow : Self.startWindow))
+                    var from = started
+                    if afterFirstPage {
+                        await waitUntil(timeout: .seconds(60), every: .milliseconds(2)) {
+                            !sync.process.isRunning || StoreInspection(db).membershipCount() > before.count
+                        }
+                        from = clock.now
                     }
-                    from = clock.now
+                    // The seeded kill moment (the test's random input), cut short if the run ends first.
+                    await waitUntil(timeout: .milliseconds(moment) - (clock.now - from), every: .milliseconds(1)) { !sync.process.isRunning }
+                    if sync.process.isRunning {
+                        captured["argv of run \(runs)"] = SecretScan.commandLine(of: sync.pid) ?? ""
+                        sync.kill(SIGKILL)
+                        kills += 1
+                        killedAfter.append("\(afterFirstPage ? "page+" : "")\(moment)")
+                    }
                 }
-                while sync.process.isRunning && clock.now - from < .milliseconds(moment) {
-                    try await Task.sleep(for: .milliseconds(1))
-                }
-                if sync.process.isRunning {
-                    captured["argv of run \(runs)"] = SecretScan.commandLine(of: sync.pid) ?? ""
-                    sync.kill(SIGKILL)
-                    kills += 1
-                    killedAfter.append("\(afterFirstPage ? "page+" : "")\(moment)")
-                }
-            }
-            let status = try await onThread { sync.wait() }
-            captured["stdout of run \(runs)"] = sync.stdout
-            captured["stderr of run \(runs)"] = sync.stderr
+                let status = try await onThread { sync.wait() }
+                captured["stdout of run \(runs)"] = sync.stdout
+                captured["stderr of run \(runs)"] = sync.stderr
 
-            // The store opens as the next run opens it, and is sound (checked off the
-            // cooperative pool: an integrity check of a growing store takes a while).
-            let (integrity, violations, after) = try await onThread {
-                _ = try MirrorStore(path: db)
-                return (try StoreFacts.integrity(db), try StoreFacts.foreignKeyViolations(db),
-                        try StoreFacts.shas(db, repository: "acme/crash"))
-            }
-            #expect(integrity == "ok", "run \(runs)")
-            #expect(violations == 0, "run \(runs)")
-            #expect(reported.isSubset(of: after), "run \(runs) lost \(reported.subtracting(after).count) reported commits")
-            #expect(after.isSubset(of: try reachable()), "run \(runs) stored commits outside the history")
-            let check = try await runOffPool("commitsctl", ["check", "--db", db])
-            #expect(check.status == 0 || check.status == 3, "run \(runs): check says \(check.status): \(check.stdout)\(check.stderr)")
+                // The store opens as the next run opens it, and is sound (checked off the
+                // cooperative pool: an integrity check of a growing store takes a while).
+                let (integrity, violations, after) = try await onThread {
+                    _ = try MirrorStore(path: db)
+                    return (try StoreInspection(db).integrity(), try StoreInspection(db).foreignKeyViolations(),
+                            try StoreInspection(db).memberSHAs(of: "acme/crash"))
+                }
+                #expect(integrity == "ok", "run \(runs)")
+                #expect(violations == 0, "run \(runs)")
+                #expect(reported.isSubset(of: after), "run \(runs) lost \(reported.subtracting(after).count) reported commits")
+                #expect(after.isSubset(of: try reachable()), "run \(runs) stored commits outside the history")
+                let check = try await runOffPool("commitsctl", ["check", "--db", db])
+                #expect(check.status == 0 || check.status == 3, "run \(runs): check says \(check.status): \(check.stdout)\(check.stderr)")
 
-            if let status {
-                // It exited by itself: a success whose summary is the truth, and exact.
-                #expect(status == 0, "run \(runs): \(sync.stderr)")
-                let summary = sync.stdout.split(separator: "\n").last.map(String.init) ?? ""
-                let added = summary.split(separator: ":").dropFirst().first?
-                    .split(separator: " ").first.flatMap { Int($0) }
-                #expect(added == after.count - before.count, "run \(runs): \(summary)")
-                #expect(after == (try reachable()), "run \(runs) finished inexact: \(summary)")
-                #expect(check.status == 0, "\(check.stdout)")
-                reported = after
-                finished += 1
-            } else {
-                storedByKilled.append(after.count - before.count)
+                if let status {
+                    // It exited by itself: a success whose summary is the truth, and exact.
+                    #expect(status == 0, "run \(runs): \(sync.stderr)")
+                    let summary = sync.stdout.split(separator: "\n").last.map(String.init) ?? ""
+                    let added = summary.split(separator: ":").dropFirst().first?
+                        .split(separator: " ").first.flatMap { Int($0) }
+                    #expect(added == after.count - before.count, "run \(runs): \(summary)")
+                    #expect(after == (try reachable()), "run \(runs) finished inexact: \(summary)")
+                    #expect(check.status == 0, "\(check.stdout)")
+                    reported = after
+                    finished += 1
+                } else {
+                    storedByKilled.append(after.count - before.count)
+                }
             }
+
+            // Converge: one more run, left alone.
+            let last = try await runOffPool("commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
+                               environment: ["GITHUB_TOKEN": SecretScan.token])
+            #expect(last.status == 0, "\(last.stderr)")
+            #expect(try StoreInspection(db).memberSHAs(of: "acme/crash") == (try reachable()))
+            #expect(try await runOffPool("commitsctl", ["check", "--db", db]).status == 0)
+            captured["stdout of the last run"] = last.stdout
+            captured["stderr of the last run"] = last.stderr
+
+            #expect(kills >= 20)
+            #expect(SecretScan.leaks(in: captured).isEmpty)
+            #expect(SecretScan.leaks(inStoreAt: db).isEmpty)
+            #expect(captured.keys.contains { $0.hasPrefix("argv") })
+            let midWalk = storedByKilled.filter { $0 > 0 }.count
+            print("""
+                crash harness (seed \(Self.seed)): \(kills) SIGKILLs survived in \(runs) runs (\(finished) finished on their own); \
+                \(midWalk) kills landed after the run had stored pages, \(kills - midWalk) before its first page; \
+                kill moments (ms after the start, or page+ms after the run's first page) \(killedAfter); \
+                commits stored by killed runs \(storedByKilled); \
+                final store \(try StoreInspection(db).memberSHAs(of: "acme/crash").count) commits, exact
+                """)
         }
-
-        // Converge: one more run, left alone.
-        let last = try await runOffPool("commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
-                           environment: ["GITHUB_TOKEN": SecretScan.token])
-        #expect(last.status == 0, "\(last.stderr)")
-        #expect(try StoreFacts.shas(db, repository: "acme/crash") == (try reachable()))
-        #expect(try await runOffPool("commitsctl", ["check", "--db", db]).status == 0)
-        captured["stdout of the last run"] = last.stdout
-        captured["stderr of the last run"] = last.stderr
-
-        #expect(kills >= 20)
-        #expect(SecretScan.leaks(in: captured).isEmpty)
-        #expect(SecretScan.leaks(inStoreAt: db).isEmpty)
-        #expect(captured.keys.contains { $0.hasPrefix("argv") })
-        let midWalk = storedByKilled.filter { $0 > 0 }.count
-        print("""
-            crash harness (seed \(Self.seed)): \(kills) SIGKILLs survived in \(runs) runs (\(finished) finished on their own); \
-            \(midWalk) kills landed after the run had stored pages, \(kills - midWalk) before its first page; \
-            kill moments (ms after the start, or page+ms after the run's first page) \(killedAfter); \
-            commits stored by killed runs \(storedByKilled); \
-            final store \(try StoreFacts.shas(db, repository: "acme/crash").count) commits, exact
-            """)
     }
 }

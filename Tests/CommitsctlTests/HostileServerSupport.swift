@@ -8,7 +8,7 @@ import Testing
 /// `HostileGitHub` that lies: the harness every "whatever the server says"
 /// test uses. Processes are the real `commitsctl`, authenticated with
 /// `SecretScan.token` and logging at trace, so every run can be scanned.
-final class HostileHarness: @unchecked Sendable {
+final class HostileHarness: ScopedService, @unchecked Sendable {
     static let repository = "acme/widgets"
     static let commits = 1_234
 
@@ -34,7 +34,7 @@ final class HostileHarness: @unchecked Sendable {
         directory = try TemporaryDirectory()
     }
 
-    func stop() async {
+    func shutDownForScope() async {
         proxy.stop()
         try? await simulator.shutdown()
     }
@@ -58,25 +58,10 @@ final class HostileHarness: @unchecked Sendable {
         get throws { try simulator.reachableSHAs(owner: "acme", name: "widgets") }
     }
 
-    /// The commits the store holds on the repository's branches (off-branch ones left out).
-    var stored: Set<String> {
-        get throws {
-            guard FileManager.default.fileExists(atPath: db) else { return [] }
-            return Set(try Connection(path: db, mode: .readOnly).prepare("""
-                SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id
-                WHERE rc.off_branch_since IS NULL
-                """).map { $0.string(0) })
-        }
-    }
+    var store: StoreInspection { StoreInspection(db) }
 
     /// Every mirrored fact of every commit, for "still there byte for byte".
-    func facts() throws -> Set<String> { Set(try StoreFacts.dump(db)) }
-
-    /// The walks' saved resume points.
-    func resumePoints() throws -> [String] {
-        try Connection(path: db, mode: .readOnly).prepare("SELECT next_url FROM sync_walks WHERE next_url IS NOT NULL")
-            .map { $0.string(0) }
-    }
+    func facts() throws -> Set<String> { Set(try store.mirroredFacts()) }
 
     /// What a refused answer must leave: one error line, no token anywhere,
     /// every fact stored before still there, a sound file that `check` never
@@ -91,7 +76,7 @@ final class HostileHarness: @unchecked Sendable {
         }
         try expectNoLeak(result, sourceLocation: sourceLocation)
         #expect(try facts().isSuperset(of: before), "a stored commit changed or vanished", sourceLocation: sourceLocation)
-        #expect(try StoreFacts.integrity(db) == "ok", sourceLocation: sourceLocation)
+        #expect(try store.integrity() == "ok", sourceLocation: sourceLocation)
         let check = try await commitsctl(["check"])
         #expect(check.status != 1, "check called the store damaged: \(check.stdout)", sourceLocation: sourceLocation)
     }
@@ -107,7 +92,7 @@ final class HostileHarness: @unchecked Sendable {
         let result = try await sync()
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(!result.stdout.contains("not yet complete"), "\(result.stdout)", sourceLocation: sourceLocation)
-        #expect(try stored == reachable, sourceLocation: sourceLocation)
+        #expect(try store.onBranchSHAs() == reachable, sourceLocation: sourceLocation)
         let check = try await commitsctl(["check"])
         #expect(check.status == 0, "\(check.stdout)", sourceLocation: sourceLocation)
     }

@@ -25,13 +25,8 @@ import Testing
         // cooperative pool must not let the sync finish unseen.
         let pid = process.processIdentifier
         let interrupted = await onThread { () -> Bool in
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, process.isRunning {
-                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
-                if stored >= 300 { return kill(pid, SIGINT) == 0 }
-                usleep(5_000)
-            }
-            return false
+            waitUntilBlocking(timeout: .seconds(60)) { !process.isRunning || StoreInspection(db).commitCount() >= 300 }
+            return process.isRunning && kill(pid, SIGINT) == 0
         }
         #expect(interrupted, "the sync ended before it could be interrupted")
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -39,7 +34,7 @@ import Testing
         #expect(process.terminationStatus == 130)
         let lines = stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(stderr)")
-        let stored = try storedCount(db)
+        let stored = StoreInspection(db).commitCount()
         let line = String(lines.first ?? "")
         #expect(line.hasPrefix("commitsctl: interrupted: kept "), "\(line)")
         #expect(line.hasSuffix(" of acme/big; the next sync resumes from there"), "\(line)")
@@ -51,11 +46,7 @@ import Testing
         let rerun = try await runOffPool("commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
                                          environment: ["GITHUB_TOKEN": "test-token"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(try storedCount(db) == 20000)
+        #expect(StoreInspection(db).commitCount() == 20000)
     }
 
-    private func storedCount(_ db: String) throws -> Int {
-        guard FileManager.default.fileExists(atPath: db) else { return 0 }
-        return (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
-    }
 }

@@ -26,13 +26,13 @@ import Testing
             runs += 1
             #expect(runs < 200)
             if runs > 200 { break }
-            let before = try storedCount(db)
+            let before = StoreInspection(db).commitCount()
             let process = try startSync(db: db, sim: sim)
             if killed < 10 && runs % 2 == 1 {
                 // Kill after a random 1–15 pages of progress in this run (or when it exits by itself).
                 let pages = Int(generator.next() % 15) + 1
-                while process.isRunning, try storedCount(db) < before + pages * 100 {
-                    try await Task.sleep(for: .milliseconds(5))
+                await waitUntil(timeout: .seconds(300), every: .milliseconds(5)) {
+                    !process.isRunning || StoreInspection(db).commitCount() >= before + pages * 100
                 }
                 if process.isRunning {
                     kill(process.processIdentifier, SIGKILL)
@@ -47,9 +47,8 @@ import Testing
                 default: Issue.record("sync exited \(process.terminationStatus)")
                 }
             }
-            let store = try Connection(path: db, mode: .readOnly)
-            #expect(try store.pragma("integrity_check") == "ok")
-            #expect(try storedCount(db) % 100 == 0 || finished, "only whole pages are ever stored")
+            #expect(try StoreInspection(db).integrity() == "ok")
+            #expect(StoreInspection(db).commitCount() % 100 == 0 || finished, "only whole pages are ever stored")
             let stats = try await sim.control("/_sim/stats")
             listRequests += try #require(stats["listRequests"] as? Int)
             try await sim.control("/_sim/reset-stats", method: "POST")
@@ -60,7 +59,7 @@ import Testing
         #expect(killed >= 5)
         #expect(rateLimited >= 1)
         #expect(killed + rateLimited >= 10)
-        #expect(try storedCount(db) == Self.commits)
+        #expect(StoreInspection(db).commitCount() == Self.commits)
         let expected = Self.commits / 100 + (Self.commits % 100 == 0 ? 0 : 1)
         print("resume: \(Self.commits) commits, \(killed) kills + \(rateLimited) rate-limit stops, \(listRequests) list requests for \(expected) pages")
         #expect(Double(listRequests) <= 1.1 * Double(expected), "\(listRequests) list requests for \(expected) pages")
@@ -68,10 +67,6 @@ import Testing
         #expect(status.status == 0)
     }
 
-    private func storedCount(_ db: String) throws -> Int {
-        guard FileManager.default.fileExists(atPath: db) else { return 0 }
-        return (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
-    }
 
     private func startSync(db: String, sim: SimulatorProcess) throws -> Process {
         let process = Process()

@@ -76,37 +76,37 @@ import Testing
 
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func aFullDiskStopsTheSyncWithOneLineAndKeepsWholePages() async throws {
-        let simulator = try await Self.startSimulator(commits: 5_000)
-        defer { Task { try? await simulator.shutdown() } }
-        let mount = directory.path("small")
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        #expect(try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]).status == 0)
-        defer { _ = try? runProgram("/bin/umount", ["-l", mount]) }
-        let db = mount + "/commits.sqlite"
+        try await withRunning(Self.startSimulator(commits: 5_000)) { simulator in
+            let mount = directory.path("small")
+            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+            #expect(try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]).status == 0)
+            defer { _ = try? runProgram("/bin/umount", ["-l", mount]) }
+            let db = mount + "/commits.sqlite"
 
-        try simulator.moveHead(owner: "acme", name: "widgets", back: 4_800)
-        let first = try await sync(db, simulator)
-        #expect(first.status == 0, "\(first.stderr)")
-        let before = try StoreFacts.dump(db)
-        try simulator.moveHead(owner: "acme", name: "widgets", forward: 4_800)
+            try simulator.moveHead(owner: "acme", name: "widgets", back: 4_800)
+            let first = try await sync(db, simulator)
+            #expect(first.status == 0, "\(first.stderr)")
+            let before = try StoreInspection(db).mirroredFacts()
+            try simulator.moveHead(owner: "acme", name: "widgets", forward: 4_800)
 
-        let full = try await sync(db, simulator)
-        #expect(full.status == 1)
-        #expect(Self.errors(full) == ["commitsctl: error: the store \(db) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"])
-        #expect(try StoreFacts.integrity(db) == "ok")
-        let after = try StoreFacts.dump(db)
-        #expect(Set(before).isSubset(of: Set(after)), "everything stored before is still there, unchanged")
-        #expect((after.count - before.count) % 100 == 0, "only whole pages: \(after.count - before.count) new rows")
-        let check = try await commitsctl(["check", "--db", db])
-        #expect(check.status == 3, "\(check.stdout)")
+            let full = try await sync(db, simulator)
+            #expect(full.status == 1)
+            #expect(Self.errors(full) == ["commitsctl: error: the store \(db) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"])
+            #expect(try StoreInspection(db).integrity() == "ok")
+            let after = try StoreInspection(db).mirroredFacts()
+            #expect(Set(before).isSubset(of: Set(after)), "everything stored before is still there, unchanged")
+            #expect((after.count - before.count) % 100 == 0, "only whole pages: \(after.count - before.count) new rows")
+            let check = try await commitsctl(["check", "--db", db])
+            #expect(check.status == 3, "\(check.stdout)")
 
-        // Room again: the next run resumes and converges.
-        #expect(try runProgram("/bin/mount", ["-o", "remount,size=64m", mount]).status == 0)
-        let resumed = try await sync(db, simulator)
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try StoreFacts.shas(db, repository: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))
-        #expect(try await commitsctl(["check", "--db", db]).status == 0)
-        expectNoLeaks([first, full, check, resumed], store: db)
+            // Room again: the next run resumes and converges.
+            #expect(try runProgram("/bin/mount", ["-o", "remount,size=64m", mount]).status == 0)
+            let resumed = try await sync(db, simulator)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try StoreInspection(db).memberSHAs(of: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))
+            #expect(try await commitsctl(["check", "--db", db]).status == 0)
+            expectNoLeaks([first, full, check, resumed], store: db)
+        }
     }
 
     // MARK: - Read-only directory
@@ -114,46 +114,46 @@ import Testing
     /// As root, permissions do not bind, so the runs drop to `nobody` (setpriv);
     /// as any other user a mode-555 directory is enough.
     @Test func aReadOnlyStoreDirectoryIsOneLineAndTheStoreIsUntouched() async throws {
-        let simulator = try await Self.startSimulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let storeDirectory = directory.path("readonly")
-        try FileManager.default.createDirectory(atPath: storeDirectory, withIntermediateDirectories: true)
-        let db = storeDirectory + "/commits.sqlite"
-        try simulator.moveHead(owner: "acme", name: "widgets", back: 500)
-        let first = try await sync(db, simulator)
-        #expect(first.status == 0, "\(first.stderr)")
-        try simulator.moveHead(owner: "acme", name: "widgets", forward: 500)
+        try await withRunning(Self.startSimulator()) { simulator in
+            let storeDirectory = directory.path("readonly")
+            try FileManager.default.createDirectory(atPath: storeDirectory, withIntermediateDirectories: true)
+            let db = storeDirectory + "/commits.sqlite"
+            try simulator.moveHead(owner: "acme", name: "widgets", back: 500)
+            let first = try await sync(db, simulator)
+            #expect(first.status == 0, "\(first.stderr)")
+            try simulator.moveHead(owner: "acme", name: "widgets", forward: 500)
 
-        var user: [String] = []
-        var binary: String?
-        if getuid() == 0 {
-            user = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-            // A copy nobody can surely execute, whatever the permissions above the build directory.
-            binary = directory.path("commitsctl")
-            try FileManager.default.copyItem(atPath: Executables.url("commitsctl").path, toPath: binary!)
-            chown(db, 65534, 65534)
+            var user: [String] = []
+            var binary: String?
+            if getuid() == 0 {
+                user = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+                // A copy nobody can surely execute, whatever the permissions above the build directory.
+                binary = directory.path("commitsctl")
+                try FileManager.default.copyItem(atPath: Executables.url("commitsctl").path, toPath: binary!)
+                chown(db, 65534, 65534)
+            }
+            chmod(storeDirectory, 0o555)
+            defer { chmod(storeDirectory, 0o755) }
+            let before = try #require(Self.bytes(db))
+
+            let expected = "commitsctl: error: cannot use the store \(db): its directory \(storeDirectory) is not writable by this user, and SQLite must be able to create files there (\(db)-wal and \(db)-shm, even to read a store); make the directory writable or move the store\n"
+            let syncing = try await sync(db, simulator, as: user, binary: binary)
+            #expect(syncing.status == 1)
+            #expect(Self.errors(syncing) == [String(expected.dropLast())])
+            let querying = try await commitsctl(["query", "-n", "3", "--db", db], as: user, binary: binary)
+            #expect(querying.status == 1)
+            #expect(querying.stderr == expected)
+            let fresh = storeDirectory + "/new.sqlite"
+            let creating = try await commitsctl(["sync", "acme/widgets", "--db", fresh, "--api-url", simulator.baseURL], as: user, binary: binary)
+            #expect(creating.status == 1)
+            #expect(creating.stderr.hasPrefix("commitsctl: error: cannot use the store \(fresh): its directory \(storeDirectory) is not writable by this user"))
+            #expect(!FileManager.default.fileExists(atPath: fresh))
+
+            #expect(Self.bytes(db) == before)
+            chmod(storeDirectory, 0o755)
+            #expect(try StoreInspection(db).integrity() == "ok")
+            expectNoLeaks([first, syncing, querying, creating], store: db)
         }
-        chmod(storeDirectory, 0o555)
-        defer { chmod(storeDirectory, 0o755) }
-        let before = try #require(Self.bytes(db))
-
-        let expected = "commitsctl: error: cannot use the store \(db): its directory \(storeDirectory) is not writable by this user, and SQLite must be able to create files there (\(db)-wal and \(db)-shm, even to read a store); make the directory writable or move the store\n"
-        let syncing = try await sync(db, simulator, as: user, binary: binary)
-        #expect(syncing.status == 1)
-        #expect(Self.errors(syncing) == [String(expected.dropLast())])
-        let querying = try await commitsctl(["query", "-n", "3", "--db", db], as: user, binary: binary)
-        #expect(querying.status == 1)
-        #expect(querying.stderr == expected)
-        let fresh = storeDirectory + "/new.sqlite"
-        let creating = try await commitsctl(["sync", "acme/widgets", "--db", fresh, "--api-url", simulator.baseURL], as: user, binary: binary)
-        #expect(creating.status == 1)
-        #expect(creating.stderr.hasPrefix("commitsctl: error: cannot use the store \(fresh): its directory \(storeDirectory) is not writable by this user"))
-        #expect(!FileManager.default.fileExists(atPath: fresh))
-
-        #expect(Self.bytes(db) == before)
-        chmod(storeDirectory, 0o755)
-        #expect(try StoreFacts.integrity(db) == "ok")
-        expectNoLeaks([first, syncing, querying, creating], store: db)
     }
 
     // MARK: - Not a store, another program's database, a newer schema
@@ -192,26 +192,26 @@ import Testing
     }
 
     @Test func aStoreWrittenByANewerSchemaIsRefusedUntouched() async throws {
-        let simulator = try await Self.startSimulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let db = directory.path("commits.sqlite")
-        let first = try await sync(db, simulator)
-        #expect(first.status == 0, "\(first.stderr)")
-        do {
-            let newer = try Connection(path: db)
-            try newer.execute("INSERT INTO schema_migrations (version, name) VALUES (42, 'from a future release')")
-            try newer.close()
+        try await withRunning(Self.startSimulator()) { simulator in
+            let db = directory.path("commits.sqlite")
+            let first = try await sync(db, simulator)
+            #expect(first.status == 0, "\(first.stderr)")
+            do {
+                let newer = try Connection(path: db)
+                try newer.execute("INSERT INTO schema_migrations (version, name) VALUES (42, 'from a future release')")
+                try newer.close()
+            }
+            let before = try #require(Self.bytes(db))
+            let expected = "commitsctl: error: the store \(db) has schema version 42, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched\n"
+            let syncing = try await sync(db, simulator)
+            #expect(syncing.status == 1)
+            #expect(Self.errors(syncing) == [String(expected.dropLast())])
+            let querying = try await commitsctl(["query", "--db", db])
+            #expect(querying.status == 1)
+            #expect(querying.stderr == expected)
+            #expect(Self.bytes(db) == before)
+            expectNoLeaks([first, syncing, querying], store: db)
         }
-        let before = try #require(Self.bytes(db))
-        let expected = "commitsctl: error: the store \(db) has schema version 42, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched\n"
-        let syncing = try await sync(db, simulator)
-        #expect(syncing.status == 1)
-        #expect(Self.errors(syncing) == [String(expected.dropLast())])
-        let querying = try await commitsctl(["query", "--db", db])
-        #expect(querying.status == 1)
-        #expect(querying.stderr == expected)
-        #expect(Self.bytes(db) == before)
-        expectNoLeaks([first, syncing, querying], store: db)
     }
 
     // MARK: - A foreign writer
@@ -219,68 +219,68 @@ import Testing
     /// Another program holds the write lock past the 5 s busy timeout: the
     /// sync gives up with exit 75 (try later), readers are not disturbed.
     @Test func aForeignWriterBeyondTheBusyTimeoutIsTryLater() async throws {
-        let simulator = try await Self.startSimulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let db = directory.path("commits.sqlite")
-        try simulator.moveHead(owner: "acme", name: "widgets", back: 300)
-        let first = try await sync(db, simulator)
-        #expect(first.status == 0, "\(first.stderr)")
-        try simulator.moveHead(owner: "acme", name: "widgets", forward: 300)
-        let before = try StoreFacts.dump(db)
+        try await withRunning(Self.startSimulator()) { simulator in
+            let db = directory.path("commits.sqlite")
+            try simulator.moveHead(owner: "acme", name: "widgets", back: 300)
+            let first = try await sync(db, simulator)
+            #expect(first.status == 0, "\(first.stderr)")
+            try simulator.moveHead(owner: "acme", name: "widgets", forward: 300)
+            let before = try StoreInspection(db).mirroredFacts()
 
-        let foreign = try Connection(path: db)
-        try foreign.execute("BEGIN IMMEDIATE")
-        try foreign.execute("CREATE TABLE foreign_scratch (x INTEGER)")
-        let start = ContinuousClock.now
-        let blocked = try await sync(db, simulator)
-        let waited = ContinuousClock.now - start
-        let reading = try await commitsctl(["query", "-n", "5", "--db", db])
-        try foreign.execute("ROLLBACK")
+            let foreign = try Connection(path: db)
+            try foreign.execute("BEGIN IMMEDIATE")
+            try foreign.execute("CREATE TABLE foreign_scratch (x INTEGER)")
+            let start = ContinuousClock.now
+            let blocked = try await sync(db, simulator)
+            let waited = ContinuousClock.now - start
+            let reading = try await commitsctl(["query", "-n", "5", "--db", db])
+            try foreign.execute("ROLLBACK")
 
-        #expect(blocked.status == 75)
-        #expect(Self.errors(blocked) == ["commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; retry shortly"])
-        #expect(waited >= .seconds(4) && waited < .seconds(30), "\(waited)")
-        #expect(reading.status == 0 && reading.lines.count == 5, "readers never wait: \(reading.stderr)")
-        #expect(try StoreFacts.dump(db) == before)
-        #expect(try StoreFacts.integrity(db) == "ok")
+            #expect(blocked.status == 75)
+            #expect(Self.errors(blocked) == ["commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; retry shortly"])
+            #expect(waited >= .seconds(4) && waited < .seconds(30), "\(waited)")
+            #expect(reading.status == 0 && reading.lines.count == 5, "readers never wait: \(reading.stderr)")
+            #expect(try StoreInspection(db).mirroredFacts() == before)
+            #expect(try StoreInspection(db).integrity() == "ok")
 
-        let after = try await sync(db, simulator)
-        #expect(after.status == 0)
-        #expect(try StoreFacts.shas(db, repository: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))
-        expectNoLeaks([first, blocked, reading, after], store: db)
+            let after = try await sync(db, simulator)
+            #expect(after.status == 0)
+            #expect(try StoreInspection(db).memberSHAs(of: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))
+            expectNoLeaks([first, blocked, reading, after], store: db)
+        }
     }
 
     // MARK: - Upgrades through the CLI
 
     @Test func syncUpgradesAnOlderStoreAndSaysWhereTheBackupIs() async throws {
-        let simulator = try await Self.startSimulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let db = directory.path("commits.sqlite")
-        do {
-            // The store as the first release left it, holding what today's sync mirrors.
-            let current = directory.path("current.sqlite")
-            let client = try GitHubClient(configuration: .init(apiURL: simulator.baseURL,
-                                                               token: GitHubToken(value: SecretScan.token, source: "test")),
-                                          logger: Self.quiet)
-            _ = try await SyncEngine(client: client, store: try MirrorStore(path: current), logger: Self.quiet)
-                .sync(RepositoryName(parsing: "acme/widgets")!)
-            let old = try MirrorStore(path: db, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
-            try OlderStore.copyVersion1Data(from: current, into: old.db)
+        try await withRunning(Self.startSimulator()) { simulator in
+            let db = directory.path("commits.sqlite")
+            do {
+                // The store as the first release left it, holding what today's sync mirrors.
+                let current = directory.path("current.sqlite")
+                let client = try GitHubClient(configuration: .init(apiURL: simulator.baseURL,
+                                                                   token: GitHubToken(value: SecretScan.token, source: "test")),
+                                              logger: Self.quiet)
+                _ = try await SyncEngine(client: client, store: try MirrorStore(path: current), logger: Self.quiet)
+                    .sync(RepositoryName(parsing: "acme/widgets")!)
+                let old = try MirrorStore(path: db, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
+                try OlderStore.copyVersion1Data(from: current, into: old.db)
+            }
+            let before = try StoreInspection(db).mirroredFacts()
+            let upgrade = try await sync(db, simulator)
+            #expect(upgrade.status == 0, "\(upgrade.stderr)")
+            let backups = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasPrefix("commits.sqlite.backup-v1-") }
+            #expect(backups.count == 1)
+            let backup = directory.path(backups.first ?? "")
+            #expect(upgrade.stderr.contains("commitsctl: upgraded the store \(db) from schema version 1 to \(Schema.migrator.latestVersion); the copy made before the upgrade is \(backup)\n"), "\(upgrade.stderr)")
+            #expect(try StoreInspection(backup).mirroredFacts() == before)
+            #expect(try StoreInspection(db).mirroredFacts() == before)
+            let search = try await commitsctl(["query", "--grep", "e", "-n", "1", "--db", db])
+            #expect(search.status == 0 && search.lines.count == 1, "the upgraded store answers message searches: \(search.stderr)")
+            let again = try await sync(db, simulator)
+            #expect(!again.stderr.contains("upgraded"))
+            expectNoLeaks([upgrade, search, again], store: db)
         }
-        let before = try StoreFacts.dump(db)
-        let upgrade = try await sync(db, simulator)
-        #expect(upgrade.status == 0, "\(upgrade.stderr)")
-        let backups = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
-            .filter { $0.hasPrefix("commits.sqlite.backup-v1-") }
-        #expect(backups.count == 1)
-        let backup = directory.path(backups.first ?? "")
-        #expect(upgrade.stderr.contains("commitsctl: upgraded the store \(db) from schema version 1 to \(Schema.migrator.latestVersion); the copy made before the upgrade is \(backup)\n"), "\(upgrade.stderr)")
-        #expect(try StoreFacts.dump(backup) == before)
-        #expect(try StoreFacts.dump(db) == before)
-        let search = try await commitsctl(["query", "--grep", "e", "-n", "1", "--db", db])
-        #expect(search.status == 0 && search.lines.count == 1, "the upgraded store answers message searches: \(search.stderr)")
-        let again = try await sync(db, simulator)
-        #expect(!again.stderr.contains("upgraded"))
-        expectNoLeaks([upgrade, search, again], store: db)
     }
 }

@@ -73,20 +73,15 @@ import Testing
         let db = self.db
         let pid = process.processIdentifier
         await onThread {
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                let stored = (try? Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits")) ?? 0
-                if stored >= 500 { break }
-                usleep(5_000)
-            }
+            waitUntilBlocking(timeout: .seconds(60)) { StoreInspection(db).commitCount() >= 500 }
             kill(pid, SIGKILL)
         }
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 
-        let connection = try Connection(path: db, mode: .readOnly)
-        #expect(try connection.pragma("integrity_check") == "ok")
-        let afterKill = try connection.scalarInt("SELECT count(*) FROM commits") ?? -1
+        let store = StoreInspection(db)
+        #expect(try store.integrity() == "ok")
+        let afterKill = store.commitCount()
         #expect(afterKill >= 500 && afterKill < 3000)
         #expect(afterKill % 100 == 0, "pages are stored whole or not at all")
 
@@ -94,6 +89,6 @@ import Testing
         let resumed = try sync("acme/widgets", sim)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.hasPrefix("acme/widgets@main: \(3000 - afterKill) new"))
-        #expect(try connection.scalarInt("SELECT count(*) FROM commits") == 3000)
+        #expect(store.commitCount() == 3000)
     }
 }

@@ -61,7 +61,7 @@ import Testing
         let daemon = try DaemonProcess(["--config", config, "--log-level", "info"],
                                        environment: ["GITHUB_TOKEN": SecretScan.token], logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
-        let paused = await eventually(timeout: .seconds(60)) { daemon.log.contains("rate limited; pausing all syncs until the reset") }
+        let paused = await waitUntil(timeout: .seconds(60)) { daemon.log.contains("rate limited; pausing all syncs until the reset") }
         #expect(paused, "\(daemon.log)")
         #expect(daemon.log.contains("asks to retry after"), "\(daemon.log)")
         // One refused request, not retried inside the sync (which would sleep 120 s, past the wait above).

@@ -33,12 +33,11 @@ final class NotifySocket: @unchecked Sendable {
     /// Messages until one contains `text` or `timeout` passes.
     func receive(until text: String, timeout: Duration) -> [String] {
         var messages: [String] = []
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let message = receive() {
-                messages.append(message)
-                if message.contains(text) { break }
-            }
+        // `receive` itself blocks up to ~100 ms: no pause between polls.
+        waitUntilBlocking(timeout: timeout, every: .zero) {
+            guard let message = receive() else { return false }
+            messages.append(message)
+            return message.contains(text)
         }
         return messages
     }
@@ -52,45 +51,45 @@ final class NotifySocket: @unchecked Sendable {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test func readyOnlyAfterTheStoreIsOpenAndMigrated() async throws {
-        let simulator = try await startSimulator([("widgets", 50)])
-        defer { Task { try? await simulator.shutdown() } }
-        let store = directory.path("commits.sqlite")
-        let config = try directory.write("config.yaml", """
-            store: \(store)
-            api_url: \(simulator.baseURL)
-            repositories: [acme/widgets]
-            """)
-        // Hold the store's write lock: commitsd cannot migrate it until we let go.
-        // (In WAL mode BEGIN EXCLUSIVE takes the write lock at once; no table is
-        // created, or the file would be another program's database, which is refused.)
-        let blocker = try Connection(path: store)
-        try blocker.execute("BEGIN EXCLUSIVE")
+        try await withRunning(startSimulator([("widgets", 50)])) { simulator in
+            let store = directory.path("commits.sqlite")
+            let config = try directory.write("config.yaml", """
+                store: \(store)
+                api_url: \(simulator.baseURL)
+                repositories: [acme/widgets]
+                """)
+            // Hold the store's write lock: commitsd cannot migrate it until we let go.
+            // (In WAL mode BEGIN EXCLUSIVE takes the write lock at once; no table is
+            // created, or the file would be another program's database, which is refused.)
+            let blocker = try Connection(path: store)
+            try blocker.execute("BEGIN EXCLUSIVE")
 
-        let socket = try NotifySocket(path: directory.path("notify.sock"))
-        let daemon = try DaemonProcess(["--config", config],
-                                       environment: ["GITHUB_TOKEN": "t", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"],
-                                       logPath: directory.path("commitsd.log"))
-        defer { daemon.stop() }
-        let early = socket.receive(until: "READY=1", timeout: .milliseconds(1500))
-        #expect(!early.contains { $0.contains("READY=1") }, "READY before the store was migrated: \(early)")
-        #expect(daemon.process.isRunning)
+            let socket = try NotifySocket(path: directory.path("notify.sock"))
+            let daemon = try DaemonProcess(["--config", config],
+                                           environment: ["GITHUB_TOKEN": "t", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"],
+                                           logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let early = socket.receive(until: "READY=1", timeout: .milliseconds(1500))
+            #expect(!early.contains { $0.contains("READY=1") }, "READY before the store was migrated: \(early)")
+            #expect(daemon.process.isRunning)
 
-        try blocker.execute("COMMIT")
-        let released = ContinuousClock.now
-        let messages = socket.receive(until: "READY=1", timeout: .seconds(6))
-        #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repositories") == true, "\(messages) \(daemon.log)")
-        #expect(ContinuousClock.now - released < .seconds(6))
-        // At READY the schema is current: a read-only open (which refuses a store needing migration) works.
-        #expect(throws: Never.self) { try MirrorReader(path: store) }
+            try blocker.execute("COMMIT")
+            let released = ContinuousClock.now
+            let messages = socket.receive(until: "READY=1", timeout: .seconds(6))
+            #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repositories") == true, "\(messages) \(daemon.log)")
+            #expect(ContinuousClock.now - released < .seconds(6))
+            // At READY the schema is current: a read-only open (which refuses a store needing migration) works.
+            #expect(throws: Never.self) { try MirrorReader(path: store) }
 
-        // Then: STATUS lines with the last sync, and the watchdog pings.
-        let later = socket.receive(until: "STATUS=last sync: acme/widgets@main: 50 new", timeout: .seconds(10))
-        #expect(later.last?.contains("STATUS=last sync: acme/widgets@main: 50 new") == true, "\(later)")
-        #expect(socket.receive(until: "WATCHDOG=1", timeout: .seconds(2)).last == "WATCHDOG=1")
+            // Then: STATUS lines with the last sync, and the watchdog pings.
+            let later = socket.receive(until: "STATUS=last sync: acme/widgets@main: 50 new", timeout: .seconds(10))
+            #expect(later.last?.contains("STATUS=last sync: acme/widgets@main: 50 new") == true, "\(later)")
+            #expect(socket.receive(until: "WATCHDOG=1", timeout: .seconds(2)).last == "WATCHDOG=1")
 
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
-        #expect(socket.receive(until: "STOPPING=1", timeout: .seconds(1)).last?.hasPrefix("STOPPING=1") == true)
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+            #expect(socket.receive(until: "STOPPING=1", timeout: .seconds(1)).last?.hasPrefix("STOPPING=1") == true)
+        }
     }
 
     @Test func neverReadyWhenTheStoreCannotBeOpened() async throws {

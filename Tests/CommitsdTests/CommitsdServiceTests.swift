@@ -35,178 +35,179 @@ import Testing
 
     func mirrored(_ simulator: GitHubSimulator, _ names: [String]) throws -> Bool {
         try names.allSatisfy { name in
-            StoreContents.shas(store, repository: "acme/\(name)") == (try simulator.reachableSHAs(owner: "acme", name: name))
+            StoreInspection(store).memberSHAsSoFar(of: "acme/\(name)") == (try simulator.reachableSHAs(owner: "acme", name: name))
         }
     }
 
     /// Issue #4 acceptance 1.
     @Test func mirrorsThreeRepositoriesFollowsNewCommitsAndStopsCleanly() async throws {
         let names = ["alpha", "beta", "gamma"]
-        let simulator = try await startSimulator([("alpha", 450), ("beta", 260), ("gamma", 330)])
-        defer { Task { try? await simulator.shutdown() } }
-        for (name, back) in zip(names, [30, 12, 7]) { try simulator.moveHead(owner: "acme", name: name, back: back) }
-        let config = try writeConfig(simulator, repositories: names.map { "acme/\($0)" })
+        try await withRunning(startSimulator([("alpha", 450), ("beta", 260), ("gamma", 330)])) { simulator in
+            for (name, back) in zip(names, [30, 12, 7]) { try simulator.moveHead(owner: "acme", name: name, back: back) }
+            let config = try writeConfig(simulator, repositories: names.map { "acme/\($0)" })
 
-        let daemon = try startDaemon(config, extraArguments: ["--log-level", "trace"])
-        defer { daemon.stop() }
-        #expect(try await eventually { try mirrored(simulator, names) }, "\(daemon.log)")
+            let daemon = try startDaemon(config, extraArguments: ["--log-level", "trace"])
+            defer { daemon.stop() }
+            #expect(try await waitUntil { try mirrored(simulator, names) }, "\(daemon.log)")
 
-        // New pushes: each repository is polled, and sees its new head, within one interval (2 s).
-        for (name, forward) in zip(names, [30, 12, 7]) { try simulator.moveHead(owner: "acme", name: name, forward: forward) }
-        let moved = Date()
-        #expect(try await eventually(timeout: .seconds(15)) { try mirrored(simulator, names) }, "\(daemon.log)")
-        let timestamps = ISO8601DateFormatter()
-        timestamps.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for name in names {
-            // "2026-…Z info branch head moved branch=main head.new=… head.old=… repo=acme/alpha"
-            let seen = daemon.log.split(separator: "\n")
-                .filter { $0.contains(" info branch head moved ") && $0.hasSuffix("repo=acme/\(name)") }
-                .compactMap { timestamps.date(from: String($0.prefix { $0 != " " })) }
-                .filter { $0 > moved }
-            let delay = try #require(seen.first, "no new head seen for acme/\(name)").timeIntervalSince(moved)
-            // One interval, plus a second of slack for a loaded machine.
-            #expect(delay < 3, "acme/\(name): new head seen \(delay) s after the push, interval 2 s")
-        }
+            // New pushes: each repository is polled, and sees its new head, within one interval (2 s).
+            for (name, forward) in zip(names, [30, 12, 7]) { try simulator.moveHead(owner: "acme", name: name, forward: forward) }
+            let moved = Date()
+            #expect(try await waitUntil(timeout: .seconds(15)) { try mirrored(simulator, names) }, "\(daemon.log)")
+            let timestamps = ISO8601DateFormatter()
+            timestamps.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            for name in names {
+                // "2026-…Z info branch head moved branch=main head.new=… head.old=… repo=acme/alpha"
+                let seen = daemon.log.split(separator: "\n")
+                    .filter { $0.contains(" info branch head moved ") && $0.hasSuffix("repo=acme/\(name)") }
+                    .compactMap { timestamps.date(from: String($0.prefix { $0 != " " })) }
+                    .filter { $0 > moved }
+                let delay = try #require(seen.first, "no new head seen for acme/\(name)").timeIntervalSince(moved)
+                // One interval, plus a second of slack for a loaded machine.
+                #expect(delay < 3, "acme/\(name): new head seen \(delay) s after the push, interval 2 s")
+            }
 
-        daemon.signal(SIGTERM)
-        let stopping = ContinuousClock.now
-        let status = await daemon.waitForExit(timeout: .seconds(5))
-        #expect(status == 0, "\(daemon.log)")
-        #expect(ContinuousClock.now - stopping < .seconds(5))
-        #expect(try StoreContents.integrity(store) == "ok")
+            daemon.signal(SIGTERM)
+            let stopping = ContinuousClock.now
+            let status = await daemon.waitForExit(timeout: .seconds(5))
+            #expect(status == 0, "\(daemon.log)")
+            #expect(ContinuousClock.now - stopping < .seconds(5))
+            #expect(try StoreInspection(store).integrity() == "ok")
 
-        let log = daemon.log
-        #expect(!log.contains(Self.token), "the token must never be logged, at any level")
-        #expect(log.contains("info ready "))
-        #expect(log.contains("info sync finished "))
-        #expect(log.contains("repo=acme/beta"))
-        #expect(log.contains(" sync.new_commits="))
-        #expect(log.split(separator: "\n").contains { $0.contains("repo=acme/beta") && $0.contains("head.old=") },
-                "the moved head is logged")
-        #expect(log.contains("rate.remaining="))
-        for line in log.split(separator: "\n") {
-            // One line per event: a timestamp, a level, then the message and key=value pairs.
-            let fields = line.split(separator: " ", maxSplits: 2)
-            #expect(fields.count == 3 && ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(String(fields[1])),
-                    "\(line)")
+            let log = daemon.log
+            #expect(!log.contains(Self.token), "the token must never be logged, at any level")
+            #expect(log.contains("info ready "))
+            #expect(log.contains("info sync finished "))
+            #expect(log.contains("repo=acme/beta"))
+            #expect(log.contains(" sync.new_commits="))
+            #expect(log.split(separator: "\n").contains { $0.contains("repo=acme/beta") && $0.contains("head.old=") },
+                    "the moved head is logged")
+            #expect(log.contains("rate.remaining="))
+            for line in log.split(separator: "\n") {
+                // One line per event: a timestamp, a level, then the message and key=value pairs.
+                let fields = line.split(separator: " ", maxSplits: 2)
+                #expect(fields.count == 3 && ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(String(fields[1])),
+                        "\(line)")
+            }
         }
     }
 
     /// SIGTERM during a long walk: the open page commits or rolls back, the
     /// process exits 0 within seconds, and the next start resumes exactly.
     @Test func sigtermMidWalkStopsAtAPageBoundaryAndResumes() async throws {
-        let simulator = try await startSimulator([("big", 3000)])
-        defer { Task { try? await simulator.shutdown() } }
-        var faults = FaultPlan()
-        faults.delay = .milliseconds(60)
-        simulator.setFaults(faults)
-        let config = try writeConfig(simulator, repositories: ["acme/big"], interval: "1h")
+        try await withRunning(startSimulator([("big", 3000)])) { simulator in
+            var faults = FaultPlan()
+            faults.delay = .milliseconds(60)
+            simulator.setFaults(faults)
+            let config = try writeConfig(simulator, repositories: ["acme/big"], interval: "1h")
 
-        let daemon = try startDaemon(config)
-        defer { daemon.stop() }
-        #expect(await eventually { StoreContents.shas(store, repository: "acme/big").count >= 500 }, "\(daemon.log)")
-        daemon.signal(SIGTERM)
-        let status = await daemon.waitForExit(timeout: .seconds(5))
-        #expect(status == 0, "\(daemon.log)")
-        #expect(try StoreContents.integrity(store) == "ok")
-        let stored = StoreContents.shas(store, repository: "acme/big").count
-        #expect(stored < 3000 && stored % 100 == 0, "whole pages only: \(stored)")
-        #expect(daemon.log.contains("sync interrupted by shutdown at a page boundary"))
+            let daemon = try startDaemon(config)
+            defer { daemon.stop() }
+            #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 500 }, "\(daemon.log)")
+            daemon.signal(SIGTERM)
+            let status = await daemon.waitForExit(timeout: .seconds(5))
+            #expect(status == 0, "\(daemon.log)")
+            #expect(try StoreInspection(store).integrity() == "ok")
+            let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
+            #expect(stored < 3000 && stored % 100 == 0, "whole pages only: \(stored)")
+            #expect(daemon.log.contains("sync interrupted by shutdown at a page boundary"))
 
-        let interrupted = try run("commitsctl", ["status", "--db", store, "--json"])
-        #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted at a page boundary; resumes on the next run\""))
+            let interrupted = try run("commitsctl", ["status", "--db", store, "--json"])
+            #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted at a page boundary; resumes on the next run\""))
 
-        simulator.setFaults(FaultPlan())
-        let restarted = try startDaemon(config)
-        defer { restarted.stop() }
-        #expect(try await eventually { try mirrored(simulator, ["big"]) }, "\(restarted.log)")
-        #expect(restarted.log.contains("resuming interrupted walk"))
-        restarted.signal(SIGINT)
-        #expect(await restarted.waitForExit(timeout: .seconds(5)) == 0)
+            simulator.setFaults(FaultPlan())
+            let restarted = try startDaemon(config)
+            defer { restarted.stop() }
+            #expect(try await waitUntil { try mirrored(simulator, ["big"]) }, "\(restarted.log)")
+            #expect(restarted.log.contains("resuming interrupted walk"))
+            restarted.signal(SIGINT)
+            #expect(await restarted.waitForExit(timeout: .seconds(5)) == 0)
+        }
     }
 
     /// A walk that reaches `rate_limit_reserve` stops at a page boundary and
     /// everything waits for the reset.
     @Test func rateLimitReserveStopsAWalkAtAPageBoundary() async throws {
-        let simulator = try await startSimulator([("big", 3000), ("small", 10)])
-        defer { Task { try? await simulator.shutdown() } }
-        let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1s",
-                                     extra: "rate_limit_reserve: 4990")
-        let daemon = try startDaemon(config)
-        defer { daemon.stop() }
-        #expect(await eventually(timeout: .seconds(10)) {
-            daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
-        }, "\(daemon.log)")
-        let stored = StoreContents.shas(store, repository: "acme/big").count
-        #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
-        #expect(StoreContents.shas(store, repository: "acme/small").isEmpty, "nothing starts while paused")
-        let status = try run("commitsctl", ["status", "--db", store, "--json"])
-        #expect(status.stdout.contains("\"last_error\" : \"stopped at the rate-limit reserve (4990); resumes after the reset\""))
-        try await Task.sleep(for: .seconds(1.5))
-        #expect(StoreContents.shas(store, repository: "acme/big").count == stored, "still paused")
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        try await withRunning(startSimulator([("big", 3000), ("small", 10)])) { simulator in
+            let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1s",
+                                         extra: "rate_limit_reserve: 4990")
+            let daemon = try startDaemon(config)
+            defer { daemon.stop() }
+            #expect(await waitUntil(timeout: .seconds(10)) {
+                daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
+            }, "\(daemon.log)")
+            let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
+            #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
+            #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/small").isEmpty, "nothing starts while paused")
+            let status = try run("commitsctl", ["status", "--db", store, "--json"])
+            #expect(status.stdout.contains("\"last_error\" : \"stopped at the rate-limit reserve (4990); resumes after the reset\""))
+            // Longer than the 1 s interval: a sync would have started in this window.
+            #expect(await staysTrue(for: .seconds(1.5)) {
+                StoreInspection(store).memberSHAsSoFar(of: "acme/big").count == stored
+            }, "still paused")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        }
     }
 
     /// Issue #4 acceptance 3: commitsctl sync while commitsd is mid-sync.
     @Test func commitsctlSyncWhileCommitsdIsMidSync() async throws {
-        let simulator = try await startSimulator([("big", 3000), ("small", 200)])
-        defer { Task { try? await simulator.shutdown() } }
-        var faults = FaultPlan()
-        faults.delay = .milliseconds(50)
-        simulator.setFaults(faults)
-        let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1h")
+        try await withRunning(startSimulator([("big", 3000), ("small", 200)])) { simulator in
+            var faults = FaultPlan()
+            faults.delay = .milliseconds(50)
+            simulator.setFaults(faults)
+            let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1h")
 
-        let daemon = try startDaemon(config)
-        defer { daemon.stop() }
-        #expect(await eventually { StoreContents.shas(store, repository: "acme/big").count >= 300 }, "\(daemon.log)")
+            let daemon = try startDaemon(config)
+            defer { daemon.stop() }
+            #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 300 }, "\(daemon.log)")
 
-        // The repository commitsd is syncing: skipped at once, with who holds it.
-        let same = try run("commitsctl", ["sync", "acme/big", "--db", store, "--api-url", simulator.baseURL],
-                           environment: ["GITHUB_TOKEN": "test-token"])
-        #expect(same.status == 75, "\(same.stderr)")
-        #expect(same.stderr == "commitsctl: error: acme/big is being synced by another process (commitsd (pid \(daemon.pid))) right now; skipped it, try again when that finishes\n")
+            // The repository commitsd is syncing: skipped at once, with who holds it.
+            let same = try run("commitsctl", ["sync", "acme/big", "--db", store, "--api-url", simulator.baseURL],
+                               environment: ["GITHUB_TOKEN": "test-token"])
+            #expect(same.status == 75, "\(same.stderr)")
+            #expect(same.stderr == "commitsctl: error: acme/big is being synced by another process (commitsd (pid \(daemon.pid))) right now; skipped it, try again when that finishes\n")
 
-        // Cron style, while commitsd keeps writing pages: small is synced, big skipped.
-        let all = try run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
-        #expect(all.status == 75, "\(all.stderr)")
-        #expect(all.stdout.hasPrefix("acme/small@main: 200 new"), "\(all.stdout)")
-        #expect(all.stderr.contains("commitsctl: warning: acme/big is being synced by another process (commitsd"))
-        for output in [same.stderr, all.stderr, all.stdout, daemon.log] {
-            #expect(!output.lowercased().contains("locked"), "\(output)")
+            // Cron style, while commitsd keeps writing pages: small is synced, big skipped.
+            let all = try run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
+            #expect(all.status == 75, "\(all.stderr)")
+            #expect(all.stdout.hasPrefix("acme/small@main: 200 new"), "\(all.stdout)")
+            #expect(all.stderr.contains("commitsctl: warning: acme/big is being synced by another process (commitsd"))
+            for output in [same.stderr, all.stderr, all.stdout, daemon.log] {
+                #expect(!output.lowercased().contains("locked"), "\(output)")
+            }
+
+            #expect(try await waitUntil { try mirrored(simulator, ["big", "small"]) }, "\(daemon.log)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+            #expect(try StoreInspection(store).integrity() == "ok")
+            let status = try run("commitsctl", ["status", "--db", store])
+            #expect(status.lines.count == 3)
+            #expect(status.lines.dropFirst().allSatisfy { $0.contains(" yes ") }, "\(status.stdout)")
         }
-
-        #expect(try await eventually { try mirrored(simulator, ["big", "small"]) }, "\(daemon.log)")
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
-        #expect(try StoreContents.integrity(store) == "ok")
-        let status = try run("commitsctl", ["status", "--db", store])
-        #expect(status.lines.count == 3)
-        #expect(status.lines.dropFirst().allSatisfy { $0.contains(" yes ") }, "\(status.stdout)")
     }
 
     @Test func sighupReloadsAndABadFileKeepsTheRunningConfiguration() async throws {
-        let simulator = try await startSimulator([("alpha", 120), ("beta", 80)])
-        defer { Task { try? await simulator.shutdown() } }
-        let config = try writeConfig(simulator, repositories: ["acme/alpha"], interval: "1s")
-        let daemon = try startDaemon(config)
-        defer { daemon.stop() }
-        #expect(try await eventually { try mirrored(simulator, ["alpha"]) }, "\(daemon.log)")
+        try await withRunning(startSimulator([("alpha", 120), ("beta", 80)])) { simulator in
+            let config = try writeConfig(simulator, repositories: ["acme/alpha"], interval: "1s")
+            let daemon = try startDaemon(config)
+            defer { daemon.stop() }
+            #expect(try await waitUntil { try mirrored(simulator, ["alpha"]) }, "\(daemon.log)")
 
-        _ = try writeConfig(simulator, repositories: ["acme/alpha"], interval: "1s", extra: "intervall: 5s")
-        daemon.signal(SIGHUP)
-        #expect(await eventually(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
-        #expect(daemon.log.contains("error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level\""), "\(daemon.log)")
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(daemon.process.isRunning)
+            _ = try writeConfig(simulator, repositories: ["acme/alpha"], interval: "1s", extra: "intervall: 5s")
+            daemon.signal(SIGHUP)
+            #expect(await waitUntil(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
+            #expect(daemon.log.contains("error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level\""), "\(daemon.log)")
+            #expect(await staysTrue(for: .milliseconds(1500)) { daemon.process.isRunning })
 
-        _ = try writeConfig(simulator, repositories: ["acme/alpha", "name: acme/beta\n    interval: 1s"], interval: "2s")
-        daemon.signal(SIGHUP)
-        #expect(try await eventually(timeout: .seconds(10)) { try mirrored(simulator, ["alpha", "beta"]) }, "\(daemon.log)")
-        #expect(daemon.log.contains("notice configuration changed config.change=\"default_interval: 1s -> 2s\""), "\(daemon.log)")
-        #expect(daemon.log.contains("notice configuration changed config.change=\"repository added: acme/beta\""))
+            _ = try writeConfig(simulator, repositories: ["acme/alpha", "name: acme/beta\n    interval: 1s"], interval: "2s")
+            daemon.signal(SIGHUP)
+            #expect(try await waitUntil(timeout: .seconds(10)) { try mirrored(simulator, ["alpha", "beta"]) }, "\(daemon.log)")
+            #expect(daemon.log.contains("notice configuration changed config.change=\"default_interval: 1s -> 2s\""), "\(daemon.log)")
+            #expect(daemon.log.contains("notice configuration changed config.change=\"repository added: acme/beta\""))
 
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        }
     }
 }

@@ -5,64 +5,45 @@ import Testing
 
 /// Issue #6 "secrets": the token never appears in logs at any level, error
 /// messages, the store, or a process's argv — also on the paths where it is
-/// most likely to slip out: GitHub rejecting it, and a token file.
+/// most likely to slip out: GitHub rejecting it (commitsctl with a token file:
+/// TokenFileSecretsTests).
 @Suite struct SecretsTests {
     @Test func aRejectedTokenNeverShowsUpInLogsStatusStoreOrArgv() async throws {
         let directory = try TemporaryDirectory()
         let store = directory.path("state/commits.sqlite")
         var configuration = SimConfiguration()
         configuration.validTokens = ["the-only-valid-token"]
-        let simulator = try await startSimulator([("widgets", 300)], configuration: configuration)
-        defer { Task { try? await simulator.shutdown() } }
-        let config = try directory.write("config.yaml", """
-            store: state/commits.sqlite
-            api_url: \(simulator.baseURL)
-            default_interval: 1s
-            repositories:
-              - acme/widgets
+        try await withRunning(startSimulator([("widgets", 300)], configuration: configuration)) { simulator in
+            let config = try directory.write("config.yaml", """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                default_interval: 1s
+                repositories:
+                  - acme/widgets
 
-            """)
-        let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"],
-                                       environment: ["GITHUB_TOKEN": SecretScan.token],
-                                       logPath: directory.path("commitsd.log"))
-        defer { daemon.stop() }
-        #expect(await eventually(timeout: .seconds(15)) { daemon.log.contains("error sync failed") }, "\(daemon.log)")
-        let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
-        #expect(daemon.log.contains("GitHub rejected the token from environment variable GITHUB_TOKEN (401 Bad credentials)"))
+                """)
+            let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"],
+                                           environment: ["GITHUB_TOKEN": SecretScan.token],
+                                           logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            #expect(await waitUntil(timeout: .seconds(15)) { daemon.log.contains("error sync failed") }, "\(daemon.log)")
+            let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(daemon.log.contains("GitHub rejected the token from environment variable GITHUB_TOKEN (401 Bad credentials)"))
 
-        let status = try await runOffPool("commitsctl", ["status", "--db", store, "--json"])
-        #expect(status.status == 0, "\(status.stderr)")
-        let sync = try await runOffPool("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
-                                          "--log-level", "trace"], environment: ["GH_TOKEN": SecretScan.token])
-        #expect(sync.status == 1)
-        #expect(sync.stderr.contains("commitsctl: error: GitHub rejected the token from environment variable GH_TOKEN"))
+            let status = try await runOffPool("commitsctl", ["status", "--db", store, "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            let sync = try await runOffPool("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
+                                              "--log-level", "trace"], environment: ["GH_TOKEN": SecretScan.token])
+            #expect(sync.status == 1)
+            #expect(sync.stderr.contains("commitsctl: error: GitHub rejected the token from environment variable GH_TOKEN"))
 
-        #expect(SecretScan.leaks(in: [
-            "commitsd log": daemon.log, "commitsd argv": argv, "status": status.stdout + status.stderr,
-            "sync": sync.stdout + sync.stderr,
-        ]).isEmpty)
-        #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
-    }
-
-    @Test func aTokenFileKeepsTheTokenOutOfArgvAndOutput() async throws {
-        let directory = try TemporaryDirectory()
-        let store = directory.path("commits.sqlite")
-        let tokenFile = try directory.write("token", SecretScan.token + "\n")
-        chmod(tokenFile, 0o600)
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let simulator = try await startSimulator([("widgets", 450)], configuration: configuration)
-        defer { Task { try? await simulator.shutdown() } }
-        let observed = try await onThread {
-            try? runObserved("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
-                                            "--token-file", tokenFile, "--log-level", "trace"])
+            #expect(SecretScan.leaks(in: [
+                "commitsd log": daemon.log, "commitsd argv": argv, "status": status.stdout + status.stderr,
+                "sync": sync.stdout + sync.stderr,
+            ]).isEmpty)
+            #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
         }
-        let result = try #require(observed)
-        #expect(result.result.status == 0, "\(result.result.stderr)")
-        #expect(result.argv.contains("--token-file \(tokenFile)"))
-        #expect(SecretScan.leaks(in: ["argv": result.argv, "stdout": result.result.stdout, "stderr": result.result.stderr]).isEmpty)
-        #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
     }
 }

@@ -19,41 +19,41 @@ import Testing
     static let headers: HTTPHeaders = [("User-Agent", "commits-mirror-tests"), ("Accept", "application/vnd.github+json")]
 
     @Test func fetchesStatusHeadersAndBody() async throws {
-        let simulator = try await Self.simulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let client = try HTTPClient()
-        let response = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=5", headers: Self.headers))
-        #expect(response.status == 200)
-        #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
-        #expect(response.headers["ETAG"] == response.headers["etag"])
-        #expect(response.headers["Link"]?.contains("rel=\"next\"") == true)
-        let elements = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]
-        #expect(elements?.count == 5)
+        try await withRunning(Self.simulator()) { simulator in
+            let client = try HTTPClient()
+            let response = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=5", headers: Self.headers))
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
+            #expect(response.headers["ETAG"] == response.headers["etag"])
+            #expect(response.headers["Link"]?.contains("rel=\"next\"") == true)
+            let elements = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]
+            #expect(elements?.count == 5)
+        }
     }
 
     @Test func returnsErrorStatusesAndRedirectsWithoutFollowing() async throws {
-        let simulator = try await Self.simulator()
-        defer { Task { try? await simulator.shutdown() } }
-        try simulator.rename(owner: "o", name: "r", to: "o", newName: "renamed")
-        let client = try HTTPClient()
-        let missing = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/none", headers: Self.headers))
-        #expect(missing.status == 404)
-        let moved = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
-        #expect(moved.status == 301)
-        #expect(moved.headers["location"]?.contains("/repositories/1/commits") == true)
+        try await withRunning(Self.simulator()) { simulator in
+            try simulator.rename(owner: "o", name: "r", to: "o", newName: "renamed")
+            let client = try HTTPClient()
+            let missing = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/none", headers: Self.headers))
+            #expect(missing.status == 404)
+            let moved = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
+            #expect(moved.status == 301)
+            #expect(moved.headers["location"]?.contains("/repositories/1/commits") == true)
+        }
     }
 
     @Test func reusesOneConnectionForConsecutiveRequests() async throws {
-        let simulator = try await Self.simulator()
-        defer { Task { try? await simulator.shutdown() } }
-        let client = try HTTPClient()
-        var newConnections: [Int] = []
-        for _ in 0..<5 {
-            let response = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/rate_limit", headers: Self.headers))
-            #expect(response.status == 200)
-            newConnections.append(response.newConnections)
+        try await withRunning(Self.simulator()) { simulator in
+            let client = try HTTPClient()
+            var newConnections: [Int] = []
+            for _ in 0..<5 {
+                let response = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/rate_limit", headers: Self.headers))
+                #expect(response.status == 200)
+                newConnections.append(response.newConnections)
+            }
+            #expect(newConnections == [1, 0, 0, 0, 0])
         }
-        #expect(newConnections == [1, 0, 0, 0, 0])
     }
 
     @Test func connectionRefusedIsACurlErrorWithCurlsText() async throws {
@@ -67,46 +67,47 @@ import Testing
     }
 
     @Test func totalTimeoutFailsASlowResponse() async throws {
-        let simulator = try await Self.simulator(delay: .seconds(5))
-        defer { Task { try? await simulator.shutdown() } }
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .milliseconds(300)
-        let client = try HTTPClient(configuration: configuration)
-        let error = await #expect(throws: CurlError.self) {
-            try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
+        try await withRunning(Self.simulator(delay: .seconds(5))) { simulator in
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .milliseconds(300)
+            let client = try HTTPClient(configuration: configuration)
+            let error = await #expect(throws: CurlError.self) {
+                try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
+            }
+            #expect(error?.isTimeout == true)
         }
-        #expect(error?.isTimeout == true)
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
-        let simulator = try await Self.simulator(delay: .seconds(120))
-        defer { Task { try? await simulator.shutdown() } }
-        let client = try HTTPClient()
-        let started = ContinuousClock.now
-        let task = Task {
-            try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
+        try await withRunning(Self.simulator(delay: .seconds(120))) { simulator in
+            let client = try HTTPClient()
+            let started = ContinuousClock.now
+            let task = Task {
+                try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits", headers: Self.headers))
+            }
+            // Cancel mid-transfer: once the server has the request (it then holds the answer back).
+            #expect(await waitUntil { simulator.stats().requests >= 1 })
+            task.cancel()
+            let result = await task.result
+            #expect(throws: CurlError.self) { try result.get() }
+            #expect((try? result.get()) == nil)
+            if case .failure(let error as CurlError) = result { #expect(error.isCancellation) }
+            // Aborted by the progress callback, long before the 120 s response
+            // (a generous bound: the full suite runs on 2 busy cores).
+            #expect(ContinuousClock.now - started < .seconds(60))
         }
-        try await Task.sleep(for: .milliseconds(200))
-        task.cancel()
-        let result = await task.result
-        #expect(throws: CurlError.self) { try result.get() }
-        #expect((try? result.get()) == nil)
-        if case .failure(let error as CurlError) = result { #expect(error.isCancellation) }
-        // Aborted by the progress callback, long before the 120 s response
-        // (a generous bound: the full suite runs on 2 busy cores).
-        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func oversizedBodiesAreRefused() async throws {
-        let simulator = try await Self.simulator()
-        defer { Task { try? await simulator.shutdown() } }
-        var configuration = HTTPClient.Configuration()
-        configuration.maximumBodySize = 10_000
-        let client = try HTTPClient(configuration: configuration)
-        let error = await #expect(throws: CurlError.self) {
-            try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=100", headers: Self.headers))
+        try await withRunning(Self.simulator()) { simulator in
+            var configuration = HTTPClient.Configuration()
+            configuration.maximumBodySize = 10_000
+            let client = try HTTPClient(configuration: configuration)
+            let error = await #expect(throws: CurlError.self) {
+                try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=100", headers: Self.headers))
+            }
+            #expect(error?.isBodyTooLarge == true)
+            #expect(error?.message.contains("larger than 10000 bytes") == true)
         }
-        #expect(error?.isBodyTooLarge == true)
-        #expect(error?.message.contains("larger than 10000 bytes") == true)
     }
 }

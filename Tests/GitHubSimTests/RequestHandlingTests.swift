@@ -170,7 +170,10 @@ import Testing
         #expect((anonymous.jsonDictionary["message"] as? String)?.hasPrefix("API rate limit exceeded for 127.0.0.1.") == true)
         #expect(limited.get("/repos/acme/widgets/commits", ip: "127.0.0.9").code == 200)
 
-        try await Task.sleep(for: .milliseconds(500))
+        // The 400 ms window ends: /rate_limit (free) shows the budget back.
+        #expect(await waitUntil(timeout: .seconds(10)) {
+            (limited.get("/rate_limit", token: "abcdef").jsonDictionary["rate"] as? [String: Any])?["remaining"] as? Int == 3
+        })
         let renewed = limited.get("/repos/acme/widgets/commits", token: "abcdef")
         #expect(renewed.code == 200 && renewed.header("X-RateLimit-Used") == "1")
     }

@@ -112,30 +112,6 @@ final class MiniGitHub: Sendable {
     }
 }
 
-/// Everything a store mirrors, independent of row ids: each commit with its
-/// authors, dates, message, parents, and the repositories holding it. Sync
-/// bookkeeping (`sync_state`, `sync_walks`, `sync_frontier`) is left out.
-enum MirrorContent {
-    static func dump(_ path: String) throws -> [String] {
-        let connection = try Connection(path: path, mode: .readOnly)
-        return try connection.prepare("""
-            SELECT json_array(c.sha, c.message, c.html_url, a.name, a.email, a.login, c.author_date,
-                              m.name, m.email, m.login, c.committer_date, c.parent_count, c.tree_sha,
-                              (SELECT group_concat(parent_sha, ',') FROM
-                                  (SELECT parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY position)),
-                              (SELECT group_concat(full_name, ',') FROM
-                                  (SELECT r.full_name FROM repository_commits rc JOIN repositories r ON r.id = rc.repository_id
-                                   WHERE rc.commit_id = c.id ORDER BY r.full_name)))
-            FROM commits c JOIN authors a ON a.id = c.author_id JOIN authors m ON m.id = c.committer_id
-            ORDER BY c.sha
-            """).map { $0.string(0) }
-    }
-
-    static func integrity(_ path: String) throws -> String {
-        try Connection(path: path, mode: .readOnly).pragma("integrity_check")
-    }
-}
-
 /// Log lines captured at every level, to prove what a run logged (and did not).
 final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])

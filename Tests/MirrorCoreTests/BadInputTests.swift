@@ -221,12 +221,6 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
         return try await engine.sync(RepositoryName(parsing: repository)!)
     }
 
-    static func stored(_ repository: String, store: String) throws -> Set<String> {
-        let mirror = try MirrorReader(path: store)
-        guard let id = try mirror.repository(named: RepositoryName(parsing: repository)!)?.id else { return [] }
-        return try MirrorReader(path: mirror.path).commitSHAs(repositoryID: id)
-    }
-
     @Test(arguments: BadInputCase.all)
     func refusedWithOneClearErrorAndTheStoreUnchanged(_ badInput: BadInputCase) async throws {
         let github = try MiniGitHub()
@@ -237,7 +231,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
 
         // A mirror of three commits, then the branch moves to six and one route turns hostile.
         _ = try await Self.sync("acme/widgets", github: github, store: store, logs: logs)
-        let before = try MirrorContent.dump(store)
+        let before = try StoreInspection(store).mirroredFacts()
         #expect(before.count == 3)
         let repository = badInput.route == .repository ? "acme/fresh" : "acme/widgets"
         github.set(head: 6, hostile: (badInput.route, badInput.handler))
@@ -262,14 +256,14 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
         if let bound = badInput.boundedTo {
             #expect(github.largestHostileResponse <= bound, "\(github.largestHostileResponse) bytes pushed")
         }
-        #expect(try MirrorContent.dump(store) == before, "the mirrored data must be unchanged")
-        #expect(try MirrorContent.integrity(store) == "ok")
+        #expect(try StoreInspection(store).mirroredFacts() == before, "the mirrored data must be unchanged")
+        #expect(try StoreInspection(store).integrity() == "ok")
 
         // The same server, sane again: the next sync converges to the exact history.
         github.set(head: 6)
         let report = try await Self.sync(repository, github: github, store: store, logs: logs)
         #expect(report.complete)
-        #expect(try Self.stored(repository, store: store) == Set((1...6).map(PayloadFixtures.sha)))
+        #expect(try StoreInspection(store).memberSHAs(of: repository) == Set((1...6).map(PayloadFixtures.sha)))
 
         #expect(SecretScan.leaks(in: ["error": message, "logs": logs.text]).isEmpty)
         #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
@@ -326,7 +320,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
         #expect(message.contains("refused a redirect from \(github.baseURL)/repos/acme/widgets/commits"), "\(message)")
         #expect(message.contains("to \(elsewhere.baseURL)/repos/acme/widgets/commits"), "\(message)")
         #expect(elsewhere.requests.isEmpty, "the redirect elsewhere was requested")
-        #expect(try Self.stored("acme/widgets", store: store).count == 3)
+        #expect(try StoreInspection(store).memberSHAs(of: "acme/widgets").count == 3)
 
         // The same origin, another path: followed, and the token goes along.
         github.set(head: 6, hostile: (.listPage, { request, connection in
@@ -338,7 +332,7 @@ struct BadInputCase: Sendable, CustomTestStringConvertible {
         }))
         let report = try await Self.sync("acme/widgets", github: github, store: store, logs: logs)
         #expect(report.complete)
-        #expect(try Self.stored("acme/widgets", store: store).count == 6)
+        #expect(try StoreInspection(store).memberSHAs(of: "acme/widgets").count == 6)
         #expect(github.server.requests.contains { $0.target.hasSuffix("&moved=1") })
         #expect(github.server.requests.allSatisfy { $0.authorization == "Bearer \(SecretScan.token)" })
         #expect(logs.text.contains("following redirect"))

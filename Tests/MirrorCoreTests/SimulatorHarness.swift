@@ -6,10 +6,11 @@ import Logging
 
 /// A running `github-sim` on loopback plus a store in a temp dir, wired the
 /// way `commitsctl sync` wires them: real libcurl, real HTTP, real SQLite.
-final class SimulatorHarness: @unchecked Sendable {
+final class SimulatorHarness: ScopedService, @unchecked Sendable {
     let simulator: GitHubSimulator
     let directory: TemporaryDirectory
     var storePath: String { directory.path("commits.sqlite") }
+    var store: StoreInspection { StoreInspection(storePath) }
 
     static func start(_ repositories: [SimRepository], configuration: SimConfiguration = .init()) async throws -> SimulatorHarness {
         let simulator = try GitHubSimulator(configuration: configuration, repositories: repositories)
@@ -22,7 +23,7 @@ final class SimulatorHarness: @unchecked Sendable {
         self.directory = directory
     }
 
-    func stop() async throws { try await simulator.shutdown() }
+    func shutDownForScope() async { try? await simulator.shutdown() }
 
     /// Retries are fast in tests; the behaviour (and the counts) are the same.
     static func fastRetries() -> RetryPolicy {
@@ -48,11 +49,5 @@ final class SimulatorHarness: @unchecked Sendable {
         let store = try MirrorStore(path: storePath)
         let engine = SyncEngine(client: try client ?? self.client(), store: store, logger: TestSupport.quietLogger)
         return try await engine.sync(RepositoryName(parsing: repository)!, branch: branch)
-    }
-
-    func storedSHAs(_ repository: String) throws -> Set<String> {
-        let store = try MirrorReader(path: storePath)
-        guard let repo = try store.repository(named: RepositoryName(parsing: repository)!) else { return [] }
-        return try MirrorReader(path: store.path).commitSHAs(repositoryID: repo.id)
     }
 }

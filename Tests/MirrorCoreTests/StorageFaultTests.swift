@@ -18,29 +18,29 @@ import Testing
     /// SQLITE_FULL through a size limit (`PRAGMA max_page_count` at the current
     /// size): the page that no longer fits rolls back whole.
     @Test func aFullStoreRollsThePageBackWholeAndSaysSo() async throws {
-        let harness = try await SimulatorHarness.start([Self.repository])
-        defer { Task { try? await harness.stop() } }
-        try harness.simulator.moveHead(owner: "acme", name: "widgets", back: 300)
-        try await harness.sync("acme/widgets")
-        let before = try MirrorContent.dump(harness.storePath)
-        #expect(before.count == (try harness.simulator.reachableSHAs(owner: "acme", name: "widgets").count))
-        try harness.simulator.moveHead(owner: "acme", name: "widgets", forward: 300)
-        #expect(try harness.simulator.reachableSHAs(owner: "acme", name: "widgets").count > before.count + 100)
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try harness.simulator.moveHead(owner: "acme", name: "widgets", back: 300)
+            try await harness.sync("acme/widgets")
+            let before = try harness.store.mirroredFacts()
+            #expect(before.count == (try harness.simulator.reachableSHAs(owner: "acme", name: "widgets").count))
+            try harness.simulator.moveHead(owner: "acme", name: "widgets", forward: 300)
+            #expect(try harness.simulator.reachableSHAs(owner: "acme", name: "widgets").count > before.count + 100)
 
-        let store = try MirrorStore(path: harness.storePath)
-        let pages = try #require(try store.db.scalarInt("PRAGMA page_count"))
-        #expect(try store.db.scalarInt("PRAGMA max_page_count = \(pages)") == pages)
-        let engine = SyncEngine(client: try harness.client(), store: store, logger: TestSupport.quietLogger)
-        let error = await #expect(throws: StoreError.self) {
-            try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
+            let store = try MirrorStore(path: harness.storePath)
+            let pages = try #require(try store.db.scalarInt("PRAGMA page_count"))
+            #expect(try store.db.scalarInt("PRAGMA max_page_count = \(pages)") == pages)
+            let engine = SyncEngine(client: try harness.client(), store: store, logger: TestSupport.quietLogger)
+            let error = await #expect(throws: StoreError.self) {
+                try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
+            }
+            #expect(error.map { "\($0)" } == "the store \(harness.storePath) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again")
+            #expect(try harness.store.mirroredFacts() == before)
+            #expect(try harness.store.integrity() == "ok")
+
+            // With room again, the next sync converges.
+            try await harness.sync("acme/widgets")
+            #expect(try harness.store.memberSHAs(of: "acme/widgets") == harness.simulator.reachableSHAs(owner: "acme", name: "widgets"))
         }
-        #expect(error.map { "\($0)" } == "the store \(harness.storePath) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again")
-        #expect(try MirrorContent.dump(harness.storePath) == before)
-        #expect(try MirrorContent.integrity(harness.storePath) == "ok")
-
-        // With room again, the next sync converges.
-        try await harness.sync("acme/widgets")
-        #expect(try harness.storedSHAs("acme/widgets") == harness.simulator.reachableSHAs(owner: "acme", name: "widgets"))
     }
 
     @Test func aFileThatIsNotSQLiteIsRefusedUntouched() throws {

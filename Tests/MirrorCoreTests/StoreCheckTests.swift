@@ -12,66 +12,66 @@ import Testing
                                           source: .synthetic(SyntheticSpec(commits: 700, authors: 10, mergeEvery: 5, seed: 5)))
 
     @Test func aCompleteMirrorPassesEveryCheck() async throws {
-        let harness = try await SimulatorHarness.start([Self.repository])
-        defer { Task { try? await harness.stop() } }
-        try await harness.sync("acme/widgets")
-        let check = try MirrorReader(path: harness.storePath).check()
-        #expect(check.integrityOK && check.foreignKeyViolations.isEmpty)
-        #expect(!check.isDamaged && check.isComplete)
-        let branch = try #require(check.branches.first)
-        #expect(branch.repository == "acme/widgets" && branch.branch == "main" && branch.commits == 700)
-        #expect(branch.missingParents == 0 && branch.pendingWalks == 0 && branch.headStored == true)
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try await harness.sync("acme/widgets")
+            let check = try MirrorReader(path: harness.storePath).check()
+            #expect(check.integrityOK && check.foreignKeyViolations.isEmpty)
+            #expect(!check.isDamaged && check.isComplete)
+            let branch = try #require(check.branches.first)
+            #expect(branch.repository == "acme/widgets" && branch.branch == "main" && branch.commits == 700)
+            #expect(branch.missingParents == 0 && branch.pendingWalks == 0 && branch.headStored == true)
+        }
     }
 
     @Test func anInterruptedSyncIsIncompleteButNotDamaged() async throws {
         var configuration = SimConfiguration()
         configuration.authenticatedLimit = 4
-        let harness = try await SimulatorHarness.start([Self.repository], configuration: configuration)
-        defer { Task { try? await harness.stop() } }
-        await #expect(throws: GitHubError.self) { try await harness.sync("acme/widgets") }
-        let check = try MirrorReader(path: harness.storePath).check()
-        let branch = try #require(check.branches.first)
-        #expect(branch.commits > 0 && branch.commits < 700 && branch.commits % 100 == 0)
-        #expect(branch.pendingWalks == 1 && branch.missingParents > 0)
-        #expect(!branch.markedComplete && !branch.isComplete && !branch.isInconsistent)
-        #expect(!check.isDamaged && !check.isComplete)
+        try await withRunning(SimulatorHarness.start([Self.repository], configuration: configuration)) { harness in
+            await #expect(throws: GitHubError.self) { try await harness.sync("acme/widgets") }
+            let check = try MirrorReader(path: harness.storePath).check()
+            let branch = try #require(check.branches.first)
+            #expect(branch.commits > 0 && branch.commits < 700 && branch.commits % 100 == 0)
+            #expect(branch.pendingWalks == 1 && branch.missingParents > 0)
+            #expect(!branch.markedComplete && !branch.isComplete && !branch.isInconsistent)
+            #expect(!check.isDamaged && !check.isComplete)
+        }
     }
 
     @Test func aBranchMarkedCompleteWithHistoryMissingIsDamage() async throws {
-        let harness = try await SimulatorHarness.start([Self.repository])
-        defer { Task { try? await harness.stop() } }
-        try await harness.sync("acme/widgets")
-        let writer = try Connection(path: harness.storePath)
-        // Lose one commit in the middle of the history (as a bug or a bad restore might).
-        try writer.execute("""
-            DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 350)
-            """)
-        let check = try MirrorReader(path: harness.storePath).check()
-        let branch = try #require(check.branches.first)
-        #expect(branch.markedComplete && branch.missingParents >= 1)
-        #expect(branch.isInconsistent && check.isDamaged && check.integrityOK)
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try await harness.sync("acme/widgets")
+            let writer = try Connection(path: harness.storePath)
+            // Lose one commit in the middle of the history (as a bug or a bad restore might).
+            try writer.execute("""
+                DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 350)
+                """)
+            let check = try MirrorReader(path: harness.storePath).check()
+            let branch = try #require(check.branches.first)
+            #expect(branch.markedComplete && branch.missingParents >= 1)
+            #expect(branch.isInconsistent && check.isDamaged && check.integrityOK)
+        }
     }
 
     @Test func aRecordedHeadThatIsNotStoredIsDamage() async throws {
-        let harness = try await SimulatorHarness.start([Self.repository])
-        defer { Task { try? await harness.stop() } }
-        try await harness.sync("acme/widgets")
-        try Connection(path: harness.storePath).execute("UPDATE sync_state SET head_sha = ?", [String(repeating: "f", count: 40)])
-        let check = try MirrorReader(path: harness.storePath).check()
-        #expect(check.branches.first?.headStored == false)
-        #expect(check.isDamaged)
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try await harness.sync("acme/widgets")
+            try Connection(path: harness.storePath).execute("UPDATE sync_state SET head_sha = ?", [String(repeating: "f", count: 40)])
+            let check = try MirrorReader(path: harness.storePath).check()
+            #expect(check.branches.first?.headStored == false)
+            #expect(check.isDamaged)
+        }
     }
 
     @Test func foreignKeyViolationsAreReported() async throws {
-        let harness = try await SimulatorHarness.start([Self.repository])
-        defer { Task { try? await harness.stop() } }
-        try await harness.sync("acme/widgets")
-        let writer = try Connection(path: harness.storePath)
-        try writer.execute("PRAGMA foreign_keys = OFF")
-        try writer.execute("INSERT INTO repository_commits (repository_id, commit_id) VALUES (1, 987654321)")
-        let check = try MirrorReader(path: harness.storePath).check()
-        #expect(check.foreignKeyViolations.count == 1)
-        #expect(check.foreignKeyViolations.first?.hasPrefix("repository_commits row") == true)
-        #expect(check.isDamaged)
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try await harness.sync("acme/widgets")
+            let writer = try Connection(path: harness.storePath)
+            try writer.execute("PRAGMA foreign_keys = OFF")
+            try writer.execute("INSERT INTO repository_commits (repository_id, commit_id) VALUES (1, 987654321)")
+            let check = try MirrorReader(path: harness.storePath).check()
+            #expect(check.foreignKeyViolations.count == 1)
+            #expect(check.foreignKeyViolations.first?.hasPrefix("repository_commits row") == true)
+            #expect(check.isDamaged)
+        }
     }
 }

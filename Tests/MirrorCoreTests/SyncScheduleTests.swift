@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import MirrorCore
 
-/// commitsd's schedule and the per-repository writer lock.
-@Suite struct CommitsdPlanningTests {
+/// commitsd's schedule (`SyncSchedule`): when each repository is synced next.
+@Suite struct SyncScheduleTests {
     func configuration(_ yaml: String) throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml")
     }
@@ -59,30 +59,5 @@ import Testing
         #expect(plan.jobs[0].due - start == .seconds(300))
         #expect(plan.jobs[0].interval == .seconds(60))
         #expect(plan.jobs[1].due - start == .seconds(5))
-    }
-
-    // MARK: - Writer lock
-
-    @Test func secondWriterIsToldWhoHoldsTheLock() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory.path("commits.sqlite")
-        let name = RepositoryName(owner: "Acme", name: "Widgets")
-        let first = try RepositoryLock.acquire(storePath: store, repository: name, holder: "commitsd")
-        #expect(first.path == store + ".locks/acme+widgets.lock")
-        let lower = RepositoryName(owner: "acme", name: "widgets")
-        #expect(throws: RepositoryLockError.self) {
-            try RepositoryLock.acquire(storePath: store, repository: lower, holder: "commitsctl")
-        }
-        do {
-            _ = try RepositoryLock.acquire(storePath: store, repository: lower)
-        } catch {
-            #expect("\(error)" == "acme/widgets is being synced by another process (commitsd (pid \(getpid()))) right now; skipped it, try again when that finishes")
-        }
-        // Another repository is independent.
-        let other = try RepositoryLock.acquire(storePath: store, repository: RepositoryName(owner: "acme", name: "gadgets"))
-        other.release()
-        first.release()
-        let again = try RepositoryLock.acquire(storePath: store, repository: lower)
-        again.release()
     }
 }

@@ -1,0 +1,33 @@
+import Curl
+import Foundation
+import GitHubSim
+
+/// An in-process github-sim with synthetic repositories under `acme/`.
+public func startSimulator(_ repositories: [(name: String, commits: Int)], configuration: SimConfiguration = .init()) async throws -> GitHubSimulator {
+    let simulated = repositories.enumerated().map { index, repository in
+        SimRepository(owner: "acme", name: repository.name, id: 1001 + index,
+                      source: .synthetic(SyntheticSpec(commits: repository.commits, seed: UInt64(index + 7))))
+    }
+    let simulator = try GitHubSimulator(configuration: configuration, repositories: simulated)
+    try await simulator.start()
+    return simulator
+}
+
+/// Saved list-commits pages, as `gh api --paginate repos/O/R/commits` writes them.
+public func savedPages(_ simulator: GitHubSimulator, repository: String, pages limit: Int = .max) async throws -> [[UInt8]] {
+    let client = try HTTPClient()
+    var url: String? = "\(simulator.baseURL)/repos/\(repository)/commits?per_page=100"
+    var pages: [[UInt8]] = []
+    while let next = url, pages.count < limit {
+        let response = try await client.send(HTTPRequest(url: next, headers: [
+            ("Authorization", "Bearer test-token"), ("Accept", "application/vnd.github+json"), ("User-Agent", "gh"),
+        ]))
+        pages.append(response.body)
+        url = response.headers["link"].flatMap { header in
+            header.split(separator: ",").first { $0.contains("rel=\"next\"") }.map { part in
+                String(part.drop { $0 != "<" }.dropFirst().prefix { $0 != ">" })
+            }
+        }
+    }
+    return pages
+}
