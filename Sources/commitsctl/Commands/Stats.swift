@@ -12,17 +12,33 @@ extension Commitsctl {
         @Option(help: "How to print the statistics.")
         var format: ReportFormat = .table
 
+        @OptionGroup var pager: PagerOptions
+
+        @OptionGroup var config: ConfigOptions
+
         @OptionGroup var store: StoreOptions
 
         static let fieldNames = [
             "repository", "commits", "merges", "authors", "first_commit_date", "last_commit_date", "last_sync_at",
         ]
 
+        /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
+        static func oneline(_ repository: RepositoryStatistics) -> String {
+            var line = "\(repository.repository): \(plural(repository.commits, "commit")), "
+                + "\(plural(repository.merges, "merge")), \(plural(repository.authors, "author"))"
+            if let first = repository.firstCommitDate, let last = repository.lastCommitDate {
+                line += ", \(first.prefix(10)) to \(last.prefix(10))"
+            }
+            return TextCleaning.singleLine(line + ", last sync \(repository.lastSyncAt ?? "never")")
+        }
+
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath, access: .readOnly)
+                let settings = ResolvedSettings(configuration: try config.load(), store: store)
+                let mirror = try MirrorStore(path: settings.storePath, access: .readOnly)
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
+                pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
                 switch format {
@@ -42,6 +58,8 @@ extension Commitsctl {
                         ])
                     }
                     for line in table.render(width: Terminal.outputWidth) { output.line(line) }
+                case .oneline:
+                    for repository in repositories { output.line(Self.oneline(repository)) }
                 case .json, .ndjson, .csv:
                     var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
                     printer.begin()

@@ -89,7 +89,7 @@ extension RecordPrinter.Kind {
     /// The machine formats of the report commands (`.table` is handled by the caller).
     init(_ format: ReportFormat) {
         switch format {
-        case .json, .table: self = .json
+        case .json, .table, .oneline: self = .json
         case .ndjson: self = .ndjson
         case .csv: self = .csv
         }

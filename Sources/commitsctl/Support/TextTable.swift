@@ -141,6 +141,9 @@ extension Terminal {
     /// Columns available for a table: the terminal's width on a terminal;
     /// otherwise `$COLUMNS` if set, else unlimited (pipes get whole lines).
     static var outputWidth: Int? {
+        // Paged output is still read on the terminal it was started from.
+        if let columns = Pager.terminalColumns { return columns }
+        let onTerminal = standardOutputIsTerminal || Pager.isActive
         if standardOutputIsTerminal {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
@@ -148,6 +151,6 @@ extension Terminal {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 {
             return columns
         }
-        return standardOutputIsTerminal ? 80 : nil
+        return onTerminal ? 80 : nil
     }
 }

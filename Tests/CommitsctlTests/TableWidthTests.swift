@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import MirrorCore
+@testable import commitsctl
+
+/// Tables fit the terminal by cutting the subject (then, only if nothing else
+/// is left, the name), never the sha or the date; wide (CJK) characters count
+/// two cells.
+@Suite struct TableWidthTests {
+    static func commit(_ index: Int, author: String, subject: String) -> CommitSummary {
+        let sha = String(repeating: String(index % 10), count: 40)
+        let person = CommitPerson(name: author, email: "p\(index)@example.com", login: nil, date: "2024-03-0\(index)T10:00:00Z")
+        return CommitSummary(sha: sha, message: subject + "\n\nbody", url: nil, author: person, committer: person,
+                             parents: [], repositories: ["acme/widgets"])
+    }
+
+    static let commits = [
+        commit(1, author: "山田 太郎", subject: "日本語のコミット: 幅の広い文字がたくさん並ぶ長い件名で、端末の幅を超えてしまうかもしれない"),
+        commit(2, author: "Ada Lovelace", subject: "Teach the parser about nested generic parameter lists and report every ambiguity it finds"),
+        commit(3, author: "Zoë Ünïcödé", subject: "Short"),
+    ]
+
+    @Test(arguments: [80, 120])
+    func theSubjectIsCutToTheWidthAndTheIdentifiersAreWhole(width: Int) {
+        let lines = CommitRendering.table(Self.commits, width: width)
+        let whole = CommitRendering.table(Self.commits, width: nil)
+        #expect(lines.count == Self.commits.count + 1)
+        for line in lines { #expect(DisplayWidth.of(line) <= width, "\(line) is \(DisplayWidth.of(line)) cells wide") }
+        #expect(whole.contains { DisplayWidth.of($0) > width }, "the fixture must need cutting at \(width)")
+        for (line, commit) in zip(lines.dropFirst(), Self.commits) {
+            #expect(line.hasPrefix("\(commit.sha.prefix(7))  \(commit.committer.date.prefix(10))  \(commit.author.name)"), "\(line)")
+            let subjectStart = line.range(of: commit.author.name)!.upperBound
+            let subject = line[subjectStart...].trimmingCharacters(in: .whitespaces)
+            if subject.hasSuffix("…") {
+                #expect(commit.subject.hasPrefix(String(subject.dropLast())), "\(subject)")
+                // Cut no more than needed: one more cell would not fit (a wide character may leave one spare).
+                #expect(DisplayWidth.of(line) >= width - 1, "\(line)")
+            } else {
+                #expect(subject == commit.subject)
+            }
+        }
+    }
+
+    @Test func aWideTableIsLeftWholeWhenItFits() {
+        let short = [Self.commit(1, author: "山田 太郎", subject: "短い件名"), Self.commit(2, author: "Ada", subject: "Fix it")]
+        #expect(CommitRendering.table(short, width: 120) == CommitRendering.table(short, width: nil))
+        #expect(!CommitRendering.table(short, width: 120).joined().contains("…"))
+    }
+
+    @Test func theNameIsCutOnlyWhenTheSubjectHasNoRoomLeft() {
+        let longName = Self.commit(1, author: "Bartholomew Aloysius Fitzgerald-Montgomery the Third", subject: "A subject long enough to cut")
+        let lines = CommitRendering.table([longName], width: 60)
+        for line in lines { #expect(DisplayWidth.of(line) <= 60, "\(line)") }
+        let row = lines[1]
+        #expect(row.hasPrefix("1111111  2024-03-01  Bartholomew"), "\(row)")
+        // The subject keeps its floor (12 cells) before the name gives anything up.
+        #expect(row.hasSuffix("  A subject l…"), "\(row)")
+        #expect(!row.contains("the Third"))
+    }
+
+    @Test(arguments: [3, 4, 5, 6, 7])
+    func cuttingWideTextNeverOverflows(width: Int) {
+        let cut = DisplayWidth.truncate("幅の広い文字", to: width)
+        #expect(DisplayWidth.of(cut) <= width)
+        #expect(DisplayWidth.of(cut) >= width - 1)
+        #expect(cut.hasSuffix("…"))
+    }
+
+    @Test func fixedColumnsAreNeverCut() {
+        var table = TextTable([.init(title: "REPOSITORY"), .init(title: "LAST ERROR", flexible: true, minimumWidth: 12)])
+        table.append(["acme/a-very-long-repository-name", String(repeating: "エラー", count: 20)])
+        let row = table.render(width: 60)[1]
+        #expect(row.hasPrefix("acme/a-very-long-repository-name  エラー"))
+        #expect(DisplayWidth.of(row) <= 60)
+    }
+
+    @Test func countsArePlural() {
+        #expect(plural(1, "request") == "1 request")
+        #expect(plural(0, "request") == "0 requests")
+        #expect(plural(2, "commit") == "2 commits")
+        #expect(plural(1, "repository", "repositories") == "1 repository")
+        #expect(plural(3, "repository", "repositories") == "3 repositories")
+    }
+}
