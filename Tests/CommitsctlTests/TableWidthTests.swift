@@ -1,3 +1,4 @@
+import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
@@ -80,5 +81,44 @@ import Testing
         #expect(plural(2, "commit") == "2 commits")
         #expect(plural(1, "repository", "repositories") == "1 repository")
         #expect(plural(3, "repository", "repositories") == "3 repositories")
+    }
+}
+
+/// `status`'s table: the error is cut first, then secondary columns are left
+/// out; the repository, branch and dates stay whole.
+@Suite struct StatusTableWidthTests {
+    let directory: TemporaryDirectory
+    let db: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = directory.path("status.sqlite")
+        try QueryCLIFixture.build(at: db)
+        let store = try MirrorStore(path: db)
+        let widgets = try #require(try store.repository(named: RepositoryName(parsing: "acme/widgets")!))
+        try store.recordFailure(repositoryID: widgets.id, branch: "main",
+                                message: "GitHub answered 502: サーバーが一時的に利用できません, and then the connection was reset by the peer",
+                                rateLimit: nil)
+    }
+
+    @Test(arguments: [80, 100, 120, 200])
+    func theTableFitsAndKeepsItsIdentifiers(columns: Int) throws {
+        let result = try commitsctl(["status", "--db", db], columns: columns)
+        #expect(result.status == 0, "\(result.stderr)")
+        let whole = try commitsctl(["status", "--db", db]).lines
+        let state = try #require(try JSONSerialization.jsonObject(with: Data(try commitsctl(["status", "--format", "json", "--db", db]).stdout.utf8)) as? [[String: Any]])
+        for line in result.lines { #expect(DisplayWidth.of(line) <= columns, "\(line)") }
+        if whole.allSatisfy({ DisplayWidth.of($0) <= columns }) { #expect(result.lines == whole) }
+        let widgets = try #require(result.lines.first { $0.hasPrefix("acme/widgets ") })
+        #expect(widgets.contains("  main  "))
+        let success = try #require(state.first { $0["repository"] as? String == "acme/widgets" }?["last_success_at"] as? String)
+        #expect(widgets.contains(success), "\(widgets)")
+        #expect(widgets.hasSuffix("…") || widgets.hasSuffix("by the peer"), "\(widgets)")
+        #expect(result.lines[0].contains("LAST ERROR"))
+        // Secondary columns go, least useful first, only when needed.
+        let header = result.lines[0]
+        if header.contains("RATE LEFT") { #expect(header.contains("LAST ATTEMPT")) }
+        if header.contains("LAST ATTEMPT") { #expect(header.contains("HEAD")) }
+        #expect(header.contains("RATE LEFT") == (columns >= 120), "\(header)")
     }
 }

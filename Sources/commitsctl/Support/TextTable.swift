@@ -11,6 +11,9 @@ struct TextTable {
         var flexible = false
         /// It never shrinks below this.
         var minimumWidth = 8
+        /// A secondary column left out, lowest first, when the table cannot fit
+        /// even with the flexible columns at their minimum (nil: always shown).
+        var dropOrder: Int? = nil
     }
 
     var columns: [Column]
@@ -24,10 +27,32 @@ struct TextTable {
 
     /// The table's lines, fitted to `width` columns when given.
     func render(width: Int?) -> [String] {
-        var widths = columns.indices.map { index in
+        let gap = 2
+        let natural = columns.indices.map { index in
             rows.reduce(DisplayWidth.of(columns[index].title)) { max($0, DisplayWidth.of($1[index])) }
         }
-        let gap = 2
+        var shown = Array(columns.indices)
+        if let width {
+            // Leave out secondary columns until the rest fits with the flexible ones at their minimum.
+            func minimum(_ index: Int) -> Int {
+                columns[index].flexible ? min(natural[index], max(columns[index].minimumWidth, DisplayWidth.of(columns[index].title))) : natural[index]
+            }
+            let droppable = columns.indices.filter { columns[$0].dropOrder != nil }.sorted { columns[$0].dropOrder! < columns[$1].dropOrder! }
+            for index in droppable where shown.map(minimum).reduce(0, +) + gap * (shown.count - 1) > width {
+                shown.removeAll { $0 == index }
+            }
+        }
+        return TextTable(shown.map { columns[$0] }, rows: rows.map { row in shown.map { row[$0] } })
+            .fitted(width: width, widths: shown.map { natural[$0] }, gap: gap)
+    }
+
+    private init(_ columns: [Column], rows: [[String]]) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    private func fitted(width: Int?, widths natural: [Int], gap: Int) -> [String] {
+        var widths = natural
         if let width {
             // Shrink the flexible columns (last first) until the table fits.
             var excess = widths.reduce(0, +) + gap * (columns.count - 1) - width
