@@ -90,10 +90,10 @@ import Testing
         #expect(paged == nil)
     }
 
-    @Test(.enabled(if: scriptAvailable))
-    func quittingThePagerEarlyIsQuiet() throws {
-        // Enough output to fill the pipe (64 KiB) several times: writes meet a closed pipe.
+    /// 200 commits with long messages: JSON output of several pipe buffers.
+    func bigStore() throws -> String {
         let db = directory.path("big.sqlite")
+        guard !FileManager.default.fileExists(atPath: db) else { return db }
         let store = try MirrorStore(path: db)
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "acme/big")!)
         let commits = (1...200).map { index in
@@ -102,6 +102,47 @@ import Testing
                                    authorDate: nil, parents: index == 1 ? [] : [String(format: "%040x", index - 1)], repositories: ["acme/big"])
         }
         try store.db.transaction { _ = try store.upsert(commits.map(QueryCLIFixture.payload).map(MirrorCore.Commit.init), repositoryID: repository.id) }
+        return db
+    }
+
+    @Test(.enabled(if: scriptAvailable))
+    func aSignalWaitsForThePagerAsGitDoes() throws {
+        let db = try bigStore()
+        // A pager that ignores the signal (as less does) and reads slowly.
+        let slow = try directory.write("slow", """
+            #!/bin/sh
+            trap '' INT TERM
+            touch "$PAGED.started"; sleep 1; cat > /dev/null; touch "$PAGED.done"
+
+            """)
+        chmod(slow, 0o755)
+        let commitsctl = Executables.path("commitsctl")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", """
+            '\(commitsctl)' query --format json --db '\(db)' & echo $! > '\(directory.path("pid"))'; wait $!; echo "status=$?"
+            test -e '\(directory.path("paged.done"))' && echo pager-finished-first
+            """, "/dev/null"]
+        process.environment = Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        let pid = try #require(Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGTERM)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("status=143"), "\(text)")
+        #expect(text.contains("pager-finished-first"), "\(text)")
+    }
+
+    @Test(.enabled(if: scriptAvailable))
+    func quittingThePagerEarlyIsQuiet() throws {
+        // Enough output to fill the pipe (64 KiB) several times: writes meet a closed pipe.
+        let db = try bigStore()
         let quitter = try directory.write("quitter", "#!/bin/sh\nhead -c 10 > /dev/null\n")
         chmod(quitter, 0o755)
         let result = try onTerminal(["query", "--format", "json", "--db", db], pager: quitter)

@@ -17,6 +17,10 @@ struct PagerOptions: ParsableArguments {
     }
 }
 
+/// The pager's process id for the signal handlers, which can read only a
+/// plain global (no lazy initialisation, no locks).
+nonisolated(unsafe) private var pagerProcess: pid_t = 0
+
 /// A pager like git's: on a terminal, output goes through `$PAGER` (default
 /// `less`, with `LESS=FRX` and `LV=-c` unless set, so short output stays on
 /// screen and quits at once). The process waits for the pager when it exits.
@@ -74,7 +78,19 @@ enum Pager {
         dup2(fds[1], STDOUT_FILENO)
         close(fds[1])
         process = pid
+        pagerProcess = pid
         atexit { Pager.finish() }
+        // Ctrl-C reaches the pager too, and less stays: like git, leave it the
+        // terminal until the user quits it, then die of the signal.
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            Foundation.signal(signal) { number in
+                close(STDOUT_FILENO)
+                var status: Int32 = 0
+                while waitpid(pagerProcess, &status, 0) < 0 && errno == EINTR {}
+                Foundation.signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
     }
 
     /// Closes our end so the pager sees the end of the output, then waits for
