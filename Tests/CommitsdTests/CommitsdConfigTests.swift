@@ -29,6 +29,9 @@ import Testing
         #expect(result.stdout == "\(path): valid; store \(directory.path("data/commits.sqlite")); API https://ghe.example.com/api/v3; token from file \(token); 2 repositories: acme/widgets, acme/gadgets@release\n")
         #expect(result.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")), "checking creates nothing")
+        let (one, _) = try check("repositories: [acme/widgets]\n")
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.hasSuffix("; 1 repository: acme/widgets\n"), "\(one.stdout)")
     }
 
     @Test func environmentOverridesAreShown() throws {
