@@ -122,3 +122,31 @@ import Testing
         #expect(header.contains("RATE LEFT") == (columns >= 120), "\(header)")
     }
 }
+
+/// `stats`'s table leaves out FIRST, then MERGES, before it cuts a repository's name.
+@Suite struct StatsTableWidthTests {
+    @Test(arguments: [70, 80, 90, 120])
+    func secondaryColumnsGoBeforeNames(columns: Int) throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.path("stats.sqlite")
+        try QueryCLIFixture.build(at: db)
+        let store = try MirrorStore(path: db)
+        let evolution = try store.ensureRepository(named: RepositoryName(parsing: "swiftlang/swift-evolution")!)
+        try store.db.transaction {
+            _ = try store.upsert([MirrorCore.Commit(QueryCLIFixture.payload(QueryCLIFixture.commits[4]))], repositoryID: evolution.id)
+        }
+        let whole = try commitsctl(["stats", "--db", db]).lines
+        let result = try commitsctl(["stats", "--db", db], columns: columns)
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in result.lines { #expect(DisplayWidth.of(line) <= columns, "\(line)") }
+        if whole.allSatisfy({ DisplayWidth.of($0) <= columns }) { #expect(result.lines == whole) }
+        let header = result.lines[0]
+        if !header.contains("MERGES") { #expect(!header.contains("FIRST"), "\(header)") }
+        if result.lines.contains(where: { $0.contains("…") }) {
+            #expect(!header.contains("MERGES") && !header.contains("FIRST"), "a name was cut first: \(result.stdout)")
+        } else {
+            #expect(result.lines.contains { $0.hasPrefix("swiftlang/swift-evolution ") })
+        }
+        #expect(header.hasPrefix("REPOSITORY") && header.contains("COMMITS") && header.contains("LAST SYNC"))
+    }
+}

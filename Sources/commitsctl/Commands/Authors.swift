@@ -55,7 +55,7 @@ extension Commitsctl {
                     var table = TextTable([
                         .init(title: "COMMITS", numeric: true), .init(title: "CO-AUTHORED", numeric: true),
                         .init(title: "FIRST"), .init(title: "LAST"),
-                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20),
+                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20, isName: true),
                     ])
                     for author in authors {
                         table.append([String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),

@@ -43,10 +43,11 @@ extension Commitsctl {
                 defer { output.flush() }
                 switch format {
                 case .table:
+                    // Narrow terminals leave out FIRST, then MERGES, before cutting a repository's name.
                     var table = TextTable([
-                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16),
-                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true),
-                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST"), .init(title: "LAST"),
+                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true),
+                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true, dropOrder: 2),
+                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST", dropOrder: 1), .init(title: "LAST"),
                         .init(title: "LAST SYNC"),
                     ])
                     for repository in repositories {

@@ -117,7 +117,7 @@ extension Commitsctl {
                 }
                 // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
                 var table = TextTable([
-                    .init(title: "REPOSITORY", flexible: true, minimumWidth: 16), .init(title: "BRANCH"),
+                    .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true), .init(title: "BRANCH"),
                     .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"), .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
                     .init(title: "RATE LEFT", numeric: true, dropOrder: 1),

@@ -34,7 +34,7 @@ enum CommitRendering {
         var table = TextTable([
             .init(title: "SHA"),
             .init(title: "DATE"),
-            .init(title: "AUTHOR", flexible: true, minimumWidth: 8),
+            .init(title: "AUTHOR", flexible: true, minimumWidth: 8, isName: true),
             .init(title: "SUBJECT", flexible: true, minimumWidth: 12),
         ])
         for commit in commits {

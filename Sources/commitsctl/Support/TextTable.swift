@@ -14,6 +14,9 @@ struct TextTable {
         /// A secondary column left out, lowest first, when the table cannot fit
         /// even with the flexible columns at their minimum (nil: always shown).
         var dropOrder: Int? = nil
+        /// A flexible column holding a name: secondary columns are left out
+        /// before it is cut (a message column is cut first).
+        var isName = false
     }
 
     var columns: [Column]
@@ -33,9 +36,11 @@ struct TextTable {
         }
         var shown = Array(columns.indices)
         if let width {
-            // Leave out secondary columns until the rest fits with the flexible ones at their minimum.
+            // Leave out secondary columns until the rest fits with the messages at their minimum.
             func minimum(_ index: Int) -> Int {
-                columns[index].flexible ? min(natural[index], max(columns[index].minimumWidth, DisplayWidth.of(columns[index].title))) : natural[index]
+                let column = columns[index]
+                guard column.flexible, !column.isName else { return natural[index] }
+                return min(natural[index], max(column.minimumWidth, DisplayWidth.of(column.title)))
             }
             let droppable = columns.indices.filter { columns[$0].dropOrder != nil }.sorted { columns[$0].dropOrder! < columns[$1].dropOrder! }
             for index in droppable where shown.map(minimum).reduce(0, +) + gap * (shown.count - 1) > width {
