@@ -27,6 +27,7 @@ import Testing
     @Test func noPagerBeforeTheCommandIsGitsPlace() {
         #expect(GitLogArguments.normalize(["--no-pager", "query", "-5"]) == ["query", "--no-pager", "-n", "5"])
         #expect(GitLogArguments.normalize(["--no-pager", "stats"]) == ["stats", "--no-pager"])
+        #expect(GitLogArguments.normalize(["--no-pager", "status", "--json"]) == ["status", "--json"])
         #expect(GitLogArguments.normalize(["query", "--grep", "--no-pager"]) == ["query", "--grep", "--no-pager"])
     }
 }

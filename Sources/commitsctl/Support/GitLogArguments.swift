@@ -3,9 +3,11 @@
 /// Also git's place for `--no-pager`, before the command.
 enum GitLogArguments {
     static func normalize(_ arguments: [String]) -> [String] {
-        // `commitsctl --no-pager query`, as in `git --no-pager log`: the flag belongs to the command.
+        // `commitsctl --no-pager query`, as in `git --no-pager log`: the flag belongs to
+        // the command, and commands that never page accept it as git's do.
         if arguments.count > 1, arguments[0] == "--no-pager", !arguments[1].hasPrefix("-") {
-            return normalize([arguments[1], "--no-pager"] + arguments.dropFirst(2))
+            let paged = ["query", "show", "authors", "stats"].contains(arguments[1])
+            return normalize([arguments[1]] + (paged ? ["--no-pager"] : []) + arguments.dropFirst(2))
         }
         guard arguments.first == "query" else { return arguments }
         var result: [String] = []
