@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MirrorCore
 
 @main
@@ -15,4 +16,28 @@ struct Commitsd: AsyncParsableCommand {
         subcommands: [Serve.self],
         defaultSubcommand: Serve.self
     )
+
+    /// Usage errors get the same one line (`commitsd: error: …`) as every other
+    /// error, so a unit's journal shows the whole reason; exit statuses are ArgumentParser's.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { print(message) }
+            } else {
+                let line = message(for: error).split(whereSeparator: \.isNewline)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+                if !line.isEmpty { FileHandle.standardError.write(Data("commitsd: error: \(line)\n".utf8)) }
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

@@ -46,7 +46,7 @@ extension Commitsd {
             }
             if checkConfig {
                 let repositories = settings.configuration.repositories.map(\.description).joined(separator: ", ")
-                print("\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) repositories: \(repositories)")
+                print("\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) \(settings.configuration.repositories.count == 1 ? "repository" : "repositories"): \(repositories)")
                 return
             }
 

@@ -31,7 +31,7 @@ import Testing
             let backup = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
             #expect(backup.status == 0, "\(backup.stderr)")
             let size = try #require(FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int)
-            #expect(backup.stdout == "backed up \(db) to \(copy): 1 repositories, 800 commits, \(size) bytes; quick_check ok\n")
+            #expect(backup.stdout == "backed up \(db) to \(copy): 1 repository, 800 commits, \(size) bytes; quick_check ok\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
                     "no partial file, -wal or -shm left beside the copy")
             #expect(try StoreInspection(copy).mirroredFacts() == StoreInspection(db).mirroredFacts())

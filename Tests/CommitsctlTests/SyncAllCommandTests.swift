@@ -34,7 +34,7 @@ import Testing
             // $COMMITS_MIRROR_CONFIG works the same; an unchanged mirror costs one 304 each.
             let second = try sync([], environment: ["GITHUB_TOKEN": "test-token", "COMMITS_MIRROR_CONFIG": path])
             #expect(second.status == 0)
-            #expect(second.lines.allSatisfy { $0.contains(": 0 new, 0 updated, 1 requests (1 not modified)") }, "\(second.stdout)")
+            #expect(second.lines.allSatisfy { $0.contains(": 0 new, 0 updated, 1 request (1 not modified)") }, "\(second.stdout)")
         }
     }
 

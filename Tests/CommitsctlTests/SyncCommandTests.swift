@@ -31,7 +31,7 @@ import Testing
         _ = try await sim.control("/_sim/reset-stats", method: "POST")
         let second = try sync("swiftlang/swift-evolution", sim)
         #expect(second.status == 0)
-        #expect(second.stdout.contains(": 0 new, 0 updated, 1 requests (1 not modified)"))
+        #expect(second.stdout.contains(": 0 new, 0 updated, 1 request (1 not modified)"))
         let stats = try await sim.control("/_sim/stats")
         #expect(stats["requests"] as? Int == 1)
         #expect(stats["notModified"] as? Int == 1)

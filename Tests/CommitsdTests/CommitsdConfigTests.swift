@@ -29,6 +29,9 @@ import Testing
         #expect(result.stdout == "\(path): valid; store \(directory.path("data/commits.sqlite")); API https://ghe.example.com/api/v3; token from file \(token); 2 repositories: acme/widgets, acme/gadgets@release\n")
         #expect(result.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")), "checking creates nothing")
+        let (one, _) = try check("repositories: [acme/widgets]\n")
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.hasSuffix("; 1 repository: acme/widgets\n"), "\(one.stdout)")
     }
 
     @Test func environmentOverridesAreShown() throws {
@@ -41,7 +44,7 @@ import Testing
 
     @Test(arguments: [
         ("repositories: [acme/widgets]\nintervall: 5m\n",
-         ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level"),
+         ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap"),
         ("repositories:\n  - name: acme/widgets\n    brnach: main\n",
          ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval"),
         ("rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",

@@ -58,7 +58,7 @@ import Testing
     @Test func anEmptyConfigFlagIsRefused() async throws {
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: --config is empty; give the path of a configuration file, or leave --config out\n"))
+        #expect(result.stderr == "commitsd: error: --config is empty; give the path of a configuration file, or leave --config out\n")
     }
 
     @Test func aBadBranchIsRefusedWithItsLine() async throws {
@@ -66,5 +66,13 @@ import Testing
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
         #expect(result.status == 2)
         #expect(result.stderr == "commitsd: error: \(path):3: repositories[0].branch: '../main' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0\n")
+    }
+
+    @Test(arguments: [["--bogus"], ["--log-level", "loud"]])
+    func usageErrorsAreOneLineInTheCommonStyle(arguments: [String]) async throws {
+        let result = try #require(try await runBounded("commitsd", arguments, limit: .seconds(60)))
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("commitsd: error: "), "\(result.stderr)")
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
     }
 }

@@ -92,7 +92,7 @@ struct ConfigurationLoader {
     let directory: String?
 
     enum TopKey: String, CaseIterable {
-        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level
+        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap
     }
 
     enum RepositoryKey: String, CaseIterable {
@@ -129,6 +129,10 @@ struct ConfigurationLoader {
             case .token_file:
                 configuration.tokenFile = try path(value, key: keyText, expected: "the path of a file holding the token")
                 configuration.tokenFileLine = value.mark?.line
+            case .mailmap:
+                // Read when a query command uses it: the daemon never needs the file.
+                configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
+                configuration.mailmapLine = value.mark?.line
             case .repositories:
                 configuration.repositories = try repositories(value)
                 sawRepositories = true

@@ -52,6 +52,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The line of `token_file`, for messages about it.
     public var tokenFileLine: Int?
     public var repositories: [Repository]
+    /// `mailmap`: the git .mailmap file `query`, `authors` and `show` merge
+    /// identities with when `--mailmap` is not given (relative to the file's directory).
+    public var mailmap: String?
+    /// The line of `mailmap`, for messages about it.
+    public var mailmapLine: Int?
     /// `default_interval`: how often a repository is polled unless it says otherwise.
     public var defaultInterval: Duration
     /// `rate_limit_reserve`: requests left unused for other clients of the same token.
@@ -237,5 +242,19 @@ public enum DurationText {
         if seconds >= 60 { text += "\(seconds / 60)m"; seconds %= 60 }
         if seconds > 0 { text += "\(seconds)s" }
         return text
+    }
+}
+
+extension MirrorConfiguration {
+    /// The `mailmap` file, read and parsed; a file that cannot be read is a
+    /// configuration error naming the key and its line.
+    public func loadMailmap() throws -> Mailmap? {
+        guard let mailmap else { return nil }
+        guard let text = try? String(contentsOfFile: mailmap, encoding: .utf8) else {
+            let reason = FileManager.default.fileExists(atPath: mailmap) ? "cannot be read as UTF-8 text" : "does not exist"
+            throw ConfigurationError(file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(reason)",
+                                     expected: "the path of a git .mailmap file (gitmailmap(5))")
+        }
+        return try Mailmap(parsing: text, path: mailmap)
     }
 }

@@ -15,12 +15,25 @@ extension Commitsctl {
         @Option(help: "How to print the authors.")
         var format: ReportFormat = .table
 
-        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file (and by GitHub login).", valueName: "file"))
+        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file, and by GitHub login (default: the configuration's mailmap).", valueName: "file"))
         var mailmap: String?
+
+        @OptionGroup var pager: PagerOptions
+
+        @OptionGroup var config: ConfigOptions
 
         @OptionGroup var store: StoreOptions
 
         static let fieldNames = ["name", "emails", "commits", "first_commit_date", "last_commit_date", "co_authored", "identities"]
+
+        /// `git shortlog -sne`'s shape: `   324\tJoe Groff <jgroff@apple.com, arcata@gmail.com>`, then co-authored.
+        static func oneline(_ author: AuthorStatistics) -> String {
+            let count = String(author.commits)
+            var line = String(repeating: " ", count: max(0, 6 - count.count)) + count + "\t"
+                + TextCleaning.singleLine("\(author.name) <\(author.emails.joined(separator: ", "))>")
+            if author.coAuthored > 0 { line += " (co-authored \(plural(author.coAuthored, "commit")))" }
+            return line
+        }
 
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
@@ -28,10 +41,13 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
+                let configuration = try config.load()
+                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let mirror = try MirrorReader(path: settings.storePath)
                 let name = try repository.resolve(in: mirror)
-                let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+                let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 let authors = try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap)
+                pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
                 switch format {
@@ -39,7 +55,7 @@ extension Commitsctl {
                     var table = TextTable([
                         .init(title: "COMMITS", numeric: true), .init(title: "CO-AUTHORED", numeric: true),
                         .init(title: "FIRST"), .init(title: "LAST"),
-                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20),
+                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20, isName: true),
                     ])
                     for author in authors {
                         table.append([String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
@@ -47,6 +63,8 @@ extension Commitsctl {
                                       "\(author.name) <\(author.emails.joined(separator: ", "))>"])
                     }
                     for line in table.render(width: Terminal.outputWidth) { output.line(line) }
+                case .oneline:
+                    for author in authors { output.line(Self.oneline(author)) }
                 case .json, .ndjson, .csv:
                     var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
                     printer.begin()

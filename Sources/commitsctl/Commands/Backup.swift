@@ -23,7 +23,7 @@ extension Commitsctl {
             try await reportingErrors {
                 let mirror = try MirrorReader(path: store.resolvedPath)
                 let copy = try mirror.backup(to: destination)
-                print("backed up \(mirror.path) to \(copy.path): \(copy.repositories) repositories, \(copy.commits) commits, \(copy.bytes) bytes; quick_check ok")
+                print("backed up \(mirror.path) to \(copy.path): \(plural(copy.repositories, "repository", "repositories")), \(plural(copy.commits, "commit")), \(plural(copy.bytes, "byte")); quick_check ok")
             }
         }
     }

@@ -29,7 +29,7 @@ extension Commitsctl {
                 if check.foreignKeyViolations.isEmpty {
                     print("foreign keys: ok")
                 } else {
-                    print("foreign keys: \(check.foreignKeyViolations.count) violations: \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))")
+                    print("foreign keys: \(plural(check.foreignKeyViolations.count, "violation")): \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))")
                 }
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
@@ -44,17 +44,17 @@ extension Commitsctl {
             let name = "\(branch.repository)@\(branch.branch)"
             let head = branch.headSHA.map { "head \($0.prefix(7))" } ?? "no head yet"
             if branch.isComplete {
-                return "\(name): complete: \(branch.commits) commits, \(head), every parent stored"
+                return "\(name): complete: \(plural(branch.commits, "commit")), \(head), every parent stored"
             }
             var problems: [String] = []
             if branch.pendingWalks > 0 {
-                problems.append("\(branch.pendingWalks) walk\(branch.pendingWalks == 1 ? "" : "s") pending (an interrupted sync; the next sync resumes it)")
+                problems.append("\(plural(branch.pendingWalks, "walk")) pending (an interrupted sync; the next sync resumes it)")
             }
-            if branch.missingParents > 0 { problems.append("\(branch.missingParents) parents not stored") }
+            if branch.missingParents > 0 { problems.append("\(plural(branch.missingParents, "parent")) not stored") }
             if branch.headStored == false { problems.append("head \(branch.headSHA!.prefix(7)) not stored") }
             if !branch.markedComplete && problems.isEmpty { problems.append("not yet synced to the end") }
             let label = branch.isInconsistent ? "DAMAGED: marked complete, but" : "incomplete:"
-            return "\(name): \(label) \(problems.joined(separator: ", ")); \(branch.commits) commits, \(head)"
+            return "\(name): \(label) \(problems.joined(separator: ", ")); \(plural(branch.commits, "commit")), \(head)"
         }
     }
 }

@@ -46,7 +46,7 @@ extension Commitsctl {
                 for file in files {
                     let source = file == "-" ? "standard input" : file
                     let decoded = try SavedResponses.decode(try Self.read(file), source: source)
-                    Terminal.writeError("commitsctl: import: \(source): \(decoded.count) commits\n")
+                    Terminal.writeError("commitsctl: import: \(source): \(plural(decoded.count, "commit"))\n")
                     commits += decoded
                 }
                 guard !commits.isEmpty else { throw ImportError.empty(files: files) }
@@ -69,16 +69,16 @@ extension Commitsctl {
                     done += batch.count
                     if ContinuousClock.now - lastReport >= .seconds(2) || done == plan.closed.count {
                         lastReport = .now
-                        Terminal.writeError("commitsctl: import: stored \(done) of \(plan.closed.count) commits\n")
+                        Terminal.writeError("commitsctl: import: stored \(done) of \(plural(plan.closed.count, "commit"))\n")
                     }
                 }
 
-                var summary = "\(name): imported \(plan.closed.count) commits (\(added) new, \(updated) updated)"
-                summary += " from \(files.count) \(files.count == 1 ? "input" : "inputs")"
+                var summary = "\(name): imported \(plural(plan.closed.count, "commit")) (\(added) new, \(updated) updated)"
+                summary += " from \(plural(files.count, "input"))"
                 if plan.open.isEmpty {
                     summary += "; every parent is present. Run `commitsctl sync \(name)` to verify the head and mark the history complete"
                 } else {
-                    summary += "; left out \(plan.open.count) commits whose history reaches \(plan.missingParents.count) parents not in the input (the next sync fetches them)"
+                    summary += "; left out \(plural(plan.open.count, "commit")) whose history reaches \(plural(plan.missingParents.count, "parent")) not in the input (the next sync fetches them)"
                 }
                 print(summary)
             }

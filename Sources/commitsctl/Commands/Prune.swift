@@ -33,7 +33,7 @@ extension Commitsctl {
                 let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
                 let copy = try reader.backup(to: "\(mirror.path).backup-prune-\(stamp)")
                 let removed = try mirror.pruneOffBranch(repositoryID: repositoryID)
-                print("pruned \(removed) off-branch \(removed == 1 ? "commit" : "commits"); the copy made first is \(copy.path)")
+                print("pruned \(plural(removed, "off-branch commit")); the copy made first is \(copy.path)")
             }
         }
     }

@@ -46,7 +46,7 @@ extension Commitsctl {
         @Option(name: [.customLong("until"), .customLong("before")], help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
         var until: String?
 
-        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file, so --author and --co-author match any identity of a person.", valueName: "file"))
+        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file (default: the configuration's mailmap), so --author and --co-author match any identity of a person.", valueName: "file"))
         var mailmap: String?
 
         @Flag(help: "After printing, keep running and print each newly stored matching commit until interrupted.")
@@ -65,6 +65,10 @@ extension Commitsctl {
 
         @Option(help: "How to print the commits (JSON fields: docs/QUERY.md).")
         var format: OutputFormat = .oneline
+
+        @OptionGroup var pager: PagerOptions
+
+        @OptionGroup var config: ConfigOptions
 
         @OptionGroup var store: StoreOptions
 
@@ -93,7 +97,7 @@ extension Commitsctl {
             return (try parse(since, "--since", .lower), try parse(until, "--until", .upper))
         }
 
-        func filter() throws -> CommitFilter {
+        func filter(mailmap source: MailmapSource? = nil) throws -> CommitFilter {
             let bounds = try dateBounds()
             var filter = CommitFilter(
                 invertGrep: invertGrep, merges: merges ? .only : noMerges ? .exclude : .include,
@@ -104,18 +108,22 @@ extension Commitsctl {
             filter.coAuthors = coAuthor
             filter.greps = grep
             filter.allMatch = allMatch
-            filter.mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+            filter.mailmap = try (source ?? MailmapSource(flag: mailmap)).load()
             return filter
         }
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
-                var filter = try filter()
+                let configuration = try config.load()
+                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let mirror = try MirrorReader(path: settings.storePath)
+                var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)
                 // --follow: what is stored now is listed first; later rows arrive below it.
                 let start = follow ? try mirror.latestCommitStoreID() : nil
                 filter.storedThrough = start
+                // A live --follow stream is not paged: less would hold back what arrives.
+                if !follow { pager.start() }
                 let output = OutputWriter()
                 defer { output.flush() }
                 let kind: RecordPrinter.Kind = format == .json ? .json : format == .ndjson ? .ndjson : .csv

@@ -11,15 +11,20 @@ extension Commitsctl {
         @Argument(help: "The commit's sha, or a unique prefix of at least 4 hex digits.")
         var sha: String
 
-        @Option(help: "How to print the commit: a git-like text view, or json.")
+        @Option(help: "How to print the commit: text (git show-like), or query's table, oneline, json, ndjson or csv.")
         var format: ShowFormat = .text
 
-        @Option(help: ArgumentHelp("Count the author's commits over every identity this git .mailmap file gives the person.", valueName: "file"))
+        @Option(help: ArgumentHelp("Count the author's commits over every identity this git .mailmap file gives the person (default: the configuration's mailmap).", valueName: "file"))
         var mailmap: String?
+
+        @OptionGroup var pager: PagerOptions
+
+        @OptionGroup var config: ConfigOptions
 
         @OptionGroup var store: StoreOptions
 
-        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
+        /// query's formats, plus the default `text`, the git show-like view.
+        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv }
 
         func validate() throws {
             guard MirrorReader.isCommitPrefix(sha) else {
@@ -29,19 +34,29 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
-                let mailmap = try mailmap.map(Mailmap.init(contentsOfFile:))
+                let configuration = try config.load()
+                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let mirror = try MirrorReader(path: settings.storePath)
+                let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 switch try mirror.resolveCommit(sha, mailmap: mailmap) {
                 case .notFound:
                     throw ShowError.notFound(sha, path: mirror.path)
                 case .ambiguous(let candidates, let total):
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
                 case .found(let detail):
+                    pager.start()
                     let output = OutputWriter()
                     defer { output.flush() }
                     switch format {
                     case .text: output.write(Self.text(detail))
+                    case .table:
+                        for line in CommitRendering.table([detail.commit], width: Terminal.outputWidth) { output.line(line) }
+                    case .oneline: output.line(CommitRendering.oneline(detail.commit))
                     case .json: output.line(JSONValue.object(Self.fields(detail)).pretty())
+                    case .ndjson: output.line(JSONValue.object(Self.fields(detail)).compact)
+                    case .csv:
+                        let fields = Self.fields(detail)
+                        output.write(CSV.row(fields.map(\.0)) + CSV.row(fields.map { CSV.text($0.1) }))
                     }
                 }
             }
@@ -94,7 +109,7 @@ enum ShowError: Error, CustomStringConvertible {
         case .notFound(let sha, let path):
             return "no commit \(sha) in the store \(path); `commitsctl query` lists what is mirrored"
         case .ambiguous(let sha, let candidates, let total):
-            var text = "the short sha \(sha) is ambiguous: \(total) commits start with it; give more digits. Candidates:"
+            var text = "the short sha \(sha) is ambiguous: \(plural(total, "commit")) start with it; give more digits. Candidates:"
             for commit in candidates {
                 text += "\n  " + CommitRendering.oneline(commit).replacingOccurrences(
                     of: String(commit.sha.prefix(7)), with: String(commit.sha.prefix(12)), options: .anchored)

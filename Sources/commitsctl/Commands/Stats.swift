@@ -12,25 +12,42 @@ extension Commitsctl {
         @Option(help: "How to print the statistics.")
         var format: ReportFormat = .table
 
+        @OptionGroup var pager: PagerOptions
+
+        @OptionGroup var config: ConfigOptions
+
         @OptionGroup var store: StoreOptions
 
         static let fieldNames = [
             "repository", "commits", "merges", "authors", "first_commit_date", "last_commit_date", "last_sync_at",
         ]
 
+        /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
+        static func oneline(_ repository: RepositoryStatistics) -> String {
+            var line = "\(repository.repository): \(plural(repository.commits, "commit")), "
+                + "\(plural(repository.merges, "merge")), \(plural(repository.authors, "author"))"
+            if let first = repository.firstCommitDate, let last = repository.lastCommitDate {
+                line += ", \(first.prefix(10)) to \(last.prefix(10))"
+            }
+            return TextCleaning.singleLine(line + ", last sync \(repository.lastSyncAt ?? "never")")
+        }
+
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
+                let settings = ResolvedSettings(configuration: try config.load(), store: store)
+                let mirror = try MirrorReader(path: settings.storePath)
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
+                pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
                 switch format {
                 case .table:
+                    // Narrow terminals leave out FIRST, then MERGES, before cutting a repository's name.
                     var table = TextTable([
-                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16),
-                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true),
-                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST"), .init(title: "LAST"),
+                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true),
+                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true, dropOrder: 2),
+                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST", dropOrder: 1), .init(title: "LAST"),
                         .init(title: "LAST SYNC"),
                     ])
                     for repository in repositories {
@@ -42,6 +59,8 @@ extension Commitsctl {
                         ])
                     }
                     for line in table.render(width: Terminal.outputWidth) { output.line(line) }
+                case .oneline:
+                    for repository in repositories { output.line(Self.oneline(repository)) }
                 case .json, .ndjson, .csv:
                     var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
                     printer.begin()

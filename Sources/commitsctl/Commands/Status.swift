@@ -47,6 +47,16 @@ extension Commitsctl {
                 case pendingWalks = "pending_walks"
             }
 
+            /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
+            var oneline: String {
+                var line = "\(repository)@\(branch ?? "(default)"): \(plural(commits, "commit")), "
+                line += complete ? "complete" : pendingWalks > 0 ? "resuming" : "incomplete"
+                if let headSHA { line += ", head \(headSHA.prefix(7))" }
+                line += ", last success \(lastSuccessAt ?? "never")"
+                if let lastError { line += ", last error: \(lastError)" }
+                return TextCleaning.singleLine(line)
+            }
+
             /// In `CodingKeys` order; unknown values are empty.
             var csvFields: [String] {
                 [repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
@@ -89,6 +99,9 @@ extension Commitsctl {
                 switch json ? .json : format {
                 case .table:
                     break
+                case .oneline:
+                    for row in rows { print(row.oneline) }
+                    return
                 case .json:
                     encoder.outputFormatting.insert(.prettyPrinted)
                     print(String(decoding: try encoder.encode(rows), as: UTF8.self))
@@ -102,10 +115,12 @@ extension Commitsctl {
                     print(text, terminator: "")
                     return
                 }
+                // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
                 var table = TextTable([
-                    .init(title: "REPOSITORY", flexible: true, minimumWidth: 16), .init(title: "BRANCH"),
-                    .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"), .init(title: "HEAD"),
-                    .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT"), .init(title: "RATE LEFT", numeric: true),
+                    .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true), .init(title: "BRANCH"),
+                    .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"), .init(title: "HEAD", dropOrder: 3),
+                    .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
+                    .init(title: "RATE LEFT", numeric: true, dropOrder: 1),
                     .init(title: "LAST ERROR", flexible: true, minimumWidth: 12),
                 ])
                 for row in rows {

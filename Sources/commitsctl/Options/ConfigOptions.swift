@@ -62,3 +62,14 @@ struct ResolvedSettings {
         return try github.resolveToken()
     }
 }
+
+/// A person's identities: `--mailmap FILE`, else the configuration's `mailmap:`.
+struct MailmapSource {
+    var flag: String?
+    var configuration: MirrorConfiguration?
+
+    func load() throws -> Mailmap? {
+        if let flag { return try Mailmap(contentsOfFile: flag) }
+        return try configuration?.loadMailmap()
+    }
+}

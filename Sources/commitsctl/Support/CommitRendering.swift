@@ -34,7 +34,7 @@ enum CommitRendering {
         var table = TextTable([
             .init(title: "SHA"),
             .init(title: "DATE"),
-            .init(title: "AUTHOR", flexible: true, minimumWidth: 8),
+            .init(title: "AUTHOR", flexible: true, minimumWidth: 8, isName: true),
             .init(title: "SUBJECT", flexible: true, minimumWidth: 12),
         ])
         for commit in commits {
@@ -89,7 +89,7 @@ extension RecordPrinter.Kind {
     /// The machine formats of the report commands (`.table` is handled by the caller).
     init(_ format: ReportFormat) {
         switch format {
-        case .json, .table: self = .json
+        case .json, .table, .oneline: self = .json
         case .ndjson: self = .ndjson
         case .csv: self = .csv
         }

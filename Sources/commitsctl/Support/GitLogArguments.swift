@@ -1,7 +1,14 @@
 /// git log's number forms ArgumentParser cannot express: `-5` means `-n 5`.
 /// (`-n5`, `-n 5`, `--max-count=5` and `--limit 5` are declared on the option.)
+/// Also git's place for `--no-pager`, before the command.
 enum GitLogArguments {
     static func normalize(_ arguments: [String]) -> [String] {
+        // `commitsctl --no-pager query`, as in `git --no-pager log`: the flag belongs to
+        // the command, and commands that never page accept it as git's do.
+        if arguments.count > 1, arguments[0] == "--no-pager", !arguments[1].hasPrefix("-") {
+            let paged = ["query", "show", "authors", "stats"].contains(arguments[1])
+            return normalize([arguments[1]] + (paged ? ["--no-pager"] : []) + arguments.dropFirst(2))
+        }
         guard arguments.first == "query" else { return arguments }
         var result: [String] = []
         var expectsValue = false
@@ -22,6 +29,6 @@ enum GitLogArguments {
     /// Options of `query` followed by a separate value.
     private static func takesValue(_ argument: String) -> Bool {
         ["--author", "--committer", "--co-author", "--grep", "--since", "--after", "--until", "--before",
-         "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap"].contains(argument)
+         "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap", "--config"].contains(argument)
     }
 }

@@ -14,7 +14,8 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     case csv
 }
 
-/// `--format` of the report commands (`authors`, `stats`) and `show`.
+/// `--format` of the report commands (`authors`, `stats`, `status`): the
+/// same names as `query`'s, table first because reports are read by people.
 enum ReportFormat: String, CaseIterable, ExpressibleByArgument {
-    case table, json, ndjson, csv
+    case table, oneline, json, ndjson, csv
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Buffered standard output: results are written in large blocks, not a
-/// system call per line, and a closed pipe (`| head`) ends the program quietly
-/// like git does (SIGPIPE's default action).
+/// system call per line, and a closed pipe (`| head`, or quitting the pager)
+/// ends the program quietly like git does.
 final class OutputWriter {
     private var buffer: [UInt8] = []
     private let flushThreshold = 1 << 16
@@ -25,6 +25,7 @@ final class OutputWriter {
             let written = buffer[offset...].withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE { Pager.outputClosed() }
                 break
             }
             offset += written

@@ -38,7 +38,7 @@ final class ProgressReporter {
                 text += String(format: ", ETA %.0f s", Double(total - progress.pagesDone) / pagesPerSecond)
             }
         }
-        text += String(format: ", %d commits, %.0f commits/s", progress.commitsStored, rate)
+        text += ", \(plural(progress.commitsStored, "commit"))" + String(format: ", %.0f commits/s", rate)
         return text
     }
 }

@@ -35,8 +35,3 @@ enum SyncInterruption {
         return "kept \(plural(progress.commitsStored, "commit")) from \(plural(progress.pagesDone, "page")) of \(progress.repository); the next sync resumes from there"
     }
 }
-
-/// "1 commit", "2 commits".
-func plural(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-}

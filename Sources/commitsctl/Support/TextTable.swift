@@ -11,6 +11,12 @@ struct TextTable {
         var flexible = false
         /// It never shrinks below this.
         var minimumWidth = 8
+        /// A secondary column left out, lowest first, when the table cannot fit
+        /// even with the flexible columns at their minimum (nil: always shown).
+        var dropOrder: Int? = nil
+        /// A flexible column holding a name: secondary columns are left out
+        /// before it is cut (a message column is cut first).
+        var isName = false
     }
 
     var columns: [Column]
@@ -24,10 +30,34 @@ struct TextTable {
 
     /// The table's lines, fitted to `width` columns when given.
     func render(width: Int?) -> [String] {
-        var widths = columns.indices.map { index in
+        let gap = 2
+        let natural = columns.indices.map { index in
             rows.reduce(DisplayWidth.of(columns[index].title)) { max($0, DisplayWidth.of($1[index])) }
         }
-        let gap = 2
+        var shown = Array(columns.indices)
+        if let width {
+            // Leave out secondary columns until the rest fits with the messages at their minimum.
+            func minimum(_ index: Int) -> Int {
+                let column = columns[index]
+                guard column.flexible, !column.isName else { return natural[index] }
+                return min(natural[index], max(column.minimumWidth, DisplayWidth.of(column.title)))
+            }
+            let droppable = columns.indices.filter { columns[$0].dropOrder != nil }.sorted { columns[$0].dropOrder! < columns[$1].dropOrder! }
+            for index in droppable where shown.map(minimum).reduce(0, +) + gap * (shown.count - 1) > width {
+                shown.removeAll { $0 == index }
+            }
+        }
+        return TextTable(shown.map { columns[$0] }, rows: rows.map { row in shown.map { row[$0] } })
+            .fitted(width: width, widths: shown.map { natural[$0] }, gap: gap)
+    }
+
+    private init(_ columns: [Column], rows: [[String]]) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    private func fitted(width: Int?, widths natural: [Int], gap: Int) -> [String] {
+        var widths = natural
         if let width {
             // Shrink the flexible columns (last first) until the table fits.
             var excess = widths.reduce(0, +) + gap * (columns.count - 1) - width
@@ -141,6 +171,9 @@ extension Terminal {
     /// Columns available for a table: the terminal's width on a terminal;
     /// otherwise `$COLUMNS` if set, else unlimited (pipes get whole lines).
     static var outputWidth: Int? {
+        // Paged output is still read on the terminal it was started from.
+        if let columns = Pager.terminalColumns { return columns }
+        let onTerminal = standardOutputIsTerminal || Pager.isActive
         if standardOutputIsTerminal {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
@@ -148,6 +181,6 @@ extension Terminal {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 {
             return columns
         }
-        return standardOutputIsTerminal ? 80 : nil
+        return onTerminal ? 80 : nil
     }
 }

@@ -1,0 +1,153 @@
+import MirrorTestSupport
+import Foundation
+import Testing
+@testable import MirrorCore
+@testable import commitsctl
+
+/// A pager like git's: only on a terminal, `$PAGER` else less with LESS=FRX,
+/// `--no-pager` turns it off, and quitting it early is quiet.
+@Suite struct PagerDecisionTests {
+    @Test func onlyOnATerminalAndNotWhenTurnedOff() {
+        #expect(Pager.command(environment: [:], standardOutputIsTerminal: true, disabled: false) == "less")
+        #expect(Pager.command(environment: [:], standardOutputIsTerminal: false, disabled: false) == nil)
+        #expect(Pager.command(environment: [:], standardOutputIsTerminal: true, disabled: true) == nil)
+        #expect(Pager.command(environment: ["PAGER": "most -s"], standardOutputIsTerminal: true, disabled: false) == "most -s")
+        #expect(Pager.command(environment: ["PAGER": "most"], standardOutputIsTerminal: false, disabled: false) == nil)
+        #expect(Pager.command(environment: ["PAGER": ""], standardOutputIsTerminal: true, disabled: false) == nil)
+        #expect(Pager.command(environment: ["PAGER": "cat"], standardOutputIsTerminal: true, disabled: false) == nil)
+    }
+
+    @Test func lessAndLvGetGitsDefaultsUnlessSet() {
+        let defaults = Pager.environment(["HOME": "/h"])
+        #expect(defaults["LESS"] == "FRX" && defaults["LV"] == "-c" && defaults["HOME"] == "/h")
+        let own = Pager.environment(["LESS": "S", "LV": ""])
+        #expect(own["LESS"] == "S" && own["LV"] == "")
+    }
+
+    @Test func noPagerBeforeTheCommandIsGitsPlace() {
+        #expect(GitLogArguments.normalize(["--no-pager", "query", "-5"]) == ["query", "--no-pager", "-n", "5"])
+        #expect(GitLogArguments.normalize(["--no-pager", "stats"]) == ["stats", "--no-pager"])
+        #expect(GitLogArguments.normalize(["--no-pager", "status", "--json"]) == ["status", "--json"])
+        #expect(GitLogArguments.normalize(["query", "--grep", "--no-pager"]) == ["query", "--grep", "--no-pager"])
+    }
+}
+
+/// The built binary on a pseudo-terminal (util-linux `script`), with a fake
+/// pager that records what it was given.
+@Suite struct PagerTerminalTests {
+    let directory: TemporaryDirectory
+    let db: String
+    let pager: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = directory.path("paged.sqlite")
+        try QueryCLIFixture.build(at: db)
+        // Slow to finish on purpose: its file exists when commitsctl returns only if commitsctl waited.
+        pager = try directory.write("fake-pager", """
+            #!/bin/sh
+            printf '%s' "LESS=$LESS LV=$LV" > "$PAGED.env"
+            cat > "$PAGED.part"; sleep 0.3; mv "$PAGED.part" "$PAGED"
+
+            """)
+        chmod(pager, 0o755)
+    }
+
+    static var scriptAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
+
+    /// Runs `commitsctl ARGS` with stdout on a pseudo-terminal; stdout and stderr come back together.
+    func onTerminal(_ arguments: [String], pager: String? = nil) throws -> ProcessResult {
+        let quoted = ([Executables.path("commitsctl")] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try runProgram("/usr/bin/script", ["-qec", "env -u LESS -u LV \(quoted)", "/dev/null"], environment: [
+            "PAGER": pager ?? self.pager, "PAGED": directory.path("paged"), "TZ": "UTC",
+        ])
+    }
+
+    var paged: String? { try? String(contentsOfFile: directory.path("paged"), encoding: .utf8) }
+
+    @Test(.enabled(if: scriptAvailable), arguments: [["query"], ["query", "--format", "table"], ["authors"], ["stats"],
+                                                     ["show", "bbbb"]])
+    func aTerminalGetsThePager(arguments: [String]) throws {
+        let piped = try commitsctl(arguments + ["--db", db], columns: 100)
+        let result = try onTerminal(arguments + ["--db", db])
+        #expect(result.status == 0, "\(result.stdout)")
+        let received = try #require(paged, "the pager was not started, or not waited for: \(result.stdout)")
+        #expect(!received.isEmpty)
+        if !arguments.contains("table") && arguments != ["authors"] && arguments != ["stats"] {
+            #expect(received == piped.stdout)
+        }
+        #expect(try String(contentsOfFile: directory.path("paged.env"), encoding: .utf8) == "LESS=FRX LV=-c")
+    }
+
+    @Test(.enabled(if: scriptAvailable))
+    func noPagerAndPipesPrintDirectly() throws {
+        let result = try onTerminal(["query", "--no-pager", "--db", db])
+        #expect(result.status == 0)
+        #expect(paged == nil)
+        #expect(result.stdout.contains("日本語のコミット"))
+        _ = try commitsctl(["query", "--db", db], environment: ["PAGER": pager, "PAGED": directory.path("paged")])
+        #expect(paged == nil, "a pipe got the pager")
+        _ = try onTerminal(["--no-pager", "query", "--db", db])
+        #expect(paged == nil)
+    }
+
+    /// 200 commits with long messages: JSON output of several pipe buffers.
+    func bigStore() throws -> String {
+        let db = directory.path("big.sqlite")
+        guard !FileManager.default.fileExists(atPath: db) else { return db }
+        let store = try MirrorStore(path: db)
+        let repository = try store.ensureRepository(named: RepositoryName(parsing: "acme/big")!)
+        let commits = (1...200).map { index in
+            QueryCLIFixture.Commit(sha: String(format: "%040x", index), message: "Commit \(index)\n\n" + String(repeating: "body ", count: 400),
+                                   author: QueryCLIFixture.ada, committer: nil, date: String(format: "2024-01-01T00:%02d:%02dZ", index / 60, index % 60),
+                                   authorDate: nil, parents: index == 1 ? [] : [String(format: "%040x", index - 1)], repositories: ["acme/big"])
+        }
+        try store.db.transaction { _ = try store.upsert(commits.map(QueryCLIFixture.payload).map(MirrorCore.Commit.init), repositoryID: repository.id) }
+        return db
+    }
+
+    @Test(.enabled(if: scriptAvailable))
+    func aSignalWaitsForThePagerAsGitDoes() throws {
+        let db = try bigStore()
+        // A pager that ignores the signal (as less does) and reads slowly.
+        let slow = try directory.write("slow", """
+            #!/bin/sh
+            trap '' INT TERM
+            touch "$PAGED.started"; sleep 1; cat > /dev/null; touch "$PAGED.done"
+
+            """)
+        chmod(slow, 0o755)
+        let commitsctl = Executables.path("commitsctl")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", """
+            '\(commitsctl)' query --format json --db '\(db)' & echo $! > '\(directory.path("pid"))'; wait $!; echo "status=$?"
+            test -e '\(directory.path("paged.done"))' && echo pager-finished-first
+            """, "/dev/null"]
+        process.environment = Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        let pid = try #require(Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGTERM)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("status=143"), "\(text)")
+        #expect(text.contains("pager-finished-first"), "\(text)")
+    }
+
+    @Test(.enabled(if: scriptAvailable))
+    func quittingThePagerEarlyIsQuiet() throws {
+        // Enough output to fill the pipe (64 KiB) several times: writes meet a closed pipe.
+        let db = try bigStore()
+        let quitter = try directory.write("quitter", "#!/bin/sh\nhead -c 10 > /dev/null\n")
+        chmod(quitter, 0o755)
+        let result = try onTerminal(["query", "--format", "json", "--db", db], pager: quitter)
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(!result.stdout.contains("error"), "\(result.stdout)")
+    }
+}
