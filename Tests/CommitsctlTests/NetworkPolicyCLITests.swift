@@ -134,11 +134,9 @@ import Testing
                                body: Array(#"{"message":"You have exceeded a secondary rate limit."}"#.utf8))
         }
         defer { api.stop() }
-        let start = ContinuousClock.now
+        // Not slept (that would be 31 years): the process ends after its one request, exit 75.
         let result = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
                                           environment: ["GITHUB_TOKEN": SecretScan.token])
-        // Not slept (that would be 31 years); generous because a loaded machine runs many suites at once.
-        #expect(ContinuousClock.now - start < .seconds(60))
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("commitsctl: error: GitHub's secondary rate limit asks to retry after "), "\(result.stderr)")
         #expect(result.stderr.contains("retry later"), "\(result.stderr)")

@@ -43,7 +43,7 @@ import Testing
         }
         let (message, elapsed) = try #require(outcome, "refused within the deadline")
         let text = try #require(message)
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(elapsed < .seconds(10), "took \(elapsed) (unrefused, this bomb takes about 90 s)")
         #expect(text == "\(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full")
         #expect(!text.contains("\n"))
     }
