@@ -8,16 +8,7 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    /// 355 bytes that expand to 9^9 scalars, used as a mapping key.
-    static let aliasBomb: String = {
-        var lines = ["a: &a [" + Array(repeating: "\"x\"", count: 9).joined(separator: ",") + "]"]
-        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
-        for (previous, name) in zip(names, names.dropFirst()) {
-            lines.append("\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ",") + "]")
-        }
-        lines += ["? *i", ": 1", "repositories: [acme/widgets]"]
-        return lines.joined(separator: "\n") + "\n"
-    }()
+    static let aliasBomb = aliasBombConfiguration
 
     @Test func theAliasBombIsRefusedInSeconds() async throws {
         let path = try directory.write("bomb.yaml", Self.aliasBomb)

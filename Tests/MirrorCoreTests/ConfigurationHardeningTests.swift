@@ -9,18 +9,7 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    /// Nine levels of nine aliases each: 9^9 "x" when expanded, and used as a mapping key.
-    static let aliasBomb: String = {
-        var lines = ["a: &a [" + Array(repeating: "\"x\"", count: 9).joined(separator: ",") + "]"]
-        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
-        for (previous, name) in zip(names, names.dropFirst()) {
-            lines.append("\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ",") + "]")
-        }
-        lines.append("? *i")
-        lines.append(": 1")
-        lines.append("repositories: [acme/widgets]")
-        return lines.joined(separator: "\n") + "\n"
-    }()
+    static let aliasBomb = aliasBombConfiguration
 
     func loadMessage(_ path: String) -> String? {
         do {
