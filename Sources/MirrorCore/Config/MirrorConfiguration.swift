@@ -58,6 +58,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var rateLimitReserve: Int
     /// `log_level`: commitsd's log level.
     public var logLevel: Logger.Level
+    /// `metrics_listen`: where commitsd serves /metrics, /healthz and /readyz (off when `nil`).
+    public var metricsListen: ListenAddress?
 
     public static let defaultInterval: Duration = .seconds(15 * 60)
     public static let defaultRateLimitReserve = 0
@@ -83,6 +85,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
             && lhs.repositories == rhs.repositories && lhs.defaultInterval == rhs.defaultInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
+            && lhs.metricsListen == rhs.metricsListen
     }
 
     /// How often `repository` is polled.
@@ -171,6 +174,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("default_interval", defaultInterval, new.defaultInterval, DurationText.format)
         compare("rate_limit_reserve", rateLimitReserve, new.rateLimitReserve, { "\($0)" })
         compare("log_level", logLevel, new.logLevel, { $0.rawValue })
+        compare("metrics_listen", metricsListen, new.metricsListen, { $0?.description ?? "(not set)" })
 
         let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

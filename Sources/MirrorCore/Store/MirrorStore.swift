@@ -31,13 +31,18 @@ public final class MirrorStore {
         case .readWrite:
             try StorePath.createDirectory(for: path)
         case .readOnly:
-            guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
+            guard try StorePath.exists(path) else { throw StoreError.missing(path: path) }
         }
         do {
             // Before anything could change it (opening read-write switches a file to WAL).
             try Self.refuseForeignDatabase(at: path)
             db = try Connection(path: path, mode: access == .readWrite ? .readWrite : .readOnly)
         } catch let error as SQLiteError {
+            if access == .readOnly, ResultCode.SQLITE_CANTOPEN ~= error.code || ResultCode.SQLITE_READONLY ~= error.code,
+               !StorePath.isDirectoryWritable(for: path),
+               !FileManager.default.fileExists(atPath: path + "-shm") || !FileManager.default.fileExists(atPath: path + "-wal") {
+                throw StoreError.sideFilesMissing(path: path)
+            }
             throw Self.classify(error, path: path)
         }
         do {

@@ -17,8 +17,9 @@ extension Commitsctl {
         @Flag(help: "Print JSON (an array of objects with snake_case keys) for scripts.")
         var json = false
 
-        @OptionGroup var config: ConfigOptions
         @OptionGroup var store: StoreOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
 
         /// One row of `status --json`.
         struct Row: Encodable {
@@ -98,7 +99,7 @@ extension Commitsctl {
             var states: [SyncState] = []
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
-            if configuration == nil || FileManager.default.fileExists(atPath: storePath) {
+            if try configuration == nil || StorePath.exists(storePath) {
                 let mirror = try MirrorStore(path: storePath, access: .readOnly)
                 states = try mirror.syncStates()
                 let names = Set(states.map { $0.repository.lowercased() })

@@ -30,8 +30,9 @@ extension Commitsctl {
         @Option(help: "Log level for diagnostics on stderr (trace, debug, info, notice, warning, error, critical).")
         var logLevel: Logger.Level = .error
 
-        @OptionGroup var config: ConfigOptions
         @OptionGroup var store: StoreOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
         @OptionGroup var github: GitHubOptions
 
         func validate() throws {
