@@ -30,6 +30,12 @@ extension Commitsctl {
         @Option(help: "Log level for diagnostics on stderr (trace, debug, info, notice, warning, error, critical).")
         var logLevel: Logger.Level = .error
 
+        @Flag(help: "Show progress on stderr even when it is not a terminal (by default only a terminal gets progress, so cron mails only errors).")
+        var progress = false
+
+        @Option(help: "After the run, write its metrics (Prometheus text) to this file atomically, for node_exporter's textfile collector.")
+        var metricsTextfile: String?
+
         @OptionGroup var store: StoreOptions
         /// `--config`, declared by `StoreOptions` so every store-opening command has it.
         var config: ConfigOptions { store.configuration }
@@ -69,22 +75,34 @@ extension Commitsctl {
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 let mirror = try MirrorStore(path: settings.storePath)
                 reportUpgrade(of: mirror)
+                let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
+                let recorder = textfile.map {
+                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token?.source ?? "none")
+                }
+                defer {
+                    if let textfile, let recorder {
+                        recorder.finish(store: mirror)
+                        do { try textfile.write() } catch { printError("\(error)") }
+                    }
+                }
 
                 if repository != nil {
                     // One repository: its error is the command's error (exit status as documented).
                     let lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: targets[0].name)
                     defer { lock.release() }
-                    print(try await sync(targets[0], client: client, store: mirror, logger: logger).summary)
+                    print(try await recorder.measure(targets[0]) {
+                        try await sync(targets[0], client: client, store: mirror, logger: logger)
+                    }.summary)
                     return
                 }
                 throw ExitCode(try await syncAll(targets, storePath: settings.storePath, client: client, store: mirror,
-                                                 logger: logger))
+                                                 logger: logger, recorder: recorder))
             }
         }
 
         private func sync(_ target: MirrorConfiguration.Repository, client: GitHubClient, store: MirrorStore,
                           logger: Logger) async throws -> SyncReport {
-            let reporter = ProgressReporter()
+            let reporter = ProgressReporter(enabled: progress || Terminal.standardErrorIsTerminal)
             defer { reporter.finish() }
             let engine = SyncEngine(client: client, store: store, logger: logger, progress: reporter.report)
             return try await engine.sync(target.name, branch: target.branch)
@@ -94,15 +112,19 @@ extension Commitsctl {
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
         private func syncAll(_ targets: [MirrorConfiguration.Repository], storePath: String,
-                             client: GitHubClient, store: MirrorStore, logger: Logger) async throws -> Int32 {
+                             client: GitHubClient, store: MirrorStore, logger: Logger,
+                             recorder: SyncMetricsRecorder?) async throws -> Int32 {
             var failed = 0
             var tryLater = 0
             for (index, target) in targets.enumerated() {
                 do {
                     let lock = try RepositoryLock.acquire(storePath: storePath, repository: target.name)
                     defer { lock.release() }
-                    print(try await sync(target, client: client, store: store, logger: logger).summary)
+                    print(try await recorder.measure(target) {
+                        try await sync(target, client: client, store: store, logger: logger)
+                    }.summary)
                 } catch let error as RepositoryLockError {
+                    if case .busy = error { recorder?.record(target, outcome: .skipped) }
                     if case .busy = error {
                         printWarning("\(error)")
                         tryLater += 1
