@@ -64,5 +64,5 @@ sed "s/@VERSION@/$version/; s/@ARCH@/$arch/; s/@DEPENDS@/$depends/; s/@SIZE@/$si
 
 mkdir -p dist
 out=dist/commits-mirror_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$out" >/dev/null
 echo "$out"

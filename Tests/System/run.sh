@@ -27,7 +27,7 @@ if ! command -v systemd-nspawn >/dev/null || ! command -v debootstrap >/dev/null
 fi
 deb=${1:-$(ls -t dist/commits-mirror_*.deb 2>/dev/null | head -1)}
 [[ -f $deb ]] || fail "no package: run make deb first"
-sim=$(swift build -c release --show-bin-path)/github-sim
+sim=${GITHUB_SIM:-$(swift build -c release --show-bin-path)/github-sim}
 [[ -x $sim ]] || fail "no $sim: run swift build -c release first"
 
 # The cached root: made once (a few minutes), atomically, so a failed run never leaves half a root.
@@ -68,10 +68,10 @@ api=$(head -1 "$work/sim.url")
 metrics_port=$((20000 + $$ % 20000))
 
 # Boot. nspawn's own failure to boot (no cgroup access, no namespaces) is a skip, not a failure.
-systemd-nspawn --quiet --directory="$root" --machine="$machine" --boot --register=no \
+systemd-nspawn --quiet --directory="$root" --machine="$machine" --boot --register=no --keep-unit \
     --console=passive >"$work/nspawn.log" 2>&1 &
 nspawn_pid=$!
-inside() { nsenter --target "$leader" --mount --uts --ipc --net --pid --root --wd=/ -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+inside() { nsenter --target "$leader" --mount --uts --ipc --net --pid --root --wd -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 leader=
 deadline=$((SECONDS + 60))
 while [[ -z $leader ]]; do
@@ -86,7 +86,7 @@ boot=$(date +%s)
 say "booted ($state) in $((boot - started)) s"
 
 # Install like an operator: the package, a configuration, the token.
-inside apt-get install -y -qq ./root/commits-mirror.deb >"$work/install.log" 2>&1 \
+inside apt-get install -y -qq /root/commits-mirror.deb >"$work/install.log" 2>&1 \
     || fail "apt-get install: $(tail -5 "$work/install.log")"
 inside systemctl is-enabled commitsd >/dev/null 2>&1 && fail "commitsd is enabled before it is configured"
 inside systemctl is-active commitsd >/dev/null 2>&1 && fail "commitsd started before it is configured"
@@ -112,16 +112,17 @@ eventually() {
     until "$@"; do ((SECONDS < until)) || return 1; pause; done
 }
 synced() {
-    inside commitsctl status --config /etc/commits-mirror/config.yaml --json | python3 -c '
+    inside commitsctl status --config /etc/commits-mirror/config.yaml --json >"$work/status.json" 2>&1 || return 1
+    python3 -c '
 import json, sys
 rows = [r for r in json.load(sys.stdin) if r["repository"] == sys.argv[1]]
-sys.exit(0 if rows and rows[0]["complete"] and rows[0]["last_success_at"] and not rows[0]["last_error"] else 1)' "$1"
+sys.exit(0 if rows and rows[0]["complete"] and rows[0]["last_success_at"] and not rows[0]["last_error"] else 1)' "$1" <"$work/status.json"
 }
 
 # 1. Enabled, active, synced; no warning at start.
 inside systemctl enable --now commitsd >/dev/null 2>&1 || fail "systemctl enable --now commitsd: $(inside journalctl -u commitsd --no-pager | tail -5)"
 [[ $(inside systemctl is-active commitsd) == active ]] || fail "commitsd is not active"
-eventually 60 synced acme/widgets || fail "acme/widgets never synced: $(inside journalctl -u commitsd --no-pager | tail -5)"
+eventually 60 synced acme/widgets || fail "acme/widgets never synced: $(cat "$work/status.json"; inside journalctl -u commitsd --no-pager | tail -5)"
 say "commitsd active and synced acme/widgets"
 warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail|error|errno' || true)
 [[ -z $warnings ]] || fail "commitsd logged at start: $warnings"

@@ -97,6 +97,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     /// The packaged location, used when nothing else names a file.
     public static let systemPath = "/etc/commits-mirror/config.yaml"
+    /// The store of the packaged service (`StateDirectory=commits-mirror`).
+    public static let systemStorePath = "/var/lib/commits-mirror/commits.sqlite"
 
     /// The configuration file to read: `explicit` (`--config`), else
     /// `$COMMITS_MIRROR_CONFIG`, else `$CONFIGURATION_DIRECTORY/config.yaml`
@@ -117,7 +119,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     // MARK: - Settings with the environment applied
 
     /// `$COMMITS_DB`, else `store`, else `$STATE_DIRECTORY/commits.sqlite`
-    /// (systemd's `StateDirectory=`), else the per-user default.
+    /// (systemd's `StateDirectory=`), else for /etc/commits-mirror/config.yaml
+    /// /var/lib/commits-mirror/commits.sqlite, else the per-user default.
     public func resolvedStorePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
         if let store { return store }
@@ -125,6 +128,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
             let first = directory.split(separator: ":").first.map(String.init) ?? directory
             return first + "/commits.sqlite"
         }
+        // The packaged configuration without `store`: where its service keeps it
+        // (StateDirectory=commits-mirror), so `commitsctl query --config` finds it too.
+        if source == Self.systemPath { return Self.systemStorePath }
         return StorePath.resolve(explicit: nil, environment: environment)
     }
 
