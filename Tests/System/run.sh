@@ -80,6 +80,11 @@ while [[ -z $leader ]]; do
     leader=$(pgrep -P "$nspawn_pid" -x systemd | head -1 || true)
     [[ -n $leader ]] || pause
 done
+# systemctl needs systemd's private socket, which appears a little after init starts.
+until inside test -S /run/systemd/private; do
+    ((SECONDS < deadline)) || skip "systemd in the container never opened its control socket"
+    pause
+done
 state=$(inside timeout 120 systemctl is-system-running --wait || true)
 [[ $state == running || $state == degraded ]] || skip "the container did not finish booting ($state)"
 boot=$(date +%s)
@@ -129,7 +134,8 @@ warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail
 
 # 2. Metrics on the host's loopback.
 metrics=$(curl -fsS "http://127.0.0.1:$metrics_port/metrics") || fail "no /metrics on 127.0.0.1:$metrics_port"
-grep -q '^commits_mirror_commits{repository="acme/widgets"} 58[0-9]' <<<"$metrics" \
+stored=$(python3 -c 'import json, sys; print([r for r in json.load(sys.stdin) if r["repository"] == "acme/widgets"][0]["commits"])' <"$work/status.json")
+grep -qE "^commits_mirror_commits\{repository=\"acme/widgets\"\} $stored(\.0)?\$" <<<"$metrics" \
     || fail "/metrics lacks the commit count: $(grep commits_mirror_commits <<<"$metrics")"
 grep -q '^commits_mirror_last_success_timestamp_seconds{' <<<"$metrics" || fail "/metrics lacks last_success"
 curl -fsS "http://127.0.0.1:$metrics_port/readyz" >/dev/null || fail "/readyz not ready"
@@ -171,8 +177,8 @@ eventually 60 done_sync || fail "the timer never ran commits-sync.service"
 [[ $(inside systemctl show commits-sync.service -p Result --value) == success ]] \
     || fail "commits-sync.service: $(inside journalctl -u commits-sync --no-pager | tail -5)"
 out=$(inside journalctl -u commits-sync.service --no-pager -o cat)
-grep -q 'acme/widgets@main: 20 new' <<<"$out" || fail "the one-shot did not sync the new commits: $out"
-say "the timer ran a one-shot sync (acme/widgets: 20 new)"
+grep -qE 'acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "the one-shot did not sync the new commits: $out"
+say "the timer ran a one-shot sync: $(grep -o 'acme/widgets@main: [0-9]* new' <<<"$out")"
 
 # 7. The sandbox.
 exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')
