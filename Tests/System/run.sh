@@ -178,6 +178,8 @@ eventually 60 done_sync || fail "the timer never ran commits-sync.service"
     || fail "commits-sync.service: $(inside journalctl -u commits-sync --no-pager | tail -5)"
 out=$(inside journalctl -u commits-sync.service --no-pager -o cat)
 grep -qE 'acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "the one-shot did not sync the new commits: $out"
+warnings=$(grep -iE 'warn|fail|error|errno' <<<"$out" || true)
+[[ -z $warnings ]] || fail "the one-shot logged: $warnings"
 say "the timer ran a one-shot sync: $(grep -o 'acme/widgets@main: [0-9]* new' <<<"$out")"
 
 # 7. The sandbox.
