@@ -29,7 +29,8 @@ install -d "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/lib/systemd/system" "$pkg/etc/comm
 for tool in commitsctl commitsd; do
     install -m 755 -s "$bin/$tool" "$pkg/usr/bin/$tool"
     # ArgumentParser writes the completion scripts and (via --experimental-dump-help) the man page.
-    "$bin/$tool" --generate-completion-script bash > "$pkg/usr/share/bash-completion/completions/$tool"
+    # (bash completions are sourced, not run: no #! line.)
+    "$bin/$tool" --generate-completion-script bash | sed '1{/^#!/d}' > "$pkg/usr/share/bash-completion/completions/$tool"
     "$bin/$tool" --generate-completion-script zsh > "$pkg/usr/share/zsh/vendor-completions/_$tool"
     "$bin/$tool" --generate-completion-script fish > "$pkg/usr/share/fish/vendor_completions.d/$tool.fish"
     packaging/man-page.sh "$bin/$tool" "$version" | gzip -9n > "$pkg/usr/share/man/man1/$tool.1.gz"
@@ -44,8 +45,9 @@ done
 install -m 644 config/commits-mirror.example.yaml "$pkg/etc/commits-mirror/config.yaml"
 install -m 644 packaging/debian/copyright "$pkg/usr/share/doc/commits-mirror/copyright"
 install -m 644 README.md "$pkg/usr/share/doc/commits-mirror/README.md"
+install -D -m 644 packaging/debian/lintian-overrides "$pkg/usr/share/lintian/overrides/commits-mirror"
 sed "s/@VERSION@/$version/; s/@DATE@/$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
-    packaging/debian/changelog | gzip -9n > "$pkg/usr/share/doc/commits-mirror/changelog.Debian.gz"
+    packaging/debian/changelog | gzip -9n > "$pkg/usr/share/doc/commits-mirror/changelog.gz"
 
 # Depends: the package of every shared library the binaries need.
 libraries=$(for tool in "$pkg"/usr/bin/*; do objdump -p "$tool" | awk '/NEEDED/ {print $2}'; done | sort -u)

@@ -10,7 +10,7 @@ escape() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/"; }
 abstract=$("$binary" --help | sed -n '1s/^OVERVIEW: //p')
 echo ".TH ${name^^} 1 \"\" \"commits-mirror $version\" \"User Commands\""
 echo ".SH NAME"
-echo "$name \\- $abstract" | escape
+echo "$name \\- $(escape <<<"$abstract")"
 echo ".SH SYNOPSIS"
 "$binary" --help | sed -n 's/^USAGE: //p' | escape
 echo ".SH DESCRIPTION"

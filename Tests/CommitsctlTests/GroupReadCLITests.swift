@@ -46,7 +46,7 @@ import Testing
         let binary = directory.path("commitsctl")
         try FileManager.default.copyItem(atPath: Executables.path("commitsctl"), toPath: binary)
         let authors = try await runOffPool("commitsctl", ["authors", "--config", config, "--top", "1", "--format", "csv"])
-        let name = try #require(authors.stdout.split(separator: "\n").dropFirst().first?.split(separator: ",").first.map(String.init),
+        let name = try #require(authors.stdout.split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").first.map(String.init),
                                 "\(authors.stdout)\(authors.stderr)")
 
         func asNobody(groups: String) async throws -> ProcessResult {
