@@ -7,7 +7,7 @@ import Testing
 /// The configuration file: the documented example, every setting, the
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
-    static let allKeys = "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level"
+    static let allKeys = "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, metrics_listen"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
