@@ -56,7 +56,9 @@ extension Commitsd {
             // Readiness comes only after this: the store exists and is migrated.
             let synced: Set<String>
             let registry = PrometheusCollectorRegistry()
-            let metrics = MirrorMetrics(factory: PrometheusMetricsFactory(registry: registry))
+            var factory = PrometheusMetricsFactory(registry: registry)
+            factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
+            let metrics = MirrorMetrics(factory: factory)
             do {
                 let store = try MirrorStore(path: settings.storePath)
                 if let upgrade = store.upgraded {

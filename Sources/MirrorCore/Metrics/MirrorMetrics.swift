@@ -18,6 +18,12 @@ public struct MirrorMetrics: Sendable {
     }
 
     public static let prefix = "commits_mirror_"
+    public static let syncDurationName = prefix + "sync_duration_seconds"
+    /// From a 304 poll (milliseconds) to a first walk of a large history (minutes).
+    public static let syncDurationBuckets: [Duration] = [
+        .milliseconds(50), .milliseconds(250), .seconds(1), .seconds(5), .seconds(15), .seconds(60),
+        .seconds(300), .seconds(900),
+    ]
 
     let factory: any MetricsFactory
 
@@ -32,7 +38,7 @@ public struct MirrorMetrics: Sendable {
                 factory: factory).increment()
         if let duration {
             let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-            CoreMetrics.Timer(label: Self.prefix + "sync_duration_seconds", dimensions: [("repository", name)], factory: factory)
+            CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [("repository", name)], factory: factory)
                 .recordNanoseconds(nanoseconds)
         }
     }

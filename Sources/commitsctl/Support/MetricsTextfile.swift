@@ -8,7 +8,11 @@ import Prometheus
 struct MetricsTextfile {
     let path: String
     let registry = PrometheusCollectorRegistry()
-    var metrics: MirrorMetrics { MirrorMetrics(factory: PrometheusMetricsFactory(registry: registry)) }
+    var metrics: MirrorMetrics {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
+        return MirrorMetrics(factory: factory)
+    }
 
     func write() throws {
         var bytes: [UInt8] = []
