@@ -44,7 +44,7 @@ install: build
 	[[ -e $(DESTDIR)/etc/commits-mirror/config.yaml ]] || \
 	    install -m 644 config/commits-mirror.example.yaml $(DESTDIR)/etc/commits-mirror/config.yaml
 	for tool in commitsctl commitsd; do \
-	    packaging/man-page.sh $(RELEASE)/$$tool "" > $(DESTDIR)$(PREFIX)/share/man/man1/$$tool.1; \
+	    packaging/man-page.sh $(RELEASE)/$$tool > $(DESTDIR)$(PREFIX)/share/man/man1/$$tool.1; \
 	    $(RELEASE)/$$tool --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool; \
 	    $(RELEASE)/$$tool --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool; \
 	    $(RELEASE)/$$tool --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish; done

@@ -2,12 +2,14 @@
 # A man page (roff) for one of our ArgumentParser tools, from its own --help
 # output and the --help of each subcommand: what the generate-manual plugin
 # renders too, without building the plugin's tool in CI.
-#   packaging/man-page.sh BINARY VERSION > NAME.1
+#   packaging/man-page.sh BINARY [VERSION] > NAME.1
 set -euo pipefail
-binary=$1 version=$2
+binary=$1
+version=${2:-$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$(dirname "$0")/../Sources/MirrorCore/Support/MirrorVersion.swift")}
 name=$(basename "$binary")
 escape() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/"; }
-abstract=$("$binary" --help | sed -n '1s/^OVERVIEW: //p')
+# The OVERVIEW paragraph, which --help wraps over several lines.
+abstract=$("$binary" --help | awk 'NR == 1 {sub(/^OVERVIEW: /, "")} /^$/ {exit} {printf "%s%s", sep, $0; sep = " "}')
 echo ".TH ${name^^} 1 \"\" \"commits-mirror $version\" \"User Commands\""
 echo ".SH NAME"
 echo "$name \\- $(escape <<<"$abstract")"
