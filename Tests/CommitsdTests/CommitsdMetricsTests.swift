@@ -46,7 +46,7 @@ import Testing
                                        logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
-        #expect(try await eventually { StoreContents.shas(store, repository: "acme/widgets").count == expected }, "\(daemon.log)")
+        #expect(await eventually { StoreContents.shas(store, repository: "acme/widgets").count == expected }, "\(daemon.log)")
 
         // "… serving metrics metrics.listen=127.0.0.1:PORT"
         let listening = await eventually { daemon.log.contains("metrics.listen=127.0.0.1:") }
