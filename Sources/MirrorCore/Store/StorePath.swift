@@ -29,7 +29,7 @@ public enum StorePath {
     /// Whether the store file exists. A path this user may not look at (an
     /// unsearchable directory, an unreadable file or side file) is an error
     /// naming it, never "no store".
-    public static func exists(_ path: String, forReading: Bool = true) throws -> Bool {
+    public static func exists(_ path: String) throws -> Bool {
         var info = stat()
         if stat(path, &info) != 0 {
             let code = errno
@@ -39,7 +39,6 @@ public enum StorePath {
             }
             return false
         }
-        guard forReading else { return true }
         if access(path, R_OK) != 0 { throw StoreError.permissionDenied(path: path, blocked: path) }
         // SQLite reads the WAL side files too; one this user cannot read fails the open.
         for side in [path + "-wal", path + "-shm"] where access(side, F_OK) == 0 && access(side, R_OK) != 0 {

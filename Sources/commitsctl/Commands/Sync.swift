@@ -124,8 +124,8 @@ extension Commitsctl {
                         try await sync(target, client: client, store: store, logger: logger)
                     }.summary)
                 } catch let error as RepositoryLockError {
-                    if case .busy = error { recorder?.record(target, outcome: .skipped) }
                     if case .busy = error {
+                        recorder?.record(target, outcome: .skipped)
                         printWarning("\(error)")
                         tryLater += 1
                     } else {
