@@ -8,7 +8,7 @@ DEMO_DB ?= /tmp/commits-mirror-demo.sqlite
 PREFIX ?= /usr/local
 RELEASE := .build/release
 
-.PHONY: deps build demo test install
+.PHONY: deps build demo test install deb system-test
 
 deps:
 	@.ci/install-deps
@@ -31,6 +31,28 @@ demo: build
 test: deps
 	swift test
 
+# Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages and
+# completions; the example configuration only if none is there yet. Then: README,
+# "Install as a service". DESTDIR stages it elsewhere.
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/commits-mirror \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(RELEASE)/commitsctl $(RELEASE)/commitsd $(RELEASE)/github-sim $(DESTDIR)$(PREFIX)/bin/
+	for unit in systemd/*.service systemd/*.timer; do \
+	    sed 's#/usr/local/bin/#$(PREFIX)/bin/#g' $$unit > $(DESTDIR)/etc/systemd/system/$$(basename $$unit); done
+	[[ -e $(DESTDIR)/etc/commits-mirror/config.yaml ]] || \
+	    install -m 644 config/commits-mirror.example.yaml $(DESTDIR)/etc/commits-mirror/config.yaml
+	for tool in commitsctl commitsd; do \
+	    .ci/packaging/man-page.sh $(RELEASE)/$$tool > $(DESTDIR)$(PREFIX)/share/man/man1/$$tool.1; \
+	    $(RELEASE)/$$tool --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool; \
+	    $(RELEASE)/$$tool --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool; \
+	    $(RELEASE)/$$tool --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish; done
+
+# dist/commits-mirror_<version>_<arch>.deb (.ci/packaging/build-deb.sh).
+deb: deps
+	.ci/packaging/build-deb.sh
+
+# The package under a real systemd in a debootstrapped Debian 12 (Tests/System/run.sh).
+system-test: deb
+	Tests/System/run.sh

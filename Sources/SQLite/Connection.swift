@@ -78,6 +78,13 @@ public final class Connection {
         }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = NORMAL")
+        if mode == .readWrite {
+            // Keep -wal and -shm when the last writer closes: a reader that may not
+            // create files in the store's directory (a member of the service's group)
+            // can then still open the store read-only while no writer runs.
+            var persist: Int32 = 1
+            sqlite3_file_control(rawConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        }
     }
 
     /// Closes the connection. Throws if statements are still alive elsewhere.

@@ -41,6 +41,12 @@ struct ConfigurationReloader: Sendable {
                     "store": "\(current.storePath)", "store.new": "\(new.storePath)",
                 ])
             }
+            if new.configuration.metricsListen != current.configuration.metricsListen {
+                logger.warning("metrics_listen changed; it takes effect after a restart", metadata: [
+                    "metrics.listen": "\(current.configuration.metricsListen?.description ?? "off")",
+                    "metrics.listen.new": "\(new.configuration.metricsListen?.description ?? "off")",
+                ])
+            }
             current = new.keepingStore(current.storePath)
             logger.logLevel = logLevelOverride ?? current.configuration.logLevel
             apply(current)

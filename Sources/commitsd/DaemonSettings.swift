@@ -43,7 +43,18 @@ struct DaemonSettings: Sendable {
         // A longer pause (a large retry-after) is thrown back to the scheduler, which pauses every repository.
         clientConfiguration.retry.maximumInlineWait = .seconds(60)
         let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
-        return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: environment),
+        // The service's store is the one its configuration names: a $COMMITS_DB
+        // left in the environment (meant for commitsctl) must not move it.
+        var storeEnvironment = environment
+        if let store = configuration.store, let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty {
+            if fromEnvironment != store {
+                logger.warning("ignoring $COMMITS_DB: the configuration names the store", metadata: [
+                    "store": "\(store)", "store.ignored": "\(fromEnvironment)", "config.file": "\(path)",
+                ])
+            }
+            storeEnvironment["COMMITS_DB"] = nil
+        }
+        return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: storeEnvironment),
                               apiURL: apiURL, tokenSource: token?.source, client: client)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MirrorCore
+import Prometheus
 import ServiceLifecycle
 
 extension Commitsd {
@@ -54,6 +55,10 @@ extension Commitsd {
             let logger = makeLogger(level: level)
             // Readiness comes only after this: the store exists and is migrated.
             let synced: Set<String>
+            let registry = PrometheusCollectorRegistry()
+            var factory = PrometheusMetricsFactory(registry: registry)
+            factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
+            let metrics = MirrorMetrics(factory: factory)
             do {
                 let store = try MirrorStore(path: settings.storePath)
                 if let upgrade = store.upgraded {
@@ -62,7 +67,9 @@ extension Commitsd {
                         "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
                     ])
                 }
-                synced = Set(try MirrorReader(path: store.path).syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
+                let reader = try MirrorReader(path: store.path)
+                try metrics.recordStored(reader)
+                synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
                     // Keys for both the explicit branch and "the default branch".
                     ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
                 })
@@ -73,9 +80,14 @@ extension Commitsd {
 
             let service = SyncService(
                 configurationPath: path, initial: settings, synced: synced, notifier: SystemdNotifier(),
-                logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) })
+                logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)
+            var services: [any Service] = [service]
+            // A changed metrics_listen, like a changed store, takes effect on restart.
+            if let address = settings.configuration.metricsListen {
+                services.append(MetricsServer(address: address, registry: registry, storePath: settings.storePath, logger: logger))
+            }
             var groupConfiguration = ServiceGroupConfiguration(
-                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
             groupConfiguration.maximumCancellationDuration = .seconds(5)
             do {

@@ -27,6 +27,8 @@ struct SyncService: Service, CustomStringConvertible {
     /// A `--log-level` given on the command line beats `log_level` in the file.
     let logLevelOverride: Logger.Level?
     let makeLogger: @Sendable (Logger.Level) -> Logger
+    /// Where each sync's outcome is recorded (served by `MetricsServer`).
+    let metrics: MirrorMetrics
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
@@ -103,7 +105,11 @@ struct SyncService: Service, CustomStringConvertible {
                     plan.pause(until: resume)
                     break
                 }
+                let usageBefore = settings.client.usage
+                let started = ContinuousClock.now
                 let outcome = await sync(job.repository, settings: settings, logger: logger)
+                record(outcome, of: job.repository, settings: settings, usageBefore: usageBefore,
+                       duration: ContinuousClock.now - started, logger: logger)
                 plan.completed(job.repository, now: .now)
                 switch outcome {
                 case .synced(let report):
@@ -126,6 +132,27 @@ struct SyncService: Service, CustomStringConvertible {
         }
         notifier.stopping(status: "stopping")
         logger.info("stopping")
+    }
+
+    /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
+    private func record(_ outcome: Outcome, of repository: MirrorConfiguration.Repository, settings: DaemonSettings,
+                        usageBefore: GitHubClient.Usage, duration: Duration, logger: Logger) {
+        let usage = settings.client.usage
+        metrics.recordRequests(since: usageBefore, now: usage)
+        metrics.recordRateLimit(usage.rateLimit, token: settings.tokenSource ?? "none")
+        switch outcome {
+        case .synced:
+            metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)
+        case .skipped: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
+        case .failed: metrics.recordSync(repository: repository.name, outcome: .failure, duration: nil)
+        case .rateLimited: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
+        case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
+        }
+        do {
+            try metrics.recordStored(try MirrorReader(path: settings.storePath))
+        } catch {
+            logger.debug("could not read the store for metrics", metadata: ["error": "\(error)"])
+        }
     }
 
     /// When the last seen limit is at or below the reserve and not yet reset: the reset time.

@@ -39,12 +39,20 @@ import Testing
                                     environment: ["COMMITS_DB": "/tmp/elsewhere.sqlite", "GH_TOKEN": "t",
                                                   "GITHUB_API_URL": "http://127.0.0.1:8080"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("; store /tmp/elsewhere.sqlite; API http://127.0.0.1:8080; token from environment variable GH_TOKEN;"))
+        // The service keeps the store its configuration names, and says it ignored $COMMITS_DB.
+        #expect(result.stdout.contains("; store /var/lib/x.sqlite; API http://127.0.0.1:8080; token from environment variable GH_TOKEN;"))
+        #expect(result.stderr.contains("warning ignoring $COMMITS_DB: the configuration names the store"), "\(result.stderr)")
+        #expect(result.stderr.contains("store.ignored=/tmp/elsewhere.sqlite"), "\(result.stderr)")
+
+        // Without `store`, $COMMITS_DB still chooses it.
+        let (unnamed, _) = try check("repositories: [acme/widgets]\n", environment: ["COMMITS_DB": "/tmp/elsewhere.sqlite"])
+        #expect(unnamed.stdout.contains("; store /tmp/elsewhere.sqlite;"), "\(unnamed.stdout)")
+        #expect(!unnamed.stderr.contains("ignoring"))
     }
 
     @Test(arguments: [
         ("repositories: [acme/widgets]\nintervall: 5m\n",
-         ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap"),
+         ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"),
         ("repositories:\n  - name: acme/widgets\n    brnach: main\n",
          ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval"),
         ("rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",
@@ -96,7 +104,8 @@ import Testing
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.analyzer!)
-        process.arguments = ["verify"] + paths
+        // The man pages Documentation= names come with the package, not with the build.
+        process.arguments = ["verify", "--man=no"] + paths
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -111,7 +120,7 @@ import Testing
         let text = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/commitsd.service"), encoding: .utf8)
         for line in [
             "Type=notify", "ExecStart=/usr/local/bin/commitsd serve --config /etc/commits-mirror/config.yaml",
-            "ExecReload=/bin/kill -HUP $MAINPID", "User=commits-mirror", "StateDirectory=commits-mirror",
+            "ExecReload=/bin/sh -c 'kill -HUP \"$$MAINPID\"'", "User=commits-mirror", "StateDirectory=commits-mirror",
             "ConfigurationDirectory=commits-mirror", "LoadCredential=github-token:/etc/commits-mirror/token",
             "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
             "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX", "SystemCallFilter=@system-service", "Restart=on-failure",

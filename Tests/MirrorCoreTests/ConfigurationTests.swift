@@ -7,7 +7,7 @@ import Testing
 /// The configuration file: the documented example, every setting, the
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
-    static let allKeys = "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap"
+    static let allKeys = "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
@@ -34,10 +34,31 @@ import Testing
         #expect(configuration.defaultInterval == .seconds(900))
         #expect(configuration.rateLimitReserve == 500)
         #expect(configuration.logLevel == .info)
+        #expect(configuration.metricsListen == ListenAddress(host: "127.0.0.1", port: 9464))
         #expect(configuration.repositories.map(\.description) == [
             "swiftlang/swift-evolution", "apple/swift-nio", "apple/swift-argument-parser@main",
         ])
         #expect(configuration.repositories.map { configuration.interval(for: $0) } == [.seconds(900), .seconds(300), .seconds(3600)])
+    }
+
+    @Test func metricsListenIsHostAndPort() throws {
+        #expect(try parse("metrics_listen: '[::1]:9464'\nrepositories: [acme/widgets]\n").metricsListen == ListenAddress(host: "::1", port: 9464))
+        #expect(try parse("metrics_listen: 0.0.0.0:0\nrepositories: [acme/widgets]\n").metricsListen?.description == "0.0.0.0:0")
+        #expect(try parse("repositories: [acme/widgets]\n").metricsListen == nil)
+        for bad in ["9464", "localhost:", ":9464", "127.0.0.1:99999", "127.0.0.1:http"] {
+            #expect(message("metrics_listen: '\(bad)'\nrepositories: [acme/widgets]\n")
+                    == "cfg.yaml:1: metrics_listen: '\(bad)' is not HOST:PORT; expected HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464")
+        }
+    }
+
+    /// The packaged file without `store:` names the packaged service's store, so
+    /// `commitsctl query --config /etc/commits-mirror/config.yaml` finds it.
+    @Test func thePackagedFileWithoutStoreNamesTheServicesStore() throws {
+        let packaged = try MirrorConfiguration.parse(yaml: "repositories: [acme/widgets]\n", source: MirrorConfiguration.systemPath)
+        #expect(packaged.resolvedStorePath(environment: ["HOME": "/home/x"]) == "/var/lib/commits-mirror/commits.sqlite")
+        #expect(packaged.resolvedStorePath(environment: ["STATE_DIRECTORY": "/srv/state"]) == "/srv/state/commits.sqlite")
+        #expect(try parse("repositories: [acme/widgets]\n").resolvedStorePath(environment: ["HOME": "/home/x"])
+                == "/home/x/.local/share/commits-mirror/commits.sqlite")
     }
 
     @Test func minimalFileTakesTheDefaults() throws {

@@ -92,7 +92,7 @@ struct ConfigurationLoader {
     let directory: String?
 
     enum TopKey: String, CaseIterable {
-        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap
+        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen
     }
 
     enum RepositoryKey: String, CaseIterable {
@@ -147,6 +147,13 @@ struct ConfigurationLoader {
                     throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a whole number of requests", expected: expected)
                 }
                 configuration.rateLimitReserve = reserve
+            case .metrics_listen:
+                let expected = "HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464"
+                let text = try string(value, key: keyText, expected: expected)
+                guard let address = ListenAddress(parsing: text) else {
+                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not HOST:PORT", expected: expected)
+                }
+                configuration.metricsListen = address
             case .log_level:
                 let expected = "one of \(Self.levels)"
                 let text = try string(value, key: keyText, expected: expected)

@@ -63,6 +63,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var rateLimitReserve: Int
     /// `log_level`: the service's log level.
     public var logLevel: Logger.Level
+    /// `metrics_listen`: where commitsd serves /metrics, /healthz and /readyz (off when `nil`).
+    public var metricsListen: ListenAddress?
 
     public static let defaultInterval: Duration = .seconds(15 * 60)
     public static let defaultRateLimitReserve = 0
@@ -88,6 +90,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
             && lhs.repositories == rhs.repositories && lhs.defaultInterval == rhs.defaultInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
+            && lhs.metricsListen == rhs.metricsListen
     }
 
     /// How often `repository` is polled.
@@ -99,6 +102,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     /// The packaged location, used when nothing else names a file.
     public static let systemPath = "/etc/commits-mirror/config.yaml"
+    /// The store of the packaged service (`StateDirectory=commits-mirror`).
+    public static let systemStorePath = "/var/lib/commits-mirror/commits.sqlite"
 
     /// The configuration file to read: `explicit` (given by the user), else
     /// `$COMMITS_MIRROR_CONFIG`, else `$CONFIGURATION_DIRECTORY/config.yaml`
@@ -119,7 +124,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     // MARK: - Settings with the environment applied
 
     /// `$COMMITS_DB`, else `store`, else `$STATE_DIRECTORY/commits.sqlite`
-    /// (systemd's `StateDirectory=`), else the per-user default.
+    /// (systemd's `StateDirectory=`), else for /etc/commits-mirror/config.yaml
+    /// /var/lib/commits-mirror/commits.sqlite, else the per-user default.
     public func resolvedStorePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
         if let store { return store }
@@ -127,6 +133,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
             let first = directory.split(separator: ":").first.map(String.init) ?? directory
             return first + "/commits.sqlite"
         }
+        // The packaged configuration without `store`: where its service keeps it
+        // (StateDirectory=commits-mirror), so `commitsctl query --config` finds it too.
+        if source == Self.systemPath { return Self.systemStorePath }
         return StorePath.resolve(explicit: nil, environment: environment)
     }
 
@@ -176,6 +185,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("default_interval", defaultInterval, new.defaultInterval, DurationText.format)
         compare("rate_limit_reserve", rateLimitReserve, new.rateLimitReserve, { "\($0)" })
         compare("log_level", logLevel, new.logLevel, { $0.rawValue })
+        compare("metrics_listen", metricsListen, new.metricsListen, { $0?.description ?? "(not set)" })
 
         let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -14,8 +14,15 @@ public final class MirrorReader {
     public init(path: String) throws {
         self.path = path
         try StoreFile.refuseUnusablePath(path)
-        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
-        db = try StoreFile.open(path, mode: .readOnly)
+        guard try StorePath.exists(path) else { throw StoreError.missing(path: path) }
+        do {
+            db = try StoreFile.open(path, mode: .readOnly)
+        } catch StoreError.cannotOpen, StoreError.readOnly, StoreError.readOnlyDirectory
+                    where !StorePath.isDirectoryWritable(for: path) && !StorePath.hasSideFiles(path) {
+            // A WAL reader needs -wal and -shm; one that may not create them there
+            // (a member of the service's group) reads only once a writer left them.
+            throw StoreError.sideFilesMissing(path: path)
+        }
         do {
             if try !Schema.migrator.pendingMigrations(in: db).isEmpty { throw StoreError.readOnlyNeedsMigration(path: path) }
         } catch {

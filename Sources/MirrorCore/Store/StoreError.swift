@@ -4,6 +4,10 @@ import SQLite
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotCreateDirectory(String, reason: String)
     case missing(path: String)
+    /// This user may not read the store: `blocked` is the directory or file that refuses it.
+    case permissionDenied(path: String, blocked: String)
+    /// Read-only, in a directory this user cannot write, and the WAL side files are missing.
+    case sideFilesMissing(path: String)
     /// The path names a directory, FIFO, device or socket; refused before anything opens it.
     case notAFile(path: String, kind: FileKind)
     /// An empty path.
@@ -39,6 +43,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "cannot create the store directory \(directory): \(reason)"
         case .missing(let path):
             return "no store at \(path)"
+        case .permissionDenied(let path, let blocked):
+            let what = blocked == path ? "the file itself is not readable by this user"
+                : blocked.hasSuffix("-wal") || blocked.hasSuffix("-shm") ? "its WAL side file \(blocked) is not readable by this user"
+                : "this user may not enter the directory \(blocked)"
+            return "permission denied reading the store \(path): \(what); run as the store's owner or a member of its group (for the service: the commits-mirror group), or fix the permissions"
+        case .sideFilesMissing(let path):
+            return "cannot read the store \(path) without \(path)-wal and \(path)-shm, and this user may not create them in \(StorePath.directory(of: path)); start the service (or run one sync as its user) once: the files then stay"
         case .notAFile(let path, let kind):
             return "the store path \(path) is \(kind), not a store file"
         case .emptyPath:

@@ -26,6 +26,42 @@ public enum StorePath {
         URL(fileURLWithPath: path).deletingLastPathComponent().path
     }
 
+    /// Whether the store file exists. A path this user may not look at (an
+    /// unsearchable directory, an unreadable file or side file) is an error
+    /// naming it, never "no store".
+    public static func exists(_ path: String) throws -> Bool {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return false }
+            if code == EACCES {
+                throw StoreError.permissionDenied(path: path, blocked: firstUnsearchable(along: path) ?? directory(of: path))
+            }
+            return false
+        }
+        if access(path, R_OK) != 0 { throw StoreError.permissionDenied(path: path, blocked: path) }
+        // SQLite reads the WAL side files too; one this user cannot read fails the open.
+        for side in [path + "-wal", path + "-shm"] where access(side, F_OK) == 0 && access(side, R_OK) != 0 {
+            throw StoreError.permissionDenied(path: path, blocked: side)
+        }
+        return true
+    }
+
+    /// The first directory on the way to `path` this user may not search (x), if any.
+    static func firstUnsearchable(along path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in directory(of: path).split(separator: "/") {
+            prefix += "/" + component
+            if access(prefix, X_OK) != 0 { return prefix }
+        }
+        return nil
+    }
+
+    /// Whether both WAL side files (`-wal`, `-shm`) are there.
+    static func hasSideFiles(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path + "-wal") && FileManager.default.fileExists(atPath: path + "-shm")
+    }
+
     /// False when the store's directory exists but this user may not create files in it.
     static func isDirectoryWritable(for path: String) -> Bool {
         let directory = directory(of: path)

@@ -23,8 +23,9 @@ extension Commitsctl {
         @Argument(help: "Files of saved responses; - reads standard input.")
         var files: [String]
 
-        @OptionGroup var config: ConfigOptions
         @OptionGroup var store: StoreOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
 
         /// Commits per transaction.
         static let batchSize = 1000

@@ -20,8 +20,9 @@ extension Commitsctl {
         @Flag(help: "The same as --format json (kept for scripts written before --format).")
         var json = false
 
-        @OptionGroup var config: ConfigOptions
         @OptionGroup var store: StoreOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
 
         /// One row of `status --json`.
         struct Row: Encodable {
@@ -141,7 +142,7 @@ extension Commitsctl {
             var states: [SyncState] = []
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
-            if configuration == nil || FileManager.default.fileExists(atPath: storePath) {
+            if try configuration == nil || StorePath.exists(storePath) {
                 let mirror = try MirrorReader(path: storePath)
                 states = try mirror.syncStates()
                 let names = Set(states.map { $0.repository.lowercased() })

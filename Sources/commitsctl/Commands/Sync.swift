@@ -30,8 +30,15 @@ extension Commitsctl {
         @Option(help: "Log level for diagnostics on stderr (trace, debug, info, notice, warning, error, critical).")
         var logLevel: Logger.Level = .error
 
-        @OptionGroup var config: ConfigOptions
+        @Flag(help: "Show progress on stderr even when it is not a terminal (by default only a terminal gets progress, so cron mails only errors).")
+        var progress = false
+
+        @Option(help: "After the run, write its metrics (Prometheus text) to this file atomically, for node_exporter's textfile collector.")
+        var metricsTextfile: String?
+
         @OptionGroup var store: StoreOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
         @OptionGroup var github: GitHubOptions
 
         func validate() throws {
@@ -70,10 +77,20 @@ extension Commitsctl {
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
                 reportUpgrade(of: try MirrorStore(path: settings.storePath))
                 let sync = RepositorySync(storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl")
+                let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
+                let recorder = textfile.map {
+                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token?.source ?? "none")
+                }
+                defer {
+                    if let textfile, let recorder {
+                        recorder.finish(storePath: settings.storePath)
+                        do { try textfile.write() } catch { printError("\(error)") }
+                    }
+                }
 
                 if repository != nil {
                     // One repository: its error is the command's error (exit status as documented).
-                    switch await run(sync, targets[0]) {
+                    switch await run(sync, targets[0], recorder) {
                     case .synced(let report): print(report.summary)
                     case .skipped(let holder): throw RepositoryLockError.busy(repository: targets[0].name, holder: holder)
                     case .rateLimited(let error, _): throw error
@@ -82,24 +99,29 @@ extension Commitsctl {
                     }
                     return
                 }
-                throw ExitCode(await syncAll(targets, sync))
+                throw ExitCode(await syncAll(targets, sync, recorder))
             }
         }
 
-        private func run(_ sync: RepositorySync, _ target: MirrorConfiguration.Repository) async -> RepositorySync.Outcome {
-            let reporter = ProgressReporter()
+        private func run(_ sync: RepositorySync, _ target: MirrorConfiguration.Repository,
+                         _ recorder: SyncMetricsRecorder?) async -> RepositorySync.Outcome {
+            let reporter = ProgressReporter(enabled: progress || Terminal.standardErrorIsTerminal)
             defer { reporter.finish() }
-            return await sync.run(target.name, branch: target.branch, progress: reporter.report)
+            let started = ContinuousClock.now
+            let outcome = await sync.run(target.name, branch: target.branch, progress: reporter.report)
+            recorder?.record(target, outcome, duration: ContinuousClock.now - started)
+            return outcome
         }
 
         /// Every configured repository once, in order; one line each. Returns the exit status.
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
-        private func syncAll(_ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync) async -> Int32 {
+        private func syncAll(_ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
+                             _ recorder: SyncMetricsRecorder?) async -> Int32 {
             var failed = 0
             var tryLater = 0
             targets: for (index, target) in targets.enumerated() {
-                switch await run(sync, target) {
+                switch await run(sync, target, recorder) {
                 case .synced(let report):
                     print(report.summary)
                 case .skipped(let holder):

@@ -5,7 +5,7 @@ import MirrorCore
 /// `--config`: the configuration file shared with commitsd (store, API URL,
 /// token file, repositories). Flags and the environment override its values.
 struct ConfigOptions: ParsableArguments {
-    @Option(help: "The configuration file (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml).")
+    @Option(help: "The configuration file, e.g. /etc/commits-mirror/config.yaml (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml).")
     var config: String?
 
     func validate() throws {
@@ -38,7 +38,7 @@ struct ResolvedSettings {
     init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) {
         self.configuration = configuration
         storePath = store.path.flatMap { $0.isEmpty ? nil : $0 }
-            ?? configuration?.resolvedStorePath() ?? store.resolvedPath
+            ?? configuration?.resolvedStorePath() ?? StorePath.resolve(explicit: nil)
         if let github {
             apiURL = github.apiURL ?? configuration?.resolvedAPIURL() ?? github.resolvedAPIURL
         } else {

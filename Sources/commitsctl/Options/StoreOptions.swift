@@ -1,12 +1,25 @@
 import ArgumentParser
+import Foundation
 import MirrorCore
 
-/// `--db`, shared by every command that opens the store.
+/// `--db` and `--config`, shared by every command that opens the store: a
+/// reading command pointed at the service's configuration finds its store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The store file (default: $COMMITS_DB, else $XDG_DATA_HOME/commits-mirror/commits.sqlite).")
+    @Option(name: .customLong("db"), help: "The store file (default: $COMMITS_DB, else the configuration's store, else $XDG_DATA_HOME/commits-mirror/commits.sqlite).")
     var path: String?
 
-    var resolvedPath: String { StorePath.resolve(explicit: path) }
+    @OptionGroup var configuration: ConfigOptions
+
+    /// `--db`, else `$COMMITS_DB`, else the store named by `--config` /
+    /// `$COMMITS_MIRROR_CONFIG`, else the per-user default. Throws when the
+    /// named configuration cannot be read.
+    var resolvedPath: String {
+        get throws {
+            if let path, !path.isEmpty { return path }
+            if let configuration = try configuration.load() { return configuration.resolvedStorePath() }
+            return StorePath.resolve(explicit: nil)
+        }
+    }
 
     func validate() throws {
         // An empty $COMMITS_DB means unset; an explicit empty flag is a mistake (an unset variable in a script).

@@ -5,11 +5,18 @@ import MirrorCore
 /// line every 10 seconds otherwise (logs, cron mail).
 final class ProgressReporter {
     private let interactive = Terminal.standardErrorIsTerminal
+    /// Off when stderr is not a terminal unless `--progress`: cron mails only errors.
+    private let enabled: Bool
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
     private var lastPrinted = ContinuousClock.now
     private var drewLine = false
 
     func report(_ progress: SyncProgress) {
         SyncInterruption.note(progress)
+        guard enabled else { return }
         let now = ContinuousClock.now
         let interval: Duration = interactive ? .milliseconds(200) : .seconds(10)
         guard now - lastPrinted >= interval else { return }

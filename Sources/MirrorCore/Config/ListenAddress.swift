@@ -1,0 +1,26 @@
+import Foundation
+
+/// `HOST:PORT` (or `[IPv6]:PORT`) for a listening socket, as `metrics_listen` spells it.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    /// 0 asks the kernel for a free port (tests).
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public init?(parsing text: String) {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65_535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" ") else { return nil }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,89 @@
+import CoreMetrics
+import Foundation
+
+/// The metrics commitsd serves at `/metrics` and `commitsctl sync
+/// --metrics-textfile` writes, recorded through swift-metrics into the factory
+/// given (a Prometheus registry in both programs), so the names and labels are
+/// the same wherever they are read. Names follow Prometheus conventions:
+/// `_total` counters, `_seconds` units, one metric per meaning.
+public struct MirrorMetrics: Sendable {
+    /// How one sync attempt of one repository ended (the `outcome` label).
+    public enum SyncOutcome: String, Sendable {
+        case success
+        case failure
+        case rateLimited = "rate_limited"
+        /// Another process held the repository's writer lock.
+        case skipped
+        case interrupted
+    }
+
+    public static let prefix = "commits_mirror_"
+    public static let syncDurationName = prefix + "sync_duration_seconds"
+    /// From a 304 poll (milliseconds) to a first walk of a large history (minutes).
+    public static let syncDurationBuckets: [Duration] = [
+        .milliseconds(50), .milliseconds(250), .seconds(1), .seconds(5), .seconds(15), .seconds(60),
+        .seconds(300), .seconds(900),
+    ]
+
+    let factory: any MetricsFactory
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    /// One finished sync attempt: its outcome, and for a completed sync its duration.
+    public func recordSync(repository: RepositoryName, outcome: SyncOutcome, duration: Duration?) {
+        let name = repository.description.lowercased()
+        Counter(label: Self.prefix + "syncs_total", dimensions: [("repository", name), ("outcome", outcome.rawValue)],
+                factory: factory).increment()
+        if let duration {
+            let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+            CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [("repository", name)], factory: factory)
+                .recordNanoseconds(nanoseconds)
+        }
+    }
+
+    /// The requests a client made since `before` (its usage counters only grow),
+    /// by outcome: `fetched` (answered with a body, any status but 304), `not_modified` (a 304), `retried` (a retry after a failure).
+    public func recordRequests(since before: GitHubClient.Usage, now: GitHubClient.Usage) {
+        let notModified = max(0, now.notModified - before.notModified)
+        let answered = max(0, now.requests - before.requests)
+        let retried = max(0, now.retries - before.retries)
+        for (outcome, count) in [("fetched", answered - notModified), ("not_modified", notModified), ("retried", retried)] {
+            // Created even at zero, so every outcome is a series from the first scrape.
+            let counter = Counter(label: Self.prefix + "requests_total", dimensions: [("outcome", outcome)], factory: factory)
+            if count > 0 { counter.increment(by: count) }
+        }
+    }
+
+    /// The rate limit last seen for a token. `token` names where the token came
+    /// from (`GitHubToken.source`), never the token itself.
+    public func recordRateLimit(_ rateLimit: RateLimitStatus?, token: String) {
+        guard let rateLimit else { return }
+        Gauge(label: Self.prefix + "rate_limit_remaining", dimensions: [("token", token)], factory: factory)
+            .record(rateLimit.remaining)
+        if let resetAt = rateLimit.resetAt {
+            Gauge(label: Self.prefix + "rate_limit_reset_timestamp_seconds", dimensions: [("token", token)], factory: factory)
+                .record(resetAt.timeIntervalSince1970.rounded())
+        }
+    }
+
+    /// What the store holds: commits per repository and the last success per
+    /// repository and branch. Read from the store, so a restarted commitsd
+    /// reports them before its first sync.
+    public func recordStored(_ store: MirrorReader) throws {
+        var commits: [String: Int] = [:]
+        for state in try store.syncStates() {
+            let name = state.repository.lowercased()
+            commits[name] = max(commits[name] ?? 0, state.commits)
+            if let text = state.lastSuccessAt, let date = ISO8601Timestamp.parse(text) {
+                Gauge(label: Self.prefix + "last_success_timestamp_seconds",
+                      dimensions: [("repository", name), ("branch", state.branch)], factory: factory)
+                    .record(date.timeIntervalSince1970)
+            }
+        }
+        for (name, count) in commits {
+            Gauge(label: Self.prefix + "commits", dimensions: [("repository", name)], factory: factory).record(count)
+        }
+    }
+}

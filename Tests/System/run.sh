@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The package under a real systemd (README, "Install as a service"): a minimal
+# Debian 12 root made by debootstrap (cached outside the clone between runs),
+# `apt-get install ./commits-mirror_*.deb` inside it, booted with
+# `systemd-nspawn -b` on the host's network so it reaches a github-sim on the
+# host's loopback, and driven from outside with nsenter. Checks: the service
+# becomes active without a warning and syncs; `systemctl reload` applies a
+# changed configuration; /metrics answers; a member of the commits-mirror group
+# reads the store with commitsd stopped; `systemctl stop` takes seconds; the
+# timer runs a one-shot sync; `systemd-analyze security` <= 2.0; remove keeps
+# the store and purge names it.
+#   Tests/System/run.sh [DEB]    (default: the newest dist/commits-mirror_*.deb)
+# Skips (exit 0, saying why) where it cannot run: not root, or nspawn cannot boot here.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$(date +%s)
+say() { echo "system-test: $*"; }
+# Between two polls of a condition that has its own deadline (never as a wait for something to be done).
+pause() { sleep 0.2; }
+skip() { say "SKIPPED: $*"; exit 0; }
+fail() { say "FAILED: $*"; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (debootstrap, systemd-nspawn)"
+if ! command -v systemd-nspawn >/dev/null || ! command -v debootstrap >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap systemd-container >/dev/null \
+        || skip "cannot install debootstrap and systemd-container"
+fi
+deb=${1:-$(ls -t dist/commits-mirror_*.deb 2>/dev/null | head -1)}
+[[ -f $deb ]] || fail "no package: run make deb first"
+sim=${GITHUB_SIM:-$(swift build -c release --show-bin-path)/github-sim}
+[[ -x $sim ]] || fail "no $sim: run swift build -c release first"
+
+# The cached root: made once (a few minutes), atomically, so a failed run never leaves half a root.
+cache=${COMMITS_MIRROR_SYSTEST_CACHE:-/var/cache/commits-mirror/debootstrap-bookworm}
+if [[ ! -d $cache ]]; then
+    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+    [[ -n $mirror ]] || skip "no Debian mirror configured for apt on this machine"
+    say "debootstrap bookworm into $cache (once; cached)"
+    mkdir -p "$(dirname "$cache")"
+    rm -rf "$cache.tmp"
+    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,libcurl4,libsqlite3-0,zlib1g,adduser \
+        bookworm "$cache.tmp" "$mirror" >/tmp/commits-mirror-debootstrap.log 2>&1 \
+        || { tail -5 /tmp/commits-mirror-debootstrap.log; skip "debootstrap failed (no mirror reachable?)"; }
+    mv "$cache.tmp" "$cache"
+fi
+
+# A throwaway copy per run (the cache stays pristine).
+work=$(mktemp -d /var/tmp/commits-mirror-systest.XXXXXX)
+root=$work/root
+machine=cm-systest-$$
+nspawn_pid= sim_pid=
+cleanup() {
+    [[ -n $nspawn_pid ]] && kill -TERM "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null || true
+    [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+cp -a "$cache" "$root"
+cp "$deb" "$root/root/commits-mirror.deb"
+
+# github-sim on the host's loopback; the container shares the host's network.
+"$sim" --synthetic acme/widgets=600:3 --synthetic acme/gadgets=300:5 --head-back acme/widgets=20 \
+    >"$work/sim.url" 2>"$work/sim.log" &
+sim_pid=$!
+until [[ -s $work/sim.url ]]; do kill -0 "$sim_pid" 2>/dev/null || fail "github-sim did not start: $(cat "$work/sim.log")"; pause; done
+api=$(head -1 "$work/sim.url")
+metrics_port=$((20000 + $$ % 20000))
+
+# Boot. nspawn's own failure to boot (no cgroup access, no namespaces) is a skip, not a failure.
+systemd-nspawn --quiet --directory="$root" --machine="$machine" --boot --register=no --keep-unit \
+    --console=passive >"$work/nspawn.log" 2>&1 &
+nspawn_pid=$!
+inside() { nsenter --target "$leader" --mount --uts --ipc --net --pid --root --wd -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+leader=
+deadline=$((SECONDS + 60))
+while [[ -z $leader ]]; do
+    kill -0 "$nspawn_pid" 2>/dev/null || skip "systemd-nspawn cannot boot here: $(tail -3 "$work/nspawn.log" | tr '\n' ' ')"
+    ((SECONDS < deadline)) || skip "systemd-nspawn started no init within 60 s"
+    leader=$(pgrep -P "$nspawn_pid" -x systemd | head -1 || true)
+    [[ -n $leader ]] || pause
+done
+# systemctl needs systemd's private socket, which appears a little after init starts.
+until inside test -S /run/systemd/private; do
+    ((SECONDS < deadline)) || skip "systemd in the container never opened its control socket"
+    pause
+done
+state=$(inside timeout 120 systemctl is-system-running --wait || true)
+[[ $state == running || $state == degraded ]] || skip "the container did not finish booting ($state)"
+boot=$(date +%s)
+say "booted ($state) in $((boot - started)) s"
+
+# Install like an operator: the package, a configuration, the token.
+inside apt-get install -y -qq /root/commits-mirror.deb >"$work/install.log" 2>&1 \
+    || fail "apt-get install: $(tail -5 "$work/install.log")"
+inside systemctl is-enabled commitsd >/dev/null 2>&1 && fail "commitsd is enabled before it is configured"
+inside systemctl is-active commitsd >/dev/null 2>&1 && fail "commitsd started before it is configured"
+inside getent group commits-mirror >/dev/null || fail "no commits-mirror group after install"
+[[ $(inside stat -c %U:%a /var/lib/commits-mirror) == commits-mirror:750 ]] || fail "state directory: $(inside stat -c %U:%a /var/lib/commits-mirror)"
+write_config() {
+    inside sh -c "cat > /etc/commits-mirror/config.yaml" <<YAML
+api_url: $api
+default_interval: 1h
+metrics_listen: 127.0.0.1:$metrics_port
+repositories:
+$(for repository in "$@"; do echo "  - $repository"; done)
+YAML
+}
+write_config acme/widgets
+inside sh -c 'umask 077; echo system-test-token > /etc/commits-mirror/token'
+inside commitsd --check-config --config /etc/commits-mirror/config.yaml >/dev/null || fail "commitsd --check-config"
+
+# Poll a condition (a command) for up to $1 seconds.
+eventually() {
+    local limit=$1; shift
+    local until=$((SECONDS + limit))
+    until "$@"; do ((SECONDS < until)) || return 1; pause; done
+}
+synced() {
+    inside commitsctl status --config /etc/commits-mirror/config.yaml --json >"$work/status.json" 2>&1 || return 1
+    python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin) if r["repository"] == sys.argv[1]]
+sys.exit(0 if rows and rows[0]["complete"] and rows[0]["last_success_at"] and not rows[0]["last_error"] else 1)' "$1" <"$work/status.json"
+}
+
+# 1. Enabled, active, synced; no warning at start.
+inside systemctl enable --now commitsd >/dev/null 2>&1 || fail "systemctl enable --now commitsd: $(inside journalctl -u commitsd --no-pager | tail -5)"
+[[ $(inside systemctl is-active commitsd) == active ]] || fail "commitsd is not active"
+eventually 60 synced acme/widgets || fail "acme/widgets never synced: $(cat "$work/status.json"; inside journalctl -u commitsd --no-pager | tail -5)"
+say "commitsd active and synced acme/widgets"
+warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail|error|errno' || true)
+[[ -z $warnings ]] || fail "commitsd logged at start: $warnings"
+
+# 2. Metrics on the host's loopback.
+metrics=$(curl -fsS "http://127.0.0.1:$metrics_port/metrics") || fail "no /metrics on 127.0.0.1:$metrics_port"
+stored=$(python3 -c 'import json, sys; print([r for r in json.load(sys.stdin) if r["repository"] == "acme/widgets"][0]["commits"])' <"$work/status.json")
+grep -qE "^commits_mirror_commits\{repository=\"acme/widgets\"\} $stored(\.0)?\$" <<<"$metrics" \
+    || fail "/metrics lacks the commit count: $(grep commits_mirror_commits <<<"$metrics")"
+grep -q '^commits_mirror_last_success_timestamp_seconds{' <<<"$metrics" || fail "/metrics lacks last_success"
+curl -fsS "http://127.0.0.1:$metrics_port/readyz" >/dev/null || fail "/readyz not ready"
+
+# 3. A changed configuration, applied by systemctl reload (no /bin/kill in this root).
+inside test -e /bin/kill && say "note: /bin/kill exists in the root"
+write_config acme/widgets acme/gadgets
+inside systemctl reload commitsd || fail "systemctl reload commitsd failed"
+eventually 30 synced acme/gadgets || fail "acme/gadgets not synced after reload: $(inside journalctl -u commitsd --no-pager | tail -5)"
+inside journalctl -u commitsd --no-pager -o cat | grep -q 'repository added: acme/gadgets' || fail "the reload was not logged"
+say "systemctl reload applied a new repository"
+
+# 4. systemctl stop within seconds.
+t0=$(date +%s%N)
+inside systemctl stop commitsd
+stop_ms=$((($(date +%s%N) - t0) / 1000000))
+((stop_ms < 5000)) || fail "systemctl stop took $stop_ms ms"
+say "systemctl stop took $stop_ms ms"
+
+# 5. A member of the commits-mirror group reads the store while commitsd is stopped.
+inside useradd --create-home --groups commits-mirror reader
+author=$(inside commitsctl authors --config /etc/commits-mirror/config.yaml --top 1 --format json \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["name"])')
+out=$(inside runuser -u reader -- commitsctl query --config /etc/commits-mirror/config.yaml --author "$author" --limit 3 2>&1) \
+    || fail "the group member cannot query: $out"
+grep -q "$author" <<<"$out" || fail "the group member's query printed no commits by $author: $out"
+out=$(inside runuser -u nobody -- commitsctl query --config /etc/commits-mirror/config.yaml --limit 1 2>&1) && fail "nobody could read the store"
+grep -q 'permission denied' <<<"$out" || fail "an outsider is not told it is a permission problem: $out"
+say "a commits-mirror group member queried the stopped service's store; an outsider got: $out"
+
+# 6. The timer runs a one-shot sync (made due at once by a runtime drop-in).
+curl -fsS -X POST "$api/_sim/repos/acme/widgets/head?forward=20" >/dev/null
+inside mkdir -p /run/systemd/system/commits-sync.timer.d
+inside sh -c 'printf "[Timer]\nOnCalendar=\nOnActiveSec=1s\nRandomizedDelaySec=0\n" > /run/systemd/system/commits-sync.timer.d/now.conf'
+inside systemctl daemon-reload
+inside systemctl start commits-sync.timer
+done_sync() { [[ $(inside systemctl show commits-sync.service -p ExecMainExitTimestampMonotonic --value) != 0 ]]; }
+eventually 60 done_sync || fail "the timer never ran commits-sync.service"
+[[ $(inside systemctl show commits-sync.service -p Result --value) == success ]] \
+    || fail "commits-sync.service: $(inside journalctl -u commits-sync --no-pager | tail -5)"
+out=$(inside journalctl -u commits-sync.service --no-pager -o cat)
+grep -qE 'acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "the one-shot did not sync the new commits: $out"
+warnings=$(grep -iE 'warn|fail|error|errno' <<<"$out" || true)
+[[ -z $warnings ]] || fail "the one-shot logged: $warnings"
+say "the timer ran a one-shot sync: $(grep -o 'acme/widgets@main: [0-9]* new' <<<"$out")"
+
+# 7. The sandbox.
+exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')
+[[ -n $exposure ]] || fail "systemd-analyze security printed no score"
+awk -v e="$exposure" 'BEGIN {exit !(e <= 2.0)}' || fail "systemd-analyze security: $exposure > 2.0"
+say "systemd-analyze security commitsd: $exposure"
+
+# 8. remove keeps the store; purge removes configuration and user, and names the store.
+inside apt-get remove -y -qq commits-mirror >/dev/null 2>&1 || fail "apt-get remove"
+inside test -f /var/lib/commits-mirror/commits.sqlite || fail "remove deleted the store"
+inside test -f /etc/commits-mirror/config.yaml || fail "remove deleted the configuration"
+out=$(inside apt-get purge -y commits-mirror 2>&1) || fail "apt-get purge: $out"
+grep -q '/var/lib/commits-mirror' <<<"$out" || fail "purge did not say where the store is: $out"
+inside test -e /etc/commits-mirror && fail "purge left /etc/commits-mirror"
+inside getent passwd commits-mirror >/dev/null && fail "purge left the user"
+inside test -f /var/lib/commits-mirror/commits.sqlite || fail "purge deleted the store"
+
+say "passed in $(($(date +%s) - started)) s ($((boot - started)) s to boot)"
