@@ -19,7 +19,8 @@ extension Commitsctl {
 
         @OptionGroup var pager: PagerOptions
 
-        @OptionGroup var config: ConfigOptions
+        /// `--config`, declared by `StoreOptions` so every store-opening command has it.
+        var config: ConfigOptions { store.configuration }
 
         @OptionGroup var store: StoreOptions
 
