@@ -73,10 +73,10 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             if request.method != .HEAD {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
             }
-            let keepAlive = request.isKeepAlive
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { context.close(promise: nil) }
-            }
+            // Closing in the write's completion would capture the (non-Sendable) context;
+            // a close issued after the write is ordered after it on the channel anyway.
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            if !request.isKeepAlive { context.close(promise: nil) }
         }
     }
 

@@ -182,8 +182,7 @@ struct SyncService: Service, CustomStringConvertible {
         if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
         let sync = RepositorySync(storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd")
         // A graceful shutdown cancels the sync; it stops at a page boundary.
-        let outcome = await (try? cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) })
-            ?? .interrupted
+        let outcome = await cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) }
         switch outcome {
         case .synced(let report):
             return .synced(report)

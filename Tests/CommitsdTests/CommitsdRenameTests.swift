@@ -36,8 +36,9 @@ import Testing
                 try simulator.moveHead(owner: "newco", name: "gadgets", forward: 10)
                 #expect(try await waitUntil(timeout: .seconds(20)) { try caughtUp() }, "\(daemon.log)")
             }
-            let polls = daemon.log.components(separatedBy: "sync finished").count - 1
-            #expect(polls >= 4, "\(daemon.log)")
+            // The first sync and one per push, each logged once its sync state is recorded.
+            #expect(await waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "sync finished").count - 1 >= 4 },
+                    "\(daemon.log)")
             #expect(!daemon.log.contains(" error "), "\(daemon.log)")
             let rows = try Connection(path: store, mode: .readOnly)
                 .prepare("SELECT full_name, github_id FROM repositories").map { "\($0.string(0)) \($0.int(1))" }

@@ -17,8 +17,8 @@ public final class MirrorReader {
         guard try StorePath.exists(path) else { throw StoreError.missing(path: path) }
         do {
             db = try StoreFile.open(path, mode: .readOnly)
-        } catch StoreError.cannotOpen, StoreError.readOnly, StoreError.readOnlyDirectory
-                    where !StorePath.isDirectoryWritable(for: path) && !StorePath.hasSideFiles(path) {
+        } catch let error as StoreError where error.isOpenRefusal && !StorePath.isDirectoryWritable(for: path)
+                    && !StorePath.hasSideFiles(path) {
             // A WAL reader needs -wal and -shm; one that may not create them there
             // (a member of the service's group) reads only once a writer left them.
             throw StoreError.sideFilesMissing(path: path)

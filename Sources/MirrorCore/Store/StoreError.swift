@@ -37,6 +37,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotWriteBackup(backup: String, reason: String)
     case sqlite(SQLiteError)
 
+    /// SQLite could not open or write the file (as a reader without its WAL side files meets it).
+    var isOpenRefusal: Bool {
+        switch self {
+        case .cannotOpen, .readOnly, .readOnlyDirectory: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .cannotCreateDirectory(let directory, let reason):
