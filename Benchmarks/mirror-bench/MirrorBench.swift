@@ -45,9 +45,10 @@ struct MirrorBench {
                 try fastImport(commits: Dataset.load(path: dataset).reversed())
             } else {
                 guard let commits = options["commits"].flatMap(Int.init) else { usage() }
-                let repository = SyntheticRepository(spec: SyntheticSpec(
-                    commits: commits, authors: Int(options["authors"] ?? "") ?? 200,
-                    seed: UInt64(options["seed"] ?? "") ?? 1))
+                let repository = SyntheticRepository(
+                    spec: SyntheticSpec(
+                        commits: commits, authors: Int(options["authors"] ?? "") ?? 200,
+                        seed: UInt64(options["seed"] ?? "") ?? 1))
                 try fastImport(commits: (0..<repository.count).lazy.map(repository.commit(at:)))
             }
             return
@@ -67,13 +68,15 @@ struct MirrorBench {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("""
-            usage: mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N] [--page-size N]
-                   mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
-                   mirror-bench decode --pages DIR [--runs N]
-                   mirror-bench fast-import (--commits N [--authors N] [--seed N] | --dataset PATH)
+        FileHandle.standardError.write(
+            Data(
+                """
+                usage: mirror-bench generate --db PATH [--commits N] [--authors N] [--seed N] [--page-size N]
+                       mirror-bench time --db PATH --author NAME[,NAME…] --sha SHA[,SHA…] [--runs N]
+                       mirror-bench decode --pages DIR [--runs N]
+                       mirror-bench fast-import (--commits N [--authors N] [--seed N] | --dataset PATH)
 
-            """.utf8))
+                """.utf8))
         exit(64)
     }
 
@@ -127,14 +130,19 @@ struct MirrorBench {
     static func time(path: String, authors: String, shas: String, runs: Int) throws {
         var cases: [(String, (MirrorReader) throws -> Int)] = []
         for author in authors.split(separator: ",").map(String.init) {
-            cases.append(("query --author \"\(author)\" -n 50", { try $0.commits(matching: CommitFilter(author: author, limit: 50)).count }))
+            cases.append(
+                ("query --author \"\(author)\" -n 50", { try $0.commits(matching: CommitFilter(author: author, limit: 50)).count }))
         }
         cases.append(("query --grep fix -n 50", { try $0.commits(matching: CommitFilter(grep: "fix", limit: 50)).count }))
         for sha in shas.split(separator: ",").map(String.init) {
-            cases.append(("show \(sha.prefix(12))", {
-                if case .found = try $0.resolveCommit(sha) { return 1 }
-                return 0
-            }))
+            cases.append(
+                (
+                    "show \(sha.prefix(12))",
+                    {
+                        if case .found = try $0.resolveCommit(sha) { return 1 }
+                        return 0
+                    }
+                ))
         }
         let clock = ContinuousClock()
         for (name, body) in cases {
@@ -150,7 +158,8 @@ struct MirrorBench {
                 samples.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
             }
             samples.sort()
-            print(String(format: "%7.2f ms median (min %.2f, max %.2f)  ", samples[samples.count / 2], samples.first!, samples.last!) + name)
+            print(
+                String(format: "%7.2f ms median (min %.2f, max %.2f)  ", samples[samples.count / 2], samples.first!, samples.last!) + name)
         }
     }
 
@@ -218,13 +227,15 @@ struct MirrorBench {
     static func payload(_ repository: SyntheticRepository, at index: Int, repositoryName: RepositoryName) -> CommitPayload {
         let commit = repository.commit(at: index)
         func signature(_ person: DatasetPerson) -> GitSignature {
-            GitSignature(name: person.name, email: person.email, date: ISO8601Timestamp.parse(person.date) ?? Date(timeIntervalSince1970: 0))
+            GitSignature(
+                name: person.name, email: person.email, date: ISO8601Timestamp.parse(person.date) ?? Date(timeIntervalSince1970: 0))
         }
         let login = repository.people[repository.authorIndex(at: index)].login
         return CommitPayload(
             sha: commit.sha,
-            commit: GitCommit(author: signature(commit.author), committer: signature(commit.committer),
-                              message: commit.message, tree: nil),
+            commit: GitCommit(
+                author: signature(commit.author), committer: signature(commit.committer),
+                message: commit.message, tree: nil),
             htmlURL: "https://github.com/\(repositoryName)/commit/\(commit.sha)",
             author: login.map { GitHubUser(login: $0) },
             committer: nil,

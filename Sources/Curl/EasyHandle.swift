@@ -92,7 +92,8 @@ final class EasyHandle {
                 try set(CURLOPT_COPYPOSTFIELDS, "")
             } else {
                 try body.withUnsafeBytes { bytes in
-                    try check(ccurl_easy_setopt_pointer(rawHandle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!)))
+                    try check(
+                        ccurl_easy_setopt_pointer(rawHandle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!)))
                 }
             }
         } else {
@@ -141,7 +142,8 @@ final class EasyHandle {
             return false
         }
         if responseBody.isEmpty, let length = responseHeaders["content-length"].flatMap(Int.init),
-           length <= maximumBodySize {
+            length <= maximumBodySize
+        {
             responseBody.reserveCapacity(length)
         }
         responseBody.append(contentsOf: bytes)

@@ -102,7 +102,8 @@ final class SimHTTPHandler: ChannelInboundHandler {
         } else if request.version.minor == 0 {
             headers.replaceOrAdd(name: "Connection", value: "keep-alive")  // HTTP/1.0 closes unless told
         }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers))), promise: nil)
 
         if response.disposition == .truncate {
             // Promise the whole body, deliver half, hang up: what a dying proxy does.

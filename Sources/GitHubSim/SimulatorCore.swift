@@ -246,7 +246,8 @@ final class SimulatorCore: Sendable {
     // MARK: - Headers
 
     private static func rateLimitBody(_ rate: RateStatus) -> SimResponse {
-        let core = "{\"limit\":\(rate.limit),\"used\":\(rate.used),\"remaining\":\(rate.remaining),\"reset\":\(rate.reset),\"resource\":\"core\"}"
+        let core =
+            "{\"limit\":\(rate.limit),\"used\":\(rate.used),\"remaining\":\(rate.remaining),\"reset\":\(rate.reset),\"resource\":\"core\"}"
         return .json(.ok, ByteBuffer(string: "{\"resources\":{\"core\":\(core)},\"rate\":\(core)}"))
     }
 

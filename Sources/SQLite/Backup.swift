@@ -41,8 +41,9 @@ extension Connection {
         let finishCode = sqlite3_backup_finish(backup)
         guard stepCode == SQLITE_DONE, finishCode == SQLITE_OK else {
             let code = stepCode == SQLITE_DONE ? finishCode : stepCode
-            throw SQLiteError(code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(destination)),
-                              sql: "backup to \(path)")
+            throw SQLiteError(
+                code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(destination)),
+                sql: "backup to \(path)")
         }
     }
 }

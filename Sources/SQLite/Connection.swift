@@ -25,10 +25,11 @@ public final class Connection {
     /// Opens (or with `.readWrite`, creates) the database at `path`.
     public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(5)) throws {
         var connection: OpaquePointer?
-        let flags: Int32 = switch mode {
-        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        case .readOnly, .inspect: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
-        }
+        let flags: Int32 =
+            switch mode {
+            case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            case .readOnly, .inspect: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            }
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(code: code, connection: connection)
@@ -56,8 +57,9 @@ public final class Connection {
 
     private func configure(mode: Mode, busyTimeout: Duration) throws {
         sqlite3_extended_result_codes(rawConnection, 1)
-        let milliseconds = Int32(busyTimeout.components.seconds * 1000
-            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            busyTimeout.components.seconds * 1000
+                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         sqlite3_busy_timeout(rawConnection, milliseconds)
         // Reading the schema here turns "file is not a database" into an error at open time.
         let journalMode: String
@@ -129,8 +131,9 @@ public final class Connection {
         guard code == SQLITE_OK else {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: ResultCode(rawValue: sqlite3_extended_errcode(rawConnection)),
-                              message: message, sql: sql)
+            throw SQLiteError(
+                code: ResultCode(rawValue: sqlite3_extended_errcode(rawConnection)),
+                message: message, sql: sql)
         }
     }
 

@@ -28,7 +28,8 @@ public struct Migrator: Sendable {
         public var description: String {
             switch self {
             case .newerSchema(let found, let known):
-                return "the store has schema version \(found) but this program knows only up to \(known); upgrade commits-mirror (the store was left untouched)"
+                return
+                    "the store has schema version \(found) but this program knows only up to \(known); upgrade commits-mirror (the store was left untouched)"
             }
         }
     }
@@ -45,8 +46,9 @@ public struct Migrator: Sendable {
 
     /// The highest applied version, or 0 for a new file. Does not write.
     public func appliedVersion(in connection: Connection) throws -> Int {
-        let hasTable = try connection.scalarInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
+        let hasTable =
+            try connection.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
         guard hasTable > 0 else { return 0 }
         return try connection.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0
     }
@@ -75,7 +77,8 @@ public struct Migrator: Sendable {
             let pending = migrations.filter { $0.version > current }
             guard !pending.isEmpty else { return [] }
             try prepare(current)
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY,
                     name TEXT NOT NULL,

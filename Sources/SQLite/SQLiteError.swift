@@ -14,7 +14,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     }
 
     init(code: Int32, connection: OpaquePointer?, sql: String? = nil) {
-        let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+        let message =
+            connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
         self.init(code: ResultCode(rawValue: code), message: message, sql: sql)
     }

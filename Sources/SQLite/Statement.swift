@@ -52,8 +52,9 @@ public final class Statement {
                     guard let start = text.baseAddress, !text.isEmpty else {
                         return sqlite3_bind_text(rawStatement, index, "", 0, csqlite_transient())
                     }
-                    return sqlite3_bind_text64(rawStatement, index, start, sqlite3_uint64(text.count),
-                                               csqlite_transient(), UInt8(SQLITE_UTF8))
+                    return sqlite3_bind_text64(
+                        rawStatement, index, start, sqlite3_uint64(text.count),
+                        csqlite_transient(), UInt8(SQLITE_UTF8))
                 }
             }
         case .blob(let v):

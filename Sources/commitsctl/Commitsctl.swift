@@ -8,7 +8,9 @@ struct Commitsctl: AsyncParsableCommand {
         commandName: "commitsctl",
         abstract: "Mirror GitHub repositories' commit history into SQLite and query it.",
         version: MirrorVersion.current,
-        subcommands: [Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Import.self, Backup.self, Check.self, Prune.self]
+        subcommands: [
+            Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Import.self, Backup.self, Check.self, Prune.self,
+        ]
     )
 
     /// git log habits first (`-5`), then ArgumentParser; usage errors get the

@@ -24,8 +24,9 @@ struct ConfigurationReloader: Sendable {
             do {
                 new = try DaemonSettings.load(path: path, logger: logger)
             } catch {
-                logger.error("configuration reload failed; keeping the running configuration",
-                             metadata: ["error": "\(error)"])
+                logger.error(
+                    "configuration reload failed; keeping the running configuration",
+                    metadata: ["error": "\(error)"])
                 notifier.status("configuration reload failed, running with the previous one: \(error)")
                 continue
             }
@@ -37,15 +38,19 @@ struct ConfigurationReloader: Sendable {
                 logger.notice("configuration changed", metadata: ["config.change": "\(change)"])
             }
             if new.storePath != current.storePath {
-                logger.warning("the store path changed; it takes effect after a restart", metadata: [
-                    "store": "\(current.storePath)", "store.new": "\(new.storePath)",
-                ])
+                logger.warning(
+                    "the store path changed; it takes effect after a restart",
+                    metadata: [
+                        "store": "\(current.storePath)", "store.new": "\(new.storePath)",
+                    ])
             }
             if new.configuration.metricsListen != current.configuration.metricsListen {
-                logger.warning("metrics_listen changed; it takes effect after a restart", metadata: [
-                    "metrics.listen": "\(current.configuration.metricsListen?.description ?? "off")",
-                    "metrics.listen.new": "\(new.configuration.metricsListen?.description ?? "off")",
-                ])
+                logger.warning(
+                    "metrics_listen changed; it takes effect after a restart",
+                    metadata: [
+                        "metrics.listen": "\(current.configuration.metricsListen?.description ?? "off")",
+                        "metrics.listen.new": "\(new.configuration.metricsListen?.description ?? "off")",
+                    ])
             }
             current = new.keepingStore(current.storePath)
             logger.logLevel = logLevelOverride ?? current.configuration.logLevel

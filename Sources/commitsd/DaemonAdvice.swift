@@ -14,7 +14,8 @@ enum DaemonAdvice {
         case let error as GitHubError:
             switch error {
             case .notFound(_, nil):
-                return "check the name in the configuration; a private repository needs a token (token_file, or the github-token credential)"
+                return
+                    "check the name in the configuration; a private repository needs a token (token_file, or the github-token credential)"
             case .notFound(_, .some):
                 return "check the name in the configuration and the token's access"
             case .branchNotFound:
@@ -27,7 +28,9 @@ enum DaemonAdvice {
                 return nil
             }
         case let error as SyncError:
-            if case .repositoryIdentityChanged = error { return "check api_url in the configuration, or mirror the new repository into another store" }
+            if case .repositoryIdentityChanged = error {
+                return "check api_url in the configuration, or mirror the new repository into another store"
+            }
             return nil
         case let error as StoreError:
             switch error {

@@ -16,21 +16,25 @@ struct DaemonSettings: Sendable {
 
     /// Reads, validates and resolves; throws `ConfigurationError` (or
     /// `GitHubToken.TokenError` for an unreadable credential).
-    static func load(path: String, logger: Logger,
-                     environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonSettings {
+    static func load(
+        path: String, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> DaemonSettings {
         let configuration = try MirrorConfiguration.load(contentsOf: path)
         let apiURL = configuration.resolvedAPIURL(environment: environment)
         if APIOrigin.containsCredentials(apiURL) {
             // Never echoed: the part before @ is a password.
             let source = environment["GITHUB_API_URL"]?.isEmpty == false ? "$GITHUB_API_URL " : ""
-            throw ConfigurationError(file: path, key: "api_url", problem: "\(source)must not contain a user name or credentials (…@ before the host)",
-                                     expected: "the URL alone; put the token in GITHUB_TOKEN or token_file")
+            throw ConfigurationError(
+                file: path, key: "api_url", problem: "\(source)must not contain a user name or credentials (…@ before the host)",
+                expected: "the URL alone; put the token in GITHUB_TOKEN or token_file")
         }
         guard let components = URLComponents(string: apiURL), ["http", "https"].contains(components.scheme ?? ""),
-              components.host?.isEmpty == false
+            components.host?.isEmpty == false
         else {
-            throw ConfigurationError(file: path, key: "api_url", problem: "$GITHUB_API_URL '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
-                                     expected: "an http(s) URL such as https://api.github.com")
+            throw ConfigurationError(
+                file: path, key: "api_url", problem: "$GITHUB_API_URL '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
+                expected: "an http(s) URL such as https://api.github.com")
         }
         let token = try configuration.resolveToken(environment: environment) { warning in
             logger.warning("\(warning)")
@@ -48,14 +52,17 @@ struct DaemonSettings: Sendable {
         var storeEnvironment = environment
         if let store = configuration.store, let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty {
             if fromEnvironment != store {
-                logger.warning("ignoring $COMMITS_DB: the configuration names the store", metadata: [
-                    "store": "\(store)", "store.ignored": "\(fromEnvironment)", "config.file": "\(path)",
-                ])
+                logger.warning(
+                    "ignoring $COMMITS_DB: the configuration names the store",
+                    metadata: [
+                        "store": "\(store)", "store.ignored": "\(fromEnvironment)", "config.file": "\(path)",
+                    ])
             }
             storeEnvironment["COMMITS_DB"] = nil
         }
-        return DaemonSettings(configuration: configuration, storePath: configuration.resolvedStorePath(environment: storeEnvironment),
-                              apiURL: apiURL, tokenSource: token?.source, client: client)
+        return DaemonSettings(
+            configuration: configuration, storePath: configuration.resolvedStorePath(environment: storeEnvironment),
+            apiURL: apiURL, tokenSource: token?.source, client: client)
     }
 
     /// Lines describing what a reload changes (configuration keys, and where the token comes from).
@@ -72,7 +79,8 @@ struct DaemonSettings: Sendable {
 
     /// The same settings, on another store path (a changed `store` only takes effect on restart).
     func keepingStore(_ storePath: String) -> DaemonSettings {
-        DaemonSettings(configuration: configuration, storePath: storePath, apiURL: apiURL,
-                       tokenSource: tokenSource, client: client)
+        DaemonSettings(
+            configuration: configuration, storePath: storePath, apiURL: apiURL,
+            tokenSource: tokenSource, client: client)
     }
 }

@@ -92,7 +92,8 @@ struct KeyValueLogHandler: LogHandler {
         var time = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &time)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
-                      time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
+            time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
     }
 }

@@ -31,9 +31,12 @@ struct MetricsServer: Service, CustomStringConvertible {
             }
             .bind(host: address.host, port: address.port).get()
         // The bound address (a test asks for port 0 and reads the port from this line).
-        logger.info("serving metrics", metadata: [
-            "metrics.listen": "\(channel.localAddress.map { "\($0.ipAddress ?? address.host):\($0.port ?? address.port)" } ?? address.description)",
-        ])
+        logger.info(
+            "serving metrics",
+            metadata: [
+                "metrics.listen":
+                    "\(channel.localAddress.map { "\($0.ipAddress ?? address.host):\($0.port ?? address.port)" } ?? address.description)"
+            ])
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
         } onGracefulShutdown: {
@@ -68,8 +71,9 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             headers.add(name: "Content-Type", value: contentType)
             headers.add(name: "Content-Length", value: String(body.count))
             if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
-                          promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
+                promise: nil)
             if request.method != .HEAD {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
             }

@@ -16,7 +16,10 @@ extension Commitsd {
                 """
         )
 
-        @Option(help: "The configuration file (default: $COMMITS_MIRROR_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml, else /etc/commits-mirror/config.yaml).")
+        @Option(
+            help:
+                "The configuration file (default: $COMMITS_MIRROR_CONFIG, else $CONFIGURATION_DIRECTORY/config.yaml, else /etc/commits-mirror/config.yaml)."
+        )
         var config: String?
 
         @Flag(help: "Validate the configuration (and that the token can be read), print a summary and exit: 0 valid, 2 invalid.")
@@ -34,7 +37,9 @@ extension Commitsd {
 
         func run() async throws {
             guard let path = MirrorConfiguration.locate(explicit: config) else {
-                fail("no configuration file: pass --config PATH, set $COMMITS_MIRROR_CONFIG, or create \(MirrorConfiguration.systemPath) (see config/commits-mirror.example.yaml)")
+                fail(
+                    "no configuration file: pass --config PATH, set $COMMITS_MIRROR_CONFIG, or create \(MirrorConfiguration.systemPath) (see config/commits-mirror.example.yaml)"
+                )
                 throw ExitCode(DaemonExit.badConfiguration)
             }
             let bootstrap = makeLogger(level: logLevel ?? MirrorConfiguration.defaultLogLevel)
@@ -47,7 +52,9 @@ extension Commitsd {
             }
             if checkConfig {
                 let repositories = settings.configuration.repositories.map(\.description).joined(separator: ", ")
-                print("\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) \(settings.configuration.repositories.count == 1 ? "repository" : "repositories"): \(repositories)")
+                print(
+                    "\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) \(settings.configuration.repositories.count == 1 ? "repository" : "repositories"): \(repositories)"
+                )
                 return
             }
 
@@ -62,17 +69,20 @@ extension Commitsd {
             do {
                 let store = try MirrorStore(path: settings.storePath)
                 if let upgrade = store.upgraded {
-                    logger.notice("upgraded the store's schema; a copy was made first", metadata: [
-                        "store": "\(settings.storePath)", "store.from_version": "\(upgrade.fromVersion)",
-                        "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
-                    ])
+                    logger.notice(
+                        "upgraded the store's schema; a copy was made first",
+                        metadata: [
+                            "store": "\(settings.storePath)", "store.from_version": "\(upgrade.fromVersion)",
+                            "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
+                        ])
                 }
                 let reader = try MirrorReader(path: store.path)
                 try metrics.recordStored(reader)
-                synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
-                    // Keys for both the explicit branch and "the default branch".
-                    ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
-                })
+                synced = Set(
+                    try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
+                        // Keys for both the explicit branch and "the default branch".
+                        ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
+                    })
             } catch {
                 logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)

@@ -42,10 +42,12 @@ struct SyncService: Service, CustomStringConvertible {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         await withDiscardingTaskGroup { group in
             group.addTask {
-                await ConfigurationReloader(path: configurationPath, initial: initial, notifier: notifier,
-                                            logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel),
-                                            logLevelOverride: logLevelOverride)
-                    .run { continuation.yield(.reload($0)) }
+                await ConfigurationReloader(
+                    path: configurationPath, initial: initial, notifier: notifier,
+                    logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel),
+                    logLevelOverride: logLevelOverride
+                )
+                .run { continuation.yield(.reload($0)) }
             }
             if let interval = notifier.watchdogInterval {
                 group.addTask {
@@ -79,10 +81,12 @@ struct SyncService: Service, CustomStringConvertible {
             }
         }
 
-        logger.info("ready", metadata: [
-            "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
-            "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
-        ])
+        logger.info(
+            "ready",
+            metadata: [
+                "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
+                "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
+            ])
         notifier.ready(status: "ready: \(settings.configuration.repositories.count) repositories")
         continuation.yield(.due)
 
@@ -97,19 +101,22 @@ struct SyncService: Service, CustomStringConvertible {
             while !Task.isShuttingDownGracefully, let job = plan.next, job.due <= .now {
                 if let resume = reservePause(settings: settings) {
                     let wait = max(.zero, resume - .now)
-                    logger.notice("rate limit at the reserve; pausing until the reset", metadata: [
-                        "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
-                        "rate.reserve": "\(settings.configuration.rateLimitReserve)",
-                        "pause.seconds": "\(wait.components.seconds)",
-                    ])
+                    logger.notice(
+                        "rate limit at the reserve; pausing until the reset",
+                        metadata: [
+                            "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
+                            "rate.reserve": "\(settings.configuration.rateLimitReserve)",
+                            "pause.seconds": "\(wait.components.seconds)",
+                        ])
                     plan.pause(until: resume)
                     break
                 }
                 let usageBefore = settings.client.usage
                 let started = ContinuousClock.now
                 let outcome = await sync(job.repository, settings: settings, logger: logger)
-                record(outcome, of: job.repository, settings: settings, usageBefore: usageBefore,
-                       duration: ContinuousClock.now - started, logger: logger)
+                record(
+                    outcome, of: job.repository, settings: settings, usageBefore: usageBefore,
+                    duration: ContinuousClock.now - started, logger: logger)
                 plan.completed(job.repository, now: .now)
                 switch outcome {
                 case .synced(let report):
@@ -135,8 +142,10 @@ struct SyncService: Service, CustomStringConvertible {
     }
 
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
-    private func record(_ outcome: Outcome, of repository: MirrorConfiguration.Repository, settings: DaemonSettings,
-                        usageBefore: GitHubClient.Usage, duration: Duration, logger: Logger) {
+    private func record(
+        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, settings: DaemonSettings,
+        usageBefore: GitHubClient.Usage, duration: Duration, logger: Logger
+    ) {
         let usage = settings.client.usage
         metrics.recordRequests(since: usageBefore, now: usage)
         metrics.recordRateLimit(usage.rateLimit, token: settings.tokenSource ?? "none")
@@ -159,7 +168,7 @@ struct SyncService: Service, CustomStringConvertible {
     private func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
         let reserve = settings.configuration.rateLimitReserve
         guard reserve > 0, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
-              let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
+            let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
         else { return nil }
         return .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
     }
@@ -187,19 +196,22 @@ struct SyncService: Service, CustomStringConvertible {
         case .synced(let report):
             return .synced(report)
         case .skipped(let holder):
-            logger.notice("skipped: another process is syncing this repository; commitsd tries again next interval",
-                          metadata: ["lock.holder": "\(holder)"])
+            logger.notice(
+                "skipped: another process is syncing this repository; commitsd tries again next interval",
+                metadata: ["lock.holder": "\(holder)"])
             return .skipped(holder: holder)
         case .rateLimited(let error, let retryAt):
             let seconds = max(0, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
             let pause: Logger.Metadata = ["pause.seconds": "\(seconds)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]
             if case .reserveReached(let reserve, _) = error {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
-                logger.notice("stopped at the rate-limit reserve; pausing all syncs until the reset",
-                              metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
+                logger.notice(
+                    "stopped at the rate-limit reserve; pausing all syncs until the reset",
+                    metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
             } else {
-                logger.warning("rate limited; pausing all syncs until the reset, then every walk resumes from its checkpoint",
-                               metadata: pause.merging(["error": "\(error)"]) { $1 })
+                logger.warning(
+                    "rate limited; pausing all syncs until the reset, then every walk resumes from its checkpoint",
+                    metadata: pause.merging(["error": "\(error)"]) { $1 })
             }
             return .rateLimited(resume: .now + .seconds(seconds))
         case .interrupted:

@@ -13,7 +13,8 @@ struct SystemdNotifier: Sendable {
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         if let socket = environment["NOTIFY_SOCKET"], !socket.isEmpty,
-           socket.hasPrefix("/") || socket.hasPrefix("@") {
+            socket.hasPrefix("/") || socket.hasPrefix("@")
+        {
             var bytes = Array(socket.utf8)
             if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
             address = bytes

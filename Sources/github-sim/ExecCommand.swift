@@ -22,7 +22,8 @@ enum ExecCommand {
         process.environment = environment
         return try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { finished in
-                let status = finished.terminationReason == .uncaughtSignal
+                let status =
+                    finished.terminationReason == .uncaughtSignal
                     ? 128 + finished.terminationStatus : finished.terminationStatus
                 continuation.resume(returning: status)
             }

@@ -21,13 +21,19 @@ struct GitHubSimCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 0
 
-    @Option(name: .customLong("dataset"), help: ArgumentHelp("Serve a JSON Lines dataset (optionally gzip'd) as a repository.", valueName: "OWNER/NAME=PATH"))
+    @Option(
+        name: .customLong("dataset"),
+        help: ArgumentHelp("Serve a JSON Lines dataset (optionally gzip'd) as a repository.", valueName: "OWNER/NAME=PATH"))
     var datasets: [String] = []
 
-    @Option(name: .customLong("synthetic"), help: ArgumentHelp("Serve a generated history of COMMITS commits from SEED (default 1).", valueName: "OWNER/NAME=COMMITS[:SEED]"))
+    @Option(
+        name: .customLong("synthetic"),
+        help: ArgumentHelp("Serve a generated history of COMMITS commits from SEED (default 1).", valueName: "OWNER/NAME=COMMITS[:SEED]"))
     var synthetic: [String] = []
 
-    @Option(name: .customLong("empty"), help: ArgumentHelp("Serve a repository with no commits (its list endpoint answers 409).", valueName: "OWNER/NAME"))
+    @Option(
+        name: .customLong("empty"),
+        help: ArgumentHelp("Serve a repository with no commits (its list endpoint answers 409).", valueName: "OWNER/NAME"))
     var empty: [String] = []
 
     @Option(help: "Requests per window for each token.")
@@ -42,10 +48,15 @@ struct GitHubSimCommand: AsyncParsableCommand {
     @Option(help: "A file with one accepted token per line; other tokens get 401 (tokens never go on the command line).")
     var tokensFile: String?
 
-    @Option(name: .customLong("head-back"), help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
+    @Option(
+        name: .customLong("head-back"),
+        help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
     var headBack: [String] = []
 
-    @Option(help: ArgumentHelp("Run this shell command against the simulator (GITHUB_API_URL is set), then stop and exit with its status.", valueName: "COMMAND"))
+    @Option(
+        help: ArgumentHelp(
+            "Run this shell command against the simulator (GITHUB_API_URL is set), then stop and exit with its status.",
+            valueName: "COMMAND"))
     var exec: String?
 
     func run() async throws {

@@ -11,13 +11,17 @@ import Testing
     var db: String { directory.path("commits.sqlite") }
 
     func mirror(commits: Int = 800, configuration: SimConfiguration = .init()) async throws -> (GitHubSimulator, ProcessResult) {
-        let simulator = try GitHubSimulator(configuration: configuration, repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 602,
-                          source: .synthetic(SyntheticSpec(commits: commits, authors: 20, mergeEvery: 5, seed: 8))),
-        ])
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [
+                SimRepository(
+                    owner: "acme", name: "widgets", id: 602,
+                    source: .synthetic(SyntheticSpec(commits: commits, authors: 20, mergeEvery: 5, seed: 8)))
+            ])
         try await simulator.start()
-        let result = try await runOffPool("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", simulator.baseURL],
-                             environment: ["GITHUB_TOKEN": SecretScan.token])
+        let result = try await runOffPool(
+            "commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", simulator.baseURL],
+            environment: ["GITHUB_TOKEN": SecretScan.token])
         return (simulator, result)
     }
 
@@ -32,8 +36,9 @@ import Testing
             #expect(backup.status == 0, "\(backup.stderr)")
             let size = try #require(FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int)
             #expect(backup.stdout == "backed up \(db) to \(copy): 1 repository, 800 commits, \(size) bytes; quick_check ok\n")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
-                    "no partial file, -wal or -shm left beside the copy")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
+                "no partial file, -wal or -shm left beside the copy")
             #expect(try StoreInspection(copy).mirroredFacts() == StoreInspection(db).mirroredFacts())
             let checked = try await runOffPool("commitsctl", ["check", "--db", copy])
             #expect(checked.status == 0, "\(checked.stdout)")
@@ -41,13 +46,19 @@ import Testing
             let original = try #require(FileManager.default.contents(atPath: copy))
             let again = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
             #expect(again.status == 1)
-            #expect(again.stderr == "commitsctl: error: \(copy) already exists; a backup never overwrites a file: choose a new path or remove it first\n")
+            #expect(
+                again.stderr
+                    == "commitsctl: error: \(copy) already exists; a backup never overwrites a file: choose a new path or remove it first\n"
+            )
             #expect(FileManager.default.contents(atPath: copy) == original)
 
             let nowhere = directory.path("no/such/dir/copy.sqlite")
             let missing = try await runOffPool("commitsctl", ["backup", nowhere, "--db", db])
             #expect(missing.status == 1)
-            #expect(missing.stderr == "commitsctl: error: cannot write the backup \(nowhere): the directory \(directory.path("no/such/dir")) does not exist; nothing was written there, and the store itself is never changed by a backup\n")
+            #expect(
+                missing.stderr
+                    == "commitsctl: error: cannot write the backup \(nowhere): the directory \(directory.path("no/such/dir")) does not exist; nothing was written there, and the store itself is never changed by a backup\n"
+            )
             #expect(SecretScan.leaks(in: ["sync": synced.stdout + synced.stderr]).isEmpty)
             #expect(SecretScan.leaks(inStoreAt: copy).isEmpty)
         }
@@ -60,12 +71,13 @@ import Testing
             let head = try simulator.headSHA(owner: "acme", name: "widgets")
             let check = try await runOffPool("commitsctl", ["check", "--db", db])
             #expect(check.status == 0)
-            #expect(check.stdout == """
-                integrity: ok
-                foreign keys: ok
-                acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
+            #expect(
+                check.stdout == """
+                    integrity: ok
+                    foreign keys: ok
+                    acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
-                """)
+                    """)
         }
     }
 
@@ -77,7 +89,9 @@ import Testing
             #expect(synced.status == 75)
             let check = try await runOffPool("commitsctl", ["check", "--db", db])
             #expect(check.status == 3, "\(check.stdout)")
-            #expect(check.stdout.contains("acme/widgets@main: incomplete: 1 walk pending (an interrupted sync; the next sync resumes it)"), "\(check.stdout)")
+            #expect(
+                check.stdout.contains("acme/widgets@main: incomplete: 1 walk pending (an interrupted sync; the next sync resumes it)"),
+                "\(check.stdout)")
             #expect(check.stderr.isEmpty)
         }
     }
@@ -88,13 +102,17 @@ import Testing
             #expect(synced.status == 0)
             do {
                 let writer = try Connection(path: db)
-                try writer.execute("DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 400)")
+                try writer.execute(
+                    "DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 400)")
                 try writer.close()
             }
             let check = try await runOffPool("commitsctl", ["check", "--db", db])
             #expect(check.status == 1)
             #expect(check.stdout.contains("acme/widgets@main: DAMAGED: marked complete, but "), "\(check.stdout)")
-            #expect(check.stderr == "commitsctl: error: the store \(db) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store\n")
+            #expect(
+                check.stderr
+                    == "commitsctl: error: the store \(db) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store\n"
+            )
         }
     }
 }

@@ -27,10 +27,13 @@ import Testing
         var configuration = SimConfiguration()
         configuration.validTokens = [SecretScan.token]
         configuration.faults.delay = .milliseconds(10)
-        let simulator = try GitHubSimulator(configuration: configuration, repositories: [
-            SimRepository(owner: "acme", name: "crash", id: 4242,
-                          source: .synthetic(SyntheticSpec(commits: 40_000, authors: 60, mergeEvery: 6, seed: 99))),
-        ])
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [
+                SimRepository(
+                    owner: "acme", name: "crash", id: 4242,
+                    source: .synthetic(SyntheticSpec(commits: 40_000, authors: 60, mergeEvery: 6, seed: 99)))
+            ])
         try await simulator.start()
         try await withRunning(simulator) { simulator in
             try simulator.moveHead(owner: "acme", name: "crash", back: 39_700)
@@ -39,8 +42,8 @@ import Testing
             var random = SplitMix(seed: Self.seed)
             var reported: Set<String> = []
             var kills = 0, finished = 0, runs = 0
-            var killedAfter: [String] = []   // ms after the start, or after the first page ("page+")
-            var storedByKilled: [Int] = []   // commits the killed run had stored
+            var killedAfter: [String] = []  // ms after the start, or after the first page ("page+")
+            var storedByKilled: [Int] = []  // commits the killed run had stored
             var captured: [String: String] = [:]
             let clock = ContinuousClock()
 
@@ -67,7 +70,9 @@ import Testing
                         from = clock.now
                     }
                     // The seeded kill moment (the test's random input), cut short if the run ends first.
-                    await waitUntil(timeout: .milliseconds(moment) - (clock.now - from), every: .milliseconds(1)) { !sync.process.isRunning }
+                    await waitUntil(timeout: .milliseconds(moment) - (clock.now - from), every: .milliseconds(1)) {
+                        !sync.process.isRunning
+                    }
                     if sync.process.isRunning {
                         captured["argv of run \(runs)"] = SecretScan.commandLine(of: sync.pid) ?? ""
                         sync.kill(SIGKILL)
@@ -83,8 +88,10 @@ import Testing
                 // cooperative pool: an integrity check of a growing store takes a while).
                 let (integrity, violations, after) = try await onThread {
                     _ = try MirrorStore(path: db)
-                    return (try StoreInspection(db).integrity(), try StoreInspection(db).foreignKeyViolations(),
-                            try StoreInspection(db).memberSHAs(of: "acme/crash"))
+                    return (
+                        try StoreInspection(db).integrity(), try StoreInspection(db).foreignKeyViolations(),
+                        try StoreInspection(db).memberSHAs(of: "acme/crash")
+                    )
                 }
                 #expect(integrity == "ok", "run \(runs)")
                 #expect(violations == 0, "run \(runs)")
@@ -110,8 +117,9 @@ import Testing
             }
 
             // Converge: one more run, left alone.
-            let last = try await runOffPool("commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
-                               environment: ["GITHUB_TOKEN": SecretScan.token])
+            let last = try await runOffPool(
+                "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
+                environment: ["GITHUB_TOKEN": SecretScan.token])
             #expect(last.status == 0, "\(last.stderr)")
             #expect(try StoreInspection(db).memberSHAs(of: "acme/crash") == (try reachable()))
             #expect(try await runOffPool("commitsctl", ["check", "--db", db]).status == 0)
@@ -123,7 +131,8 @@ import Testing
             #expect(SecretScan.leaks(inStoreAt: db).isEmpty)
             #expect(captured.keys.contains { $0.hasPrefix("argv") })
             let midWalk = storedByKilled.filter { $0 > 0 }.count
-            print("""
+            print(
+                """
                 crash harness (seed \(Self.seed)): \(kills) SIGKILLs survived in \(runs) runs (\(finished) finished on their own); \
                 \(midWalk) kills landed after the run had stored pages, \(kills - midWalk) before its first page; \
                 kill moments (ms after the start, or page+ms after the run's first page) \(killedAfter); \

@@ -4,13 +4,16 @@ import Testing
 
 /// Issue #16 acceptance 4: the store opens in Datasette with full-text search
 /// on commits (the search box and `?_search=`).
-@Suite(.enabled(if: Datasette.python != nil, "pip could not install datasette (no python3 venv or no network): skipping the Datasette test"))
+@Suite(
+    .enabled(if: Datasette.python != nil, "pip could not install datasette (no python3 venv or no network): skipping the Datasette test"))
 struct DatasetteTests {
     @Test func searchFindsCommitsThroughTheMessageIndex() throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("commits.sqlite")
         try QueryCLIFixture.build(at: db)
-        let script = try directory.write("search.py", """
+        let script = try directory.write(
+            "search.py",
+            """
             import asyncio, json, sys
             from datasette.app import Datasette
             async def main():
@@ -40,7 +43,7 @@ enum Datasette {
         guard let directory = try? TemporaryDirectory() else { return nil }
         let venv = directory.path("venv")
         guard (try? runProgram("/usr/bin/python3", ["-m", "venv", venv]))?.status == 0,
-              (try? runProgram(venv + "/bin/pip", ["install", "-q", "datasette"]))?.status == 0
+            (try? runProgram(venv + "/bin/pip", ["install", "-q", "datasette"]))?.status == 0
         else { return nil }
         keep = directory
         return venv + "/bin/python"

@@ -13,7 +13,10 @@ import Testing
         defer { sim.stop() }
         let result = try run("commitsctl", ["sync", "octo/nope", "--db", db, "--api-url", sim.baseURL])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: repository octo/nope not found (or private, and no token was given); check the name; a private repository needs GITHUB_TOKEN (or --token-file)\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: repository octo/nope not found (or private, and no token was given); check the name; a private repository needs GITHUB_TOKEN (or --token-file)\n"
+        )
     }
 
     @Test func malformedRepositoryName() throws {
@@ -40,8 +43,9 @@ import Testing
         try "good-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
         let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10", "--tokens-file", tokens])
         defer { sim.stop() }
-        let result = try run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
-                             environment: ["GH_TOKEN": "sekrit-value-123"])
+        let result = try run(
+            "commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GH_TOKEN": "sekrit-value-123"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("GitHub rejected the token from environment variable GH_TOKEN"))
         #expect(!result.stderr.contains("sekrit") && !result.stdout.contains("sekrit"))
@@ -51,7 +55,10 @@ import Testing
         let missing = directory.path("absent-token")
         let result = try run("commitsctl", ["sync", "a/b", "--db", db, "--token-file", missing])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: cannot read the token file \(missing): No such file or directory; check the path and that this user may read it\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: cannot read the token file \(missing): No such file or directory; check the path and that this user may read it\n"
+        )
 
         let open = directory.path("open-token")
         try "good-token\n".write(toFile: open, atomically: true, encoding: .utf8)
@@ -75,7 +82,10 @@ import Testing
     @Test func queryWithoutAStore() throws {
         let result = try run("commitsctl", ["query", "--author", "x", "--db", db])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: no store at \(db); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: no store at \(db); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store\n"
+        )
     }
 
     @Test func storeThatIsNotSQLite() throws {
@@ -94,12 +104,14 @@ import Testing
         let db = directory.path("commits.sqlite")
         let sim = try SimulatorProcess(["--synthetic", "acme/widgets=150"])
         defer { sim.stop() }
-        let ok = try run("commitsctl", ["sync", "acme/widgets", "--branch", "main", "--db", db, "--api-url", sim.baseURL],
-                         environment: ["GITHUB_TOKEN": "t"])
+        let ok = try run(
+            "commitsctl", ["sync", "acme/widgets", "--branch", "main", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "t"])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.hasPrefix("acme/widgets@main: 150 new"))
-        let missing = try run("commitsctl", ["sync", "acme/widgets", "--branch", "nope", "--db", db, "--api-url", sim.baseURL],
-                              environment: ["GITHUB_TOKEN": "t"])
+        let missing = try run(
+            "commitsctl", ["sync", "acme/widgets", "--branch", "nope", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "t"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "commitsctl: error: branch 'nope' not found in acme/widgets; check --branch\n")
     }

@@ -10,10 +10,14 @@ import Testing
     let repository: String
     var db: String { directory.path("commits.sqlite") }
 
-    static let people = [("Ada Lovelace", "ada@example.com"), ("Grace Hopper", "grace@navy.example"),
-                         ("Alan Turing", "alan@example.org"), ("Katherine Johnson", "kj@nasa.example")]
-    static let subjects = ["fix the parser", "add docs for the cli", "refactor parser tables", "docs: fix typo",
-                           "speed up the sync", "fix crash in sync", "update readme", "parser: handle tabs"]
+    static let people = [
+        ("Ada Lovelace", "ada@example.com"), ("Grace Hopper", "grace@navy.example"),
+        ("Alan Turing", "alan@example.org"), ("Katherine Johnson", "kj@nasa.example"),
+    ]
+    static let subjects = [
+        "fix the parser", "add docs for the cli", "refactor parser tables", "docs: fix typo",
+        "speed up the sync", "fix crash in sync", "update readme", "parser: handle tabs",
+    ]
 
     /// Builds a linear git history of 90 commits, one every 7 hours back from
     /// now (offset half an hour, so no relative date lands on one), and the
@@ -29,19 +33,22 @@ import Testing
             let committer = Self.people[(index / 3) % Self.people.count]
             let date = "@\(Int(now) - index * 7 * 3600 - 1800) +0000"
             let message = "\(Self.subjects[(index * 5) % Self.subjects.count]) (\(index))\n\nbody of change \(index)\n"
-            let result = try git(["commit", "-q", "--allow-empty", "-m", message], [
-                "GIT_AUTHOR_NAME": author.0, "GIT_AUTHOR_EMAIL": author.1, "GIT_AUTHOR_DATE": date,
-                "GIT_COMMITTER_NAME": committer.0, "GIT_COMMITTER_EMAIL": committer.1, "GIT_COMMITTER_DATE": date,
-            ])
+            let result = try git(
+                ["commit", "-q", "--allow-empty", "-m", message],
+                [
+                    "GIT_AUTHOR_NAME": author.0, "GIT_AUTHOR_EMAIL": author.1, "GIT_AUTHOR_DATE": date,
+                    "GIT_COMMITTER_NAME": committer.0, "GIT_COMMITTER_EMAIL": committer.1, "GIT_COMMITTER_DATE": date,
+                ])
             #expect(result.status == 0, "\(result.stderr)")
         }
         try storeHistory()
     }
 
     func git(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ProcessResult {
-        try runProgram("/usr/bin/git", ["-C", repository] + arguments,
-                       environment: ["TZ": "UTC", "HOME": directory.path("."), "GIT_CONFIG_NOSYSTEM": "1"]
-                           .merging(environment) { _, new in new })
+        try runProgram(
+            "/usr/bin/git", ["-C", repository] + arguments,
+            environment: ["TZ": "UTC", "HOME": directory.path("."), "GIT_CONFIG_NOSYSTEM": "1"]
+                .merging(environment) { _, new in new })
     }
 
     /// git's own record of every commit, stored through the store's upsert path.
@@ -54,9 +61,10 @@ import Testing
             guard fields.count == 9 else { return nil }
             return CommitPayload(
                 sha: fields[0],
-                commit: GitCommit(author: GitSignature(name: fields[1], email: fields[2], date: Date(timeIntervalSince1970: Double(fields[3])!)),
-                                  committer: GitSignature(name: fields[4], email: fields[5], date: Date(timeIntervalSince1970: Double(fields[6])!)),
-                                  message: fields[8], tree: nil),
+                commit: GitCommit(
+                    author: GitSignature(name: fields[1], email: fields[2], date: Date(timeIntervalSince1970: Double(fields[3])!)),
+                    committer: GitSignature(name: fields[4], email: fields[5], date: Date(timeIntervalSince1970: Double(fields[6])!)),
+                    message: fields[8], tree: nil),
                 htmlURL: nil, author: nil, committer: nil,
                 parents: fields[7].split(separator: " ").map { ParentReference(sha: String($0)) })
         }

@@ -17,8 +17,9 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "needs root to run commitsctl as nobody with a supplementary group"))
     func aGroupMemberReadsTheStoppedServicesStoreThroughItsConfiguration() async throws {
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 701,
-                          source: .synthetic(SyntheticSpec(commits: 400, authors: 6, mergeEvery: 9, seed: 11))),
+            SimRepository(
+                owner: "acme", name: "widgets", id: 701,
+                source: .synthetic(SyntheticSpec(commits: 400, authors: 6, mergeEvery: 9, seed: 11)))
         ])
         try await simulator.start()
         defer { Task { try? await simulator.shutdown() } }
@@ -28,8 +29,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let store = state + "/commits.sqlite"
         let config = try directory.write("config.yaml", "store: \(store)\nrepositories:\n  - acme/widgets\n")
-        let sync = try await runOffPool("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL],
-                                        environment: ["GITHUB_TOKEN": "group-read-token"])
+        let sync = try await runOffPool(
+            "commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL],
+            environment: ["GITHUB_TOKEN": "group-read-token"])
         #expect(sync.status == 0, "\(sync.stderr)")
         // The writer has exited: its WAL side files stay (SQLITE_FCNTL_PERSIST_WAL).
         #expect(FileManager.default.fileExists(atPath: store + "-wal"))
@@ -46,13 +48,18 @@ import Testing
         let binary = directory.path("commitsctl")
         try FileManager.default.copyItem(atPath: Executables.path("commitsctl"), toPath: binary)
         let authors = try await runOffPool("commitsctl", ["authors", "--config", config, "--top", "1", "--format", "csv"])
-        let name = try #require(authors.stdout.split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").first.map(String.init),
-                                "\(authors.stdout)\(authors.stderr)")
+        let name = try #require(
+            authors.stdout.split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").first.map(String.init),
+            "\(authors.stdout)\(authors.stderr)")
 
         func asNobody(groups: String) async throws -> ProcessResult {
             try await onThread {
-                try runProgram("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", groups, "--", binary,
-                                                    "query", "--config", config, "--author", name, "--limit", "5"])
+                try runProgram(
+                    "/usr/bin/setpriv",
+                    [
+                        "--reuid=65534", "--regid=65534", groups, "--", binary,
+                        "query", "--config", config, "--author", name, "--limit", "5",
+                    ])
             }
         }
         let member = try await asNobody(groups: "--groups=\(Self.group)")
@@ -62,11 +69,17 @@ import Testing
 
         let outsider = try await asNobody(groups: "--clear-groups")
         #expect(outsider.status == 1)
-        #expect(outsider.stderr.hasPrefix("commitsctl: error: permission denied reading the store \(store): this user may not enter the directory \(state)"),
-                "\(outsider.stderr)")
+        #expect(
+            outsider.stderr.hasPrefix(
+                "commitsctl: error: permission denied reading the store \(store): this user may not enter the directory \(state)"),
+            "\(outsider.stderr)")
         let status = try await onThread {
-            try runProgram("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", binary,
-                                                "status", "--config", config])
+            try runProgram(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "--", binary,
+                    "status", "--config", config,
+                ])
         }
         #expect(status.status == 1, "never 'never synced': \(status.stdout)")
         #expect(status.stderr.contains("permission denied"), "\(status.stderr)")

@@ -20,9 +20,12 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
     /// A simulator holding `acme/widgets` with its head `behind` first-parent steps
     /// back (so a test can "push" by moving it forward), and a proxy in front of it.
     static func start(behind: Int = 30, repository: SimRepository? = nil) async throws -> HostileHarness {
-        let simulator = try GitHubSimulator(repositories: [repository ?? SimRepository(
-            owner: "acme", name: "widgets", id: 501,
-            source: .synthetic(SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7)))])
+        let simulator = try GitHubSimulator(repositories: [
+            repository
+                ?? SimRepository(
+                    owner: "acme", name: "widgets", id: 501,
+                    source: .synthetic(SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7)))
+        ])
         try await simulator.start()
         if behind > 0 { try simulator.moveHead(owner: "acme", name: "widgets", back: behind) }
         return try HostileHarness(simulator: simulator)
@@ -41,9 +44,13 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
 
     /// `commitsctl sync` through the proxy (or `apiURL`), token in the environment.
     func sync(_ extra: [String] = [], apiURL: String? = nil, repository: String = HostileHarness.repository) async throws -> ProcessResult {
-        try await runOffPool("commitsctl", ["sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
-                                            "--log-level", "trace"] + extra,
-                             environment: ["GITHUB_TOKEN": SecretScan.token])
+        try await runOffPool(
+            "commitsctl",
+            [
+                "sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
+                "--log-level", "trace",
+            ] + extra,
+            environment: ["GITHUB_TOKEN": SecretScan.token])
     }
 
     func commitsctl(_ arguments: [String]) async throws -> ProcessResult {
@@ -66,8 +73,10 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
     /// What a refused answer must leave: one error line, no token anywhere,
     /// every fact stored before still there, a sound file that `check` never
     /// calls damaged.
-    func expectRefused(_ result: ProcessResult, before: Set<String>, mentioning fragments: [String],
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectRefused(
+        _ result: ProcessResult, before: Set<String>, mentioning fragments: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         #expect(result.status == 1, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("commitsctl: error:") }
         #expect(errors.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)

@@ -11,8 +11,9 @@ import Testing
 
     func syncedStore(_ simulator: GitHubSimulator, _ repository: String, name: String = "synced.sqlite") throws -> String {
         let store = directory.path(name)
-        let result = try run("commitsctl", ["sync", repository, "--db", store, "--api-url", simulator.baseURL],
-                             environment: ["GITHUB_TOKEN": "t"])
+        let result = try run(
+            "commitsctl", ["sync", repository, "--db", store, "--api-url", simulator.baseURL],
+            environment: ["GITHUB_TOKEN": "t"])
         #expect(result.status == 0, "\(result.stderr)")
         return store
     }
@@ -28,7 +29,10 @@ import Testing
             let imported = directory.path("imported.sqlite")
             let result = try run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout == "acme/widgets: imported 1234 commits (1234 new, 0 updated) from 1 input; every parent is present. Run `commitsctl sync acme/widgets` to verify the head and mark the history complete\n")
+            #expect(
+                result.stdout
+                    == "acme/widgets: imported 1234 commits (1234 new, 0 updated) from 1 input; every parent is present. Run `commitsctl sync acme/widgets` to verify the head and mark the history complete\n"
+            )
             #expect(result.stderr.contains("commitsctl: import: \(saved): 1234 commits\n"))
             #expect(result.stderr.contains("commitsctl: import: stored 1234 of 1234 commits\n"))
 
@@ -41,8 +45,9 @@ import Testing
             let before = try run("commitsctl", ["status", "--db", imported, "--json"])
             #expect(before.stdout.contains("\"complete\" : false") && before.stdout.contains("\"last_success_at\" : null"))
             simulator.resetStats()
-            let verify = try run("commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
-                                 environment: ["GITHUB_TOKEN": "t"])
+            let verify = try run(
+                "commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
+                environment: ["GITHUB_TOKEN": "t"])
             #expect(verify.status == 0)
             #expect(verify.stdout.hasPrefix("acme/widgets@main: 0 new, 0 updated, 3 requests"), "\(verify.stdout)")
             // Repository, head probe, first page; the engine may also prefetch page 2
@@ -68,7 +73,8 @@ import Testing
             #expect(result.stdout.hasPrefix("acme/widgets: imported 321 commits (321 new, 0 updated)"))
             #expect(result.stderr.hasPrefix("commitsctl: import: standard input: 321 commits\n"))
             let synced = try syncedStore(simulator, "acme/widgets")
-            #expect(try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
+            #expect(
+                try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
         }
     }
 
@@ -81,22 +87,28 @@ import Testing
             let imported = directory.path("imported.sqlite")
             let result = try run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
             #expect(result.status == 0)
-            #expect(result.stdout.contains("imported 0 commits (0 new, 0 updated) from 1 input; left out 300 commits whose history reaches"))
+            #expect(
+                result.stdout.contains("imported 0 commits (0 new, 0 updated) from 1 input; left out 300 commits whose history reaches"))
             #expect(StoreInspection(imported).memberSHAsSoFar(of: "acme/widgets").isEmpty)
 
-            let sync = try run("commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
-                               environment: ["GITHUB_TOKEN": "t"])
+            let sync = try run(
+                "commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
+                environment: ["GITHUB_TOKEN": "t"])
             #expect(sync.status == 0)
-            #expect(StoreInspection(imported).memberSHAsSoFar(of: "acme/widgets") == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
+            #expect(
+                StoreInspection(imported).memberSHAsSoFar(of: "acme/widgets")
+                    == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
             let synced = try syncedStore(simulator, "acme/widgets")
-            #expect(try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
+            #expect(
+                try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
         }
     }
 
     @Test func badInput() throws {
         let store = directory.path("x.sqlite")
-        let error = try run("commitsctl", ["import", "acme/widgets", "-", "--db", store],
-                            stdin: Data(#"{"message":"Not Found","documentation_url":"https://docs.github.com"}"#.utf8))
+        let error = try run(
+            "commitsctl", ["import", "acme/widgets", "-", "--db", store],
+            stdin: Data(#"{"message":"Not Found","documentation_url":"https://docs.github.com"}"#.utf8))
         #expect(error.status == 1)
         #expect(error.stderr == "commitsctl: error: standard input:1: this is a GitHub error response, not commits: Not Found\n")
         let missing = try run("commitsctl", ["import", "acme/widgets", directory.path("nope.json"), "--db", store])
@@ -104,7 +116,9 @@ import Testing
         #expect(missing.stderr == "commitsctl: error: cannot read \(directory.path("nope.json")): No such file or directory\n")
         let empty = try run("commitsctl", ["import", "acme/widgets", "-", "--db", store], stdin: Data("[]\n".utf8))
         #expect(empty.status == 1)
-        #expect(empty.stderr.hasSuffix("commitsctl: error: no commits in -; expected `gh api --paginate repos/OWNER/REPO/commits` output or NDJSON commits\n"))
+        #expect(
+            empty.stderr.hasSuffix(
+                "commitsctl: error: no commits in -; expected `gh api --paginate repos/OWNER/REPO/commits` output or NDJSON commits\n"))
         let name = try run("commitsctl", ["import", "widgets", "-"])
         #expect(name.status == 64)
         #expect(!FileManager.default.fileExists(atPath: store), "nothing is created for bad input")

@@ -43,8 +43,9 @@ import Testing
         #expect(said <= stored && stored - said <= 100, "said \(said), stored \(stored)")
 
         _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
-        let rerun = try await runOffPool("commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
-                                         environment: ["GITHUB_TOKEN": "test-token"])
+        let rerun = try await runOffPool(
+            "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "test-token"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(StoreInspection(db).commitCount() == 20000)
     }

@@ -25,17 +25,21 @@ import Testing
         }
         defer { elsewhere.stop() }
         let api = try HostileServer { _, connection in
-            connection.respond(status: 301, reason: "Moved Permanently",
-                               headers: [("Location", elsewhere.baseURL + "/repositories/7")], body: [])
+            connection.respond(
+                status: 301, reason: "Moved Permanently",
+                headers: [("Location", elsewhere.baseURL + "/repositories/7")], body: [])
         }
         defer { api.stop() }
-        let result = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
-                                          environment: ["GITHUB_TOKEN": SecretScan.token])
+        let result = try await runOffPool(
+            "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
+            environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(Self.lines(result.stderr).count == 1, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix(
-            "commitsctl: error: refused a redirect from \(api.baseURL)/repos/o/r to \(elsewhere.baseURL)/repositories/7: it leads outside the API origin \(api.baseURL)"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "commitsctl: error: refused a redirect from \(api.baseURL)/repos/o/r to \(elsewhere.baseURL)/repositories/7: it leads outside the API origin \(api.baseURL)"
+            ),
+            "\(result.stderr)")
         #expect(api.requests.map(\.path) == ["/repos/o/r"])
         #expect(elsewhere.requests.isEmpty, "the other host was contacted")
         #expect(SecretScan.leaks(in: ["stdout": result.stdout, "stderr": result.stderr]).isEmpty)
@@ -62,8 +66,9 @@ import Testing
         }
         let result = try await runOffPool("commitsctl", arguments, environment: environment)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("commitsctl: error: the token from \(named) contains a control character or whitespace;"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("commitsctl: error: the token from \(named) contains a control character or whitespace;"),
+            "\(result.stderr)")
         #expect(Self.lines(result.stderr).count == 1, "\(result.stderr)")
         #expect(!result.stderr.contains("abc") && !result.stderr.contains("X-Evil"))
         #expect(api.requests.isEmpty, "a request was sent: \(api.requests.map(\.headers))")
@@ -81,12 +86,15 @@ import Testing
             connection.respond(status: 403, reason: "Forbidden", headers: Self.json, body: Array(body.utf8))
         }
         defer { api.stop() }
-        let sync = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL, "--log-level", "trace"],
-                                        environment: ["GITHUB_TOKEN": SecretScan.token])
+        let sync = try await runOffPool(
+            "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL, "--log-level", "trace"],
+            environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(sync.status == 1, "\(sync.stderr)")
-        #expect(api.requests.count >= 2 && api.requests.allSatisfy { $0.authorization == "Bearer \(SecretScan.token)" },
-                "the server saw the token, so it could echo it")
-        #expect(sync.stderr.contains("commitsctl: error: GitHub refused the request (403: Forbidden for Bearer [REDACTED])"), "\(sync.stderr)")
+        #expect(
+            api.requests.count >= 2 && api.requests.allSatisfy { $0.authorization == "Bearer \(SecretScan.token)" },
+            "the server saw the token, so it could echo it")
+        #expect(
+            sync.stderr.contains("commitsctl: error: GitHub refused the request (403: Forbidden for Bearer [REDACTED])"), "\(sync.stderr)")
 
         let stored = try Connection(path: db, mode: .readOnly).prepare("SELECT last_error FROM sync_state").map { $0.string(0) }
         #expect(stored.count == 1 && stored.allSatisfy { $0.contains("Forbidden for Bearer [REDACTED]") }, "\(stored)")
@@ -95,9 +103,10 @@ import Testing
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("[REDACTED]"), "\(status.stdout)")
 
-        #expect(SecretScan.leaks(in: [
-            "sync": sync.stdout + sync.stderr, "status": status.stdout + status.stderr, "last_error": stored.joined(),
-        ]).isEmpty)
+        #expect(
+            SecretScan.leaks(in: [
+                "sync": sync.stdout + sync.stderr, "status": status.stdout + status.stderr, "last_error": stored.joined(),
+            ]).isEmpty)
         #expect(SecretScan.leaks(inStoreAt: db).isEmpty)
     }
 
@@ -111,7 +120,9 @@ import Testing
         #expect(variable.status == 64, "\(variable.stderr)")
         #expect(variable.stderr.contains("must not contain a user name or credentials"), "\(variable.stderr)")
 
-        let config = try directory.write("config.yaml", """
+        let config = try directory.write(
+            "config.yaml",
+            """
             store: \(db)
             api_url: \(url)
             repositories:
@@ -120,7 +131,8 @@ import Testing
             """)
         let file = try await runOffPool("commitsctl", ["sync", "--config", config])
         #expect(file.status == 2, "\(file.stderr)")
-        #expect(file.stderr.hasPrefix("commitsctl: error: \(config): api_url: must not contain a user name or credentials"), "\(file.stderr)")
+        #expect(
+            file.stderr.hasPrefix("commitsctl: error: \(config): api_url: must not contain a user name or credentials"), "\(file.stderr)")
         #expect(Self.lines(file.stderr).count == 1, "\(file.stderr)")
 
         for result in [flag, variable, file] {
@@ -130,13 +142,15 @@ import Testing
 
     @Test func aHugeRetryAfterExitsWithTryLaterAtOnce() async throws {
         let api = try HostileServer { _, connection in
-            connection.respond(status: 403, reason: "Forbidden", headers: Self.json + [("retry-after", "1000000000")],
-                               body: Array(#"{"message":"You have exceeded a secondary rate limit."}"#.utf8))
+            connection.respond(
+                status: 403, reason: "Forbidden", headers: Self.json + [("retry-after", "1000000000")],
+                body: Array(#"{"message":"You have exceeded a secondary rate limit."}"#.utf8))
         }
         defer { api.stop() }
         // Not slept (that would be 31 years): the process ends after its one request, exit 75.
-        let result = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
-                                          environment: ["GITHUB_TOKEN": SecretScan.token])
+        let result = try await runOffPool(
+            "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
+            environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("commitsctl: error: GitHub's secondary rate limit asks to retry after "), "\(result.stderr)")
         #expect(result.stderr.contains("retry later"), "\(result.stderr)")

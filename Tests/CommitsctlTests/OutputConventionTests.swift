@@ -50,20 +50,30 @@ import Testing
         let authors = try commitsctl(["authors", "--format", "oneline", "--db", db]).lines
         for (line, person) in zip(authors, try ndjson(["authors"])) {
             let commits = person["commits"] as! Int
-            #expect(line.hasPrefix(String(repeating: " ", count: 6 - String(commits).count) + "\(commits)\t\(person["name"] as! String) <"), "\(line)")
+            #expect(
+                line.hasPrefix(String(repeating: " ", count: 6 - String(commits).count) + "\(commits)\t\(person["name"] as! String) <"),
+                "\(line)")
         }
         let stats = try commitsctl(["stats", "--format", "oneline", "--db", db]).lines
         for (line, repository) in zip(stats, try ndjson(["stats"])) {
             let commits = repository["commits"] as! Int, merges = repository["merges"] as! Int
-            #expect(line.hasPrefix("\(repository["repository"] as! String): \(commits) commit\(commits == 1 ? "" : "s"), \(merges) merge\(merges == 1 ? "" : "s"), "), "\(line)")
+            #expect(
+                line.hasPrefix(
+                    "\(repository["repository"] as! String): \(commits) commit\(commits == 1 ? "" : "s"), \(merges) merge\(merges == 1 ? "" : "s"), "
+                ), "\(line)")
         }
         let status = try commitsctl(["status", "--format", "oneline", "--db", db]).lines
         for (line, row) in zip(status, try ndjson(["status"])) {
-            #expect(line.hasPrefix("\(row["repository"] as! String)@\(row["branch"] as? String ?? "(default)"): \(row["commits"] as! Int) commit"), "\(line)")
+            #expect(
+                line.hasPrefix(
+                    "\(row["repository"] as! String)@\(row["branch"] as? String ?? "(default)"): \(row["commits"] as! Int) commit"),
+                "\(line)")
             let state = row["complete"] as! Bool ? "complete" : (row["pending_walks"] as! Int) > 0 ? "resuming" : "incomplete"
             #expect(line.contains(", \(state)"), "\(line)")
         }
-        #expect(stats.contains { $0.contains(" 1 merge,") && $0.contains(" 0 merges,") == false }, "the fixture's one merge is singular: \(stats)")
+        #expect(
+            stats.contains { $0.contains(" 1 merge,") && $0.contains(" 0 merges,") == false },
+            "the fixture's one merge is singular: \(stats)")
         #expect(stats.contains { $0.contains(": 1 commit,") }, "acme/fork's one commit is singular: \(stats)")
     }
 
@@ -91,8 +101,9 @@ import Testing
         let merged = try commitsctl(["authors", "--format", "ndjson", "--config", config])
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(!merged.stdout.contains("\"Mallory\""))
-        let ada = try #require(merged.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .first { $0["name"] as? String == "Ada Lovelace" })
+        let ada = try #require(
+            merged.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["name"] as? String == "Ada Lovelace" })
         #expect(ada["commits"] as? Int == (alone?["commits"] as? Int ?? 0) + 1)
 
         let byMallory = try commitsctl(["query", "--author", "Mallory", "--config", config]).lines
@@ -112,7 +123,9 @@ import Testing
         for command in [["query"], ["authors"], ["show", "cccc"]] {
             let result = try commitsctl(command + ["--config", config])
             #expect(result.status == 2)
-            #expect(result.stderr.hasPrefix("commitsctl: error: \(config):3: mailmap: \(directory.path("gone.mailmap")) does not exist"), "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("commitsctl: error: \(config):3: mailmap: \(directory.path("gone.mailmap")) does not exist"),
+                "\(result.stderr)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1)
             #expect(result.stdout == "")
         }

@@ -44,7 +44,9 @@ import Testing
         db = directory.path("paged.sqlite")
         try QueryCLIFixture.build(at: db)
         // Slow to finish on purpose: its file exists when commitsctl returns only if commitsctl waited.
-        pager = try directory.write("fake-pager", """
+        pager = try directory.write(
+            "fake-pager",
+            """
             #!/bin/sh
             printf '%s' "LESS=$LESS LV=$LV" > "$PAGED.env"
             cat > "$PAGED.part"; sleep 0.3; mv "$PAGED.part" "$PAGED"
@@ -58,15 +60,21 @@ import Testing
     /// Runs `commitsctl ARGS` with stdout on a pseudo-terminal; stdout and stderr come back together.
     func onTerminal(_ arguments: [String], pager: String? = nil) throws -> ProcessResult {
         let quoted = ([Executables.path("commitsctl")] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try runProgram("/usr/bin/script", ["-qec", "env -u LESS -u LV \(quoted)", "/dev/null"], environment: [
-            "PAGER": pager ?? self.pager, "PAGED": directory.path("paged"), "TZ": "UTC",
-        ])
+        return try runProgram(
+            "/usr/bin/script", ["-qec", "env -u LESS -u LV \(quoted)", "/dev/null"],
+            environment: [
+                "PAGER": pager ?? self.pager, "PAGED": directory.path("paged"), "TZ": "UTC",
+            ])
     }
 
     var paged: String? { try? String(contentsOfFile: directory.path("paged"), encoding: .utf8) }
 
-    @Test(.enabled(if: scriptAvailable), arguments: [["query"], ["query", "--format", "table"], ["authors"], ["stats"],
-                                                     ["show", "bbbb"]])
+    @Test(
+        .enabled(if: scriptAvailable),
+        arguments: [
+            ["query"], ["query", "--format", "table"], ["authors"], ["stats"],
+            ["show", "bbbb"],
+        ])
     func aTerminalGetsThePager(arguments: [String]) throws {
         let piped = try commitsctl(arguments + ["--db", db], columns: 100)
         let result = try onTerminal(arguments + ["--db", db])
@@ -98,11 +106,14 @@ import Testing
         let store = try MirrorStore(path: db)
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "acme/big")!)
         let commits = (1...200).map { index in
-            QueryCLIFixture.Commit(sha: String(format: "%040x", index), message: "Commit \(index)\n\n" + String(repeating: "body ", count: 400),
-                                   author: QueryCLIFixture.ada, committer: nil, date: String(format: "2024-01-01T00:%02d:%02dZ", index / 60, index % 60),
-                                   authorDate: nil, parents: index == 1 ? [] : [String(format: "%040x", index - 1)], repositories: ["acme/big"])
+            QueryCLIFixture.Commit(
+                sha: String(format: "%040x", index), message: "Commit \(index)\n\n" + String(repeating: "body ", count: 400),
+                author: QueryCLIFixture.ada, committer: nil, date: String(format: "2024-01-01T00:%02d:%02dZ", index / 60, index % 60),
+                authorDate: nil, parents: index == 1 ? [] : [String(format: "%040x", index - 1)], repositories: ["acme/big"])
         }
-        try store.db.transaction { _ = try store.upsert(commits.map(QueryCLIFixture.payload).map(MirrorCore.Commit.init), repositoryID: repository.id) }
+        try store.db.transaction {
+            _ = try store.upsert(commits.map(QueryCLIFixture.payload).map(MirrorCore.Commit.init), repositoryID: repository.id)
+        }
         return db
     }
 
@@ -110,7 +121,9 @@ import Testing
     func aSignalWaitsForThePagerAsGitDoes() throws {
         let db = try bigStore()
         // A pager that ignores the signal (as less does) and reads slowly.
-        let slow = try directory.write("slow", """
+        let slow = try directory.write(
+            "slow",
+            """
             #!/bin/sh
             trap '' INT TERM
             touch "$PAGED.started"; sleep 1; cat > /dev/null; touch "$PAGED.done"
@@ -120,10 +133,13 @@ import Testing
         let commitsctl = Executables.path("commitsctl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", """
+        process.arguments = [
+            "-qec",
+            """
             '\(commitsctl)' query --format json --db '\(db)' & echo $! > '\(directory.path("pid"))'; wait $!; echo "status=$?"
             test -e '\(directory.path("paged.done"))' && echo pager-finished-first
-            """, "/dev/null"]
+            """, "/dev/null",
+        ]
         process.environment = Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"])
         let output = Pipe()
         process.standardOutput = output
@@ -132,7 +148,8 @@ import Testing
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
         usleep(200_000)
-        let pid = try #require(Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, SIGTERM)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

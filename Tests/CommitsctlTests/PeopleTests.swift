@@ -15,15 +15,22 @@ struct PeopleTests {
         directory = try TemporaryDirectory()
         let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
         defer { sim.stop() }
-        let sync = try run("commitsctl", ["sync", "swiftlang/swift-evolution", "--db", directory.path("commits.sqlite"),
-                                          "--api-url", sim.baseURL], environment: ["GITHUB_TOKEN": "test-token"])
+        let sync = try run(
+            "commitsctl",
+            [
+                "sync", "swiftlang/swift-evolution", "--db", directory.path("commits.sqlite"),
+                "--api-url", sim.baseURL,
+            ], environment: ["GITHUB_TOKEN": "test-token"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let text = try runProgram("/bin/gzip", ["-dc", PackagePaths.swiftEvolutionDataset]).stdout
         dataset = text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let author = object["author"] as? [String: Any] else { return nil }
-            return (object["sha"] as! String, author["name"] as! String, author["email"] as! String,
-                    object["message"] as! String)
+                let author = object["author"] as? [String: Any]
+            else { return nil }
+            return (
+                object["sha"] as! String, author["name"] as! String, author["email"] as! String,
+                object["message"] as! String
+            )
         }
     }
 

@@ -26,22 +26,27 @@ enum QueryCLIFixture {
 
     /// Newest first.
     static let commits: [Commit] = [
-        Commit(sha: shaA1, message: "Fix the parser, again\n\nA body with \"quotes\", commas, and a\nsecond line.",
-               author: ada, committer: nil, date: "2024-03-05T10:00:00Z", authorDate: "2024-03-04T22:15:00Z",
-               parents: [shaA2], repositories: ["acme/widgets"]),
-        Commit(sha: shaA2, message: "Merge pull request #7 from zoe/feature\n\nAdd the feature",
-               author: (name: "Zoë Ünïcödé", email: "zoe@example.com", login: nil),
-               committer: (name: "GitHub", email: "noreply@github.com"), date: "2024-03-04T09:30:00Z",
-               parents: [shaB, shaC], repositories: ["acme/widgets"]),
-        Commit(sha: shaB, message: "日本語のコミット: 幅の広い文字",
-               author: (name: "山田 太郎", email: "taro@example.jp", login: "taro"), committer: nil,
-               date: "2024-03-03T08:00:00Z", parents: [shaD], repositories: ["acme/widgets"]),
-        Commit(sha: shaC, message: "Sanitize \u{1B}[31mred\u{1B}[0m output\tplease",
-               author: (name: "Mallory", email: "m@example.com", login: nil), committer: nil,
-               date: "2024-03-02T12:00:00Z", parents: [shaD], repositories: ["acme/widgets"]),
-        Commit(sha: shaD, message: #"100% literal_match with a \ backslash"#,
-               author: ada, committer: nil, date: "2024-03-01T00:00:00Z", parents: [],
-               repositories: ["acme/fork", "acme/widgets"]),
+        Commit(
+            sha: shaA1, message: "Fix the parser, again\n\nA body with \"quotes\", commas, and a\nsecond line.",
+            author: ada, committer: nil, date: "2024-03-05T10:00:00Z", authorDate: "2024-03-04T22:15:00Z",
+            parents: [shaA2], repositories: ["acme/widgets"]),
+        Commit(
+            sha: shaA2, message: "Merge pull request #7 from zoe/feature\n\nAdd the feature",
+            author: (name: "Zoë Ünïcödé", email: "zoe@example.com", login: nil),
+            committer: (name: "GitHub", email: "noreply@github.com"), date: "2024-03-04T09:30:00Z",
+            parents: [shaB, shaC], repositories: ["acme/widgets"]),
+        Commit(
+            sha: shaB, message: "日本語のコミット: 幅の広い文字",
+            author: (name: "山田 太郎", email: "taro@example.jp", login: "taro"), committer: nil,
+            date: "2024-03-03T08:00:00Z", parents: [shaD], repositories: ["acme/widgets"]),
+        Commit(
+            sha: shaC, message: "Sanitize \u{1B}[31mred\u{1B}[0m output\tplease",
+            author: (name: "Mallory", email: "m@example.com", login: nil), committer: nil,
+            date: "2024-03-02T12:00:00Z", parents: [shaD], repositories: ["acme/widgets"]),
+        Commit(
+            sha: shaD, message: #"100% literal_match with a \ backslash"#,
+            author: ada, committer: nil, date: "2024-03-01T00:00:00Z", parents: [],
+            repositories: ["acme/fork", "acme/widgets"]),
     ]
 
     /// Builds the store at `path` through the store's upsert path.
@@ -54,8 +59,9 @@ enum QueryCLIFixture {
         }
         let widgets = try store.repository(named: RepositoryName(parsing: "acme/widgets")!)!
         try store.recordAttempt(repositoryID: widgets.id, branch: "main", at: Date(timeIntervalSince1970: 1_710_000_000))
-        try store.recordSuccess(repositoryID: widgets.id, branch: "main", headSHA: shaA1, headETag: nil,
-                                complete: true, rateLimit: nil, at: Date(timeIntervalSince1970: 1_710_000_000))
+        try store.recordSuccess(
+            repositoryID: widgets.id, branch: "main", headSHA: shaA1, headETag: nil,
+            complete: true, rateLimit: nil, at: Date(timeIntervalSince1970: 1_710_000_000))
     }
 
     static func payload(_ commit: Commit) -> CommitPayload {
@@ -64,9 +70,10 @@ enum QueryCLIFixture {
         let committer = commit.committer ?? (commit.author.name, commit.author.email)
         return CommitPayload(
             sha: commit.sha,
-            commit: GitCommit(author: GitSignature(name: commit.author.name, email: commit.author.email, date: authored),
-                              committer: GitSignature(name: committer.0, email: committer.1, date: committed),
-                              message: commit.message, tree: nil),
+            commit: GitCommit(
+                author: GitSignature(name: commit.author.name, email: commit.author.email, date: authored),
+                committer: GitSignature(name: committer.0, email: committer.1, date: committed),
+                message: commit.message, tree: nil),
             htmlURL: "https://github.com/acme/widgets/commit/\(commit.sha)",
             author: commit.author.login.map { GitHubUser(login: $0) }, committer: nil,
             parents: commit.parents.map(ParentReference.init(sha:)))

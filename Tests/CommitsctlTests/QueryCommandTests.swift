@@ -64,8 +64,9 @@ import Testing
     ])
     func specialCharactersMatchLiterally(needle: String, expected: [String]) throws {
         #expect(try shas(["--grep", needle]) == expected, "--grep \(needle)")
-        #expect(try shas(["--author", needle]).isEmpty || needle == "%" || needle == "_" || needle == "'",
-                "--author \(needle)")
+        #expect(
+            try shas(["--author", needle]).isEmpty || needle == "%" || needle == "_" || needle == "'",
+            "--author \(needle)")
         #expect(try shas([]).count == 5, "the store is intact")
         let store = try MirrorReader(path: db)
         #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")
@@ -93,7 +94,10 @@ import Testing
     @Test func anUnknownRepositoryOrStoreSaysWhatToDo() throws {
         let repo = try commitsctl(["query", "--db", db, "--repo", "acme/nothing"])
         #expect(repo.status == 1)
-        #expect(repo.stderr == "commitsctl: error: the store \(db) holds no repository acme/nothing; `commitsctl stats` lists the mirrored ones, `commitsctl sync acme/nothing` adds it\n")
+        #expect(
+            repo.stderr
+                == "commitsctl: error: the store \(db) holds no repository acme/nothing; `commitsctl stats` lists the mirrored ones, `commitsctl sync acme/nothing` adds it\n"
+        )
         let missing = directory.path("absent.sqlite")
         let store = try commitsctl(["authors", "--db", missing])
         #expect(store.status == 1)

@@ -14,8 +14,10 @@ import Testing
         try QueryCLIFixture.build(at: db)
     }
 
-    func expectOutput(_ arguments: [String], columns: Int? = nil, _ expected: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectOutput(
+        _ arguments: [String], columns: Int? = nil, _ expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let result = try commitsctl(arguments + ["--db", db], columns: columns)
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr == "", sourceLocation: sourceLocation)
@@ -96,12 +98,13 @@ import Testing
         let result = try commitsctl(["show", "aaaa", "--db", db])
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            commitsctl: error: the short sha aaaa is ambiguous: 2 commits start with it; give more digits. Candidates:
-              aaaa11111111 2024-03-05 Ada Lovelace  Fix the parser, again
-              aaaa22222222 2024-03-04 Zoë Ünïcödé  Merge pull request #7 from zoe/feature
+        #expect(
+            result.stderr == """
+                commitsctl: error: the short sha aaaa is ambiguous: 2 commits start with it; give more digits. Candidates:
+                  aaaa11111111 2024-03-05 Ada Lovelace  Fix the parser, again
+                  aaaa22222222 2024-03-04 Zoë Ünïcödé  Merge pull request #7 from zoe/feature
 
-            """)
+                """)
     }
 
     @Test func showRefusesWhatIsNotACommit() throws {
@@ -286,15 +289,17 @@ private let goldenStatsJSON = #"""
     {"repository":"acme/widgets","commits":5,"merges":1,"authors":4,"first_commit_date":"2024-03-01T00:00:00Z","last_commit_date":"2024-03-05T10:00:00Z","last_sync_at":"2024-03-09T16:00:00Z"}
     """#
 
-private let goldenCSV = [
-    "sha,subject,message,author_name,author_email,author_login,author_date,committer_name,committer_email,committer_login,committer_date,parents,url,repositories",
-    "aaaa111111111111111111111111111111111111,\"Fix the parser, again\",\"Fix the parser, again\n\nA body with \"\"quotes\"\", commas, and a\nsecond line.\",Ada Lovelace,ada@example.com,ada,2024-03-04T22:15:00Z,Ada Lovelace,ada@example.com,ada,2024-03-05T10:00:00Z,aaaa222222222222222222222222222222222222,https://github.com/acme/widgets/commit/aaaa111111111111111111111111111111111111,acme/widgets",
-    "bbbb333333333333333333333333333333333333,日本語のコミット: 幅の広い文字,日本語のコミット: 幅の広い文字,山田 太郎,taro@example.jp,taro,2024-03-03T08:00:00Z,山田 太郎,taro@example.jp,taro,2024-03-03T08:00:00Z,dddd555555555555555555555555555555555555,https://github.com/acme/widgets/commit/bbbb333333333333333333333333333333333333,acme/widgets",
-    "cccc444444444444444444444444444444444444,Sanitize \u{1B}[31mred\u{1B}[0m output\tplease,Sanitize \u{1B}[31mred\u{1B}[0m output\tplease,Mallory,m@example.com,,2024-03-02T12:00:00Z,Mallory,m@example.com,,2024-03-02T12:00:00Z,dddd555555555555555555555555555555555555,https://github.com/acme/widgets/commit/cccc444444444444444444444444444444444444,acme/widgets",
-    "dddd555555555555555555555555555555555555,100% literal_match with a \\ backslash,100% literal_match with a \\ backslash,Ada Lovelace,ada@example.com,ada,2024-03-01T00:00:00Z,Ada Lovelace,ada@example.com,ada,2024-03-01T00:00:00Z,,https://github.com/acme/widgets/commit/dddd555555555555555555555555555555555555,acme/fork acme/widgets",
-].joined(separator: "\r\n") + "\r\n"
+private let goldenCSV =
+    [
+        "sha,subject,message,author_name,author_email,author_login,author_date,committer_name,committer_email,committer_login,committer_date,parents,url,repositories",
+        "aaaa111111111111111111111111111111111111,\"Fix the parser, again\",\"Fix the parser, again\n\nA body with \"\"quotes\"\", commas, and a\nsecond line.\",Ada Lovelace,ada@example.com,ada,2024-03-04T22:15:00Z,Ada Lovelace,ada@example.com,ada,2024-03-05T10:00:00Z,aaaa222222222222222222222222222222222222,https://github.com/acme/widgets/commit/aaaa111111111111111111111111111111111111,acme/widgets",
+        "bbbb333333333333333333333333333333333333,日本語のコミット: 幅の広い文字,日本語のコミット: 幅の広い文字,山田 太郎,taro@example.jp,taro,2024-03-03T08:00:00Z,山田 太郎,taro@example.jp,taro,2024-03-03T08:00:00Z,dddd555555555555555555555555555555555555,https://github.com/acme/widgets/commit/bbbb333333333333333333333333333333333333,acme/widgets",
+        "cccc444444444444444444444444444444444444,Sanitize \u{1B}[31mred\u{1B}[0m output\tplease,Sanitize \u{1B}[31mred\u{1B}[0m output\tplease,Mallory,m@example.com,,2024-03-02T12:00:00Z,Mallory,m@example.com,,2024-03-02T12:00:00Z,dddd555555555555555555555555555555555555,https://github.com/acme/widgets/commit/cccc444444444444444444444444444444444444,acme/widgets",
+        "dddd555555555555555555555555555555555555,100% literal_match with a \\ backslash,100% literal_match with a \\ backslash,Ada Lovelace,ada@example.com,ada,2024-03-01T00:00:00Z,Ada Lovelace,ada@example.com,ada,2024-03-01T00:00:00Z,,https://github.com/acme/widgets/commit/dddd555555555555555555555555555555555555,acme/fork acme/widgets",
+    ].joined(separator: "\r\n") + "\r\n"
 
-private let goldenAuthorsCSV = [
-    "name,emails,commits,first_commit_date,last_commit_date,co_authored,identities",
-    "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z,0,Ada Lovelace <ada@example.com>",
-].joined(separator: "\r\n") + "\r\n"
+private let goldenAuthorsCSV =
+    [
+        "name,emails,commits,first_commit_date,last_commit_date,co_authored,identities",
+        "Ada Lovelace,ada@example.com,1,2024-03-01T00:00:00Z,2024-03-01T00:00:00Z,0,Ada Lovelace <ada@example.com>",
+    ].joined(separator: "\r\n") + "\r\n"

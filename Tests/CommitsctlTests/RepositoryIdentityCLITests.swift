@@ -11,7 +11,8 @@ import Testing
             try harness.simulator.rename(owner: "acme", name: "widgets", to: "newco", newName: "gadgets")
             let api = harness.simulator.baseURL
 
-            for (name, push) in [("acme/widgets", 0), ("acme/widgets", 4), ("newco/gadgets", 3), ("ACME/Widgets", 3), ("NewCo/GADGETS", 0)] {
+            for (name, push) in [("acme/widgets", 0), ("acme/widgets", 4), ("newco/gadgets", 3), ("ACME/Widgets", 3), ("NewCo/GADGETS", 0)]
+            {
                 if push > 0 { try harness.simulator.moveHead(owner: "newco", name: "gadgets", forward: push) }
                 let result = try await harness.sync(apiURL: api, repository: name)
                 #expect(result.status == 0, "\(name): \(result.stderr)")

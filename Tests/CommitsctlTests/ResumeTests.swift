@@ -61,12 +61,13 @@ import Testing
         #expect(killed + rateLimited >= 10)
         #expect(StoreInspection(db).commitCount() == Self.commits)
         let expected = Self.commits / 100 + (Self.commits % 100 == 0 ? 0 : 1)
-        print("resume: \(Self.commits) commits, \(killed) kills + \(rateLimited) rate-limit stops, \(listRequests) list requests for \(expected) pages")
+        print(
+            "resume: \(Self.commits) commits, \(killed) kills + \(rateLimited) rate-limit stops, \(listRequests) list requests for \(expected) pages"
+        )
         #expect(Double(listRequests) <= 1.1 * Double(expected), "\(listRequests) list requests for \(expected) pages")
         let status = try run("commitsctl", ["query", "--db", db, "-n", "1"])
         #expect(status.status == 0)
     }
-
 
     private func startSync(db: String, sim: SimulatorProcess) throws -> Process {
         let process = Process()

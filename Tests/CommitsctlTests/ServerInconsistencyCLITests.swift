@@ -28,7 +28,8 @@ import Testing
                 answer.setHeader("Link", nil)
             }
             let result = try await harness.sync()
-            try await harness.expectRefused(result, before: before, mentioning: ["inconsistent", "was empty", "nothing stored was changed"])
+            try await harness.expectRefused(
+                result, before: before, mentioning: ["inconsistent", "was empty", "nothing stored was changed"])
             #expect(try harness.facts() == before)
             try await harness.expectConverges()
         }
@@ -54,9 +55,11 @@ import Testing
             #expect(try await harness.sync().status == 0)
             let before = try harness.facts()
             // Same owner/name, another GitHub id and history (a wrong --api-url, or deleted and recreated).
-            let impostor = try await HostileHarness.start(behind: 0, repository: SimRepository(
-                owner: "acme", name: "widgets", id: 999,
-                source: .synthetic(SyntheticSpec(commits: 300, authors: 5, mergeEvery: 4, seed: 99))))
+            let impostor = try await HostileHarness.start(
+                behind: 0,
+                repository: SimRepository(
+                    owner: "acme", name: "widgets", id: 999,
+                    source: .synthetic(SyntheticSpec(commits: 300, authors: 5, mergeEvery: 4, seed: 99))))
             try await withRunning(impostor) { impostor in
                 let result = try await harness.sync(apiURL: impostor.proxy.baseURL)
                 try await harness.expectRefused(result, before: before, mentioning: ["id 501", "id 999", "nothing was changed"])
@@ -93,7 +96,8 @@ import Testing
             let head = try harness.simulator.headSHA(owner: "acme", name: "widgets")
             do {
                 let connection = try Connection(path: harness.db)
-                try connection.execute("""
+                try connection.execute(
+                    """
                     INSERT INTO sync_walks (repository_id, branch, head_sha, next_url, pages_done)
                     SELECT id, 'main', ?, 'file:///etc/passwd', 1 FROM repositories
                     """, [head])
@@ -155,7 +159,9 @@ import Testing
                     if stored == nil { stored = answer }
                     return stored!
                 }
-                same.setHeader("Link", "<\(base)/repositories/501/commits?sha=\(request.query["sha"] ?? "")&per_page=100&page=\(page + 1)>; rel=\"next\"")
+                same.setHeader(
+                    "Link",
+                    "<\(base)/repositories/501/commits?sha=\(request.query["sha"] ?? "")&per_page=100&page=\(page + 1)>; rel=\"next\"")
                 answer = same
             }
             let result = try await harness.sync()
@@ -224,9 +230,12 @@ import Testing
             let prune = try await harness.commitsctl(["prune"])
             #expect(prune.status == 0, "\(prune.stderr)")
             #expect(prune.stdout.contains("pruned \(HostileHarness.commits - onBranch.count) off-branch commits"), "\(prune.stdout)")
-            let backup = try #require(try FileManager.default.contentsOfDirectory(atPath: harness.directory.url.path)
-                .first { $0.contains(".backup-prune-") })
-            #expect(try StoreInspection(harness.directory.path(backup)).memberSHAs(of: HostileHarness.repository).count == HostileHarness.commits)
+            let backup = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: harness.directory.url.path)
+                    .first { $0.contains(".backup-prune-") })
+            #expect(
+                try StoreInspection(harness.directory.path(backup)).memberSHAs(of: HostileHarness.repository).count
+                    == HostileHarness.commits)
             #expect(try harness.store.onBranchSHAs() == onBranch)
             #expect(try await harness.commitsctl(["check"]).status == 0)
         }
@@ -237,8 +246,10 @@ import Testing
 @Suite struct DatasetEmptyPageTests {
     @Test(.enabled(if: PackagePaths.hasDataset, "../shared/datasets not present: skipping the swift-evolution empty-page replay"))
     func swiftEvolutionKeepsEveryCommitThroughAnEmptyPage() async throws {
-        let harness = try await HostileHarness.start(behind: 3, repository: SimRepository(
-            owner: "acme", name: "widgets", id: 501, source: .dataset(path: PackagePaths.swiftEvolutionDataset)))
+        let harness = try await HostileHarness.start(
+            behind: 3,
+            repository: SimRepository(
+                owner: "acme", name: "widgets", id: 501, source: .dataset(path: PackagePaths.swiftEvolutionDataset)))
         try await withRunning(harness) { harness in
             let first = try await harness.sync()
             #expect(first.status == 0, "\(first.stderr)")
@@ -256,7 +267,9 @@ import Testing
             #expect(try harness.store.onBranchSHAs() == mirrored, "0 commits removed")
             try await harness.expectConverges()
             #expect(try harness.store.onBranchSHAs().count == 7_807)
-            print("swift-evolution empty-page replay: \(mirrored.count) stored before, \(mirrored.count) after the lie, 7807 after the sane sync")
+            print(
+                "swift-evolution empty-page replay: \(mirrored.count) stored before, \(mirrored.count) after the lie, 7807 after the sane sync"
+            )
         }
     }
 }

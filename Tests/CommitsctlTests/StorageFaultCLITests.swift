@@ -16,16 +16,18 @@ import Testing
 
     static func startSimulator(commits: Int = 1_500) async throws -> GitHubSimulator {
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 601,
-                          source: .synthetic(SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4))),
+            SimRepository(
+                owner: "acme", name: "widgets", id: 601,
+                source: .synthetic(SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4)))
         ])
         try await simulator.start()
         return simulator
     }
 
     func sync(_ db: String, _ simulator: GitHubSimulator, as user: [String] = [], binary: String? = nil) async throws -> ProcessResult {
-        try await commitsctl(["sync", "acme/widgets", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
-                       as: user, binary: binary)
+        try await commitsctl(
+            ["sync", "acme/widgets", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
+            as: user, binary: binary)
     }
 
     /// Runs commitsctl with the token in its environment, optionally as another user (`setpriv …`).
@@ -36,8 +38,9 @@ import Testing
             return try await runOffPool("commitsctl", arguments, environment: ["GITHUB_TOKEN": SecretScan.token])
         }
         return try await onThread {
-            try runProgram("/usr/bin/setpriv", user + ["--", executable] + arguments,
-                           environment: ["GITHUB_TOKEN": SecretScan.token])
+            try runProgram(
+                "/usr/bin/setpriv", user + ["--", executable] + arguments,
+                environment: ["GITHUB_TOKEN": SecretScan.token])
         }
     }
 
@@ -91,7 +94,10 @@ import Testing
 
             let full = try await sync(db, simulator)
             #expect(full.status == 1)
-            #expect(Self.errors(full) == ["commitsctl: error: the store \(db) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"])
+            #expect(
+                Self.errors(full) == [
+                    "commitsctl: error: the store \(db) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"
+                ])
             #expect(try StoreInspection(db).integrity() == "ok")
             let after = try StoreInspection(db).mirroredFacts()
             #expect(Set(before).isSubset(of: Set(after)), "everything stored before is still there, unchanged")
@@ -136,7 +142,8 @@ import Testing
             defer { chmod(storeDirectory, 0o755) }
             let before = try #require(Self.bytes(db))
 
-            let expected = "commitsctl: error: cannot use the store \(db): its directory \(storeDirectory) is not writable by this user, and SQLite must be able to create files there (\(db)-wal and \(db)-shm, even to read a store); make the directory writable or move the store\n"
+            let expected =
+                "commitsctl: error: cannot use the store \(db): its directory \(storeDirectory) is not writable by this user, and SQLite must be able to create files there (\(db)-wal and \(db)-shm, even to read a store); make the directory writable or move the store\n"
             let syncing = try await sync(db, simulator, as: user, binary: binary)
             #expect(syncing.status == 1)
             #expect(Self.errors(syncing) == [String(expected.dropLast())])
@@ -149,12 +156,18 @@ import Testing
             for (path, _) in sideFiles { unlink(path) }
             let withoutSideFiles = try await commitsctl(["query", "-n", "3", "--db", db], as: user, binary: binary)
             #expect(withoutSideFiles.status == 1)
-            #expect(withoutSideFiles.stderr == "commitsctl: error: cannot read the store \(db) without \(db)-wal and \(db)-shm, and this user may not create them in \(storeDirectory); start the service (or run one sync as its user) once: the files then stay\n")
+            #expect(
+                withoutSideFiles.stderr
+                    == "commitsctl: error: cannot read the store \(db) without \(db)-wal and \(db)-shm, and this user may not create them in \(storeDirectory); start the service (or run one sync as its user) once: the files then stay\n"
+            )
             for (path, bytes) in sideFiles { if let bytes { _ = FileManager.default.createFile(atPath: path, contents: bytes) } }
             let fresh = storeDirectory + "/new.sqlite"
-            let creating = try await commitsctl(["sync", "acme/widgets", "--db", fresh, "--api-url", simulator.baseURL], as: user, binary: binary)
+            let creating = try await commitsctl(
+                ["sync", "acme/widgets", "--db", fresh, "--api-url", simulator.baseURL], as: user, binary: binary)
             #expect(creating.status == 1)
-            #expect(creating.stderr.hasPrefix("commitsctl: error: cannot use the store \(fresh): its directory \(storeDirectory) is not writable by this user"))
+            #expect(
+                creating.stderr.hasPrefix(
+                    "commitsctl: error: cannot use the store \(fresh): its directory \(storeDirectory) is not writable by this user"))
             #expect(!FileManager.default.fileExists(atPath: fresh))
 
             #expect(Self.bytes(db) == before)
@@ -172,11 +185,16 @@ import Testing
         let garbage = Data((0..<32_768).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         try garbage.write(to: URL(fileURLWithPath: db))
         var results: [ProcessResult] = []
-        for arguments in [["sync", "acme/widgets", "--api-url", "http://127.0.0.1:1"], ["query"], ["status"], ["check"],
-                          ["backup", directory.path("copy.sqlite")]] {
+        for arguments in [
+            ["sync", "acme/widgets", "--api-url", "http://127.0.0.1:1"], ["query"], ["status"], ["check"],
+            ["backup", directory.path("copy.sqlite")],
+        ] {
             let result = try await commitsctl(arguments + ["--db", db])
             #expect(result.status == 1, "\(arguments)")
-            #expect(result.stderr == "commitsctl: error: \(db) is not a commits-mirror store (not an SQLite database); point --db at the right file\n", "\(arguments)")
+            #expect(
+                result.stderr
+                    == "commitsctl: error: \(db) is not a commits-mirror store (not an SQLite database); point --db at the right file\n",
+                "\(arguments)")
             results.append(result)
         }
         #expect(Self.bytes(db) == garbage)
@@ -189,13 +207,17 @@ import Testing
         do {
             let other = try Connection(path: db)
             #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.executeScript("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO settings VALUES ('theme', 'dark');")
+            try other.executeScript(
+                "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO settings VALUES ('theme', 'dark');")
             try other.close()
         }
         let before = try #require(Self.bytes(db))
         let result = try await commitsctl(["sync", "acme/widgets", "--db", db, "--api-url", "http://127.0.0.1:1"])
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: \(db) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched; point --db at a commits-mirror store or a new file\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: \(db) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched; point --db at a commits-mirror store or a new file\n"
+        )
         #expect(Self.bytes(db) == before)
     }
 
@@ -210,7 +232,8 @@ import Testing
                 try newer.close()
             }
             let before = try #require(Self.bytes(db))
-            let expected = "commitsctl: error: the store \(db) has schema version 42, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched\n"
+            let expected =
+                "commitsctl: error: the store \(db) has schema version 42, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched\n"
             let syncing = try await sync(db, simulator)
             #expect(syncing.status == 1)
             #expect(Self.errors(syncing) == [String(expected.dropLast())])
@@ -245,7 +268,10 @@ import Testing
             try foreign.execute("ROLLBACK")
 
             #expect(blocked.status == 75)
-            #expect(Self.errors(blocked) == ["commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; retry shortly"])
+            #expect(
+                Self.errors(blocked) == [
+                    "commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; retry shortly"
+                ])
             #expect(waited >= .seconds(4) && waited < .seconds(30), "\(waited)")
             #expect(reading.status == 0 && reading.lines.count == 5, "readers never wait: \(reading.stderr)")
             #expect(try StoreInspection(db).mirroredFacts() == before)
@@ -266,9 +292,11 @@ import Testing
             do {
                 // The store as the first release left it, holding what today's sync mirrors.
                 let current = directory.path("current.sqlite")
-                let client = try GitHubClient(configuration: .init(apiURL: simulator.baseURL,
-                                                                   token: GitHubToken(value: SecretScan.token, source: "test")),
-                                              logger: Self.quiet)
+                let client = try GitHubClient(
+                    configuration: .init(
+                        apiURL: simulator.baseURL,
+                        token: GitHubToken(value: SecretScan.token, source: "test")),
+                    logger: Self.quiet)
                 _ = try await SyncEngine(client: client, store: try MirrorStore(path: current), logger: Self.quiet)
                     .sync(RepositoryName(parsing: "acme/widgets")!)
                 let old = try MirrorStore(path: db, migrator: Migrator(Array(Schema.migrator.migrations.prefix(1))))
@@ -281,7 +309,10 @@ import Testing
                 .filter { $0.hasPrefix("commits.sqlite.backup-v1-") }
             #expect(backups.count == 1)
             let backup = directory.path(backups.first ?? "")
-            #expect(upgrade.stderr.contains("commitsctl: upgraded the store \(db) from schema version 1 to \(Schema.migrator.latestVersion); the copy made before the upgrade is \(backup)\n"), "\(upgrade.stderr)")
+            #expect(
+                upgrade.stderr.contains(
+                    "commitsctl: upgraded the store \(db) from schema version 1 to \(Schema.migrator.latestVersion); the copy made before the upgrade is \(backup)\n"
+                ), "\(upgrade.stderr)")
             #expect(try StoreInspection(backup).mirroredFacts() == before)
             #expect(try StoreInspection(db).mirroredFacts() == before)
             let search = try await commitsctl(["query", "--grep", "e", "-n", "1", "--db", db])

@@ -18,11 +18,26 @@ import Testing
     @Test(arguments: [
         (["sync", "./x"], "commitsctl: error: './x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
         (["sync", "../x"], "commitsctl: error: '../x' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        (["sync", "o/..", "--branch", "main"], "commitsctl: error: 'o/..' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        (["sync", "o/r", "--branch", ".."], "commitsctl: error: --branch '..' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "a b"], "commitsctl: error: --branch 'a b' is not a valid branch name: it contains ' '; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "x.lock"], "commitsctl: error: --branch 'x.lock' is not a valid branch name: a component ends with '.lock'; expected a git branch name such as main or release/1.0"),
-        (["sync", "o/r", "--branch", "a\nb"], "commitsctl: error: --branch 'a\\u{a}b' is not a valid branch name: it contains a control character; expected a git branch name such as main or release/1.0"),
+        (
+            ["sync", "o/..", "--branch", "main"],
+            "commitsctl: error: 'o/..' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"
+        ),
+        (
+            ["sync", "o/r", "--branch", ".."],
+            "commitsctl: error: --branch '..' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0"
+        ),
+        (
+            ["sync", "o/r", "--branch", "a b"],
+            "commitsctl: error: --branch 'a b' is not a valid branch name: it contains ' '; expected a git branch name such as main or release/1.0"
+        ),
+        (
+            ["sync", "o/r", "--branch", "x.lock"],
+            "commitsctl: error: --branch 'x.lock' is not a valid branch name: a component ends with '.lock'; expected a git branch name such as main or release/1.0"
+        ),
+        (
+            ["sync", "o/r", "--branch", "a\nb"],
+            "commitsctl: error: --branch 'a\\u{a}b' is not a valid branch name: it contains a control character; expected a git branch name such as main or release/1.0"
+        ),
     ])
     func badNamesAreUsageErrorsAndNothingIsCreated(arguments: [String], expected: String) async throws {
         // An unreachable API: a refused name must not get as far as a request.
@@ -42,10 +57,14 @@ import Testing
     func aFIFOAsTheStoreIsRefusedWithoutBlocking(arguments: [String]) async throws {
         let fifo = directory.path("store.fifo")
         try makeFIFO(fifo)
-        let result = try #require(try await runBounded("commitsctl", arguments + ["--db", fifo], limit: .seconds(60)),
-                                  "commitsctl \(arguments[0]) blocked on the FIFO")
+        let result = try #require(
+            try await runBounded("commitsctl", arguments + ["--db", fifo], limit: .seconds(60)),
+            "commitsctl \(arguments[0]) blocked on the FIFO")
         #expect(result.status == 1)
-        #expect(result.stderr == "commitsctl: error: the store path \(fifo) is a FIFO (named pipe), not a store file; point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: the store path \(fifo) is a FIFO (named pipe), not a store file; point --db / $COMMITS_DB (or the configuration's store) at a store file or a path that does not exist yet\n"
+        )
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["store.fifo"])
     }
 
@@ -67,29 +86,43 @@ import Testing
     func aFIFOAsTheConfigurationIsRefusedWithoutBlocking(arguments: [String]) async throws {
         let fifo = directory.path("config.fifo")
         try makeFIFO(fifo)
-        let result = try #require(try await runBounded("commitsctl", arguments + ["--config", fifo, "--db", db], limit: .seconds(60)),
-                                  "commitsctl \(arguments[0]) blocked on the FIFO")
+        let result = try #require(
+            try await runBounded("commitsctl", arguments + ["--config", fifo, "--db", db], limit: .seconds(60)),
+            "commitsctl \(arguments[0]) blocked on the FIFO")
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsctl: error: \(fifo): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: \(fifo): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 
     @Test(arguments: [
-        (["query", "--db", ""], "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
-        (["sync", "a/b", "--db", ""], "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"),
+        (
+            ["query", "--db", ""],
+            "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"
+        ),
+        (
+            ["sync", "a/b", "--db", ""],
+            "commitsctl: error: --db is empty; give the path of the store file, or leave --db out for $COMMITS_DB or the default"
+        ),
         (["status", "--config", ""], "commitsctl: error: --config is empty; give the path of a configuration file, or leave --config out"),
         (["sync", "--config", ""], "commitsctl: error: --config is empty; give the path of a configuration file, or leave --config out"),
     ])
     func emptyPathsAreRefused(arguments: [String], expected: String) async throws {
-        let result = try #require(try await runBounded("commitsctl", arguments, limit: .seconds(60),
-                                                       environment: ["HOME": directory.url.path]))
+        let result = try #require(
+            try await runBounded(
+                "commitsctl", arguments, limit: .seconds(60),
+                environment: ["HOME": directory.url.path]))
         #expect(result.status == 64)
         #expect(firstLine(result.stderr) == expected)
     }
 
     @Test func anEmptyCOMMITS_DBMeansUnset() async throws {
-        let result = try #require(try await runBounded("commitsctl", ["query", "--author", "x"], limit: .seconds(60),
-                                                       environment: ["COMMITS_DB": "", "XDG_DATA_HOME": directory.url.path]))
+        let result = try #require(
+            try await runBounded(
+                "commitsctl", ["query", "--author", "x"], limit: .seconds(60),
+                environment: ["COMMITS_DB": "", "XDG_DATA_HOME": directory.url.path]))
         #expect(result.stderr.contains("no store at \(directory.path("commits-mirror/commits.sqlite"))"), "\(result.stderr)")
     }
 
@@ -100,7 +133,8 @@ import Testing
 
     /// A store holding one commit whose message came through the decoder with `\u0000`.
     func storeWithANul() throws {
-        let page = Array(#"""
+        let page = Array(
+            #"""
             [{"sha":"\#(Self.sha)","commit":{"author":{"name":"Ada","email":"ada@example.com","date":"2024-01-02T03:04:05Z"},\#
             "committer":{"name":"Ada","email":"ada@example.com","date":"2024-01-02T03:04:05Z"},\#
             "message":"Subject\u0000after the NUL\n\nBody\u0000end","tree":{"sha":"\#(String(repeating: "e", count: 40))"}},\#
@@ -130,7 +164,8 @@ import Testing
         let ndjson = try #require(try await runBounded("commitsctl", ["query", "--db", db, "--format", "ndjson"], limit: .seconds(60)))
         #expect(try message(inJSON: ndjson.stdout) == Self.message)
 
-        let show = try #require(try await runBounded("commitsctl", ["show", String(Self.sha.prefix(8)), "--db", db, "--format", "json"], limit: .seconds(60)))
+        let show = try #require(
+            try await runBounded("commitsctl", ["show", String(Self.sha.prefix(8)), "--db", db, "--format", "json"], limit: .seconds(60)))
         #expect(show.status == 0, "\(show.stderr)")
         #expect(try message(inJSON: show.stdout) == Self.message)
     }

@@ -11,7 +11,9 @@ import Testing
     var store: String { directory.path("commits.sqlite") }
 
     func config(_ simulator: GitHubSimulator, _ repositories: [String], extra: String = "") throws -> String {
-        try directory.write("config.yaml", """
+        try directory.write(
+            "config.yaml",
+            """
             store: commits.sqlite
             api_url: \(simulator.baseURL)
             \(extra)
@@ -43,7 +45,10 @@ import Testing
             let path = try config(simulator, ["acme/nope", "acme/alpha"])
             let result = try sync(["--config", path])
             #expect(result.status == 1)
-            #expect(result.stderr == "commitsctl: error: acme/nope: repository acme/nope not found, or the token from environment variable GITHUB_TOKEN cannot see it; check the name and the token's access\n")
+            #expect(
+                result.stderr
+                    == "commitsctl: error: acme/nope: repository acme/nope not found, or the token from environment variable GITHUB_TOKEN cannot see it; check the name and the token's access\n"
+            )
             #expect(result.stdout.hasPrefix("acme/alpha@main: 30 new"))
             let status = try run("commitsctl", ["status", "--config", path, "--json"])
             let rows = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [[String: Any]]
@@ -61,7 +66,10 @@ import Testing
         #expect(result.stderr == "commitsctl: error: \(path):2: store: is a list; expected the path of the SQLite store file\n")
         let none = try sync(["--db", store])
         #expect(none.status == 2)
-        #expect(none.stderr == "commitsctl: error: no repository given and no configuration file found; expected OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or /etc/commits-mirror/config.yaml; see config/commits-mirror.example.yaml\n")
+        #expect(
+            none.stderr
+                == "commitsctl: error: no repository given and no configuration file found; expected OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or /etc/commits-mirror/config.yaml; see config/commits-mirror.example.yaml\n"
+        )
         let branch = try sync(["--branch", "main", "--config", path])
         #expect(branch.status == 64)
     }
@@ -84,7 +92,9 @@ import Testing
             let result = try sync(["--config", path])
             #expect(result.status == 75)
             #expect(result.lines.isEmpty, "\(result.stdout)")
-            #expect(result.stderr.hasPrefix("commitsctl: error: acme/alpha: stopped to keep the rate-limit reserve of 4997 requests; the limit resets at "))
+            #expect(
+                result.stderr.hasPrefix(
+                    "commitsctl: error: acme/alpha: stopped to keep the rate-limit reserve of 4997 requests; the limit resets at "))
             #expect(result.stderr.hasSuffix("commitsctl: warning: not attempted (rate-limited): acme/beta\n"))
             // The walk stopped between pages; with a fresh budget (another token) it resumes
             // from its checkpoint and completes, and the reserve then stops the run again.
@@ -98,11 +108,15 @@ import Testing
     @Test func repositoryLockedByAnotherWriterIsSkipped() async throws {
         try await withRunning(startSimulator([("alpha", 20), ("beta", 20)])) { simulator in
             let path = try config(simulator, ["acme/alpha", "acme/beta"])
-            let held = try RepositoryLock.acquire(storePath: store, repository: RepositoryName(owner: "acme", name: "alpha"), holder: "commitsd")
+            let held = try RepositoryLock.acquire(
+                storePath: store, repository: RepositoryName(owner: "acme", name: "alpha"), holder: "commitsd")
             defer { held.release() }
             let result = try sync(["--config", path])
             #expect(result.status == 75)
-            #expect(result.stderr == "commitsctl: warning: acme/alpha is being synced by another process (commitsd (pid \(getpid()))) right now; skipped it, try again when that finishes\n")
+            #expect(
+                result.stderr
+                    == "commitsctl: warning: acme/alpha is being synced by another process (commitsd (pid \(getpid()))) right now; skipped it, try again when that finishes\n"
+            )
             #expect(result.lines.count == 1 && result.lines[0].hasPrefix("acme/beta@main: 20 new"))
         }
     }
@@ -115,13 +129,16 @@ import Testing
 
     @Test func tableAndJSON() async throws {
         try await withRunning(startSimulator([("alpha", 120), ("beta", 30)])) { simulator in
-            let path = try directory.write("config.yaml", """
+            let path = try directory.write(
+                "config.yaml",
+                """
                 store: commits.sqlite
                 api_url: \(simulator.baseURL)
                 repositories: [acme/alpha, acme/gamma]
                 """)
-            let synced = try run("commitsctl", ["sync", "acme/alpha", "--db", store, "--api-url", simulator.baseURL],
-                                 environment: ["GITHUB_TOKEN": "t"])
+            let synced = try run(
+                "commitsctl", ["sync", "acme/alpha", "--db", store, "--api-url", simulator.baseURL],
+                environment: ["GITHUB_TOKEN": "t"])
             #expect(synced.status == 0)
             let head = try simulator.headSHA(owner: "acme", name: "alpha")
 
@@ -135,10 +152,11 @@ import Testing
             let json = try run("commitsctl", ["status", "--config", path, "--json"])
             let rows = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
             #expect(rows.count == 2)
-            #expect(Set(rows[0].keys) == [
-                "repository", "branch", "configured", "commits", "complete", "head_sha", "head_etag", "last_attempt_at",
-                "last_success_at", "last_error", "rate_limit_remaining", "rate_limit_reset_at", "pending_walks",
-            ])
+            #expect(
+                Set(rows[0].keys) == [
+                    "repository", "branch", "configured", "commits", "complete", "head_sha", "head_etag", "last_attempt_at",
+                    "last_success_at", "last_error", "rate_limit_remaining", "rate_limit_reset_at", "pending_walks",
+                ])
             #expect(rows[0]["repository"] as? String == "acme/alpha")
             #expect(rows[0]["head_sha"] as? String == head)
             #expect(rows[0]["head_etag"] as? String == "\"\(head)\"")

@@ -9,10 +9,13 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
     var db: String { directory.path("commits.sqlite") }
 
-    func sync(_ repository: String, _ sim: SimulatorProcess, extra: [String] = [],
-              token: String? = "test-token") throws -> ProcessResult {
-        try run("commitsctl", ["sync", repository, "--db", db, "--api-url", sim.baseURL] + extra,
-                environment: token.map { ["GITHUB_TOKEN": $0] } ?? [:])
+    func sync(
+        _ repository: String, _ sim: SimulatorProcess, extra: [String] = [],
+        token: String? = "test-token"
+    ) throws -> ProcessResult {
+        try run(
+            "commitsctl", ["sync", repository, "--db", db, "--api-url", sim.baseURL] + extra,
+            environment: token.map { ["GITHUB_TOKEN": $0] } ?? [:])
     }
 
     @Test(.enabled(if: PackagePaths.hasDataset, "../shared/datasets not present: skipping the swift-evolution acceptance run"))

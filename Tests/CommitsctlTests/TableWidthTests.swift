@@ -11,13 +11,15 @@ import Testing
     static func commit(_ index: Int, author: String, subject: String) -> CommitSummary {
         let sha = String(repeating: String(index % 10), count: 40)
         let person = CommitPerson(name: author, email: "p\(index)@example.com", login: nil, date: "2024-03-0\(index)T10:00:00Z")
-        return CommitSummary(sha: sha, message: subject + "\n\nbody", url: nil, author: person, committer: person,
-                             parents: [], repositories: ["acme/widgets"])
+        return CommitSummary(
+            sha: sha, message: subject + "\n\nbody", url: nil, author: person, committer: person,
+            parents: [], repositories: ["acme/widgets"])
     }
 
     static let commits = [
         commit(1, author: "山田 太郎", subject: "日本語のコミット: 幅の広い文字がたくさん並ぶ長い件名で、端末の幅を超えてしまうかもしれない"),
-        commit(2, author: "Ada Lovelace", subject: "Teach the parser about nested generic parameter lists and report every ambiguity it finds"),
+        commit(
+            2, author: "Ada Lovelace", subject: "Teach the parser about nested generic parameter lists and report every ambiguity it finds"),
         commit(3, author: "Zoë Ünïcödé", subject: "Short"),
     ]
 
@@ -49,7 +51,8 @@ import Testing
     }
 
     @Test func theNameIsCutOnlyWhenTheSubjectHasNoRoomLeft() {
-        let longName = Self.commit(1, author: "Bartholomew Aloysius Fitzgerald-Montgomery the Third", subject: "A subject long enough to cut")
+        let longName = Self.commit(
+            1, author: "Bartholomew Aloysius Fitzgerald-Montgomery the Third", subject: "A subject long enough to cut")
         let lines = CommitRendering.table([longName], width: 60)
         for line in lines { #expect(DisplayWidth.of(line) <= 60, "\(line)") }
         let row = lines[1]
@@ -96,9 +99,10 @@ import Testing
         try QueryCLIFixture.build(at: db)
         let store = try MirrorStore(path: db)
         let widgets = try #require(try store.repository(named: RepositoryName(parsing: "acme/widgets")!))
-        try store.recordFailure(repositoryID: widgets.id, branch: "main",
-                                message: "GitHub answered 502: サーバーが一時的に利用できません, and then the connection was reset by the peer",
-                                rateLimit: nil)
+        try store.recordFailure(
+            repositoryID: widgets.id, branch: "main",
+            message: "GitHub answered 502: サーバーが一時的に利用できません, and then the connection was reset by the peer",
+            rateLimit: nil)
     }
 
     @Test(arguments: [80, 100, 120, 200])
@@ -106,7 +110,9 @@ import Testing
         let result = try commitsctl(["status", "--db", db], columns: columns)
         #expect(result.status == 0, "\(result.stderr)")
         let whole = try commitsctl(["status", "--db", db]).lines
-        let state = try #require(try JSONSerialization.jsonObject(with: Data(try commitsctl(["status", "--format", "json", "--db", db]).stdout.utf8)) as? [[String: Any]])
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(try commitsctl(["status", "--format", "json", "--db", db]).stdout.utf8))
+                as? [[String: Any]])
         for line in result.lines { #expect(DisplayWidth.of(line) <= columns, "\(line)") }
         if whole.allSatisfy({ DisplayWidth.of($0) <= columns }) { #expect(result.lines == whole) }
         let widgets = try #require(result.lines.first { $0.hasPrefix("acme/widgets ") })

@@ -15,8 +15,12 @@ import Testing
         configuration.validTokens = [SecretScan.token]
         try await withRunning(startSimulator([("widgets", 450)], configuration: configuration)) { simulator in
             let observed = try await onThread {
-                try? runObserved("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
-                                                "--token-file", tokenFile, "--log-level", "trace"])
+                try? runObserved(
+                    "commitsctl",
+                    [
+                        "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
+                        "--token-file", tokenFile, "--log-level", "trace",
+                    ])
             }
             let result = try #require(observed)
             #expect(result.result.status == 0, "\(result.result.stderr)")

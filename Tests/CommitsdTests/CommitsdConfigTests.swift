@@ -16,7 +16,8 @@ import Testing
     @Test func validFileIsSummarized() throws {
         let token = try directory.write("token", "abc\n")
         chmod(token, 0o600)
-        let (result, path) = try check("""
+        let (result, path) = try check(
+            """
             store: data/commits.sqlite
             api_url: https://ghe.example.com/api/v3
             token_file: token
@@ -26,7 +27,10 @@ import Testing
                 branch: release
             """)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "\(path): valid; store \(directory.path("data/commits.sqlite")); API https://ghe.example.com/api/v3; token from file \(token); 2 repositories: acme/widgets, acme/gadgets@release\n")
+        #expect(
+            result.stdout
+                == "\(path): valid; store \(directory.path("data/commits.sqlite")); API https://ghe.example.com/api/v3; token from file \(token); 2 repositories: acme/widgets, acme/gadgets@release\n"
+        )
         #expect(result.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")), "checking creates nothing")
         let (one, _) = try check("repositories: [acme/widgets]\n")
@@ -35,9 +39,12 @@ import Testing
     }
 
     @Test func environmentOverridesAreShown() throws {
-        let (result, _) = try check("store: /var/lib/x.sqlite\nrepositories: [acme/widgets]\n",
-                                    environment: ["COMMITS_DB": "/tmp/elsewhere.sqlite", "GH_TOKEN": "t",
-                                                  "GITHUB_API_URL": "http://127.0.0.1:8080"])
+        let (result, _) = try check(
+            "store: /var/lib/x.sqlite\nrepositories: [acme/widgets]\n",
+            environment: [
+                "COMMITS_DB": "/tmp/elsewhere.sqlite", "GH_TOKEN": "t",
+                "GITHUB_API_URL": "http://127.0.0.1:8080",
+            ])
         #expect(result.status == 0)
         // The service keeps the store its configuration names, and says it ignored $COMMITS_DB.
         #expect(result.stdout.contains("; store /var/lib/x.sqlite; API http://127.0.0.1:8080; token from environment variable GH_TOKEN;"))
@@ -51,20 +58,34 @@ import Testing
     }
 
     @Test(arguments: [
-        ("repositories: [acme/widgets]\nintervall: 5m\n",
-         ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"),
-        ("repositories:\n  - name: acme/widgets\n    brnach: main\n",
-         ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval"),
-        ("rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",
-         ":1: rate_limit_reserve: 'plenty' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500"),
-        ("default_interval: [1, 2]\nrepositories: [acme/widgets]\n",
-         ":1: default_interval: is a list; expected a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"),
-        ("repositories:\n  - acme/widgets\n  - widgets\n",
-         ":3: repositories[1]: 'widgets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"),
-        ("repositories: [acme/widgets]\ntoken_file: /nonexistent/token\n",
-         ":2: token_file: cannot read /nonexistent/token: No such file or directory; expected a file this user can read holding the token on its first line"),
-        ("repositories: [acme/widgets\n",
-         ":2:1: not valid YAML: did not find expected ',' or ']'; expected valid YAML like config/commits-mirror.example.yaml"),
+        (
+            "repositories: [acme/widgets]\nintervall: 5m\n",
+            ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
+        ),
+        (
+            "repositories:\n  - name: acme/widgets\n    brnach: main\n",
+            ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval"
+        ),
+        (
+            "rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",
+            ":1: rate_limit_reserve: 'plenty' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500"
+        ),
+        (
+            "default_interval: [1, 2]\nrepositories: [acme/widgets]\n",
+            ":1: default_interval: is a list; expected a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
+        ),
+        (
+            "repositories:\n  - acme/widgets\n  - widgets\n",
+            ":3: repositories[1]: 'widgets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"
+        ),
+        (
+            "repositories: [acme/widgets]\ntoken_file: /nonexistent/token\n",
+            ":2: token_file: cannot read /nonexistent/token: No such file or directory; expected a file this user can read holding the token on its first line"
+        ),
+        (
+            "repositories: [acme/widgets\n",
+            ":2:1: not valid YAML: did not find expected ',' or ']'; expected valid YAML like config/commits-mirror.example.yaml"
+        ),
     ])
     func badFileIsOneLineAndExit2(_ yaml: String, _ expected: String) throws {
         let (result, path) = try check(yaml)
@@ -76,14 +97,20 @@ import Testing
     @Test func missingOrUnreadableFile() throws {
         let missing = try run("commitsd", ["--check-config"], environment: ["COMMITS_MIRROR_CONFIG": directory.path("nope.yaml")])
         #expect(missing.status == 2)
-        #expect(missing.stderr == "commitsd: error: \(directory.path("nope.yaml")): cannot read the configuration file: No such file or directory; expected a readable YAML file like config/commits-mirror.example.yaml\n")
+        #expect(
+            missing.stderr
+                == "commitsd: error: \(directory.path("nope.yaml")): cannot read the configuration file: No such file or directory; expected a readable YAML file like config/commits-mirror.example.yaml\n"
+        )
     }
 
     @Test func serveRefusesABadFileBeforeStarting() throws {
         let path = try directory.write("config.yaml", "repositories: [acme/widgets]\nlog_level: chatty\n")
         let result = try run("commitsd", ["serve", "--config", path])
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: \(path):2: log_level: 'chatty' is not a log level; expected one of trace, debug, info, notice, warning, error, critical\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path):2: log_level: 'chatty' is not a log level; expected one of trace, debug, info, notice, warning, error, critical\n"
+        )
     }
 }
 
@@ -100,7 +127,8 @@ import Testing
         for unit in units {
             let text = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
             #expect(text.contains("/usr/local/bin/") || unit.hasSuffix(".timer"))
-            paths.append(try directory.write(unit, text.replacingOccurrences(of: "/usr/local/bin/", with: Executables.productsDirectory.path + "/")))
+            paths.append(
+                try directory.write(unit, text.replacingOccurrences(of: "/usr/local/bin/", with: Executables.productsDirectory.path + "/")))
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.analyzer!)
@@ -128,7 +156,10 @@ import Testing
         ] {
             #expect(text.split(separator: "\n").contains(Substring(line)), "missing \(line)")
         }
-        let oneshot = try String(contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/commits-sync.service"), encoding: .utf8)
-        #expect(oneshot.contains("Type=oneshot\nExecStart=/usr/local/bin/commitsctl sync --config /etc/commits-mirror/config.yaml\nSuccessExitStatus=75"))
+        let oneshot = try String(
+            contentsOf: PackagePaths.packageRoot.appendingPathComponent("systemd/commits-sync.service"), encoding: .utf8)
+        #expect(
+            oneshot.contains(
+                "Type=oneshot\nExecStart=/usr/local/bin/commitsctl sync --config /etc/commits-mirror/config.yaml\nSuccessExitStatus=75"))
     }
 }

@@ -33,7 +33,9 @@ import Testing
         let simulator = try await startSimulator([("widgets", 240)])
         defer { Task { try? await simulator.shutdown() } }
         let store = directory.path("state/commits.sqlite")
-        let config = try directory.write("config.yaml", """
+        let config = try directory.write(
+            "config.yaml",
+            """
             store: \(store)
             api_url: \(simulator.baseURL)
             default_interval: 1h
@@ -42,8 +44,9 @@ import Testing
               - acme/widgets
 
             """)
-        let daemon = try DaemonProcess(["--config", config], environment: ["GITHUB_TOKEN": Self.token],
-                                       logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess(
+            ["--config", config], environment: ["GITHUB_TOKEN": Self.token],
+            logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
         #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").count == expected }, "\(daemon.log)")
@@ -51,8 +54,9 @@ import Testing
         // "… serving metrics metrics.listen=127.0.0.1:PORT"
         let listening = await waitUntil { daemon.log.contains("metrics.listen=127.0.0.1:") }
         #expect(listening, "\(daemon.log)")
-        let port = try #require(daemon.log.split(separator: "\n").first { $0.contains("serving metrics") }?
-            .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        let port = try #require(
+            daemon.log.split(separator: "\n").first { $0.contains("serving metrics") }?
+                .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
         let base = "http://127.0.0.1:\(port)"
 
         // The sync's outcome is recorded just after the store shows it: poll the scrape.
@@ -95,9 +99,11 @@ import Testing
         defer { Task { try? await simulator.shutdown() } }
         let store = directory.path("commits.sqlite")
         let textfile = directory.path("commits_mirror.prom")
-        let result = try await runOffPool("commitsctl", [
-            "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL, "--metrics-textfile", textfile,
-        ], environment: ["GITHUB_TOKEN": Self.token])
+        let result = try await runOffPool(
+            "commitsctl",
+            [
+                "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL, "--metrics-textfile", textfile,
+            ], environment: ["GITHUB_TOKEN": Self.token])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "no progress when stderr is not a terminal: \(result.stderr)")
         let samples = Self.samples(try String(contentsOfFile: textfile, encoding: .utf8))
@@ -109,4 +115,3 @@ import Testing
         #expect(leftovers.isEmpty, "the temporary file is renamed, never left")
     }
 }
-

@@ -11,18 +11,23 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
 
     func checkConfig(apiURL: String, environment: [String: String] = [:]) throws -> (ProcessResult, String) {
-        let path = try directory.write("config-\(UUID().uuidString.prefix(6)).yaml",
-                                       "api_url: \(apiURL)\nrepositories: [acme/widgets]\n")
+        let path = try directory.write(
+            "config-\(UUID().uuidString.prefix(6)).yaml",
+            "api_url: \(apiURL)\nrepositories: [acme/widgets]\n")
         return (try run("commitsd", ["--check-config", "--config", path], environment: environment), path)
     }
 
     @Test func credentialsInTheAPIURLAreRefusedWithoutEchoingThem() throws {
         let (file, path) = try checkConfig(apiURL: "http://user:password@127.0.0.1:1")
         #expect(file.status == 2)
-        #expect(file.stderr == "commitsd: error: \(path): api_url: must not contain a user name or credentials (…@ before the host); expected the URL alone; put the token in GITHUB_TOKEN or token_file\n")
+        #expect(
+            file.stderr
+                == "commitsd: error: \(path): api_url: must not contain a user name or credentials (…@ before the host); expected the URL alone; put the token in GITHUB_TOKEN or token_file\n"
+        )
 
-        let (variable, _) = try checkConfig(apiURL: "http://127.0.0.1:1",
-                                            environment: ["GITHUB_API_URL": "http://user:password@127.0.0.1:1"])
+        let (variable, _) = try checkConfig(
+            apiURL: "http://127.0.0.1:1",
+            environment: ["GITHUB_API_URL": "http://user:password@127.0.0.1:1"])
         #expect(variable.status == 2)
         #expect(variable.stderr.contains("api_url: $GITHUB_API_URL must not contain a user name or credentials"), "\(variable.stderr)")
         for result in [file, variable] {
@@ -33,7 +38,10 @@ import Testing
     @Test func aTokenWithALineBreakIsRefusedAtStartUp() throws {
         let (result, _) = try checkConfig(apiURL: "http://127.0.0.1:1", environment: ["GITHUB_TOKEN": "abc\r\nX-Evil: 1"])
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: the token from environment variable GITHUB_TOKEN contains a control character or whitespace; set it to the token alone (no spaces, line breaks or extra header lines)\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: the token from environment variable GITHUB_TOKEN contains a control character or whitespace; set it to the token alone (no spaces, line breaks or extra header lines)\n"
+        )
     }
 
     /// 120 s is under the 15-minute secondary cap, so commitsctl would wait; the
@@ -42,15 +50,19 @@ import Testing
         let api = try HostileServer { request, connection in
             let json = [("Content-Type", "application/json; charset=utf-8")]
             if request.path == "/repos/acme/widgets" {
-                connection.respond(status: 200, headers: json,
-                                   body: Array(#"{"id":7,"full_name":"acme/widgets","default_branch":"main"}"#.utf8))
+                connection.respond(
+                    status: 200, headers: json,
+                    body: Array(#"{"id":7,"full_name":"acme/widgets","default_branch":"main"}"#.utf8))
             } else {
-                connection.respond(status: 403, reason: "Forbidden", headers: json + [("retry-after", "120")],
-                                   body: Array(#"{"message":"You have exceeded a secondary rate limit."}"#.utf8))
+                connection.respond(
+                    status: 403, reason: "Forbidden", headers: json + [("retry-after", "120")],
+                    body: Array(#"{"message":"You have exceeded a secondary rate limit."}"#.utf8))
             }
         }
         defer { api.stop() }
-        let config = try directory.write("config.yaml", """
+        let config = try directory.write(
+            "config.yaml",
+            """
             store: commits.sqlite
             api_url: \(api.baseURL)
             default_interval: 1s
@@ -58,8 +70,9 @@ import Testing
               - acme/widgets
 
             """)
-        let daemon = try DaemonProcess(["--config", config, "--log-level", "info"],
-                                       environment: ["GITHUB_TOKEN": SecretScan.token], logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess(
+            ["--config", config, "--log-level", "info"],
+            environment: ["GITHUB_TOKEN": SecretScan.token], logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         let paused = await waitUntil(timeout: .seconds(60)) { daemon.log.contains("rate limited; pausing all syncs until the reset") }
         #expect(paused, "\(daemon.log)")

@@ -53,7 +53,9 @@ final class NotifySocket: @unchecked Sendable {
     @Test func readyOnlyAfterTheStoreIsOpenAndMigrated() async throws {
         try await withRunning(startSimulator([("widgets", 50)])) { simulator in
             let store = directory.path("commits.sqlite")
-            let config = try directory.write("config.yaml", """
+            let config = try directory.write(
+                "config.yaml",
+                """
                 store: \(store)
                 api_url: \(simulator.baseURL)
                 repositories: [acme/widgets]
@@ -65,9 +67,10 @@ final class NotifySocket: @unchecked Sendable {
             try blocker.execute("BEGIN EXCLUSIVE")
 
             let socket = try NotifySocket(path: directory.path("notify.sock"))
-            let daemon = try DaemonProcess(["--config", config],
-                                           environment: ["GITHUB_TOKEN": "t", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"],
-                                           logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess(
+                ["--config", config],
+                environment: ["GITHUB_TOKEN": "t", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"],
+                logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
             let early = socket.receive(until: "READY=1", timeout: .milliseconds(1500))
             #expect(!early.contains { $0.contains("READY=1") }, "READY before the store was migrated: \(early)")
@@ -94,16 +97,19 @@ final class NotifySocket: @unchecked Sendable {
 
     @Test func neverReadyWhenTheStoreCannotBeOpened() async throws {
         let notAStore = try directory.write("not-a-store.sqlite", String(repeating: "plain text\n", count: 300))
-        let config = try directory.write("config.yaml", """
+        let config = try directory.write(
+            "config.yaml",
+            """
             store: \(notAStore)
             api_url: http://127.0.0.1:9
             repositories: [acme/widgets]
             """)
         let socket = try NotifySocket(path: directory.path("notify.sock"))
         // Under systemd stderr goes to the journal ($JOURNAL_STREAM): lines carry a <priority> prefix.
-        let daemon = try DaemonProcess(["--config", config],
-                                       environment: ["NOTIFY_SOCKET": socket.path, "JOURNAL_STREAM": "8:12345"],
-                                       logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess(
+            ["--config", config],
+            environment: ["NOTIFY_SOCKET": socket.path, "JOURNAL_STREAM": "8:12345"],
+            logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         #expect(await daemon.waitForExit(timeout: .seconds(10)) == 1)
         #expect(socket.receive(until: "READY=1", timeout: .milliseconds(300)).isEmpty)

@@ -14,7 +14,9 @@ import Testing
         try await withRunning(startSimulator([("widgets", 400)])) { simulator in
             try simulator.moveHead(owner: "acme", name: "widgets", back: 50)
             try simulator.rename(owner: "acme", name: "widgets", to: "newco", newName: "gadgets")
-            let config = try directory.write("config.yaml", """
+            let config = try directory.write(
+                "config.yaml",
+                """
                 store: \(store)
                 api_url: \(simulator.baseURL)
                 default_interval: 1s
@@ -22,9 +24,10 @@ import Testing
                   - acme/widgets
 
                 """)
-            let daemon = try DaemonProcess(["--config", config, "--log-level", "info"],
-                                           environment: ["GITHUB_TOKEN": SecretScan.token],
-                                           logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"],
+                environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
             let inspection = StoreInspection(store)
             func caughtUp() throws -> Bool {
@@ -37,8 +40,9 @@ import Testing
                 #expect(try await waitUntil(timeout: .seconds(20)) { try caughtUp() }, "\(daemon.log)")
             }
             // The first sync and one per push, each logged once its sync state is recorded.
-            #expect(await waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "sync finished").count - 1 >= 4 },
-                    "\(daemon.log)")
+            #expect(
+                await waitUntil(timeout: .seconds(20)) { daemon.log.components(separatedBy: "sync finished").count - 1 >= 4 },
+                "\(daemon.log)")
             #expect(!daemon.log.contains(" error "), "\(daemon.log)")
             let rows = try Connection(path: store, mode: .readOnly)
                 .prepare("SELECT full_name, github_id FROM repositories").map { "\($0.string(0)) \($0.int(1))" }

@@ -14,9 +14,13 @@ import Testing
 
     static let token = "sekrit-test-token-4711"
 
-    func writeConfig(_ simulator: GitHubSimulator, repositories: [String], interval: String = "2s",
-                     extra: String = "", name: String = "config.yaml") throws -> String {
-        try directory.write(name, """
+    func writeConfig(
+        _ simulator: GitHubSimulator, repositories: [String], interval: String = "2s",
+        extra: String = "", name: String = "config.yaml"
+    ) throws -> String {
+        try directory.write(
+            name,
+            """
             store: state/commits.sqlite
             api_url: \(simulator.baseURL)
             default_interval: \(interval)
@@ -28,9 +32,10 @@ import Testing
     }
 
     func startDaemon(_ config: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws -> DaemonProcess {
-        try DaemonProcess(["--config", config] + extraArguments,
-                          environment: ["GITHUB_TOKEN": Self.token].merging(environment) { _, new in new },
-                          logPath: directory.path("commitsd-\(UUID().uuidString.prefix(4)).log"))
+        try DaemonProcess(
+            ["--config", config] + extraArguments,
+            environment: ["GITHUB_TOKEN": Self.token].merging(environment) { _, new in new },
+            logPath: directory.path("commitsd-\(UUID().uuidString.prefix(4)).log"))
     }
 
     func mirrored(_ simulator: GitHubSimulator, _ names: [String]) throws -> Bool {
@@ -80,14 +85,16 @@ import Testing
             #expect(log.contains("info sync finished "))
             #expect(log.contains("repo=acme/beta"))
             #expect(log.contains(" sync.new_commits="))
-            #expect(log.split(separator: "\n").contains { $0.contains("repo=acme/beta") && $0.contains("head.old=") },
-                    "the moved head is logged")
+            #expect(
+                log.split(separator: "\n").contains { $0.contains("repo=acme/beta") && $0.contains("head.old=") },
+                "the moved head is logged")
             #expect(log.contains("rate.remaining="))
             for line in log.split(separator: "\n") {
                 // One line per event: a timestamp, a level, then the message and key=value pairs.
                 let fields = line.split(separator: " ", maxSplits: 2)
-                #expect(fields.count == 3 && ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(String(fields[1])),
-                        "\(line)")
+                #expect(
+                    fields.count == 3 && ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(String(fields[1])),
+                    "\(line)")
             }
         }
     }
@@ -129,22 +136,25 @@ import Testing
     /// everything waits for the reset.
     @Test func rateLimitReserveStopsAWalkAtAPageBoundary() async throws {
         try await withRunning(startSimulator([("big", 3000), ("small", 10)])) { simulator in
-            let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1s",
-                                         extra: "rate_limit_reserve: 4990")
+            let config = try writeConfig(
+                simulator, repositories: ["acme/big", "acme/small"], interval: "1s",
+                extra: "rate_limit_reserve: 4990")
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
-            #expect(await waitUntil(timeout: .seconds(10)) {
-                daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
-            }, "\(daemon.log)")
+            #expect(
+                await waitUntil(timeout: .seconds(10)) {
+                    daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
+                }, "\(daemon.log)")
             let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
             #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
             #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/small").isEmpty, "nothing starts while paused")
             let status = try run("commitsctl", ["status", "--db", store, "--json"])
             #expect(status.stdout.contains("\"last_error\" : \"stopped at the rate-limit reserve (4990); resumes after the reset\""))
             // Longer than the 1 s interval: a sync would have started in this window.
-            #expect(await staysTrue(for: .seconds(1.5)) {
-                StoreInspection(store).memberSHAsSoFar(of: "acme/big").count == stored
-            }, "still paused")
+            #expect(
+                await staysTrue(for: .seconds(1.5)) {
+                    StoreInspection(store).memberSHAsSoFar(of: "acme/big").count == stored
+                }, "still paused")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         }
@@ -163,10 +173,14 @@ import Testing
             #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 300 }, "\(daemon.log)")
 
             // The repository commitsd is syncing: skipped at once, with who holds it.
-            let same = try run("commitsctl", ["sync", "acme/big", "--db", store, "--api-url", simulator.baseURL],
-                               environment: ["GITHUB_TOKEN": "test-token"])
+            let same = try run(
+                "commitsctl", ["sync", "acme/big", "--db", store, "--api-url", simulator.baseURL],
+                environment: ["GITHUB_TOKEN": "test-token"])
             #expect(same.status == 75, "\(same.stderr)")
-            #expect(same.stderr == "commitsctl: error: acme/big is being synced by another process (commitsd (pid \(daemon.pid))) right now; skipped it, try again when that finishes\n")
+            #expect(
+                same.stderr
+                    == "commitsctl: error: acme/big is being synced by another process (commitsd (pid \(daemon.pid))) right now; skipped it, try again when that finishes\n"
+            )
 
             // Cron style, while commitsd keeps writing pages: small is synced, big skipped.
             let all = try run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
@@ -197,7 +211,10 @@ import Testing
             _ = try writeConfig(simulator, repositories: ["acme/alpha"], interval: "1s", extra: "intervall: 5s")
             daemon.signal(SIGHUP)
             #expect(await waitUntil(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
-            #expect(daemon.log.contains("error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen\""), "\(daemon.log)")
+            #expect(
+                daemon.log.contains(
+                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen\""
+                ), "\(daemon.log)")
             #expect(await staysTrue(for: .milliseconds(1500)) { daemon.process.isRunning })
 
             _ = try writeConfig(simulator, repositories: ["acme/alpha", "name: acme/beta\n    interval: 1s"], interval: "2s")

@@ -14,34 +14,46 @@ import Testing
         let path = try directory.write("bomb.yaml", Self.aliasBomb)
         // Unrefused, expanding it takes minutes; the bound (not a wall-clock figure,
         // which a loaded test machine inflates) is what fails a regression.
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)),
-                                  "commitsd --check-config was still expanding aliases after 20 s")
+        let result = try #require(
+            try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)),
+            "commitsd --check-config was still expanding aliases after 20 s")
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: \(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full\n"
+        )
     }
 
     @Test func aHugeConfigurationIsRefusedBySize() async throws {
         let path = try directory.write("big.yaml", "repositories: [acme/widgets]\n" + String(repeating: "#\n", count: 1 << 20))
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: \(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml\n"
+        )
     }
 
     @Test(arguments: [["--check-config"], []])
     func aFIFOIsRefusedWithoutBlocking(extra: [String]) async throws {
         let fifo = directory.path("config.fifo")
         try makeFIFO(fifo)
-        let result = try #require(try await runBounded("commitsd", extra + ["--config", fifo], limit: .seconds(60)),
-                                  "commitsd blocked on the FIFO")
+        let result = try #require(
+            try await runBounded("commitsd", extra + ["--config", fifo], limit: .seconds(60)),
+            "commitsd blocked on the FIFO")
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: \(fifo): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(fifo): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml\n"
+        )
     }
 
     @Test func aFIFOAsTheStoreStopsStartUp() async throws {
         let fifo = directory.path("store.fifo")
         try makeFIFO(fifo)
         let path = try directory.write("config.yaml", "store: store.fifo\nrepositories: [acme/widgets]\napi_url: http://127.0.0.1:1\n")
-        let result = try #require(try await runBounded("commitsd", ["--config", path], limit: .seconds(60)), "commitsd blocked on the FIFO")
+        let result = try #require(
+            try await runBounded("commitsd", ["--config", path], limit: .seconds(60)), "commitsd blocked on the FIFO")
         #expect(result.status == 1)
         #expect(result.stderr.contains("is a FIFO (named pipe), not a store file"), "\(result.stderr)")
     }
@@ -56,7 +68,10 @@ import Testing
         let path = try directory.write("branch.yaml", "repositories:\n  - name: acme/widgets\n    branch: ../main\n")
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsd: error: \(path):3: repositories[0].branch: '../main' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0\n")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path):3: repositories[0].branch: '../main' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0\n"
+        )
     }
 
     @Test(arguments: [["--bogus"], ["--log-level", "loud"]])

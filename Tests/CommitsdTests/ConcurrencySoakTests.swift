@@ -44,16 +44,21 @@ import Testing
         configuration.authenticatedLimit = 1_000_000
         configuration.faults.delay = .milliseconds(5)
         let specs = [("alpha", 25_000), ("beta", 6_000), ("gamma", 15_000)]
-        let simulator = try GitHubSimulator(configuration: configuration, repositories: specs.enumerated().map { index, spec in
-            SimRepository(owner: "acme", name: spec.0, id: 900 + index,
-                          source: .synthetic(SyntheticSpec(commits: spec.1, authors: 80, mergeEvery: 6, seed: UInt64(31 + index))))
-        })
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: specs.enumerated().map { index, spec in
+                SimRepository(
+                    owner: "acme", name: spec.0, id: 900 + index,
+                    source: .synthetic(SyntheticSpec(commits: spec.1, authors: 80, mergeEvery: 6, seed: UInt64(31 + index))))
+            })
         try await simulator.start()
         try await withRunning(simulator) { simulator in
             for (name, total) in specs { try simulator.moveHead(owner: "acme", name: name, back: total - 600) }
             func reachable(_ name: String) throws -> Set<String> { try simulator.reachableSHAs(owner: "acme", name: name) }
 
-            let config = try directory.write("config.yaml", """
+            let config = try directory.write(
+                "config.yaml",
+                """
                 store: state/commits.sqlite
                 api_url: \(simulator.baseURL)
                 default_interval: 1s
@@ -62,23 +67,28 @@ import Testing
                   - acme/beta
 
                 """)
-            let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"],
-                                           environment: ["GITHUB_TOKEN": SecretScan.token],
-                                           logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "trace"],
+                environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
-            #expect(await waitUntil {
-                ["alpha", "beta"].allSatisfy { !StoreInspection(store).memberSHAsSoFar(of: "acme/\($0)").isEmpty }
-            }, "\(daemon.log)")
+            #expect(
+                await waitUntil {
+                    ["alpha", "beta"].allSatisfy { !StoreInspection(store).memberSHAsSoFar(of: "acme/\($0)").isEmpty }
+                }, "\(daemon.log)")
             let daemonArgv = SecretScan.commandLine(of: daemon.pid) ?? ""
             let environment = ["GITHUB_TOKEN": SecretScan.token]
             let box = Box()
             // gamma is commitsctl's alone; its first sync happens before the readers ask for it.
-            let initial = try await runObservedOffPool("commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
-                                          environment: environment)
+            let initial = try await runObservedOffPool(
+                "commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
+                environment: environment)
             #expect(initial.result.status == 0, "\(initial.result.stderr)")
             box.tally.withLock {
-                $0.reportedNew["acme/gamma"] = Int(initial.result.lines.last?.split(separator: ":").dropFirst().first?
-                    .split(separator: " ").first ?? "") ?? -1_000_000
+                $0.reportedNew["acme/gamma"] =
+                    Int(
+                        initial.result.lines.last?.split(separator: ":").dropFirst().first?
+                            .split(separator: " ").first ?? "") ?? -1_000_000
                 $0.outputs.append(initial.result.stdout + initial.result.stderr)
                 $0.argv.append(initial.argv)
             }
@@ -99,9 +109,13 @@ import Testing
                         try? simulator.moveHead(owner: "acme", name: "beta", forward: Int.random(in: 20...120, using: &generator))
                         try? simulator.moveHead(owner: "acme", name: "gamma", forward: Int.random(in: 100...300, using: &generator))
                         for name in round % 3 == 0 ? ["gamma", "beta"] : ["gamma"] {
-                            guard let observed = try? runObserved("commitsctl", [
-                                "sync", "acme/\(name)", "--db", store, "--api-url", simulator.baseURL, "--log-level", "trace",
-                            ], environment: environment) else { continue }
+                            guard
+                                let observed = try? runObserved(
+                                    "commitsctl",
+                                    [
+                                        "sync", "acme/\(name)", "--db", store, "--api-url", simulator.baseURL, "--log-level", "trace",
+                                    ], environment: environment)
+                            else { continue }
                             box.tally.withLock { tally in
                                 tally.syncRuns += 1
                                 tally.argv.append(observed.argv)
@@ -109,7 +123,9 @@ import Testing
                                 switch observed.result.status {
                                 case 0:
                                     let summary = observed.result.lines.last ?? ""
-                                    let added = summary.split(separator: ":").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+                                    let added = summary.split(separator: ":").dropFirst().first?.split(separator: " ").first.flatMap {
+                                        Int($0)
+                                    }
                                     tally.reportedNew["acme/\(name)", default: 0] += added ?? 0
                                     if added == nil { tally.syncFailures.append("unreadable summary: \(summary)") }
                                 case 75 where observed.result.stderr.contains("is being synced by another process (commitsd"):
@@ -119,8 +135,10 @@ import Testing
                                 }
                             }
                         }
-                        if !backedUp, ContinuousClock.now >= halfway, let copy = try? runObserved(
-                            "commitsctl", ["backup", directory.path("mid-soak.sqlite"), "--db", store], environment: environment) {
+                        if !backedUp, ContinuousClock.now >= halfway,
+                            let copy = try? runObserved(
+                                "commitsctl", ["backup", directory.path("mid-soak.sqlite"), "--db", store], environment: environment)
+                        {
                             backedUp = true
                             box.tally.withLock {
                                 $0.backups.append("exit \(copy.result.status): \(copy.result.stdout)\(copy.result.stderr)")
@@ -161,7 +179,8 @@ import Testing
                             let ok = result.status == 0 || (arguments[0] == "check" && result.status == 3)
                             var regressions: [String] = []
                             if arguments[0] == "status", result.status == 0,
-                               let rows = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] {
+                                let rows = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+                            {
                                 for row in rows {
                                     guard let name = row["repository"] as? String, let commits = row["commits"] as? Int else { continue }
                                     if let last = lastCounts[name], commits < last { regressions.append("\(name): \(last) -> \(commits)") }
@@ -174,7 +193,8 @@ import Testing
                                 tally.outputs.append(result.stdout + result.stderr)
                                 tally.regressions += regressions
                                 if !ok || !result.stderr.isEmpty {
-                                    tally.readerFailures.append("\(arguments.joined(separator: " ")): exit \(result.status): \(result.stderr)")
+                                    tally.readerFailures.append(
+                                        "\(arguments.joined(separator: " ")): exit \(result.status): \(result.stderr)")
                                 }
                             }
                         }
@@ -185,13 +205,15 @@ import Testing
             for reader in readers { await reader.value }
 
             // Pushes have stopped: commitsd catches up, stops cleanly; one last commitsctl sync of gamma.
-            #expect(try await waitUntil(timeout: .seconds(90)) {
-                try ["alpha", "beta"].allSatisfy { StoreInspection(store).memberSHAsSoFar(of: "acme/\($0)") == (try reachable($0)) }
-            }, "\(daemon.log.suffix(3000))")
+            #expect(
+                try await waitUntil(timeout: .seconds(90)) {
+                    try ["alpha", "beta"].allSatisfy { StoreInspection(store).memberSHAsSoFar(of: "acme/\($0)") == (try reachable($0)) }
+                }, "\(daemon.log.suffix(3000))")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
-            let last = try await runObservedOffPool("commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
-                                       environment: environment)
+            let last = try await runObservedOffPool(
+                "commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
+                environment: environment)
             #expect(last.result.status == 0, "\(last.result.stderr)")
 
             let seen = box.tally.withLock { $0 }
@@ -226,8 +248,10 @@ import Testing
             #expect(copyCheck.status == 0 || copyCheck.status == 3, "\(copyCheck.stdout)")
 
             // The token: nowhere.
-            var texts = ["commitsd log": daemon.log, "commitsd argv": daemonArgv, "last sync": last.result.stdout + last.result.stderr,
-                         "last sync argv": last.argv]
+            var texts = [
+                "commitsd log": daemon.log, "commitsd argv": daemonArgv, "last sync": last.result.stdout + last.result.stderr,
+                "last sync argv": last.argv,
+            ]
             for (index, output) in seen.outputs.enumerated() { texts["output \(index)"] = output }
             for (index, argv) in seen.argv.enumerated() { texts["argv \(index)"] = argv }
             #expect(SecretScan.leaks(in: texts).isEmpty)
@@ -235,7 +259,8 @@ import Testing
             #expect(SecretScan.leaks(inStoreAt: copy).isEmpty)
             #expect(daemon.log.contains(" trace ") || daemon.log.contains(" debug "), "the daemon logged at its most verbose")
 
-            print("""
+            print(
+                """
                 concurrency soak (\(Self.seconds) s): \(seen.readerRuns) reader runs, 0 errors; \(seen.syncRuns) commitsctl syncs \
                 (\(seen.syncSkipped) skipped while commitsd held the repository); final: alpha \(try reachable("alpha").count), \
                 beta \(try reachable("beta").count), gamma \(try reachable("gamma").count) commits, exact; \
@@ -250,7 +275,7 @@ import Testing
         for line in log.split(separator: "\n") where line.contains(" sync finished ") {
             let fields = line.split(separator: " ")
             guard let repo = fields.first(where: { $0.hasPrefix("repo=") })?.dropFirst(5),
-                  let added = fields.first(where: { $0.hasPrefix("sync.new_commits=") }).flatMap({ Int($0.dropFirst(17)) })
+                let added = fields.first(where: { $0.hasPrefix("sync.new_commits=") }).flatMap({ Int($0.dropFirst(17)) })
             else { continue }
             totals[String(repo), default: 0] += added
         }

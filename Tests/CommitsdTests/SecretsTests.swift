@@ -14,7 +14,9 @@ import Testing
         var configuration = SimConfiguration()
         configuration.validTokens = ["the-only-valid-token"]
         try await withRunning(startSimulator([("widgets", 300)], configuration: configuration)) { simulator in
-            let config = try directory.write("config.yaml", """
+            let config = try directory.write(
+                "config.yaml",
+                """
                 store: state/commits.sqlite
                 api_url: \(simulator.baseURL)
                 default_interval: 1s
@@ -22,9 +24,10 @@ import Testing
                   - acme/widgets
 
                 """)
-            let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"],
-                                           environment: ["GITHUB_TOKEN": SecretScan.token],
-                                           logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "trace"],
+                environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
             #expect(await waitUntil(timeout: .seconds(15)) { daemon.log.contains("error sync failed") }, "\(daemon.log)")
             let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
@@ -34,15 +37,20 @@ import Testing
 
             let status = try await runOffPool("commitsctl", ["status", "--db", store, "--json"])
             #expect(status.status == 0, "\(status.stderr)")
-            let sync = try await runOffPool("commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
-                                              "--log-level", "trace"], environment: ["GH_TOKEN": SecretScan.token])
+            let sync = try await runOffPool(
+                "commitsctl",
+                [
+                    "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
+                    "--log-level", "trace",
+                ], environment: ["GH_TOKEN": SecretScan.token])
             #expect(sync.status == 1)
             #expect(sync.stderr.contains("commitsctl: error: GitHub rejected the token from environment variable GH_TOKEN"))
 
-            #expect(SecretScan.leaks(in: [
-                "commitsd log": daemon.log, "commitsd argv": argv, "status": status.stdout + status.stderr,
-                "sync": sync.stdout + sync.stderr,
-            ]).isEmpty)
+            #expect(
+                SecretScan.leaks(in: [
+                    "commitsd log": daemon.log, "commitsd argv": argv, "status": status.stdout + status.stderr,
+                    "sync": sync.stdout + sync.stderr,
+                ]).isEmpty)
             #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
         }
     }

@@ -9,9 +9,11 @@ import Testing
     static func simulator(delay: Duration = .zero) async throws -> GitHubSimulator {
         var configuration = SimConfiguration()
         configuration.faults.delay = delay
-        let simulator = try GitHubSimulator(configuration: configuration, repositories: [
-            SimRepository(owner: "o", name: "r", id: 1, source: .synthetic(SyntheticSpec(commits: 250, seed: 3))),
-        ])
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [
+                SimRepository(owner: "o", name: "r", id: 1, source: .synthetic(SyntheticSpec(commits: 250, seed: 3)))
+            ])
         try await simulator.start()
         return simulator
     }
@@ -21,7 +23,8 @@ import Testing
     @Test func fetchesStatusHeadersAndBody() async throws {
         try await withRunning(Self.simulator()) { simulator in
             let client = try HTTPClient()
-            let response = try await client.send(HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=5", headers: Self.headers))
+            let response = try await client.send(
+                HTTPRequest(url: "\(simulator.baseURL)/repos/o/r/commits?per_page=5", headers: Self.headers))
             #expect(response.status == 200)
             #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
             #expect(response.headers["ETAG"] == response.headers["etag"])

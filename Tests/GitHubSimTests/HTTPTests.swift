@@ -169,7 +169,8 @@ import Testing
         let client = try HTTPClient()
         let repo = SyntheticRepository(spec: SyntheticSpec(commits: 500, seed: 3))
         let sha = try await Self.get(
-            client, "\(base)/repositories/1001/commits/main", [("Accept", "application/vnd.github.sha"), ("Authorization", "token good-one")])
+            client, "\(base)/repositories/1001/commits/main",
+            [("Accept", "application/vnd.github.sha"), ("Authorization", "token good-one")])
         #expect(String(decoding: sha.body, as: UTF8.self) == repo.sha(at: 488))  // 10 first-parent steps from 499
         #expect(try await Self.get(client, "\(base)/repos/acme/void/commits", [("Authorization", "token good-one")]).status == 409)
         #expect(try await Self.get(client, "\(base)/repos/acme/widgets", [("Authorization", "token nope")]).status == 401)

@@ -48,7 +48,9 @@ import Testing
     @Test func pastTheEndPointsBackAtTheLastPage() {
         let header = LinkBuilder.header(base: base, rawQuery: "per_page=10&page=50", page: 50, total: 95, perPage: 10)
         #expect(
-            header == "<\(base)?per_page=10&page=10>; rel=\"prev\", <\(base)?per_page=10&page=10>; rel=\"last\", <\(base)?per_page=10&page=1>; rel=\"first\"")
+            header
+                == "<\(base)?per_page=10&page=10>; rel=\"prev\", <\(base)?per_page=10&page=10>; rel=\"last\", <\(base)?per_page=10&page=1>; rel=\"first\""
+        )
     }
 
     @Test func onlyThePageParameterIsDroppedAndOthersKeepTheirEncoding() {

@@ -171,9 +171,10 @@ import Testing
         #expect(limited.get("/repos/acme/widgets/commits", ip: "127.0.0.9").code == 200)
 
         // The 400 ms window ends: /rate_limit (free) shows the budget back.
-        #expect(await waitUntil(timeout: .seconds(10)) {
-            (limited.get("/rate_limit", token: "abcdef").jsonDictionary["rate"] as? [String: Any])?["remaining"] as? Int == 3
-        })
+        #expect(
+            await waitUntil(timeout: .seconds(10)) {
+                (limited.get("/rate_limit", token: "abcdef").jsonDictionary["rate"] as? [String: Any])?["remaining"] as? Int == 3
+            })
         let renewed = limited.get("/repos/acme/widgets/commits", token: "abcdef")
         #expect(renewed.code == 200 && renewed.header("X-RateLimit-Used") == "1")
     }

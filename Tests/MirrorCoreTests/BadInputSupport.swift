@@ -74,7 +74,8 @@ final class MiniGitHub: Sendable {
         switch route {
         case .repository:
             let parts = request.path.split(separator: "/")
-            let body = #"{"id":\#(abs(parts[2].hashValue % 100_000) + 1),"full_name":"\#(parts[1])/\#(parts[2])","default_branch":"main","html_url":"https://github.com/\#(parts[1])/\#(parts[2])"}"#
+            let body =
+                #"{"id":\#(abs(parts[2].hashValue % 100_000) + 1),"full_name":"\#(parts[1])/\#(parts[2])","default_branch":"main","html_url":"https://github.com/\#(parts[1])/\#(parts[2])"}"#
             connection.respond(status: 200, headers: json, body: Array(body.utf8))
         case .headProbe:
             let sha = PayloadFixtures.sha(head)
@@ -99,9 +100,10 @@ final class MiniGitHub: Sendable {
     }
 
     static func element(_ n: Int) -> String {
-        PayloadFixtures.element(sha: PayloadFixtures.sha(n), message: "Commit \(n)\n\nBody of commit \(n).",
-                                date: String(format: "2024-01-%02dT10:00:00Z", min(28, n)),
-                                parents: n > 1 ? [PayloadFixtures.sha(n - 1)] : [])
+        PayloadFixtures.element(
+            sha: PayloadFixtures.sha(n), message: "Commit \(n)\n\nBody of commit \(n).",
+            date: String(format: "2024-01-%02dT10:00:00Z", min(28, n)),
+            parents: n > 1 ? [PayloadFixtures.sha(n - 1)] : [])
     }
 
     /// A page of `top…top-2` whose first element went through `mutate`.
@@ -143,4 +145,3 @@ final class LogCapture: Sendable {
         }
     }
 }
-

@@ -32,7 +32,8 @@ import Testing
     func agreesWithGit(name: String) async throws {
         let accepted = try await onThread { try Self.gitAccepts(name) }
         let problem = BranchName.problem(with: name)
-        #expect((problem == nil) == accepted, "git \(accepted ? "accepts" : "refuses") \(BranchName.quoted(name)); ours: \(problem ?? "valid")")
+        #expect(
+            (problem == nil) == accepted, "git \(accepted ? "accepts" : "refuses") \(BranchName.quoted(name)); ours: \(problem ?? "valid")")
     }
 
     /// Stricter than git on purpose: git reads a lone `@` as HEAD (and accepts it).

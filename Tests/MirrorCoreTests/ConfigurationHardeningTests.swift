@@ -33,7 +33,10 @@ import Testing
         let (message, elapsed) = try #require(outcome, "refused within the deadline")
         let text = try #require(message)
         #expect(elapsed < .seconds(10), "took \(elapsed) (unrefused, this bomb takes about 90 s)")
-        #expect(text == "\(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full")
+        #expect(
+            text
+                == "\(path):2:8: uses the alias *a; aliases (*name) are not allowed in configuration files; expected every value written out in full"
+        )
         #expect(!text.contains("\n"))
     }
 
@@ -68,7 +71,9 @@ import Testing
     }
 
     @Test func aNormalFileStillLoads() throws {
-        let path = try directory.write("ok.yaml", """
+        let path = try directory.write(
+            "ok.yaml",
+            """
             store: data/commits.sqlite
             repositories:
               - acme/widgets
@@ -85,10 +90,14 @@ import Testing
         let padding = String(repeating: "# padding line to make the file large\n", count: (2 << 20) / 38 + 1)
         let path = try directory.write("big.yaml", "repositories: [acme/widgets]\n" + padding)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int >= 2 << 20)
-        #expect(loadMessage(path) == "\(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml")
+        #expect(
+            loadMessage(path)
+                == "\(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml")
         // Just under the limit is read.
-        let under = try directory.write("under.yaml", "repositories: [acme/widgets]\n"
-            + String(repeating: "#", count: MirrorConfiguration.maximumSize - 40) + "\n")
+        let under = try directory.write(
+            "under.yaml",
+            "repositories: [acme/widgets]\n"
+                + String(repeating: "#", count: MirrorConfiguration.maximumSize - 40) + "\n")
         #expect(loadMessage(under) == nil)
     }
 
@@ -96,12 +105,18 @@ import Testing
         let path = directory.path("config.fifo")
         try makeFIFO(path)
         let message = await withDeadline(.seconds(5), unblock: { releaseFIFOReader(path) }) { loadMessageFor(path) }
-        #expect(message == .some("\(path): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml"))
+        #expect(
+            message
+                == .some(
+                    "\(path): is a FIFO (named pipe), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml"
+                ))
     }
 
     @Test(arguments: [("/dev/null", "a character device"), ("/tmp", "a directory")])
     func devicesAndDirectoriesAreRefused(path: String, kind: String) {
-        #expect(loadMessage(path) == "\(path): is \(kind), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml")
+        #expect(
+            loadMessage(path)
+                == "\(path): is \(kind), not a configuration file; expected a readable YAML file like config/commits-mirror.example.yaml")
     }
 
     @Test func anEmptyPathIsRefused() {

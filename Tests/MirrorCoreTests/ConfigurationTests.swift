@@ -7,7 +7,8 @@ import Testing
 /// The configuration file: the documented example, every setting, the
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
-    static let allKeys = "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
+    static let allKeys =
+        "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
@@ -35,19 +36,24 @@ import Testing
         #expect(configuration.rateLimitReserve == 500)
         #expect(configuration.logLevel == .info)
         #expect(configuration.metricsListen == ListenAddress(host: "127.0.0.1", port: 9464))
-        #expect(configuration.repositories.map(\.description) == [
-            "swiftlang/swift-evolution", "apple/swift-nio", "apple/swift-argument-parser@main",
-        ])
+        #expect(
+            configuration.repositories.map(\.description) == [
+                "swiftlang/swift-evolution", "apple/swift-nio", "apple/swift-argument-parser@main",
+            ])
         #expect(configuration.repositories.map { configuration.interval(for: $0) } == [.seconds(900), .seconds(300), .seconds(3600)])
     }
 
     @Test func metricsListenIsHostAndPort() throws {
-        #expect(try parse("metrics_listen: '[::1]:9464'\nrepositories: [acme/widgets]\n").metricsListen == ListenAddress(host: "::1", port: 9464))
+        #expect(
+            try parse("metrics_listen: '[::1]:9464'\nrepositories: [acme/widgets]\n").metricsListen
+                == ListenAddress(host: "::1", port: 9464))
         #expect(try parse("metrics_listen: 0.0.0.0:0\nrepositories: [acme/widgets]\n").metricsListen?.description == "0.0.0.0:0")
         #expect(try parse("repositories: [acme/widgets]\n").metricsListen == nil)
         for bad in ["9464", "localhost:", ":9464", "127.0.0.1:99999", "127.0.0.1:http"] {
-            #expect(message("metrics_listen: '\(bad)'\nrepositories: [acme/widgets]\n")
-                    == "cfg.yaml:1: metrics_listen: '\(bad)' is not HOST:PORT; expected HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464")
+            #expect(
+                message("metrics_listen: '\(bad)'\nrepositories: [acme/widgets]\n")
+                    == "cfg.yaml:1: metrics_listen: '\(bad)' is not HOST:PORT; expected HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464"
+            )
         }
     }
 
@@ -57,7 +63,8 @@ import Testing
         let packaged = try MirrorConfiguration.parse(yaml: "repositories: [acme/widgets]\n", source: MirrorConfiguration.systemPath)
         #expect(packaged.resolvedStorePath(environment: ["HOME": "/home/x"]) == "/var/lib/commits-mirror/commits.sqlite")
         #expect(packaged.resolvedStorePath(environment: ["STATE_DIRECTORY": "/srv/state"]) == "/srv/state/commits.sqlite")
-        #expect(try parse("repositories: [acme/widgets]\n").resolvedStorePath(environment: ["HOME": "/home/x"])
+        #expect(
+            try parse("repositories: [acme/widgets]\n").resolvedStorePath(environment: ["HOME": "/home/x"])
                 == "/home/x/.local/share/commits-mirror/commits.sqlite")
     }
 
@@ -71,8 +78,9 @@ import Testing
     }
 
     @Test func relativePathsAreRelativeToTheFile() throws {
-        let configuration = try parse("store: data/commits.sqlite\ntoken_file: ../secrets/token\nrepositories: [a/b]\n",
-                                      directory: "/srv/mirror/conf")
+        let configuration = try parse(
+            "store: data/commits.sqlite\ntoken_file: ../secrets/token\nrepositories: [a/b]\n",
+            directory: "/srv/mirror/conf")
         #expect(configuration.store == "/srv/mirror/conf/data/commits.sqlite")
         #expect(configuration.tokenFile == "/srv/mirror/secrets/token")
     }
@@ -82,7 +90,8 @@ import Testing
         let tokenFile = directory.path("token")
         try "from-file\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         chmod(tokenFile, 0o600)
-        let configuration = try parse("""
+        let configuration = try parse(
+            """
             store: /var/lib/x/commits.sqlite
             api_url: https://ghe.example.com/api/v3
             token_file: \(tokenFile)
@@ -97,7 +106,8 @@ import Testing
         #expect(try configuration.resolveToken(environment: ["GH_TOKEN": "t"])?.source == "environment variable GH_TOKEN")
 
         let defaults = try parse("repositories: [a/b]\n")
-        #expect(defaults.resolvedStorePath(environment: ["STATE_DIRECTORY": "/var/lib/commits-mirror"])
+        #expect(
+            defaults.resolvedStorePath(environment: ["STATE_DIRECTORY": "/var/lib/commits-mirror"])
                 == "/var/lib/commits-mirror/commits.sqlite")
         #expect(defaults.resolvedStorePath(environment: ["HOME": "/home/ada"]) == "/home/ada/.local/share/commits-mirror/commits.sqlite")
         #expect(try defaults.resolveToken(environment: [:]) == nil)
@@ -106,7 +116,8 @@ import Testing
     @Test func locatingTheFile() throws {
         #expect(MirrorConfiguration.locate(explicit: "/x.yaml", environment: ["COMMITS_MIRROR_CONFIG": "/y.yaml"]) == "/x.yaml")
         #expect(MirrorConfiguration.locate(explicit: nil, environment: ["COMMITS_MIRROR_CONFIG": "/y.yaml"]) == "/y.yaml")
-        #expect(MirrorConfiguration.locate(explicit: nil, environment: ["CONFIGURATION_DIRECTORY": "/etc/commits-mirror"])
+        #expect(
+            MirrorConfiguration.locate(explicit: nil, environment: ["CONFIGURATION_DIRECTORY": "/etc/commits-mirror"])
                 == "/etc/commits-mirror/config.yaml")
     }
 
@@ -127,14 +138,16 @@ import Testing
     }
 
     @Test func changesAreDescribedForReloadLogs() throws {
-        let old = try parse("""
+        let old = try parse(
+            """
             default_interval: 15m
             repositories:
               - acme/widgets
               - name: acme/gadgets
                 interval: 5m
             """)
-        let new = try parse("""
+        let new = try parse(
+            """
             default_interval: 10m
             log_level: debug
             repositories:
@@ -142,96 +155,133 @@ import Testing
                 interval: 1m
               - acme/gizmos
             """)
-        #expect(old.changes(to: new) == [
-            "default_interval: 15m -> 10m",
-            "log_level: info -> debug",
-            "repository acme/gadgets: interval 5m -> 1m",
-            "repository added: acme/gizmos",
-            "repository removed: acme/widgets",
-        ])
+        #expect(
+            old.changes(to: new) == [
+                "default_interval: 15m -> 10m",
+                "log_level: info -> debug",
+                "repository acme/gadgets: interval 5m -> 1m",
+                "repository added: acme/gizmos",
+                "repository removed: acme/widgets",
+            ])
         #expect(old.changes(to: old).isEmpty)
     }
 
     // MARK: - One message per mistake
 
     @Test func unknownKey() {
-        #expect(message("repositories: [a/b]\nintervall: 5m\n")
+        #expect(
+            message("repositories: [a/b]\nintervall: 5m\n")
                 == "cfg.yaml:2: intervall: unknown key; expected one of \(Self.allKeys)")
     }
 
     @Test func unknownKeyInARepositoryEntry() {
-        #expect(message("""
-            repositories:
-              - name: acme/widgets
-                brnach: main
-            """) == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval")
+        #expect(
+            message(
+                """
+                repositories:
+                  - name: acme/widgets
+                    brnach: main
+                """) == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval")
     }
 
     @Test func wrongTypes() {
-        #expect(message("rate_limit_reserve: lots\nrepositories: [a/b]\n")
-                == "cfg.yaml:1: rate_limit_reserve: 'lots' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500")
-        #expect(message("rate_limit_reserve: -3\nrepositories: [a/b]\n")
-                == "cfg.yaml:1: rate_limit_reserve: '-3' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500")
-        #expect(message("repositories: acme/widgets\n")
-                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)")
-        #expect(message("repositories: []\n")
-                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)")
-        #expect(message("store: [a, b]\nrepositories: [a/b]\n")
+        #expect(
+            message("rate_limit_reserve: lots\nrepositories: [a/b]\n")
+                == "cfg.yaml:1: rate_limit_reserve: 'lots' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500"
+        )
+        #expect(
+            message("rate_limit_reserve: -3\nrepositories: [a/b]\n")
+                == "cfg.yaml:1: rate_limit_reserve: '-3' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500"
+        )
+        #expect(
+            message("repositories: acme/widgets\n")
+                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+        )
+        #expect(
+            message("repositories: []\n")
+                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+        )
+        #expect(
+            message("store: [a, b]\nrepositories: [a/b]\n")
                 == "cfg.yaml:1: store: is a list; expected the path of the SQLite store file")
-        #expect(message("store:\nrepositories: [a/b]\n")
+        #expect(
+            message("store:\nrepositories: [a/b]\n")
                 == "cfg.yaml:1: store: has no value; expected the path of the SQLite store file")
-        #expect(message("default_interval: 5 minutes\nrepositories: [a/b]\n")
+        #expect(
+            message("default_interval: 5 minutes\nrepositories: [a/b]\n")
                 == "cfg.yaml:1: default_interval: '5 minutes' is not a duration; expected \(DurationText.expectedForm)")
-        #expect(message("repositories:\n  - name: a/b\n    interval: {every: 5m}\n")
+        #expect(
+            message("repositories:\n  - name: a/b\n    interval: {every: 5m}\n")
                 == "cfg.yaml:3: repositories[0].interval: is a mapping (key: value pairs); expected \(DurationText.expectedForm)")
-        #expect(message("log_level: loud\nrepositories: [a/b]\n")
+        #expect(
+            message("log_level: loud\nrepositories: [a/b]\n")
                 == "cfg.yaml:1: log_level: 'loud' is not a log level; expected one of trace, debug, info, notice, warning, error, critical")
-        #expect(message("api_url: ftp://example.com\nrepositories: [a/b]\n")
-                == "cfg.yaml:1: api_url: 'ftp://example.com' is not an http(s) URL; expected an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
-        #expect(message("- a/b\n")
+        #expect(
+            message("api_url: ftp://example.com\nrepositories: [a/b]\n")
+                == "cfg.yaml:1: api_url: 'ftp://example.com' is not an http(s) URL; expected an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)"
+        )
+        #expect(
+            message("- a/b\n")
                 == "cfg.yaml:1: the top level is a list; expected `key: value` settings as in config/commits-mirror.example.yaml")
     }
 
     @Test func malformedRepositoryNames() {
-        #expect(message("repositories:\n  - acme/widgets\n  - acme widgets\n")
-                == "cfg.yaml:3: repositories[1]: 'acme widgets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution")
-        #expect(message("repositories:\n  - name: acme/wid/gets\n")
-                == "cfg.yaml:2: repositories[0].name: 'acme/wid/gets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution")
-        #expect(message("repositories:\n  - branch: main\n")
+        #expect(
+            message("repositories:\n  - acme/widgets\n  - acme widgets\n")
+                == "cfg.yaml:3: repositories[1]: 'acme widgets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"
+        )
+        #expect(
+            message("repositories:\n  - name: acme/wid/gets\n")
+                == "cfg.yaml:2: repositories[0].name: 'acme/wid/gets' is not a repository name; expected OWNER/NAME, e.g. swiftlang/swift-evolution"
+        )
+        #expect(
+            message("repositories:\n  - branch: main\n")
                 == "cfg.yaml:2: repositories[0].name: missing; expected `name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
-        #expect(message("repositories:\n  - acme/widgets\n  - ACME/Widgets\n")
+        #expect(
+            message("repositories:\n  - acme/widgets\n  - ACME/Widgets\n")
                 == "cfg.yaml:3: repositories[1]: ACME/Widgets is listed twice (first on line 2); expected each repository and branch once")
     }
 
     @Test func yamlMistakesCarryTheirPosition() {
-        #expect(message("repositories: [a/b]\nstore: x\nstore: y\n")
+        #expect(
+            message("repositories: [a/b]\nstore: x\nstore: y\n")
                 == "cfg.yaml:2: store: appears more than once in the same mapping; expected each key once")
         let syntax = message("repositories:\n  - a/b\n log_level: info\n")
         #expect(syntax?.hasPrefix("cfg.yaml:3:") == true, "\(syntax ?? "")")
         #expect(syntax?.contains(": not valid YAML: ") == true)
         #expect(syntax?.hasSuffix("; expected valid YAML like config/commits-mirror.example.yaml") == true)
-        #expect(message("") == "cfg.yaml: the file is empty; expected settings as in config/commits-mirror.example.yaml (at least `repositories:`)")
-        #expect(message("store: /x\n")
-                == "cfg.yaml: repositories: missing; expected a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
+        #expect(
+            message("")
+                == "cfg.yaml: the file is empty; expected settings as in config/commits-mirror.example.yaml (at least `repositories:`)")
+        #expect(
+            message("store: /x\n")
+                == "cfg.yaml: repositories: missing; expected a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`"
+        )
     }
 
     @Test func unreadableTokenFile() throws {
         let configuration = try parse("repositories: [a/b]\ntoken_file: /nonexistent/token\n")
-        #expect(throws: ConfigurationError(
-            file: "cfg.yaml", line: 2, key: "token_file", problem: "cannot read /nonexistent/token: No such file or directory",
-            expected: "a file this user can read holding the token on its first line")) {
+        #expect(
+            throws: ConfigurationError(
+                file: "cfg.yaml", line: 2, key: "token_file", problem: "cannot read /nonexistent/token: No such file or directory",
+                expected: "a file this user can read holding the token on its first line")
+        ) {
             try configuration.resolveToken(environment: [:])
         }
         // Not consulted at all when the environment provides the token.
         #expect(try configuration.resolveToken(environment: ["GITHUB_TOKEN": "x"])?.source == "environment variable GITHUB_TOKEN")
-        #expect("\(try #require(throws: ConfigurationError.self) { try configuration.resolveToken(environment: [:]) })"
-                == "cfg.yaml:2: token_file: cannot read /nonexistent/token: No such file or directory; expected a file this user can read holding the token on its first line")
+        #expect(
+            "\(try #require(throws: ConfigurationError.self) { try configuration.resolveToken(environment: [:]) })"
+                == "cfg.yaml:2: token_file: cannot read /nonexistent/token: No such file or directory; expected a file this user can read holding the token on its first line"
+        )
     }
 
     @Test func unreadableConfigurationFile() {
-        #expect(throws: ConfigurationError(
-            file: "/nonexistent/config.yaml", problem: "cannot read the configuration file: No such file or directory",
-            expected: "a readable YAML file like config/commits-mirror.example.yaml")) {
+        #expect(
+            throws: ConfigurationError(
+                file: "/nonexistent/config.yaml", problem: "cannot read the configuration file: No such file or directory",
+                expected: "a readable YAML file like config/commits-mirror.example.yaml")
+        ) {
             try MirrorConfiguration.load(contentsOf: "/nonexistent/config.yaml")
         }
     }

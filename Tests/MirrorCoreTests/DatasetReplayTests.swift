@@ -8,8 +8,9 @@ import Testing
 @Suite(.enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data tests"))
 struct DatasetReplayTests {
     static func repository() -> SimRepository {
-        SimRepository(owner: "swiftlang", name: "swift-evolution", id: 47_081_519,
-                      source: .dataset(path: TestSupport.swiftEvolutionDataset))
+        SimRepository(
+            owner: "swiftlang", name: "swift-evolution", id: 47_081_519,
+            source: .dataset(path: TestSupport.swiftEvolutionDataset))
     }
 
     @Test func mirrorsTheWholeHistoryAndAnswersJoeGroff() async throws {
@@ -35,7 +36,8 @@ struct DatasetReplayTests {
         try await withRunning(SimulatorHarness.start([Self.repository()])) { harness in
             try harness.simulator.moveHead(owner: "swiftlang", name: "swift-evolution", back: 300)
             try await harness.sync("swiftlang/swift-evolution")
-            #expect(try harness.store.memberSHAs(of: "swiftlang/swift-evolution")
+            #expect(
+                try harness.store.memberSHAs(of: "swiftlang/swift-evolution")
                     == harness.simulator.reachableSHAs(owner: "swiftlang", name: "swift-evolution"))
             for step in [1, 2, 5, 17, 40, 75, 160] {
                 try harness.simulator.moveHead(owner: "swiftlang", name: "swift-evolution", forward: step)

@@ -35,12 +35,15 @@ import Testing
         }
         #expect(message("\(good)\n{\"sha\": \"abc\"") == "in.json:2: the JSON value starting here is truncated")
         #expect(message("\(good)\nnull\n") == "in.json:2: expected a JSON array of commits or a commit object, found 'n'")
-        #expect(message("\(good)\n{\"message\":\"Not Found\",\"status\":\"404\"}\n")
+        #expect(
+            message("\(good)\n{\"message\":\"Not Found\",\"status\":\"404\"}\n")
                 == "in.json:2: this is a GitHub error response, not commits: Not Found")
         #expect(message("[\(good)]\n[{\"sha\":\"zz\"}]").hasPrefix("in.json:2: not a list-commits element ("))
         // A git-log style line (like ../shared/datasets) is not an API response.
-        #expect(message(#"{"sha": "\#(F.sha(1))", "parents": [], "tree": "t", "message": "m"}"#)
-                == "in.json:1: not a list-commits element (missing field 'commit'); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them")
+        #expect(
+            message(#"{"sha": "\#(F.sha(1))", "parents": [], "tree": "t", "message": "m"}"#)
+                == "in.json:1: not a list-commits element (missing field 'commit'); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them"
+        )
     }
 
     @Test func onlyClosedHistoriesAreAttachedParentsFirst() throws {
@@ -48,15 +51,16 @@ import Testing
         let store = try MirrorStore(path: directory.path("commits.sqlite"))
         let repository = try store.ensureRepository(named: RepositoryName(owner: "acme", name: "widgets"))
         // 1 ← 2 ← 4 (merge of 2 and 3), 3's parent 9 is not in the input; 5 ← 6 complete.
-        let input = try SavedResponses.decode(F.page([
-            F.element(sha: F.sha(6), parents: [F.sha(5)]),
-            F.element(sha: F.sha(4), parents: [F.sha(2), F.sha(3)]),
-            F.element(sha: F.sha(3), parents: [F.sha(9)]),
-            F.element(sha: F.sha(2), parents: [F.sha(1)]),
-            F.element(sha: F.sha(1)),
-            F.element(sha: F.sha(5)),
-            F.element(sha: F.sha(2), message: "listed twice", parents: [F.sha(1)]),
-        ]), source: "x")
+        let input = try SavedResponses.decode(
+            F.page([
+                F.element(sha: F.sha(6), parents: [F.sha(5)]),
+                F.element(sha: F.sha(4), parents: [F.sha(2), F.sha(3)]),
+                F.element(sha: F.sha(3), parents: [F.sha(9)]),
+                F.element(sha: F.sha(2), parents: [F.sha(1)]),
+                F.element(sha: F.sha(1)),
+                F.element(sha: F.sha(5)),
+                F.element(sha: F.sha(2), message: "listed twice", parents: [F.sha(1)]),
+            ]), source: "x")
         let plan = try store.planImport(input, repositoryID: repository.id)
         #expect(plan.missingParents == [F.sha(9)])
         #expect(Set(plan.open.map(\.sha)) == [F.sha(3), F.sha(4)])
@@ -72,8 +76,9 @@ import Testing
         #expect(try MirrorReader(path: store.path).syncStates().isEmpty, "an import never records sync state")
 
         // Once 9 arrives (say, from a sync), 3 and 4 become attachable.
-        _ = try store.importBatch([F.element(sha: F.sha(9))].map { Commit(try PayloadDecoder().decode(CommitPayload.self, from: Array($0.utf8))) },
-                                  repositoryID: repository.id)
+        _ = try store.importBatch(
+            [F.element(sha: F.sha(9))].map { Commit(try PayloadDecoder().decode(CommitPayload.self, from: Array($0.utf8))) },
+            repositoryID: repository.id)
         let again = try store.planImport(input, repositoryID: repository.id)
         #expect(again.open.isEmpty && again.missingParents.isEmpty)
     }

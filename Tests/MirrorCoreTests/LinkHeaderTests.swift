@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct LinkHeaderTests {
     @Test func parsesGitHubsFirstPageLink() throws {
-        let header = #"<https://api.github.com/repositories/3544490/commits?sha=release-v2-0&per_page=2&page=2>; rel="next", <https://api.github.com/repositories/3544490/commits?sha=release-v2-0&per_page=2&page=1044>; rel="last""#
+        let header =
+            #"<https://api.github.com/repositories/3544490/commits?sha=release-v2-0&per_page=2&page=2>; rel="next", <https://api.github.com/repositories/3544490/commits?sha=release-v2-0&per_page=2&page=1044>; rel="last""#
         let link = try #require(LinkHeader(header))
         #expect(link.next == "https://api.github.com/repositories/3544490/commits?sha=release-v2-0&per_page=2&page=2")
         #expect(link.last?.hasSuffix("page=1044") == true)
@@ -12,7 +13,8 @@ import Testing
     }
 
     @Test func relsInAnyOrder() throws {
-        let header = #"<https://x/c?page=9>; rel="last", <https://x/c?page=3>; rel="next", <https://x/c?page=1>; rel="first", <https://x/c?page=1>; rel="prev""#
+        let header =
+            #"<https://x/c?page=9>; rel="last", <https://x/c?page=3>; rel="next", <https://x/c?page=1>; rel="first", <https://x/c?page=1>; rel="prev""#
         let link = try #require(LinkHeader(header))
         #expect(link.next == "https://x/c?page=3")
         #expect(link.last == "https://x/c?page=9")

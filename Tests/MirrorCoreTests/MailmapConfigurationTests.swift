@@ -35,15 +35,20 @@ import Testing
     @Test func theFileIsReadWhenUsedAndAMissingOneNamesTheKey() throws {
         let directory = try TemporaryDirectory()
         _ = try directory.write("people.mailmap", "Ada Lovelace <ada@example.com> <countess@example.com>\n")
-        let found = try MirrorConfiguration.parse(yaml: "repositories: [acme/widgets]\nmailmap: people.mailmap\n",
-                                                  source: "cfg.yaml", relativeTo: directory.url.path)
+        let found = try MirrorConfiguration.parse(
+            yaml: "repositories: [acme/widgets]\nmailmap: people.mailmap\n",
+            source: "cfg.yaml", relativeTo: directory.url.path)
         let mailmap = try #require(try found.loadMailmap())
         #expect(mailmap == (try Mailmap(parsing: "Ada Lovelace <ada@example.com> <countess@example.com>\n")))
-        let missing = try MirrorConfiguration.parse(yaml: "repositories: [acme/widgets]\nmailmap: gone.mailmap\n",
-                                                    source: "cfg.yaml", relativeTo: directory.url.path)
-        #expect(throws: ConfigurationError(file: "cfg.yaml", line: 2, key: "mailmap",
-                                           problem: "\(directory.path("gone.mailmap")) does not exist",
-                                           expected: "the path of a git .mailmap file (gitmailmap(5))")) {
+        let missing = try MirrorConfiguration.parse(
+            yaml: "repositories: [acme/widgets]\nmailmap: gone.mailmap\n",
+            source: "cfg.yaml", relativeTo: directory.url.path)
+        #expect(
+            throws: ConfigurationError(
+                file: "cfg.yaml", line: 2, key: "mailmap",
+                problem: "\(directory.path("gone.mailmap")) does not exist",
+                expected: "the path of a git .mailmap file (gitmailmap(5))")
+        ) {
             try missing.loadMailmap()
         }
     }

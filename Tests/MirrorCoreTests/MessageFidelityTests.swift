@@ -43,25 +43,28 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try MirrorStore(path: directory.path("commits.sqlite"))
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
-        let commits = try PayloadDecoder().decodeCommits(PayloadFixtures.page([
-            PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "visible part\u{0}hidden part"),
-            PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "unrelated"),
-        ]))
+        let commits = try PayloadDecoder().decodeCommits(
+            PayloadFixtures.page([
+                PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "visible part\u{0}hidden part"),
+                PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "unrelated"),
+            ]))
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
         _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
 
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "VISIBLE")).map(\.sha) == [PayloadFixtures.sha(2)])
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "unrelated")).map(\.sha) == [PayloadFixtures.sha(1)])
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "unrelated")).map(\.sha) == [PayloadFixtures.sha(1)])
         let afterTheNul = try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "hidden part")).map(\.sha)
         withKnownIssue("SQLite's trigram tokenizer stops at a NUL, so text after one is not indexed") {
             #expect(afterTheNul == [PayloadFixtures.sha(2)])
         }
         // Updating such a message keeps the index consistent (its
         // 'delete' must remove exactly what the insert indexed).
-        let changed = try PayloadDecoder().decodeCommits(PayloadFixtures.page([
-            PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "new text\u{0}after"),
-        ]))
+        let changed = try PayloadDecoder().decodeCommits(
+            PayloadFixtures.page([
+                PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "new text\u{0}after")
+            ]))
         var again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)
         #expect(try store.store(page: changed, repositoryID: repository.id, walk: &again, nextURL: nil, pagesTotal: nil).updated == 1)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "visible")).isEmpty)

@@ -56,11 +56,12 @@ import Testing
     }
 
     @Test func authorsAreUniqueByNameAndEmailAndKeepTheirLogin() throws {
-        try storePage(payloads([
-            PayloadFixtures.element(sha: PayloadFixtures.sha(1), authorName: "Zoë", authorEmail: "z@example.com", login: "zoe"),
-            PayloadFixtures.element(sha: PayloadFixtures.sha(2), authorName: "Zoë", authorEmail: "z@example.com", login: nil),
-            PayloadFixtures.element(sha: PayloadFixtures.sha(3), authorName: "Zoë", authorEmail: "other@example.com", login: nil),
-        ]), in: "o/r")
+        try storePage(
+            payloads([
+                PayloadFixtures.element(sha: PayloadFixtures.sha(1), authorName: "Zoë", authorEmail: "z@example.com", login: "zoe"),
+                PayloadFixtures.element(sha: PayloadFixtures.sha(2), authorName: "Zoë", authorEmail: "z@example.com", login: nil),
+                PayloadFixtures.element(sha: PayloadFixtures.sha(3), authorName: "Zoë", authorEmail: "other@example.com", login: nil),
+            ]), in: "o/r")
         let rows = try store.db.prepare("SELECT name, email, login FROM authors ORDER BY email").map {
             [$0.string(0), $0.string(1), $0.optionalString(2) ?? "-"]
         }
@@ -68,7 +69,8 @@ import Testing
     }
 
     @Test func nullAuthorStillStoresTheGitSignature() throws {
-        try storePage(payloads([PayloadFixtures.element(sha: PayloadFixtures.sha(1), authorName: "No Account", authorField: "null")]), in: "o/r")
+        try storePage(
+            payloads([PayloadFixtures.element(sha: PayloadFixtures.sha(1), authorName: "No Account", authorField: "null")]), in: "o/r")
         let row = try store.db.prepare("SELECT a.name, a.login FROM commits c JOIN authors a ON a.id = c.author_id")
             .first { ($0.string(0), $0.optionalString(1)) }
         #expect(row?.0 == "No Account")
@@ -88,11 +90,14 @@ import Testing
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: PayloadFixtures.sha(1))
         // A trigger that fails on the second commit stands in for a write error mid-page.
-        try store.db.execute("""
+        try store.db.execute(
+            """
             CREATE TEMP TRIGGER fail_second BEFORE INSERT ON commits WHEN NEW.sha = '\(PayloadFixtures.sha(2))'
             BEGIN SELECT RAISE(ABORT, 'injected failure'); END
             """)
-        let page = try payloads([PayloadFixtures.element(sha: PayloadFixtures.sha(1)), PayloadFixtures.element(sha: PayloadFixtures.sha(2))])
+        let page = try payloads([
+            PayloadFixtures.element(sha: PayloadFixtures.sha(1)), PayloadFixtures.element(sha: PayloadFixtures.sha(2)),
+        ])
         #expect(throws: (any Error).self) {
             try store.store(page: page, repositoryID: repo.id, walk: &walk, nextURL: "https://next", pagesTotal: 5)
         }

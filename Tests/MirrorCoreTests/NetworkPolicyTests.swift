@@ -10,8 +10,10 @@ import Testing
 @Suite struct NetworkPolicyTests {
     static let token = GitHubToken(value: SecretScan.token, source: "environment variable GITHUB_TOKEN")
 
-    static func client(_ apiURL: String, token: GitHubToken? = NetworkPolicyTests.token, logs: LogCapture = LogCapture(),
-                       configure: (inout GitHubClient.Configuration) -> Void = { _ in }) throws -> GitHubClient {
+    static func client(
+        _ apiURL: String, token: GitHubToken? = NetworkPolicyTests.token, logs: LogCapture = LogCapture(),
+        configure: (inout GitHubClient.Configuration) -> Void = { _ in }
+    ) throws -> GitHubClient {
         var configuration = GitHubClient.Configuration(apiURL: apiURL, token: token)
         configuration.retry = SimulatorHarness.fastRetries()
         configuration.http.timeout = .seconds(10)
@@ -51,19 +53,20 @@ import Testing
 
     // MARK: - Redirects stay within the API origin
 
-    @Test(arguments: [
-        ("/repositories/1/commits?page=2", "https://api.example.com/repositories/1/commits?page=2"),
-        ("https://api.example.com/repositories/1", "https://api.example.com/repositories/1"),
-        ("../../repositories/1", "https://api.example.com/repositories/1"),
-        ("http://169.254.169.254/latest/meta-data/", nil),
-        ("//169.254.169.254/latest/meta-data/", nil),
-        ("http://api.example.com/repositories/1", nil),
-        ("https://api.example.com:8443/repositories/1", nil),
-        ("https://elsewhere.example/repositories/1", nil),
-        ("https://user:password@api.example.com/repositories/1", nil),
-        ("file:///etc/passwd", nil),
-        ("gopher://api.example.com/", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("/repositories/1/commits?page=2", "https://api.example.com/repositories/1/commits?page=2"),
+            ("https://api.example.com/repositories/1", "https://api.example.com/repositories/1"),
+            ("../../repositories/1", "https://api.example.com/repositories/1"),
+            ("http://169.254.169.254/latest/meta-data/", nil),
+            ("//169.254.169.254/latest/meta-data/", nil),
+            ("http://api.example.com/repositories/1", nil),
+            ("https://api.example.com:8443/repositories/1", nil),
+            ("https://elsewhere.example/repositories/1", nil),
+            ("https://user:password@api.example.com/repositories/1", nil),
+            ("file:///etc/passwd", nil),
+            ("gopher://api.example.com/", nil),
+        ] as [(String, String?)])
     func redirectTargets(_ location: String, allowed: String?) {
         let origin = APIOrigin(url: "https://api.example.com")
         #expect(GitHubClient.redirectTarget(location, from: "https://api.example.com/repos/o/r", origin: origin) == allowed)
@@ -75,8 +78,9 @@ import Testing
         }
         defer { elsewhere.stop() }
         let api = try HostileServer { _, connection in
-            connection.respond(status: 301, reason: "Moved Permanently",
-                               headers: [("Location", elsewhere.baseURL + "/repositories/1")], body: [])
+            connection.respond(
+                status: 301, reason: "Moved Permanently",
+                headers: [("Location", elsewhere.baseURL + "/repositories/1")], body: [])
         }
         defer { api.stop() }
         let logs = LogCapture()
@@ -97,8 +101,9 @@ import Testing
 
     @Test func aRefusedRedirectNeverShowsCredentialsFromTheLocation() async throws {
         let api = try HostileServer { _, connection in
-            connection.respond(status: 302, reason: "Found",
-                               headers: [("Location", "http://admin:hunter2@127.0.0.2:1/x")], body: [])
+            connection.respond(
+                status: 302, reason: "Found",
+                headers: [("Location", "http://admin:hunter2@127.0.0.2:1/x")], body: [])
         }
         defer { api.stop() }
         let client = try Self.client(api.baseURL)
@@ -177,8 +182,10 @@ import Testing
     /// A server that echoes the token back, in each place server text can reach an error or a log.
     @Test(arguments: [
         ("a 403 message", 403, #"{"message":"Forbidden for Bearer TOKEN"}"#),
-        ("a 422 message and field errors", 422,
-         #"{"message":"Validation Failed for TOKEN","errors":[{"field":"sha","code":"invalid","message":"TOKEN"}]}"#),
+        (
+            "a 422 message and field errors", 422,
+            #"{"message":"Validation Failed for TOKEN","errors":[{"field":"sha","code":"invalid","message":"TOKEN"}]}"#
+        ),
         ("a 418 body", 418, "you sent Bearer TOKEN\r\nand more"),
         ("an unexpected status without JSON", 410, "<h1>gone, TOKEN</h1>"),
         ("a 500 page", 500, "Bearer TOKEN"),
@@ -186,8 +193,9 @@ import Testing
     func serverTextIsRedactedInErrorsAndLogs(_ name: String, status: Int, body: String) async throws {
         let api = try HostileServer { request, connection in
             let echoed = (request.authorization ?? "none").replacingOccurrences(of: "Bearer ", with: "")
-            connection.respond(status: status, reason: "No",
-                               body: Array(body.replacingOccurrences(of: "TOKEN", with: echoed).utf8))
+            connection.respond(
+                status: status, reason: "No",
+                body: Array(body.replacingOccurrences(of: "TOKEN", with: echoed).utf8))
         }
         defer { api.stop() }
         let logs = LogCapture()
@@ -202,8 +210,9 @@ import Testing
 
     @Test func aMalformedLinkHeaderEchoingTheTokenIsRedacted() async throws {
         let api = try HostileServer { request, connection in
-            connection.respond(status: 200, headers: [("Link", "garbage \(request.authorization ?? "") <<>>")],
-                               body: Array("[]".utf8))
+            connection.respond(
+                status: 200, headers: [("Link", "garbage \(request.authorization ?? "") <<>>")],
+                body: Array("[]".utf8))
         }
         defer { api.stop() }
         let logs = LogCapture()
@@ -219,8 +228,10 @@ import Testing
     @Test func aNextLinkCarryingTheTokenIsRedactedBeforeTheEngineSeesIt() async throws {
         let api = try HostileServer { request, connection in
             let token = (request.authorization ?? "").replacingOccurrences(of: "Bearer ", with: "")
-            connection.respond(status: 200, headers: [("Link", "<http://\(request.headers["host"] ?? "")/repos/o/r/commits?page=2&t=\(token)>; rel=\"next\"")],
-                               body: Array("[]".utf8))
+            connection.respond(
+                status: 200,
+                headers: [("Link", "<http://\(request.headers["host"] ?? "")/repos/o/r/commits?page=2&t=\(token)>; rel=\"next\"")],
+                body: Array("[]".utf8))
         }
         defer { api.stop() }
         let client = try Self.client(api.baseURL)
@@ -232,10 +243,12 @@ import Testing
     // MARK: - Every wait is capped
 
     static func rateLimited(status: Int = 403, headers: [(String, String)], message: String = "You have exceeded a secondary rate limit.")
-        throws -> HostileServer {
+        throws -> HostileServer
+    {
         try HostileServer { _, connection in
-            connection.respond(status: status, reason: "Forbidden", headers: headers,
-                               body: Array(#"{"message":"\#(message)"}"#.utf8))
+            connection.respond(
+                status: status, reason: "Forbidden", headers: headers,
+                body: Array(#"{"message":"\#(message)"}"#.utf8))
         }
     }
 
@@ -292,9 +305,12 @@ import Testing
 
     @Test func waitingForAResetInThePastIsBounded() async throws {
         let past = Int(Date().timeIntervalSince1970) - 600
-        let api = try Self.rateLimited(headers: [("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"),
-                                                 ("x-ratelimit-reset", "\(past)")],
-                                       message: "API rate limit exceeded for user ID 1.")
+        let api = try Self.rateLimited(
+            headers: [
+                ("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "\(past)"),
+            ],
+            message: "API rate limit exceeded for user ID 1.")
         defer { api.stop() }
         let client = try Self.client(api.baseURL) { $0.waitForRateLimit = true }
         let error = await #expect(throws: GitHubError.self) { try await client.repository(Self.repository) }
@@ -310,9 +326,12 @@ import Testing
 
     @Test(arguments: ["\(Int(Date().timeIntervalSince1970) + 2 * 3600)", "99999999999999999999", "1e300", "inf", "nan"])
     func aResetBeyondOneWindowIsNotWaitedFor(_ reset: String) async throws {
-        let api = try Self.rateLimited(headers: [("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"),
-                                                 ("x-ratelimit-reset", "\(reset)")],
-                                       message: "API rate limit exceeded for user ID 1.")
+        let api = try Self.rateLimited(
+            headers: [
+                ("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "\(reset)"),
+            ],
+            message: "API rate limit exceeded for user ID 1.")
         defer { api.stop() }
         let client = try Self.client(api.baseURL) { $0.waitForRateLimit = true }
 

@@ -6,13 +6,14 @@ import Testing
 @Suite struct PayloadDecodingTests {
     let decoder = PayloadDecoder()
 
-    @Test(.enabled(if: TestSupport.hasSharedExamples, "../shared/github-api/examples not present"),
-          arguments: [
-              "list-commits-2026-authenticated-page1.json",
-              "list-commits-2018-unauthenticated-trimmed.json",
-              "list-commits-2013-since-until-null-author-trimmed.json",
-              "openapi-docs-example-list-commits.json",
-          ])
+    @Test(
+        .enabled(if: TestSupport.hasSharedExamples, "../shared/github-api/examples not present"),
+        arguments: [
+            "list-commits-2026-authenticated-page1.json",
+            "list-commits-2018-unauthenticated-trimmed.json",
+            "list-commits-2013-since-until-null-author-trimmed.json",
+            "openapi-docs-example-list-commits.json",
+        ])
     func decodesRecordedGitHubResponses(file: String) throws {
         let commits = try decoder.decodeCommitPage(TestSupport.recordedBody(file))
         #expect(!commits.isEmpty)
@@ -55,7 +56,7 @@ import Testing
 
     @Test func keepsNonASCIINamesAndSubjectOnlyMessages() throws {
         let page = PayloadFixtures.page([
-            PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "Fix", authorName: "Zoë Müller 李雷"),
+            PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "Fix", authorName: "Zoë Müller 李雷")
         ])
         let commit = try #require(try decoder.decodeCommitPage(page).first)
         #expect(commit.commit.author?.name == "Zoë Müller 李雷")

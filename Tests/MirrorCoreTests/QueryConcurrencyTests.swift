@@ -30,8 +30,13 @@ import Testing
         let writer = try MirrorStore(path: path)
         let repository = try #require(try writer.repository(named: RepositoryName(owner: "o", name: "r")))
         try writer.db.execute("BEGIN IMMEDIATE TRANSACTION")
-        _ = try writer.upsert([Commit(QueryFixtures.payload(sha: QueryFixtures.sha(999), message: "fix uncommitted",
-                                                            date: "2030-01-01T00:00:00Z"))], repositoryID: repository.id)
+        _ = try writer.upsert(
+            [
+                Commit(
+                    QueryFixtures.payload(
+                        sha: QueryFixtures.sha(999), message: "fix uncommitted",
+                        date: "2030-01-01T00:00:00Z"))
+            ], repositoryID: repository.id)
 
         let clock = ContinuousClock()
         let start = clock.now

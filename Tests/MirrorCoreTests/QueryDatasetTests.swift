@@ -6,7 +6,8 @@ import Testing
 
 /// Issue #5 acceptance 1: on the real swift-evolution history, query counts
 /// equal counts computed independently from the dataset file.
-@Suite(.enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data query tests"))
+@Suite(
+    .enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data query tests"))
 struct QueryDatasetTests {
     let store: MirrorReader
     let dataset = QueryFixtures.dataset
@@ -170,7 +171,8 @@ struct QueryDatasetTests {
         #expect(detail.commit.message == newest.message)
         // Every one of his commits: its place in his history, oldest first, as the
         // dataset orders it (committer date, then git's order for equal dates).
-        let oldestFirst = groff
+        let oldestFirst =
+            groff
             .sorted { a, b in
                 let (da, db) = (Self.committed(a.element), Self.committed(b.element))
                 return da != db ? da < db : a.offset > b.offset

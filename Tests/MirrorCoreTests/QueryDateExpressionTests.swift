@@ -52,8 +52,10 @@ import Testing
         #expect(try parse(text) == expected)
     }
 
-    @Test(arguments: ["", "soon", "2024-13-01", "2024-02-30", "2 fortnights ago", "ago", "3", "2024-01-02T25:00",
-                      "'; DROP TABLE commits; --", "12 hours ago ago"])
+    @Test(arguments: [
+        "", "soon", "2024-13-01", "2024-02-30", "2 fortnights ago", "ago", "3", "2024-01-02T25:00",
+        "'; DROP TABLE commits; --", "12 hours ago ago",
+    ])
     func rejectsWhatItCannotRead(text: String) {
         #expect(throws: DateExpression.ParseError.self) {
             try DateExpression.parse(text, bound: .lower, now: Self.now, timeZone: Self.utc)

@@ -30,11 +30,12 @@ import Testing
         for (index, message) in Self.messages.enumerated() {
             let n = Self.messages.count - index  // newest first
             let author = index % 2 == 0 ? ("Ada Lovelace", "ada@example.com") : ("Zoë Ünïcödé", "zoe_u%x@example.com")
-            payloads.append(QueryFixtures.payload(
-                sha: QueryFixtures.sha(n), message: message, author: author,
-                committer: index == 6 ? ("GitHub", "noreply@github.com") : nil,
-                date: String(format: "2024-01-%02dT12:00:00Z", n),
-                parents: index == 6 ? [QueryFixtures.sha(n - 1), QueryFixtures.sha(100)] : [QueryFixtures.sha(n - 1)]))
+            payloads.append(
+                QueryFixtures.payload(
+                    sha: QueryFixtures.sha(n), message: message, author: author,
+                    committer: index == 6 ? ("GitHub", "noreply@github.com") : nil,
+                    date: String(format: "2024-01-%02dT12:00:00Z", n),
+                    parents: index == 6 ? [QueryFixtures.sha(n - 1), QueryFixtures.sha(100)] : [QueryFixtures.sha(n - 1)]))
         }
         try QueryFixtures.fill(store, payloads, repository: "o/r")
     }
@@ -93,10 +94,11 @@ import Testing
         #expect(try grep("école") == ["Fix the école build", "Ünïcödé FIXES ÉCOLE"])
         #expect(try grep("é") == ["Fix the école build", "Ünïcödé FIXES ÉCOLE"])
         #expect(try grep("ÜN") == ["Ünïcödé FIXES ÉCOLE"])
-        #expect(try grep("fix") == [
-            "Fix the école build", "Merge pull request #1 from ada/fix", "fix* and NEAR(a b) are not FTS syntax here",
-            "Ünïcödé FIXES ÉCOLE",
-        ])
+        #expect(
+            try grep("fix") == [
+                "Fix the école build", "Merge pull request #1 from ada/fix", "fix* and NEAR(a b) are not FTS syntax here",
+                "Ünïcödé FIXES ÉCOLE",
+            ])
         #expect(try grep("fix", invert: true).count == Self.messages.count - 4)
         #expect(try grep("").count == Self.messages.count)
         #expect(try grep("", invert: true).isEmpty)
@@ -108,7 +110,10 @@ import Testing
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "ADA@EXAMPLE")).count == 5)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "lovelace <ada")).count == 5)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(author: "nobody")).isEmpty)
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(committer: "github")).map(\.subject) == ["Merge pull request #1 from ada/fix"])
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(committer: "github")).map(\.subject) == [
+                "Merge pull request #1 from ada/fix"
+            ])
     }
 
     // MARK: - Other filters
@@ -127,11 +132,17 @@ import Testing
         #expect(dates == ["2024-01-05T12:00:00Z", "2024-01-04T12:00:00Z", "2024-01-03T12:00:00Z"])
         let day = try DateExpression.parse("2024-01-04", bound: .lower, timeZone: TimeZone(identifier: "UTC")!)
         let dayEnd = try DateExpression.parse("2024-01-04", bound: .upper, timeZone: TimeZone(identifier: "UTC")!)
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(since: day, until: dayEnd)).map(\.committer.date) == ["2024-01-04T12:00:00Z"])
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(since: day, until: dayEnd)).map(\.committer.date) == [
+                "2024-01-04T12:00:00Z"
+            ])
     }
 
     @Test func limitKeepsTheNewestAndZeroKeepsNone() throws {
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(limit: 2)).map(\.committer.date) == ["2024-01-10T12:00:00Z", "2024-01-09T12:00:00Z"])
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(limit: 2)).map(\.committer.date) == [
+                "2024-01-10T12:00:00Z", "2024-01-09T12:00:00Z",
+            ])
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(limit: 0)).isEmpty)
     }
 
@@ -140,9 +151,13 @@ import Testing
         try QueryFixtures.fill(store, [shared], repository: "fork/r")
         let fork = RepositoryName(owner: "fork", name: "r")
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: fork)).map(\.sha) == [QueryFixtures.sha(1)])
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: fork)).first?.repositories == ["fork/r", "o/r"])
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "o", name: "r"))).count == Self.messages.count)
-        #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "x", name: "y"))).isEmpty)
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: fork)).first?.repositories == ["fork/r", "o/r"])
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "o", name: "r"))).count
+                == Self.messages.count)
+        #expect(
+            try MirrorReader(path: store.path).commits(matching: CommitFilter(repository: RepositoryName(owner: "x", name: "y"))).isEmpty)
     }
 
     @Test func rowsCarryEverythingTheFormatsPrint() throws {
@@ -193,8 +208,9 @@ import Testing
     @Test func authorCountsFollowInsertsUpdatesAndDeletes() throws {
         try expectAuthorCountsExact()
         // The upsert's update path moves a commit to another author.
-        let moved = QueryFixtures.payload(sha: QueryFixtures.sha(3), message: Self.messages[7],
-                                          author: ("Someone Else", "else@example.com"), date: "2024-01-03T12:00:00Z")
+        let moved = QueryFixtures.payload(
+            sha: QueryFixtures.sha(3), message: Self.messages[7],
+            author: ("Someone Else", "else@example.com"), date: "2024-01-03T12:00:00Z")
         try QueryFixtures.fill(store, [moved], repository: "o/r")
         try expectAuthorCountsExact()
         guard case .found(let detail) = try MirrorReader(path: store.path).resolveCommit(QueryFixtures.sha(3)) else {
@@ -217,9 +233,11 @@ import Testing
         do {
             let connection = try Connection(path: path)
             try Migrator(Array(Schema.migrator.migrations.prefix(1))).migrate(connection)
-            try connection.execute("INSERT INTO authors (name, email, search_text) VALUES ('Old Timer', 'old@example.com', 'old timer <old@example.com>')")
+            try connection.execute(
+                "INSERT INTO authors (name, email, search_text) VALUES ('Old Timer', 'old@example.com', 'old timer <old@example.com>')")
             for (n, message) in ["Fix the old bug", "Unrelated", "Prefix only"].enumerated() {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     INSERT INTO commits (sha, message, author_id, author_date, committer_id, committer_date, parent_count)
                     VALUES (?, ?, 1, ?, 1, ?, 0)
                     """, [QueryFixtures.sha(n + 1), message, "2020-01-0\(n + 1)T00:00:00Z", "2020-01-0\(n + 1)T00:00:00Z"])
@@ -233,7 +251,10 @@ import Testing
             "\(error)".contains("needs a schema upgrade")
         }
         let upgraded = try MirrorStore(path: path)
-        #expect(try MirrorReader(path: upgraded.path).commits(matching: CommitFilter(grep: "fix")).map(\.subject) == ["Prefix only", "Fix the old bug"])
+        #expect(
+            try MirrorReader(path: upgraded.path).commits(matching: CommitFilter(grep: "fix")).map(\.subject) == [
+                "Prefix only", "Fix the old bug",
+            ])
         #expect(try upgraded.db.scalarInt("SELECT max(version) FROM schema_migrations") == Schema.migrator.latestVersion)
         #expect(try upgraded.db.scalarInt("SELECT commits FROM author_commit_counts WHERE author_id = 1") == 3)
         try upgraded.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")

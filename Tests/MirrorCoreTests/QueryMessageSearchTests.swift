@@ -61,8 +61,9 @@ import Testing
             "ǅemal", "ǄEMAL", "ǆa", "İstanbul FİX", "fix", "FIX", "nothing", "\u{1}x\u{2}",
         ]
         let payloads = messages.enumerated().map { index, message in
-            QueryFixtures.payload(sha: QueryFixtures.sha(index + 1), message: message,
-                                  date: ISO8601Timestamp.format(Date(timeIntervalSince1970: Double(index) * 3600)))
+            QueryFixtures.payload(
+                sha: QueryFixtures.sha(index + 1), message: message,
+                date: ISO8601Timestamp.format(Date(timeIntervalSince1970: Double(index) * 3600)))
         }
         try QueryFixtures.fill(store, payloads, repository: "o/r")
         var answers: [String: Set<String>] = [:]

@@ -16,24 +16,28 @@ enum QueryFixtures {
         while message.hasSuffix("\n") { message.removeLast() }
         return CommitPayload(
             sha: commit.sha,
-            commit: GitCommit(author: signature(commit.author), committer: signature(commit.committer),
-                              message: message, tree: nil),
+            commit: GitCommit(
+                author: signature(commit.author), committer: signature(commit.committer),
+                message: message, tree: nil),
             htmlURL: "https://github.com/\(repository)/commit/\(commit.sha)",
             author: nil, committer: nil,
             parents: commit.parents.map(ParentReference.init(sha:)))
     }
 
     /// A commit written by hand for small stores.
-    static func payload(sha: String, message: String, author: (String, String) = ("Ada Lovelace", "ada@example.com"),
-                        committer: (String, String)? = nil, date: String, parents: [String] = [],
-                        login: String? = nil, repository: String = "o/r") -> CommitPayload {
+    static func payload(
+        sha: String, message: String, author: (String, String) = ("Ada Lovelace", "ada@example.com"),
+        committer: (String, String)? = nil, date: String, parents: [String] = [],
+        login: String? = nil, repository: String = "o/r"
+    ) -> CommitPayload {
         let when = ISO8601Timestamp.parse(date)!
         let committer = committer ?? author
         return CommitPayload(
             sha: sha,
-            commit: GitCommit(author: GitSignature(name: author.0, email: author.1, date: when),
-                              committer: GitSignature(name: committer.0, email: committer.1, date: when),
-                              message: message, tree: nil),
+            commit: GitCommit(
+                author: GitSignature(name: author.0, email: author.1, date: when),
+                committer: GitSignature(name: committer.0, email: committer.1, date: when),
+                message: message, tree: nil),
             htmlURL: "https://github.com/\(repository)/commit/\(sha)",
             author: login.map { GitHubUser(login: $0) }, committer: nil,
             parents: parents.map(ParentReference.init(sha:)))

@@ -18,7 +18,10 @@ import Testing
         do {
             _ = try RepositoryLock.acquire(storePath: store, repository: lower)
         } catch {
-            #expect("\(error)" == "acme/widgets is being synced by another process (commitsd (pid \(getpid()))) right now; skipped it, try again when that finishes")
+            #expect(
+                "\(error)"
+                    == "acme/widgets is being synced by another process (commitsd (pid \(getpid()))) right now; skipped it, try again when that finishes"
+            )
         }
         // Another repository is independent.
         let other = try RepositoryLock.acquire(storePath: store, repository: RepositoryName(owner: "acme", name: "gadgets"))

@@ -10,8 +10,9 @@ import Testing
 /// faults through the real binary: a full tmpfs, a read-only directory, a
 /// foreign writer.)
 @Suite struct StorageFaultTests {
-    static let repository = SimRepository(owner: "acme", name: "widgets", id: 78,
-                                          source: .synthetic(SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11)))
+    static let repository = SimRepository(
+        owner: "acme", name: "widgets", id: 78,
+        source: .synthetic(SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11)))
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
@@ -33,7 +34,10 @@ import Testing
             let error = await #expect(throws: StoreError.self) {
                 try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
             }
-            #expect(error.map { "\($0)" } == "the store \(harness.storePath) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again")
+            #expect(
+                error.map { "\($0)" }
+                    == "the store \(harness.storePath) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"
+            )
             #expect(try harness.store.mirroredFacts() == before)
             #expect(try harness.store.integrity() == "ok")
 
@@ -70,7 +74,10 @@ import Testing
         let before = try #require(Self.bytes(path))
         for side in StoreSide.allCases {
             let error = #expect(throws: StoreError.self) { try side.open(path) }
-            #expect(error.map { "\($0)" } == "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched")
+            #expect(
+                error.map { "\($0)" }
+                    == "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched"
+            )
         }
         #expect(Self.bytes(path) == before, "not even switched to WAL")
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -87,7 +94,10 @@ import Testing
         let before = try #require(Self.bytes(path))
         for side in StoreSide.allCases {
             let error = #expect(throws: StoreError.self) { try side.open(path) }
-            #expect(error.map { "\($0)" } == "the store \(path) has schema version 99, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched")
+            #expect(
+                error.map { "\($0)" }
+                    == "the store \(path) has schema version 99, newer than this program knows (\(Schema.migrator.latestVersion)); upgrade commits-mirror. The store was left untouched"
+            )
         }
         #expect(Self.bytes(path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".backup-") }.isEmpty)

@@ -8,8 +8,9 @@ import Testing
 /// `MirrorStore.check()` (`commitsctl check`): integrity, foreign keys and the
 /// completeness of each mirrored branch, each of which it must catch.
 @Suite struct StoreCheckTests {
-    static let repository = SimRepository(owner: "acme", name: "widgets", id: 79,
-                                          source: .synthetic(SyntheticSpec(commits: 700, authors: 10, mergeEvery: 5, seed: 5)))
+    static let repository = SimRepository(
+        owner: "acme", name: "widgets", id: 79,
+        source: .synthetic(SyntheticSpec(commits: 700, authors: 10, mergeEvery: 5, seed: 5)))
 
     @Test func aCompleteMirrorPassesEveryCheck() async throws {
         try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
@@ -42,7 +43,8 @@ import Testing
             try await harness.sync("acme/widgets")
             let writer = try Connection(path: harness.storePath)
             // Lose one commit in the middle of the history (as a bug or a bad restore might).
-            try writer.execute("""
+            try writer.execute(
+                """
                 DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 350)
                 """)
             let check = try MirrorReader(path: harness.storePath).check()

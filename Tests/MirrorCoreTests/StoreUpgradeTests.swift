@@ -10,8 +10,9 @@ import Testing
 /// upgraded in one transaction; a failed upgrade leaves it as it was and names
 /// the backup.
 @Suite struct StoreUpgradeTests {
-    static let repository = SimRepository(owner: "acme", name: "widgets", id: 77,
-                                          source: .synthetic(SyntheticSpec(commits: 450, authors: 12, mergeEvery: 5, seed: 3)))
+    static let repository = SimRepository(
+        owner: "acme", name: "widgets", id: 77,
+        source: .synthetic(SyntheticSpec(commits: 450, authors: 12, mergeEvery: 5, seed: 3)))
     /// The schema as its first released version left it.
     static let version1 = Migrator(Array(Schema.migrator.migrations.prefix(1)))
 
@@ -19,8 +20,9 @@ import Testing
     static func makeVersion1Store(_ harness: SimulatorHarness) async throws {
         let current = harness.directory.path("current.sqlite")
         do {
-            let engine = SyncEngine(client: try harness.client(), store: try MirrorStore(path: current),
-                                    logger: TestSupport.quietLogger)
+            let engine = SyncEngine(
+                client: try harness.client(), store: try MirrorStore(path: current),
+                logger: TestSupport.quietLogger)
             _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
         }
         let store = try MirrorStore(path: harness.storePath, migrator: version1)
@@ -42,7 +44,8 @@ import Testing
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let name = URL(fileURLWithPath: path).lastPathComponent
         return try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasPrefix("\(name).backup-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.map { "\(directory)/\($0)" }.sorted()
+            .filter { $0.hasPrefix("\(name).backup-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.map { "\(directory)/\($0)" }
+            .sorted()
     }
 
     @Test func anUpgradeWritesAVerifiedBackupFirstAndKeepsEveryCommit() async throws {
@@ -85,16 +88,20 @@ import Testing
             let schemaBefore = try Self.schema(harness.storePath)
 
             // Every real migration, then one that fails halfway: all of it must roll back.
-            let broken = Migrator(Schema.migrator.migrations + [
-                .init(version: Schema.migrator.latestVersion + 1, name: "broken",
-                      sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);"),
-            ])
+            let broken = Migrator(
+                Schema.migrator.migrations + [
+                    .init(
+                        version: Schema.migrator.latestVersion + 1, name: "broken",
+                        sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);")
+                ])
             let error = #expect(throws: StoreError.self) {
                 _ = try MirrorStore(path: harness.storePath, migrator: broken)
             }
             let backup = try #require(try Self.backups(of: harness.storePath).first)
             let message = error.map { "\($0)" } ?? ""
-            #expect(message.contains("upgrading the store \(harness.storePath) from schema version 1 to \(broken.latestVersion) failed"), "\(message)")
+            #expect(
+                message.contains("upgrading the store \(harness.storePath) from schema version 1 to \(broken.latestVersion) failed"),
+                "\(message)")
             #expect(message.contains("no such table: no_such_table"))
             #expect(message.contains("rolled back and the store left as it was"))
             #expect(message.hasSuffix("a copy made before the upgrade is at \(backup)"), "\(message)")
@@ -125,7 +132,10 @@ import Testing
                 _ = try MirrorStore.upgrade(db, path: harness.storePath, migrator: Schema.migrator, now: now)
             }
             let message = error.map { "\($0)" } ?? ""
-            #expect(message.hasPrefix("cannot upgrade the store \(harness.storePath): the backup copy \(target) it needs first could not be written"), "\(message)")
+            #expect(
+                message.hasPrefix(
+                    "cannot upgrade the store \(harness.storePath): the backup copy \(target) it needs first could not be written"),
+                "\(message)")
             #expect(message.contains("The store was left untouched"))
             #expect(!FileManager.default.fileExists(atPath: target))
             #expect(try Self.schemaVersion(harness.storePath) == 1)

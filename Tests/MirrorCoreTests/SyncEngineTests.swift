@@ -5,8 +5,9 @@ import Testing
 @testable import MirrorCore
 
 @Suite struct SyncEngineTests {
-    static let synthetic = SimRepository(owner: "acme", name: "widgets", id: 501,
-                                         source: .synthetic(SyntheticSpec(commits: 1_234, authors: 40, mergeEvery: 6, seed: 7)))
+    static let synthetic = SimRepository(
+        owner: "acme", name: "widgets", id: 501,
+        source: .synthetic(SyntheticSpec(commits: 1_234, authors: 40, mergeEvery: 6, seed: 7)))
 
     @Test func fullSyncStoresExactlyTheReachableSetAndASecondSyncIsOne304() async throws {
         try await withRunning(SimulatorHarness.start([Self.synthetic])) { harness in
@@ -160,19 +161,22 @@ import Testing
     }
 
     @Test func aRedirectToAnotherHostIsRefusedSoTheTokenNeverCrosses() async throws {
-        let other = try GitHubSimulator(configuration: {
-            var configuration = SimConfiguration()
-            configuration.host = "127.0.0.2"
-            return configuration
-        }(), repositories: [Self.synthetic])
+        let other = try GitHubSimulator(
+            configuration: {
+                var configuration = SimConfiguration()
+                configuration.host = "127.0.0.2"
+                return configuration
+            }(), repositories: [Self.synthetic])
         try await other.start()
         try await withRunning(other) { other in
             try await withRunning(SimulatorHarness.start([Self.synthetic])) { harness in
                 try harness.simulator.redirect(owner: "acme", name: "widgets", toBaseURL: other.baseURL)
 
                 let error = await #expect(throws: GitHubError.self) { try await harness.sync("acme/widgets") }
-                #expect(error.map { "\($0)" }?.contains("refused a redirect from \(harness.simulator.baseURL)/repos/acme/widgets to \(other.baseURL)") == true,
-                        "\(String(describing: error))")
+                #expect(
+                    error.map { "\($0)" }?.contains(
+                        "refused a redirect from \(harness.simulator.baseURL)/repos/acme/widgets to \(other.baseURL)") == true,
+                    "\(String(describing: error))")
                 #expect(harness.simulator.stats().authorizationHeadersSeen > 0)
                 #expect(other.stats().requests == 0)
                 #expect(other.stats().authorizationHeadersSeen == 0)

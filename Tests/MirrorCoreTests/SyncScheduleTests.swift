@@ -46,7 +46,8 @@ import Testing
         let old = try configuration("default_interval: 10m\nrepositories: [a/one, a/two]\n")
         let start = ContinuousClock.now
         var plan = SyncSchedule(configuration: old, synced: Set(old.repositories.map(\.key)), now: start)
-        let new = try configuration("""
+        let new = try configuration(
+            """
             default_interval: 10m
             repositories:
               - name: a/two

@@ -31,13 +31,14 @@ enum TestSupport {
     }
 }
 
-
 /// Builds list-commits elements as GitHub sends them, for decoder and store tests.
 enum PayloadFixtures {
-    static func element(sha: String, message: String = "Subject", authorName: String = "Ada Lovelace",
-                        authorEmail: String = "ada@example.com", login: String? = "ada",
-                        date: String = "2024-01-02T03:04:05Z", parents: [String] = [],
-                        authorField: String? = nil) -> String {
+    static func element(
+        sha: String, message: String = "Subject", authorName: String = "Ada Lovelace",
+        authorEmail: String = "ada@example.com", login: String? = "ada",
+        date: String = "2024-01-02T03:04:05Z", parents: [String] = [],
+        authorField: String? = nil
+    ) -> String {
         let user = authorField ?? (login.map { #"{"login":"\#($0)","id":1,"type":"User","site_admin":false}"# } ?? "null")
         let escapedMessage = String(data: try! JSONSerialization.data(withJSONObject: [message]), encoding: .utf8)!.dropFirst().dropLast()
         let escapedName = String(data: try! JSONSerialization.data(withJSONObject: [authorName]), encoding: .utf8)!.dropFirst().dropLast()

@@ -3,8 +3,10 @@ import Foundation
 /// Runs a product like `run`, but kills it (SIGKILL) if it has not exited
 /// within `limit`: a process that blocks (opening a FIFO, say) fails its test
 /// instead of hanging the run. `nil` when it had to be killed.
-public func runBounded(_ executable: String, _ arguments: [String], limit: Duration,
-                       environment: [String: String] = [:]) async throws -> ProcessResult? {
+public func runBounded(
+    _ executable: String, _ arguments: [String], limit: Duration,
+    environment: [String: String] = [:]
+) async throws -> ProcessResult? {
     try await onThread {
         let process = Process()
         process.executableURL = Executables.url(executable)
@@ -20,9 +22,13 @@ public func runBounded(_ executable: String, _ arguments: [String], limit: Durat
         let readers = DispatchGroup()
         nonisolated(unsafe) var stdoutData = Data(), stderrData = Data()
         readers.enter()
-        DispatchQueue.global().async { stdoutData = out.fileHandleForReading.readDataToEndOfFile(); readers.leave() }
+        DispatchQueue.global().async {
+            stdoutData = out.fileHandleForReading.readDataToEndOfFile(); readers.leave()
+        }
         readers.enter()
-        DispatchQueue.global().async { stderrData = err.fileHandleForReading.readDataToEndOfFile(); readers.leave() }
+        DispatchQueue.global().async {
+            stderrData = err.fileHandleForReading.readDataToEndOfFile(); readers.leave()
+        }
         var killed = false
         if exited.wait(timeout: .now() + limit.timeInterval) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
@@ -31,16 +37,19 @@ public func runBounded(_ executable: String, _ arguments: [String], limit: Durat
         }
         readers.wait()
         guard !killed else { return nil }
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                             stderr: String(decoding: stderrData, as: UTF8.self))
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
     }
 }
 
 /// Runs blocking `body` on its own thread and waits at most `limit` for it.
 /// On time-out `unblock` runs (e.g. opens the other end of a FIFO) so the
 /// stuck call can return and its thread end; the answer is then `nil`.
-public func withDeadline<T: Sendable>(_ limit: Duration, unblock: @escaping @Sendable () -> Void = {},
-                                      _ body: @escaping @Sendable () -> T) async -> T? {
+public func withDeadline<T: Sendable>(
+    _ limit: Duration, unblock: @escaping @Sendable () -> Void = {},
+    _ body: @escaping @Sendable () -> T
+) async -> T? {
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: T?
     let thread = Thread {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A deliberately misbehaving HTTP/1.1 server on 127.0.0.1 (ephemeral port),

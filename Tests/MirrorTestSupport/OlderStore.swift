@@ -9,7 +9,8 @@ public enum OlderStore {
     /// an open store of schema version 1.
     public static func copyVersion1Data(from source: String, into destination: Connection) throws {
         try destination.execute("ATTACH DATABASE ? AS source", [source])
-        try destination.executeScript("""
+        try destination.executeScript(
+            """
             BEGIN;
             INSERT INTO repositories (id, full_name, github_id, default_branch, html_url, added_at)
                 SELECT id, full_name, github_id, default_branch, html_url, added_at FROM source.repositories;

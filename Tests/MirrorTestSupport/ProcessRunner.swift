@@ -21,8 +21,10 @@ public struct ObservedRun: Sendable {
 }
 
 /// Runs a product (`Executables`) to completion with an isolated environment.
-public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                stdin: Data? = nil) throws -> ProcessResult {
+public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    stdin: Data? = nil
+) throws -> ProcessResult {
     try execute(Executables.path(executable), arguments, environment: environment, stdin: stdin).result
 }
 
@@ -36,8 +38,10 @@ public func runProgram(_ path: String, _ arguments: [String], environment: [Stri
     try execute(path, arguments, environment: environment, stdin: nil).result
 }
 
-private func execute(_ path: String, _ arguments: [String], environment: [String: String],
-                     stdin: Data?) throws -> ObservedRun {
+private func execute(
+    _ path: String, _ arguments: [String], environment: [String: String],
+    stdin: Data?
+) throws -> ObservedRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -65,8 +69,9 @@ private func execute(_ path: String, _ arguments: [String], environment: [String
     let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    let result = ProcessResult(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                               stderr: String(decoding: stderrData, as: UTF8.self))
+    let result = ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData, as: UTF8.self))
     return ObservedRun(result: result, argv: argv)
 }
 
@@ -95,6 +100,7 @@ public func runOffPool(_ executable: String, _ arguments: [String], environment:
 }
 
 /// `runObserved` off the cooperative pool.
-public func runObservedOffPool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ObservedRun {
+public func runObservedOffPool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ObservedRun
+{
     try await onThread { try runObserved(executable, arguments, environment: environment) }
 }

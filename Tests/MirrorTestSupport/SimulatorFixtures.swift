@@ -3,10 +3,13 @@ import Foundation
 import GitHubSim
 
 /// An in-process github-sim with synthetic repositories under `acme/`.
-public func startSimulator(_ repositories: [(name: String, commits: Int)], configuration: SimConfiguration = .init()) async throws -> GitHubSimulator {
+public func startSimulator(_ repositories: [(name: String, commits: Int)], configuration: SimConfiguration = .init()) async throws
+    -> GitHubSimulator
+{
     let simulated = repositories.enumerated().map { index, repository in
-        SimRepository(owner: "acme", name: repository.name, id: 1001 + index,
-                      source: .synthetic(SyntheticSpec(commits: repository.commits, seed: UInt64(index + 7))))
+        SimRepository(
+            owner: "acme", name: repository.name, id: 1001 + index,
+            source: .synthetic(SyntheticSpec(commits: repository.commits, seed: UInt64(index + 7))))
     }
     let simulator = try GitHubSimulator(configuration: configuration, repositories: simulated)
     try await simulator.start()
@@ -19,9 +22,12 @@ public func savedPages(_ simulator: GitHubSimulator, repository: String, pages l
     var url: String? = "\(simulator.baseURL)/repos/\(repository)/commits?per_page=100"
     var pages: [[UInt8]] = []
     while let next = url, pages.count < limit {
-        let response = try await client.send(HTTPRequest(url: next, headers: [
-            ("Authorization", "Bearer test-token"), ("Accept", "application/vnd.github+json"), ("User-Agent", "gh"),
-        ]))
+        let response = try await client.send(
+            HTTPRequest(
+                url: next,
+                headers: [
+                    ("Authorization", "Bearer test-token"), ("Accept", "application/vnd.github+json"), ("User-Agent", "gh"),
+                ]))
         pages.append(response.body)
         url = response.headers["link"].flatMap { header in
             header.split(separator: ",").first { $0.contains("rel=\"next\"") }.map { part in

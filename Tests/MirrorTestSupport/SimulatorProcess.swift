@@ -33,9 +33,11 @@ public final class SimulatorProcess: @unchecked Sendable {
     /// JSON from a control endpoint such as `/_sim/stats` (over our own libcurl client).
     @discardableResult
     public func control(_ path: String, method: String = "GET", body: String? = nil) async throws -> [String: Any] {
-        let response = try await HTTPClient().send(HTTPRequest(url: baseURL + path, method: method,
-                                                               headers: [("User-Agent", "commits-mirror-tests")],
-                                                               body: body.map { Array($0.utf8) }))
+        let response = try await HTTPClient().send(
+            HTTPRequest(
+                url: baseURL + path, method: method,
+                headers: [("User-Agent", "commits-mirror-tests")],
+                body: body.map { Array($0.utf8) }))
         return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
     }
 

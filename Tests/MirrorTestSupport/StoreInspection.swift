@@ -23,9 +23,12 @@ public struct StoreInspection: Sendable {
     /// empty when the store does not exist yet.
     public func memberSHAs(of repository: String) throws -> Set<String> {
         guard exists else { return [] }
-        return Set(try connection().prepare("""
-            SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id WHERE \(Self.ofRepository)
-            """).bind([repository]).map { $0.string(0) })
+        return Set(
+            try connection().prepare(
+                """
+                SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id WHERE \(Self.ofRepository)
+                """
+            ).bind([repository]).map { $0.string(0) })
     }
 
     /// `memberSHAs` for a store another process is writing: empty while it cannot be
@@ -58,7 +61,8 @@ public struct StoreInspection: Sendable {
     /// authors, dates, message, parents and the repositories holding it, one JSON line
     /// per commit by sha. Sync bookkeeping (`sync_state`, `sync_walks`, `sync_frontier`) is left out.
     public func mirroredFacts() throws -> [String] {
-        try connection().prepare("""
+        try connection().prepare(
+            """
             SELECT json_array(c.sha, c.message, c.html_url, a.name, a.email, a.login, c.author_date,
                               m.name, m.email, m.login, c.committer_date, c.parent_count, c.tree_sha,
                               (SELECT group_concat(parent_sha, ',') FROM
@@ -68,13 +72,15 @@ public struct StoreInspection: Sendable {
                                    WHERE rc.commit_id = c.id ORDER BY r.full_name)))
             FROM commits c JOIN authors a ON a.id = c.author_id JOIN authors m ON m.id = c.committer_id
             ORDER BY c.sha
-            """).map { $0.string(0) }
+            """
+        ).map { $0.string(0) }
     }
 
     /// Every stored fact about one repository's commits (author search text included),
     /// one JSON line per commit by sha; independent of row ids and insertion order.
     public func commitFacts(of repository: String) throws -> [String] {
-        try connection().prepare("""
+        try connection().prepare(
+            """
             SELECT json_array(c.sha, c.message, c.html_url, a.name, a.email, a.login, a.search_text, c.author_date,
                               m.name, m.email, m.login, c.committer_date, c.parent_count, c.tree_sha,
                               (SELECT group_concat(parent_sha, ',') FROM
@@ -82,7 +88,8 @@ public struct StoreInspection: Sendable {
             FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id
             JOIN authors a ON a.id = c.author_id JOIN authors m ON m.id = c.committer_id
             WHERE \(Self.ofRepository) ORDER BY c.sha
-            """).bind([repository]).map { $0.string(0) }
+            """
+        ).bind([repository]).map { $0.string(0) }
     }
 
     /// The walks' saved resume points.

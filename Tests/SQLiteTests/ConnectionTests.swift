@@ -16,8 +16,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("a.sqlite"))
         try db.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
-        try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
-                       [42, 2.5, "héllo 'quoted'", SQLiteValue.blob([0, 1, 255]), String?.none])
+        try db.execute(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+            [42, 2.5, "héllo 'quoted'", SQLiteValue.blob([0, 1, 255]), String?.none])
         let row = try db.prepare("SELECT i, r, s, b, n FROM t").first { row in
             (row.int(0), row.double(1), row.string(2), row.value(3), row.optionalString(4))
         }

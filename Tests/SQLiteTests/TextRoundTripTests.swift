@@ -10,10 +10,10 @@ import Testing
         "before\u{0}after",
         "\u{0}",
         "\u{0}\u{0}trailing\u{0}",
-        "\u{301}",                      // a lone combining acute accent
-        "e\u{301} vs \u{E9}",           // decomposed and precomposed: must stay different
+        "\u{301}",  // a lone combining acute accent
+        "e\u{301} vs \u{E9}",  // decomposed and precomposed: must stay different
         "emoji 👩‍👩‍👧 🏳️‍🌈",
-        "\u{FFFF}\u{FFFE}\u{10FFFF}",   // noncharacters are still valid scalars
+        "\u{FFFF}\u{FFFE}\u{10FFFF}",  // noncharacters are still valid scalars
         "\u{200F}RTL\u{202E}override\u{2066}isolate",
         "",
     ]
@@ -24,9 +24,10 @@ import Testing
         let db = try Connection(path: directory.path("text.sqlite"))
         try db.execute("CREATE TABLE t (s TEXT)")
         try db.execute("INSERT INTO t VALUES (?)", [text])
-        let row = try #require(try db.prepare("SELECT s, length(CAST(s AS BLOB)), typeof(s) FROM t").first { row in
-            (row.string(0), row.int(1), row.string(2), row.value(0))
-        })
+        let row = try #require(
+            try db.prepare("SELECT s, length(CAST(s AS BLOB)), typeof(s) FROM t").first { row in
+                (row.string(0), row.int(1), row.string(2), row.value(0))
+            })
         #expect(Array(row.0.utf8) == Array(text.utf8))
         #expect(row.1 == text.utf8.count, "SQLite holds every byte")
         #expect(row.2 == "text", "'' binds as text, not NULL")

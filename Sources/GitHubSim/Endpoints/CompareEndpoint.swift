@@ -7,24 +7,26 @@ import NIOCore
 enum CompareEndpoint {
     static func respond(_ context: EndpointContext, spec: String) -> SimResponse {
         guard let graph = context.repository.graph, let head = context.state.head else {
-            return .error(.conflict, "Git Repository is empty.",
-                          documentationURL: "https://docs.github.com/rest/commits/commits#compare-two-commits")
+            return .error(
+                .conflict, "Git Repository is empty.",
+                documentationURL: "https://docs.github.com/rest/commits/commits#compare-two-commits")
         }
         let refs = spec.components(separatedBy: "...")
         guard refs.count == 2,
-              let base = context.repository.resolve(ref: refs[0], head: head),
-              let target = context.repository.resolve(ref: refs[1], head: head)
+            let base = context.repository.resolve(ref: refs[0], head: head),
+            let target = context.repository.resolve(ref: refs[1], head: head)
         else { return .notFound() }
         let fromTarget = reachable(from: target, in: graph)
         let fromBase = reachable(from: base, in: graph)
         let ahead = fromTarget.subtracting(fromBase).count
         let behind = fromBase.subtracting(fromTarget).count
-        let status = switch (ahead, behind) {
-        case (0, 0): "identical"
-        case (_, 0): "ahead"
-        case (0, _): "behind"
-        default: "diverged"
-        }
+        let status =
+            switch (ahead, behind) {
+            case (0, 0): "identical"
+            case (_, 0): "ahead"
+            case (0, _): "behind"
+            default: "diverged"
+            }
         let url = "\(context.baseURL)/repos/\(context.state.owner)/\(context.state.name)/compare/\(spec)"
         let body = """
             {"url":"\(url)","status":"\(status)","ahead_by":\(ahead),"behind_by":\(behind),\

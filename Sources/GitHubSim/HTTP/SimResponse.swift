@@ -63,16 +63,19 @@ struct SimResponse: Sendable {
 
     /// The HTML page a proxy in front of GitHub answers with.
     static func badGateway() -> SimResponse {
-        var response = SimResponse(status: .badGateway, body: ByteBuffer(string: """
-            <html>\r
-            <head><title>502 Bad Gateway</title></head>\r
-            <body>\r
-            <center><h1>502 Bad Gateway</h1></center>\r
-            <p>We couldn't respond to your request in time. Sorry about that. Please try resubmitting your request and contact us if the problem persists.</p>\r
-            </body>\r
-            </html>\r
+        var response = SimResponse(
+            status: .badGateway,
+            body: ByteBuffer(
+                string: """
+                    <html>\r
+                    <head><title>502 Bad Gateway</title></head>\r
+                    <body>\r
+                    <center><h1>502 Bad Gateway</h1></center>\r
+                    <p>We couldn't respond to your request in time. Sorry about that. Please try resubmitting your request and contact us if the problem persists.</p>\r
+                    </body>\r
+                    </html>\r
 
-            """))
+                    """))
         response.headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
         return response
     }

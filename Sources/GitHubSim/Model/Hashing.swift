@@ -85,9 +85,10 @@ enum Hex {
 
     /// True for a full 40-character hex object id.
     static func isFullSHA(_ text: some StringProtocol) -> Bool {
-        text.utf8.count == 40 && text.utf8.allSatisfy { c in
-            (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
-                || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
-        }
+        text.utf8.count == 40
+            && text.utf8.allSatisfy { c in
+                (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
+                    || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
+            }
     }
 }

@@ -11,8 +11,10 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var problem: String
     public var expected: String?
 
-    public init(file: String, line: Int? = nil, column: Int? = nil, key: String? = nil,
-                problem: String, expected: String? = nil) {
+    public init(
+        file: String, line: Int? = nil, column: Int? = nil, key: String? = nil,
+        problem: String, expected: String? = nil
+    ) {
         self.file = file
         self.line = line
         self.column = column

@@ -22,8 +22,9 @@ extension MirrorConfiguration {
         // O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
-            throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
-                                     expected: readable)
+            throw ConfigurationError(
+                file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
+                expected: readable)
         }
         defer { close(fd) }
         var info = stat()
@@ -37,16 +38,18 @@ extension MirrorConfiguration {
             let got = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else {
-                throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
-                                         expected: readable)
+                throw ConfigurationError(
+                    file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
+                    expected: readable)
             }
             if got == 0 { break }
             count += got
         }
         guard count <= maximumSize else { throw tooLarge(path) }
         guard let text = String(validating: data[..<count], as: UTF8.self) else {
-            throw ConfigurationError(file: path, problem: "the file is not UTF-8 text",
-                                     expected: "a YAML file like config/commits-mirror.example.yaml")
+            throw ConfigurationError(
+                file: path, problem: "the file is not UTF-8 text",
+                expected: "a YAML file like config/commits-mirror.example.yaml")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return try parse(yaml: text, source: path, relativeTo: directory)
@@ -57,8 +60,9 @@ extension MirrorConfiguration {
     public static let maximumSize = 1 << 20
 
     private static func tooLarge(_ path: String) -> ConfigurationError {
-        ConfigurationError(file: path, problem: "the file is larger than \(maximumSize / (1 << 20)) MiB",
-                           expected: "a configuration file like config/commits-mirror.example.yaml")
+        ConfigurationError(
+            file: path, problem: "the file is larger than \(maximumSize / (1 << 20)) MiB",
+            expected: "a configuration file like config/commits-mirror.example.yaml")
     }
 
     /// Parses configuration text. Relative paths are resolved against
@@ -69,17 +73,20 @@ extension MirrorConfiguration {
             // Before composing: Yams expands aliases while it builds the tree, so a
             // few hundred bytes of nested aliases cost minutes and gigabytes.
             if let alias = YAMLAliasScan.firstAlias(in: text) {
-                throw ConfigurationError(file: source, line: alias.line, column: alias.column,
-                                         problem: "uses the alias *\(ConfigurationLoader.excerpt(alias.anchor, limit: 40)); aliases (*name) are not allowed in configuration files",
-                                         expected: "every value written out in full")
+                throw ConfigurationError(
+                    file: source, line: alias.line, column: alias.column,
+                    problem:
+                        "uses the alias *\(ConfigurationLoader.excerpt(alias.anchor, limit: 40)); aliases (*name) are not allowed in configuration files",
+                    expected: "every value written out in full")
             }
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
             throw ConfigurationLoader.describe(error, file: source)
         }
         guard let root else {
-            throw ConfigurationError(file: source, problem: "the file is empty",
-                                     expected: "settings as in config/commits-mirror.example.yaml (at least `repositories:`)")
+            throw ConfigurationError(
+                file: source, problem: "the file is empty",
+                expected: "settings as in config/commits-mirror.example.yaml (at least `repositories:`)")
         }
         return try ConfigurationLoader(file: source, directory: directory).configuration(from: root)
     }
@@ -103,16 +110,18 @@ struct ConfigurationLoader {
 
     func configuration(from root: Node) throws -> MirrorConfiguration {
         guard case .mapping(let mapping) = root else {
-            throw error(at: root, key: nil, problem: "the top level is \(kind(of: root))",
-                        expected: "`key: value` settings as in config/commits-mirror.example.yaml")
+            throw error(
+                at: root, key: nil, problem: "the top level is \(kind(of: root))",
+                expected: "`key: value` settings as in config/commits-mirror.example.yaml")
         }
         var configuration = MirrorConfiguration(source: file)
         var sawRepositories = false
         for (keyNode, value) in mapping {
             let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
             guard let key = TopKey(rawValue: keyText) else {
-                throw error(at: keyNode, key: keyText, problem: "unknown key",
-                            expected: "one of \(TopKey.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw error(
+                    at: keyNode, key: keyText, problem: "unknown key",
+                    expected: "one of \(TopKey.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             switch key {
             case .store:
@@ -120,10 +129,11 @@ struct ConfigurationLoader {
             case .api_url:
                 let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
                 guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
-                      components.host?.isEmpty == false
+                    components.host?.isEmpty == false
                 else {
-                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(url))' is not an http(s) URL",
-                                expected: "an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
+                    throw error(
+                        at: value, key: keyText, problem: "'\(Self.excerpt(url))' is not an http(s) URL",
+                        expected: "an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
                 }
                 configuration.apiURL = url
             case .token_file:
@@ -144,7 +154,8 @@ struct ConfigurationLoader {
                     throw error(at: value, key: keyText, problem: "has no value", expected: expected)
                 }
                 guard value.tag.rawValue == Tag.Name.int.rawValue, let reserve = Int(text), reserve >= 0 else {
-                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a whole number of requests", expected: expected)
+                    throw error(
+                        at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a whole number of requests", expected: expected)
                 }
                 configuration.rateLimitReserve = reserve
             case .metrics_listen:
@@ -164,8 +175,9 @@ struct ConfigurationLoader {
             }
         }
         guard sawRepositories else {
-            throw ConfigurationError(file: file, key: "repositories", problem: "missing",
-                                     expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
+            throw ConfigurationError(
+                file: file, key: "repositories", problem: "missing",
+                expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
         }
         return configuration
     }
@@ -191,33 +203,37 @@ struct ConfigurationLoader {
                 for (keyNode, value) in mapping {
                     let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
                     guard let key = RepositoryKey(rawValue: keyText) else {
-                        throw error(at: keyNode, key: "\(path).\(keyText)", problem: "unknown key",
-                                    expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw error(
+                            at: keyNode, key: "\(path).\(keyText)", problem: "unknown key",
+                            expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     switch key {
                     case .name: name = try repositoryName(value, key: "\(path).name")
                     case .branch:
                         let text = try string(value, key: "\(path).branch", expected: BranchName.expectedForm)
                         if let problem = BranchName.problem(with: text) {
-                            throw error(at: value, key: "\(path).branch",
-                                        problem: "\(BranchName.quoted(text)) is not a valid branch name: \(problem)",
-                                        expected: BranchName.expectedForm)
+                            throw error(
+                                at: value, key: "\(path).branch",
+                                problem: "\(BranchName.quoted(text)) is not a valid branch name: \(problem)",
+                                expected: BranchName.expectedForm)
                         }
                         branch = text
                     case .interval: interval = try duration(value, key: "\(path).interval")
                     }
                 }
                 guard let name else {
-                    throw error(at: entry, key: "\(path).name", problem: "missing",
-                                expected: "`name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
+                    throw error(
+                        at: entry, key: "\(path).name", problem: "missing",
+                        expected: "`name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
                 }
                 repository = .init(name: name, branch: branch, interval: interval, line: entry.mark?.line)
             default:
                 throw error(at: entry, key: path, problem: "is \(kind(of: entry))", expected: expected)
             }
             if let firstLine = seen[repository.key] {
-                throw error(at: entry, key: path, problem: "\(repository) is listed twice (first on line \(firstLine))",
-                            expected: "each repository and branch once")
+                throw error(
+                    at: entry, key: path, problem: "\(repository) is listed twice (first on line \(firstLine))",
+                    expected: "each repository and branch once")
             }
             seen[repository.key] = repository.line ?? 0
             result.append(repository)
@@ -228,7 +244,8 @@ struct ConfigurationLoader {
     private func repositoryName(_ node: Node, key: String) throws -> RepositoryName {
         let text = try string(node, key: key, expected: RepositoryName.expectedForm)
         guard let name = RepositoryName(parsing: text) else {
-            throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository name", expected: RepositoryName.expectedForm)
+            throw error(
+                at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository name", expected: RepositoryName.expectedForm)
         }
         return name
     }
@@ -268,7 +285,8 @@ struct ConfigurationLoader {
 
     private func kind(of node: Node) -> String {
         switch node {
-        case .scalar: return node.tag.rawValue == Tag.Name.null.rawValue ? "empty" : "a single value ('\(Self.excerpt(node.scalar?.string ?? ""))')"
+        case .scalar:
+            return node.tag.rawValue == Tag.Name.null.rawValue ? "empty" : "a single value ('\(Self.excerpt(node.scalar?.string ?? ""))')"
         case .mapping: return "a mapping (key: value pairs)"
         case .sequence: return "a list"
         case .alias: return "an alias"
@@ -299,18 +317,21 @@ struct ConfigurationLoader {
         let expected = "valid YAML like config/commits-mirror.example.yaml"
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
-             .composer(_, let problem, let mark, _):
-            return ConfigurationError(file: file, line: mark.line, column: mark.column,
-                                      problem: "not valid YAML: \(problem)", expected: expected)
+            .composer(_, let problem, let mark, _):
+            return ConfigurationError(
+                file: file, line: mark.line, column: mark.column,
+                problem: "not valid YAML: \(problem)", expected: expected)
         case .reader(let problem, _, _, _):
             return ConfigurationError(file: file, problem: "not valid YAML: \(problem)", expected: expected)
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigurationError(file: file, line: context.mark.line,
-                                      key: excerpt(duplicates.sorted().joined(separator: ", ")),
-                                      problem: "appears more than once in the same mapping", expected: "each key once")
+            return ConfigurationError(
+                file: file, line: context.mark.line,
+                key: excerpt(duplicates.sorted().joined(separator: ", ")),
+                problem: "appears more than once in the same mapping", expected: "each key once")
         default:
-            return ConfigurationError(file: file, problem: "not valid YAML: \(excerpt(String("\(error)".split(separator: "\n").first ?? "")))",
-                                      expected: expected)
+            return ConfigurationError(
+                file: file, problem: "not valid YAML: \(excerpt(String("\(error)".split(separator: "\n").first ?? "")))",
+                expected: expected)
         }
     }
 }

@@ -14,7 +14,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public init?(parsing text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (0...65_535).contains(port)
+            (0...65_535).contains(port)
         else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

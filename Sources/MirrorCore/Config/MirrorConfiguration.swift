@@ -70,11 +70,13 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public static let defaultRateLimitReserve = 0
     public static let defaultLogLevel: Logger.Level = .info
 
-    public init(source: String, store: String? = nil, apiURL: String? = nil, tokenFile: String? = nil,
-                tokenFileLine: Int? = nil, repositories: [Repository] = [],
-                defaultInterval: Duration = MirrorConfiguration.defaultInterval,
-                rateLimitReserve: Int = MirrorConfiguration.defaultRateLimitReserve,
-                logLevel: Logger.Level = MirrorConfiguration.defaultLogLevel) {
+    public init(
+        source: String, store: String? = nil, apiURL: String? = nil, tokenFile: String? = nil,
+        tokenFileLine: Int? = nil, repositories: [Repository] = [],
+        defaultInterval: Duration = MirrorConfiguration.defaultInterval,
+        rateLimitReserve: Int = MirrorConfiguration.defaultRateLimitReserve,
+        logLevel: Logger.Level = MirrorConfiguration.defaultLogLevel
+    ) {
         self.source = source
         self.store = store
         self.apiURL = apiURL
@@ -109,8 +111,10 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `$COMMITS_MIRROR_CONFIG`, else `$CONFIGURATION_DIRECTORY/config.yaml`
     /// (systemd's `ConfigurationDirectory=`), else `/etc/commits-mirror/config.yaml`
     /// when it exists. `nil` when none applies.
-    public static func locate(explicit: String?,
-                              environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func locate(
+        explicit: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["COMMITS_MIRROR_CONFIG"], !path.isEmpty { return path }
         if let directory = environment["CONFIGURATION_DIRECTORY"], !directory.isEmpty {
@@ -148,8 +152,10 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The token: `$GITHUB_TOKEN`, `$GH_TOKEN`, the systemd credential, then
     /// `token_file` (see `GitHubToken.resolve`). A `token_file` that is used
     /// and cannot be read is a configuration error naming the key and its line.
-    public func resolveToken(environment: [String: String] = ProcessInfo.processInfo.environment,
-                             warn: (String) -> Void = { _ in }) throws -> GitHubToken? {
+    public func resolveToken(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (String) -> Void = { _ in }
+    ) throws -> GitHubToken? {
         do {
             return try GitHubToken.resolve(configuredFile: tokenFile, environment: environment, warn: warn)
         } catch let error as GitHubToken.TokenError {
@@ -262,8 +268,9 @@ extension MirrorConfiguration {
         guard let mailmap else { return nil }
         guard let text = try? String(contentsOfFile: mailmap, encoding: .utf8) else {
             let reason = FileManager.default.fileExists(atPath: mailmap) ? "cannot be read as UTF-8 text" : "does not exist"
-            throw ConfigurationError(file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(reason)",
-                                     expected: "the path of a git .mailmap file (gitmailmap(5))")
+            throw ConfigurationError(
+                file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(reason)",
+                expected: "the path of a git .mailmap file (gitmailmap(5))")
         }
         return try Mailmap(parsing: text, path: mailmap)
     }

@@ -29,8 +29,9 @@ enum YAMLAliasScan {
                 switch event.type {
                 case YAML_ALIAS_EVENT:
                     let anchor = event.data.alias.anchor.map { String(cString: $0) } ?? ""
-                    return Alias(anchor: anchor, line: Int(event.start_mark.line) + 1,
-                                 column: Int(event.start_mark.column) + 1)
+                    return Alias(
+                        anchor: anchor, line: Int(event.start_mark.line) + 1,
+                        column: Int(event.start_mark.column) + 1)
                 case YAML_STREAM_END_EVENT:
                     return nil
                 default:

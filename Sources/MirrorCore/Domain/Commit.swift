@@ -15,8 +15,10 @@ public struct Commit: Sendable, Equatable {
     /// The commit's page on GitHub, when the source knows it.
     public var htmlURL: String?
 
-    public init(sha: String, message: String, author: Signature, committer: Signature, parents: [String],
-                treeSHA: String? = nil, htmlURL: String? = nil) {
+    public init(
+        sha: String, message: String, author: Signature, committer: Signature, parents: [String],
+        treeSHA: String? = nil, htmlURL: String? = nil
+    ) {
         self.sha = sha
         self.message = message
         self.author = author

@@ -15,9 +15,9 @@ public struct APIOrigin: Sendable, Equatable, CustomStringConvertible {
     /// user information (`user:password@` is never accepted, so never echoed).
     public init?(url: String) {
         guard let components = URLComponents(string: url),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host?.lowercased(), !host.isEmpty,
-              components.user == nil, components.password == nil
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host?.lowercased(), !host.isEmpty,
+            components.user == nil, components.password == nil
         else { return nil }
         self.scheme = scheme
         self.host = host
@@ -35,8 +35,8 @@ public struct APIOrigin: Sendable, Equatable, CustomStringConvertible {
     /// `file:`, `gopher:`, credentials, unparsable text).
     public func resolve(_ reference: String, against base: String) -> String? {
         guard let baseURL = URL(string: base),
-              let resolved = URL(string: reference, relativeTo: baseURL)?.absoluteString,
-              contains(resolved)
+            let resolved = URL(string: reference, relativeTo: baseURL)?.absoluteString,
+            contains(resolved)
         else { return nil }
         return resolved
     }

@@ -11,11 +11,14 @@ extension Commit {
         self.init(
             sha: payload.sha.lowercased(),
             message: payload.commit.message,
-            author: Signature(identity: Identity(name: author?.name ?? "", email: author?.email ?? "", login: payload.author?.login),
-                              date: author?.date ?? committerDate),
-            committer: Signature(identity: Identity(name: committer?.name ?? "", email: committer?.email ?? "",
-                                                login: payload.committer?.login),
-                                 date: committerDate),
+            author: Signature(
+                identity: Identity(name: author?.name ?? "", email: author?.email ?? "", login: payload.author?.login),
+                date: author?.date ?? committerDate),
+            committer: Signature(
+                identity: Identity(
+                    name: committer?.name ?? "", email: committer?.email ?? "",
+                    login: payload.committer?.login),
+                date: committerDate),
             parents: payload.parents.map { $0.sha.lowercased() },
             treeSHA: payload.commit.tree?.sha,
             htmlURL: payload.htmlURL)

@@ -31,8 +31,10 @@ public struct CommitPayload: Decodable, Sendable, Equatable {
         parents = try container.decode([ParentReference].self, forKey: .parents)
     }
 
-    public init(sha: String, commit: GitCommit, htmlURL: String?, author: GitHubUser?,
-                committer: GitHubUser?, parents: [ParentReference]) {
+    public init(
+        sha: String, commit: GitCommit, htmlURL: String?, author: GitHubUser?,
+        committer: GitHubUser?, parents: [ParentReference]
+    ) {
         self.sha = sha
         self.commit = commit
         self.htmlURL = htmlURL

@@ -10,8 +10,10 @@ extension GitHubClient {
         let rate = RateLimitStatus(headers: response.headers)
         let retryAfter = response.headers["retry-after"].flatMap(Int.init)
         if rate?.remaining == 0 && retryAfter == nil {
-            return (try primaryLimitWait(resetAt: rate?.resetAt, attempts: &attempts),
-                    "primary rate limit exhausted; waiting for reset")
+            return (
+                try primaryLimitWait(resetAt: rate?.resetAt, attempts: &attempts),
+                "primary rate limit exhausted; waiting for reset"
+            )
         }
         let lowered = message.lowercased()
         guard retryAfter != nil || lowered.contains("secondary rate limit") || lowered.contains("abuse") else {
@@ -48,7 +50,8 @@ extension GitHubClient {
             let seconds = min(retryAfter, 100 * 365 * 86_400)
             throw GitHubError.retryAfterTooLong(retryAt: Date(timeIntervalSinceNow: TimeInterval(seconds)), limit: cap)
         }
-        let wait = retryAfter.map { Duration.seconds(max(0, $0)) }
+        let wait =
+            retryAfter.map { Duration.seconds(max(0, $0)) }
             ?? min(policy.secondaryLimitDelay * (1 << min(attempts.secondary - 1, 6)), policy.maximumSecondaryLimitWait)
         guard wait <= cap else {
             throw GitHubError.retryAfterTooLong(retryAt: Date(timeIntervalSinceNow: Double(wait.components.seconds)), limit: cap)
@@ -59,16 +62,17 @@ extension GitHubClient {
     /// Holds back when the last response said the budget is down to the reserve.
     func respectReserve(url: String) async throws {
         guard configuration.rateLimitReserve > 0, let rate = usage.rateLimit,
-              rate.remaining <= configuration.rateLimitReserve,
-              let resetAt = rate.resetAt, resetAt > Date()
+            rate.remaining <= configuration.rateLimitReserve,
+            let resetAt = rate.resetAt, resetAt > Date()
         else { return }
         let cap = min(configuration.retry.maximumRateLimitWait, configuration.retry.maximumInlineWait)
         guard configuration.waitForRateLimit, resetAt.timeIntervalSinceNow.rounded(.up) + 1 <= Double(cap.components.seconds)
         else {
             throw GitHubError.reserveReached(reserve: configuration.rateLimitReserve, resetAt: resetAt)
         }
-        try await pause(.seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1)),
-                        reason: "rate limit down to the reserve of \(configuration.rateLimitReserve)", url: url)
+        try await pause(
+            .seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1)),
+            reason: "rate limit down to the reserve of \(configuration.rateLimitReserve)", url: url)
         usageBox.withLock { $0.rateLimit = nil }
     }
 }

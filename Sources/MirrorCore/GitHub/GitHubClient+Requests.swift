@@ -33,8 +33,10 @@ extension GitHubClient {
     /// Sends a GET with redirects, retries and rate-limit handling, then parses
     /// the final 2xx/304 response with `parse` (a parse failure is retried).
     /// The one place errors leave the client: each is redacted here.
-    func send<Value>(url: String, headers: HTTPHeaders = [], repository: RepositoryName,
-                     parse: (HTTPResponse) throws -> Value) async throws -> Result<Value> {
+    func send<Value>(
+        url: String, headers: HTTPHeaders = [], repository: RepositoryName,
+        parse: (HTTPResponse) throws -> Value
+    ) async throws -> Result<Value> {
         do {
             return try await sendUnredacted(url: url, headers: headers, repository: repository, parse: parse)
         } catch let error as GitHubError {
@@ -42,8 +44,10 @@ extension GitHubClient {
         }
     }
 
-    private func sendUnredacted<Value>(url originalURL: String, headers extraHeaders: HTTPHeaders, repository: RepositoryName,
-                                       parse: (HTTPResponse) throws -> Value) async throws -> Result<Value> {
+    private func sendUnredacted<Value>(
+        url originalURL: String, headers extraHeaders: HTTPHeaders, repository: RepositoryName,
+        parse: (HTTPResponse) throws -> Value
+    ) async throws -> Result<Value> {
         var url = originalURL
         var attempts = Attempts()
         while true {
@@ -70,14 +74,18 @@ extension GitHubClient {
     }
 
     /// What a response means: the parsed value, another attempt, a redirect, or an error.
-    private func interpret<Value>(_ response: HTTPResponse, url: String, repository: RepositoryName, attempts: inout Attempts,
-                                  parse: (HTTPResponse) throws -> Value) throws -> Next<Value> {
+    private func interpret<Value>(
+        _ response: HTTPResponse, url: String, repository: RepositoryName, attempts: inout Attempts,
+        parse: (HTTPResponse) throws -> Value
+    ) throws -> Next<Value> {
         switch response.status {
         case 200..<300, 304:
             do {
                 return .finished(try parse(response))
             } catch {
-                let detail = response.body.isEmpty && response.status != 304 ? "an empty body"
+                let detail =
+                    response.body.isEmpty && response.status != 304
+                    ? "an empty body"
                     : (error as? PayloadError)?.description ?? describeDecodingError(error)
                 return try transientRetry(&attempts, reason: "unreadable response: \(detail)") {
                     GitHubError.malformedResponse(url: url, detail: detail, attempts: $0)
@@ -118,8 +126,10 @@ extension GitHubClient {
     }
 
     /// Another attempt after backoff, or `failure` once the attempts are spent.
-    private func transientRetry<Value>(_ attempts: inout Attempts, reason: String,
-                                       failure: (Int) -> GitHubError) throws -> Next<Value> {
+    private func transientRetry<Value>(
+        _ attempts: inout Attempts, reason: String,
+        failure: (Int) -> GitHubError
+    ) throws -> Next<Value> {
         attempts.transient += 1
         guard attempts.transient < configuration.retry.maximumAttempts else { throw failure(attempts.transient) }
         return .retry(after: configuration.retry.backoff(afterAttempt: attempts.transient), reason: reason)
@@ -135,8 +145,9 @@ extension GitHubClient {
         }
         guard let target = Self.redirectTarget(location, from: url, origin: origin) else {
             let shown = URL(string: location, relativeTo: URL(string: url))?.absoluteString ?? location
-            throw GitHubError.redirectRefused(from: APIOrigin.displayable(url), to: APIOrigin.displayable(shown),
-                                              origin: origin?.description ?? APIOrigin.displayable(configuration.apiURL))
+            throw GitHubError.redirectRefused(
+                from: APIOrigin.displayable(url), to: APIOrigin.displayable(shown),
+                origin: origin?.description ?? APIOrigin.displayable(configuration.apiURL))
         }
         return target
     }
@@ -174,9 +185,11 @@ extension GitHubClient {
 
     func pause(_ duration: Duration, reason: String, url: String) async throws {
         usageBox.withLock { $0.retries += 1 }
-        logger.warning("retrying after a pause", metadata: [
-            "retry.reason": "\(redact(reason))", "retry.delay": "\(duration)", "http.url": "\(redact(url))",
-        ])
+        logger.warning(
+            "retrying after a pause",
+            metadata: [
+                "retry.reason": "\(redact(reason))", "retry.delay": "\(duration)", "http.url": "\(redact(url))",
+            ])
         try await Task.sleep(for: duration)
     }
 }

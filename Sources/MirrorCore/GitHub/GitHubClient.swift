@@ -141,7 +141,8 @@ public final class GitHubClient: Sendable {
                 links = nil
             }
             let commits = try PayloadDecoder().decodeCommits(response.body)
-            let lastPage = links?.last.flatMap { URLComponents(string: $0)?.queryItems?.last { $0.name == "page" }?.value }.flatMap(Int.init)
+            let lastPage = links?.last.flatMap { URLComponents(string: $0)?.queryItems?.last { $0.name == "page" }?.value }.flatMap(
+                Int.init)
             return CommitsPage(commits: commits, links: links, lastPageNumber: lastPage)
         }
         return result.value

@@ -56,7 +56,8 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
             return "GitHub's secondary rate limit kept refusing requests after \(attempts) attempts; wait a few minutes and retry"
         case .retryAfterTooLong(let retryAt, let limit):
             let minutes = max(0, Int((retryAt.timeIntervalSinceNow / 60).rounded(.up)))
-            return "GitHub's secondary rate limit asks to retry after \(ISO8601Timestamp.format(retryAt)) (in \(minutes) min), longer than the \(DurationText.format(limit)) this client waits; retry later, after that time"
+            return
+                "GitHub's secondary rate limit asks to retry after \(ISO8601Timestamp.format(retryAt)) (in \(minutes) min), longer than the \(DurationText.format(limit)) this client waits; retry later, after that time"
         case .forbidden(let url, let message):
             return "GitHub refused the request (403: \(message)) for \(url)"
         case .validationFailed(let url, let message):
@@ -72,7 +73,8 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
         case .tooManyRedirects(let url):
             return "too many redirects starting at \(url)"
         case .redirectRefused(let from, let to, let origin):
-            return "refused a redirect from \(from) to \(to): it leads outside the API origin \(origin), where requests and the token never go (a proxy or server is redirecting elsewhere)"
+            return
+                "refused a redirect from \(from) to \(to): it leads outside the API origin \(origin), where requests and the token never go (a proxy or server is redirecting elsewhere)"
         case .responseTooLarge(let url, let limit):
             return "the response for \(url) was larger than \(limit) bytes, the most this mirror reads (a page of commits is far smaller)"
         case .unexpectedStatus(let status, let url, let message):
@@ -94,7 +96,7 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
     public func redacted(_ redact: (String) -> String) -> GitHubError {
         switch self {
         case .notFound, .branchNotFound, .emptyRepository, .badCredentials, .primaryRateLimit, .secondaryRateLimit,
-             .retryAfterTooLong, .reserveReached:
+            .retryAfterTooLong, .reserveReached:
             // Names from our own configuration, numbers and dates: nothing a server wrote.
             return self
         case .forbidden(let url, let message):

@@ -23,9 +23,11 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// `$GITHUB_TOKEN`, `$GH_TOKEN`, the systemd credential
     /// `$CREDENTIALS_DIRECTORY/github-token`, then `configuredFile` (the config file's
     /// `token_file`). `warn` receives advice such as an over-readable file.
-    public static func resolve(tokenFile: String? = nil, configuredFile: String? = nil,
-                               environment: [String: String] = ProcessInfo.processInfo.environment,
-                               warn: (String) -> Void = { _ in }) throws -> GitHubToken? {
+    public static func resolve(
+        tokenFile: String? = nil, configuredFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (String) -> Void = { _ in }
+    ) throws -> GitHubToken? {
         if let tokenFile { return try fromFile(tokenFile, warn: warn) }
         for variable in ["GITHUB_TOKEN", "GH_TOKEN"] {
             if let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
@@ -48,7 +50,9 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
             throw TokenError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         if info.st_mode & 0o077 != 0 {
-            warn("token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)")
+            warn(
+                "token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
+            )
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TokenError.unreadable(path: path, reason: "permission denied")
@@ -63,7 +67,10 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Refuses a value with a control character or whitespace inside: sent as
     /// `Authorization: Bearer …`, a CR or LF would inject header lines.
     static func checked(_ value: String, source: String) throws -> GitHubToken {
-        guard !value.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) || $0.properties.isWhitespace })
+        guard
+            !value.unicodeScalars.contains(where: {
+                [.control, .format].contains($0.properties.generalCategory) || $0.properties.isWhitespace
+            })
         else { throw TokenError.invalidCharacters(source: source) }
         return GitHubToken(value: value, source: source)
     }
@@ -81,7 +88,8 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
             case .empty(let path):
                 return "the token file \(path) is empty; put the token on its first line"
             case .invalidCharacters(let source):
-                return "the token from \(source) contains a control character or whitespace; set it to the token alone (no spaces, line breaks or extra header lines)"
+                return
+                    "the token from \(source) contains a control character or whitespace; set it to the token alone (no spaces, line breaks or extra header lines)"
             }
         }
     }

@@ -20,10 +20,11 @@ public struct LinkHeader: Sendable, Equatable {
             rest = rest[rest.index(after: close)...]
             // Parameters run to the next comma that is outside quotes.
             var inQuotes = false
-            let end = rest.firstIndex { character in
-                if character == "\"" { inQuotes.toggle() }
-                return character == "," && !inQuotes
-            } ?? rest.endIndex
+            let end =
+                rest.firstIndex { character in
+                    if character == "\"" { inQuotes.toggle() }
+                    return character == "," && !inQuotes
+                } ?? rest.endIndex
             for parameter in rest[..<end].split(separator: ";") {
                 let parts = parameter.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2, parts[0].trimmed.lowercased() == "rel" else { continue }

@@ -20,7 +20,7 @@ public struct RateLimitStatus: Sendable, Equatable, Codable {
     /// `nil` when the response carried no rate-limit headers (e.g. GHES with limits off).
     public init?(headers: HTTPHeaders) {
         guard let limit = headers["x-ratelimit-limit"].flatMap(Int.init),
-              let remaining = headers["x-ratelimit-remaining"].flatMap(Int.init)
+            let remaining = headers["x-ratelimit-remaining"].flatMap(Int.init)
         else { return nil }
         self.limit = limit
         self.remaining = remaining

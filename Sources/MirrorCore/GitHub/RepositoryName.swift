@@ -18,8 +18,8 @@ public struct RepositoryName: Sendable, Hashable, CustomStringConvertible, Codab
         let allowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == ".") }
         let owner = String(parts[0]), name = String(parts[1].hasSuffix(".git") ? parts[1].dropLast(4) : parts[1])
         guard !owner.isEmpty, !name.isEmpty, owner.count <= 100, name.count <= 100,
-              owner.allSatisfy(allowed), name.allSatisfy(allowed),
-              owner != ".", owner != "..", name != ".", name != ".."
+            owner.allSatisfy(allowed), name.allSatisfy(allowed),
+            owner != ".", owner != "..", name != ".", name != ".."
         else { return nil }
         self.init(owner: owner, name: name)
     }

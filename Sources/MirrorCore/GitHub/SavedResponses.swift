@@ -27,13 +27,17 @@ public enum SavedResponses {
             } catch {
                 struct ErrorBody: Decodable { var message: String; var sha: String? }
                 if let body = try? decoder.decode(ErrorBody.self, from: slice), body.sha == nil {
-                    throw DecodeError(source: source, line: value.line,
-                                      problem: "this is a GitHub error response, not commits: \(body.message)")
+                    throw DecodeError(
+                        source: source, line: value.line,
+                        problem: "this is a GitHub error response, not commits: \(body.message)")
                 }
                 var detail = describeDecodingError(error)
                 if detail.hasSuffix(" at ") { detail = String(detail.dropLast(4)) }
-                throw DecodeError(source: source, line: value.line,
-                                  problem: "not a list-commits element (\(detail)); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them")
+                throw DecodeError(
+                    source: source, line: value.line,
+                    problem:
+                        "not a list-commits element (\(detail)); expected GET /repos/OWNER/REPO/commits elements, as paginated API output saves them"
+                )
             }
         }
         return commits
@@ -58,8 +62,9 @@ public enum SavedResponses {
                 continue
             }
             guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") else {
-                throw DecodeError(source: source, line: line,
-                                  problem: "expected a JSON array of commits or a commit object, found '\(Character(Unicode.Scalar(byte)))'")
+                throw DecodeError(
+                    source: source, line: line,
+                    problem: "expected a JSON array of commits or a commit object, found '\(Character(Unicode.Scalar(byte)))'")
             }
             let start = index
             let startLine = line
@@ -71,9 +76,13 @@ public enum SavedResponses {
                 let c = bytes[index]
                 if c == UInt8(ascii: "\n") { line += 1 }
                 if inString {
-                    if escaped { escaped = false }
-                    else if c == UInt8(ascii: "\\") { escaped = true }
-                    else if c == UInt8(ascii: "\"") { inString = false }
+                    if escaped {
+                        escaped = false
+                    } else if c == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if c == UInt8(ascii: "\"") {
+                        inString = false
+                    }
                 } else if c == UInt8(ascii: "\"") {
                     inString = true
                 } else if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") {

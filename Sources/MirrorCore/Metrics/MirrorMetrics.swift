@@ -34,8 +34,10 @@ public struct MirrorMetrics: Sendable {
     /// One finished sync attempt: its outcome, and for a completed sync its duration.
     public func recordSync(repository: RepositoryName, outcome: SyncOutcome, duration: Duration?) {
         let name = repository.description.lowercased()
-        Counter(label: Self.prefix + "syncs_total", dimensions: [("repository", name), ("outcome", outcome.rawValue)],
-                factory: factory).increment()
+        Counter(
+            label: Self.prefix + "syncs_total", dimensions: [("repository", name), ("outcome", outcome.rawValue)],
+            factory: factory
+        ).increment()
         if let duration {
             let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
             CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [("repository", name)], factory: factory)
@@ -77,9 +79,11 @@ public struct MirrorMetrics: Sendable {
             let name = state.repository.lowercased()
             commits[name] = max(commits[name] ?? 0, state.commits)
             if let text = state.lastSuccessAt, let date = ISO8601Timestamp.parse(text) {
-                Gauge(label: Self.prefix + "last_success_timestamp_seconds",
-                      dimensions: [("repository", name), ("branch", state.branch)], factory: factory)
-                    .record(date.timeIntervalSince1970)
+                Gauge(
+                    label: Self.prefix + "last_success_timestamp_seconds",
+                    dimensions: [("repository", name), ("branch", state.branch)], factory: factory
+                )
+                .record(date.timeIntervalSince1970)
             }
         }
         for (name, count) in commits {

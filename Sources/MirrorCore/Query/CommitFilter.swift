@@ -43,9 +43,11 @@ public struct CommitFilter: Sendable, Equatable {
     /// Only commits stored up to this row id (`query --follow`: what was there at the start).
     public var storedThrough: Int64?
 
-    public init(author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
-                merges: Merges = .include, since: Date? = nil, until: Date? = nil,
-                repository: RepositoryName? = nil, limit: Int? = nil, includeOffBranch: Bool = false) {
+    public init(
+        author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
+        merges: Merges = .include, since: Date? = nil, until: Date? = nil,
+        repository: RepositoryName? = nil, limit: Int? = nil, includeOffBranch: Bool = false
+    ) {
         self.authors = author.map { [$0] } ?? []
         self.committers = committer.map { [$0] } ?? []
         self.coAuthors = []

@@ -32,16 +32,19 @@ extension MirrorReader {
 
     private func resolve(_ prefix: String, mailmap: Mailmap?) throws -> CommitResolution {
         // Every sha starting with the prefix sorts in [prefix, prefix + "g"): hex digits are below "g".
-        let matches = try db.prepare("""
+        let matches = try db.prepare(
+            """
             SELECT id FROM commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT ?
-            """).bind([prefix, prefix + "g", Self.ambiguityListLimit + 1]).map { $0.int64(0) }
+            """
+        ).bind([prefix, prefix + "g", Self.ambiguityListLimit + 1]).map { $0.int64(0) }
         switch matches.count {
         case 0:
             return .notFound
         case 1:
             return .found(try detail(commitID: matches[0], mailmap: mailmap))
         default:
-            let total = matches.count > Self.ambiguityListLimit
+            let total =
+                matches.count > Self.ambiguityListLimit
                 ? try db.scalarInt("SELECT count(*) FROM commits WHERE sha >= ? AND sha < ?", [prefix, prefix + "g"]) ?? 0
                 : matches.count
             let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
@@ -58,22 +61,26 @@ extension MirrorReader {
     }
 
     private func detail(commitID: Int64, mailmap: Mailmap?) throws -> CommitDetail {
-        guard let commit = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?").bind([commitID])
-            .first(Self.commitSummary(from:))
+        guard
+            let commit = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?").bind([commitID])
+                .first(Self.commitSummary(from:))
         else {
             throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commitID) vanished while reading it"))
         }
         var ids = try db.prepare("SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE AND name = ?1")
             .bind([commit.author.name]).map { $0.int64(0) }
         if let mailmap, let authorID = try db.scalarInt("SELECT author_id FROM commits WHERE id = ?", [commitID]),
-           let person = try people(mailmap: mailmap).first(where: { $0.identities.contains { $0.id == Int64(authorID) } }) {
+            let person = try people(mailmap: mailmap).first(where: { $0.identities.contains { $0.id == Int64(authorID) } })
+        {
             ids = person.identities.map(\.id)
         }
         let (position, count) = try authorPosition(ids: ids, date: commit.committer.date, commitID: commitID)
-        let coAuthors = try db.prepare("""
+        let coAuthors = try db.prepare(
+            """
             SELECT a.id, a.name, a.email, a.login FROM commit_coauthors ca JOIN authors a ON a.id = ca.author_id
             WHERE ca.commit_id = ? ORDER BY ca.position
-            """).bind([commitID]).map {
+            """
+        ).bind([commitID]).map {
             Person.Identity(id: $0.int64(0), name: $0.string(1), email: $0.string(2), login: $0.optionalString(3))
         }
         return CommitDetail(commit: commit, authorPosition: position, authorCommitCount: count, coAuthors: coAuthors)
@@ -90,17 +97,20 @@ extension MirrorReader {
         guard !ids.isEmpty else { return (0, 0) }
         // Numbered parameters: the list appears twice in one statement below.
         let list = ids.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-        let total = try db.scalarInt(
-            "SELECT coalesce(sum(commits), 0) FROM author_commit_counts WHERE author_id IN (\(list))", ids) ?? 0
+        let total =
+            try db.scalarInt(
+                "SELECT coalesce(sum(commits), 0) FROM author_commit_counts WHERE author_id IN (\(list))", ids) ?? 0
         // Oldest and newest dates, from each author row's end of the index.
         var first: String?, last: String?
-        let ends = try db.prepare("""
+        let ends = try db.prepare(
+            """
             SELECT (SELECT min(committer_date) FROM commits WHERE author_id = ?1),
                    (SELECT max(committer_date) FROM commits WHERE author_id = ?1)
             """)
         for id in ids {
             guard let row = try ends.bind([id]).first({ ($0.optionalString(0), $0.optionalString(1)) }),
-                  let low = row.0, let high = row.1 else { continue }
+                let low = row.0, let high = row.1
+            else { continue }
             first = min(first ?? low, low)
             last = max(last ?? high, high)
         }
@@ -110,18 +120,22 @@ extension MirrorReader {
         let arguments: [any SQLiteBindable] = ids + [date, commitID]
         let idParameter = "?\(ids.count + 2)", dateParameter = "?\(ids.count + 1)"
         if nearerTheEnd {
-            let newer = try db.scalarInt("""
-                SELECT (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date > \(dateParameter))
-                     + (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date = \(dateParameter)
-                        AND id < \(idParameter))
-                """, arguments) ?? 0
+            let newer =
+                try db.scalarInt(
+                    """
+                    SELECT (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date > \(dateParameter))
+                         + (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date = \(dateParameter)
+                            AND id < \(idParameter))
+                    """, arguments) ?? 0
             return (total - newer, total)
         } else {
-            let older = try db.scalarInt("""
-                SELECT (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date < \(dateParameter))
-                     + (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date = \(dateParameter)
-                        AND id > \(idParameter))
-                """, arguments) ?? 0
+            let older =
+                try db.scalarInt(
+                    """
+                    SELECT (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date < \(dateParameter))
+                         + (SELECT count(*) FROM commits WHERE author_id IN (\(list)) AND committer_date = \(dateParameter)
+                            AND id > \(idParameter))
+                    """, arguments) ?? 0
             return (older + 1, total)
         }
     }

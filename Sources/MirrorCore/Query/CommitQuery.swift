@@ -58,8 +58,10 @@ extension MirrorReader {
         try forEachCommit(matching: filter, strategy: .automatic, body)
     }
 
-    func forEachCommit(matching filter: CommitFilter, strategy: QueryStrategy,
-                       _ body: (CommitSummary) throws -> Void) throws {
+    func forEachCommit(
+        matching filter: CommitFilter, strategy: QueryStrategy,
+        _ body: (CommitSummary) throws -> Void
+    ) throws {
         // One read transaction: the probes and every statement see one snapshot,
         // even while a sync commits pages (WAL readers never wait for it).
         try db.transaction(.deferred) {
@@ -67,8 +69,10 @@ extension MirrorReader {
         }
     }
 
-    private func runQuery(_ filter: CommitFilter, strategy: QueryStrategy,
-                          _ body: (CommitSummary) throws -> Void) throws {
+    private func runQuery(
+        _ filter: CommitFilter, strategy: QueryStrategy,
+        _ body: (CommitSummary) throws -> Void
+    ) throws {
         guard let plan = try makePlan(filter, strategy: strategy) else { return }
         switch plan.driver {
         case .people(let column, let ids):
@@ -258,19 +262,24 @@ extension MirrorReader {
             people.append((column, ids))
             let list = Self.idList(ids)
             conditions.append(QueryCondition(sql: "+c.\(column) IN (\(list.sql))", arguments: list.arguments))
-            sets.append(CandidateSet(name: column == "author_id" ? "author" : "committer",
-                                     sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments))
+            sets.append(
+                CandidateSet(
+                    name: column == "author_id" ? "author" : "committer",
+                    sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments))
         }
         if !filter.coAuthors.isEmpty {
             let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
             if ids.isEmpty { return nil }
             let list = Self.idList(ids)
-            conditions.append(QueryCondition(
-                sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
-                arguments: list.arguments))
-            sets.append(CandidateSet(name: "co-author",
-                                     sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
-                                     arguments: list.arguments))
+            conditions.append(
+                QueryCondition(
+                    sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
+                    arguments: list.arguments))
+            sets.append(
+                CandidateSet(
+                    name: "co-author",
+                    sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
+                    arguments: list.arguments))
         }
         if let storedAfter = filter.storedAfter {
             conditions.append(QueryCondition(sql: "c.id > ?", arguments: [storedAfter]))
@@ -282,12 +291,15 @@ extension MirrorReader {
         let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
         if let name = filter.repository {
             guard let repository = try repository(named: name) else { return nil }
-            conditions.append(QueryCondition(
-                sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
-                arguments: [repository.id]))
-            sets.append(CandidateSet(name: "repository",
-                                     sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?\(onBranch)",
-                                     arguments: [repository.id]))
+            conditions.append(
+                QueryCondition(
+                    sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
+                    arguments: [repository.id]))
+            sets.append(
+                CandidateSet(
+                    name: "repository",
+                    sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?\(onBranch)",
+                    arguments: [repository.id]))
         } else if !filter.includeOffBranch {
             // The flag on the row: hiding rewritten-away commits costs no lookup.
             conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
@@ -338,7 +350,8 @@ extension MirrorReader {
         // people × limit entries; a candidate set is only worth it if smaller.
         var peopleWalk: (column: String, ids: [Int64], cost: Int)?
         if let limit = filter.limit, let walk = people.min(by: { $0.ids.count < $1.ids.count }),
-           walk.ids.count <= Self.peopleWalkBound {
+            walk.ids.count <= Self.peopleWalkBound
+        {
             peopleWalk = (walk.column, walk.ids, walk.ids.count * limit)
         }
         // Probe each candidate set, counting no further than a set is useful.

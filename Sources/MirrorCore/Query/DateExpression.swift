@@ -27,8 +27,10 @@ public enum DateExpression {
     }
 
     /// Parses `text` relative to `now` in `timeZone` (the local zone by default).
-    public static func parse(_ text: String, bound: Bound, now: Date = Date(),
-                             timeZone: TimeZone = .current) throws -> Date {
+    public static func parse(
+        _ text: String, bound: Bound, now: Date = Date(),
+        timeZone: TimeZone = .current
+    ) throws -> Date {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let date = absolute(trimmed, bound: bound, timeZone: timeZone) { return date }
         if let date = relative(trimmed.lowercased(), now: now, timeZone: timeZone) { return date }
@@ -52,8 +54,8 @@ public enum DateExpression {
             return value
         }
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         if bytes.count == 10 {
             let components = bound == .lower ? (0, 0, 0) : (23, 59, 59)
@@ -61,8 +63,8 @@ public enum DateExpression {
         }
         // Date and time: with a zone it is exact; without one it is local time.
         guard bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "t"),
-              let hour = digits(11, 2), bytes.count >= 16, bytes[13] == UInt8(ascii: ":"),
-              let minute = digits(14, 2), hour < 24, minute < 60
+            let hour = digits(11, 2), bytes.count >= 16, bytes[13] == UInt8(ascii: ":"),
+            let minute = digits(14, 2), hour < 24, minute < 60
         else { return nil }
         var index = 16
         var second = 0
@@ -95,8 +97,10 @@ public enum DateExpression {
     private static func localDate(year: Int, month: Int, day: Int, time: (Int, Int, Int), timeZone: TimeZone) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        return calendar.date(from: DateComponents(year: year, month: month, day: day,
-                                                  hour: time.0, minute: time.1, second: time.2))
+        return calendar.date(
+            from: DateComponents(
+                year: year, month: month, day: day,
+                hour: time.0, minute: time.1, second: time.2))
     }
 
     // MARK: - Relative dates
@@ -135,7 +139,8 @@ public enum DateExpression {
                 guard pendingNumber == nil, number >= 0 else { return nil }
                 pendingNumber = number
             } else if let split = word.firstIndex(where: { !$0.isNumber }), split != word.startIndex,
-                      let number = Int(word[..<split]) {
+                let number = Int(word[..<split])
+            {
                 guard pendingNumber == nil else { return nil }
                 pairs.append((number, String(word[split...])))
             } else if let number = pendingNumber {
@@ -151,7 +156,7 @@ public enum DateExpression {
         var date = now
         for (number, name) in pairs {
             guard let unit = units.first(where: { $0.names.contains(name) }),
-                  let next = calendar.date(byAdding: unit.component, value: -number * unit.multiplier, to: date)
+                let next = calendar.date(byAdding: unit.component, value: -number * unit.multiplier, to: date)
             else { return nil }
             date = next
         }

@@ -12,8 +12,10 @@ extension MirrorReader {
     /// `isStopped()` says so. Between checks it sleeps; a check is one
     /// `PRAGMA data_version` (it changes when another connection commits), so
     /// an idle follower costs next to nothing.
-    public func follow(_ filter: CommitFilter, after start: Int64, interval: Duration = .milliseconds(100),
-                       isStopped: () -> Bool, _ body: ([CommitSummary]) throws -> Void) throws {
+    public func follow(
+        _ filter: CommitFilter, after start: Int64, interval: Duration = .milliseconds(100),
+        isStopped: () -> Bool, _ body: ([CommitSummary]) throws -> Void
+    ) throws {
         var seen = start
         var version = try dataVersion()
         var filter = filter

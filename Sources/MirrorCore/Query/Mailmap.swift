@@ -33,11 +33,15 @@ public struct Mailmap: Sendable, Equatable {
             var rest = Substring(line)
             guard let first = Self.nameAndEmail(&rest) else { throw ParseError(path: path, line: index + 1) }
             if let second = Self.nameAndEmail(&rest) {
-                entries.append(Entry(properName: first.name, properEmail: first.email,
-                                     commitName: second.name?.lowercased(), commitEmail: second.email.lowercased()))
+                entries.append(
+                    Entry(
+                        properName: first.name, properEmail: first.email,
+                        commitName: second.name?.lowercased(), commitEmail: second.email.lowercased()))
             } else {
-                entries.append(Entry(properName: first.name, properEmail: nil,
-                                     commitName: nil, commitEmail: first.email.lowercased()))
+                entries.append(
+                    Entry(
+                        properName: first.name, properEmail: nil,
+                        commitName: nil, commitEmail: first.email.lowercased()))
             }
         }
     }
@@ -60,7 +64,8 @@ public struct Mailmap: Sendable, Equatable {
     public func canonical(name: String, email: String) -> (name: String, email: String) {
         let lowerEmail = email.lowercased(), lowerName = name.lowercased()
         let candidates = entries.filter { $0.commitEmail == lowerEmail }
-        guard let entry = candidates.last(where: { $0.commitName == lowerName })
+        guard
+            let entry = candidates.last(where: { $0.commitName == lowerName })
                 ?? candidates.last(where: { $0.commitName == nil })
         else { return (name, email) }
         return (entry.properName ?? name, entry.properEmail ?? email)

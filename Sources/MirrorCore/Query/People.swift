@@ -25,12 +25,17 @@ extension MirrorReader {
     /// use, the same GitHub login (without one, `authors` keeps git shortlog's
     /// grouping by name).
     public func people(mailmap: Mailmap?) throws -> [Person] {
-        let rows = try db.prepare("""
+        let rows = try db.prepare(
+            """
             SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
             FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id ORDER BY a.id
-            """).map { row in
-            (identity: Person.Identity(id: row.int64(0), name: row.string(1), email: row.string(2),
-                                       login: row.optionalString(3)), commits: row.int(4))
+            """
+        ).map { row in
+            (
+                identity: Person.Identity(
+                    id: row.int64(0), name: row.string(1), email: row.string(2),
+                    login: row.optionalString(3)), commits: row.int(4)
+            )
         }
         var parent = Array(rows.indices)
         func root(_ index: Int) -> Int {
@@ -42,7 +47,8 @@ extension MirrorReader {
         var byName: [[UInt8]: Int] = [:], byLogin: [String: Int] = [:]
         var canonical: [(name: String, email: String)] = []
         for (index, row) in rows.enumerated() {
-            let mapped = mailmap?.canonical(name: row.identity.name, email: row.identity.email)
+            let mapped =
+                mailmap?.canonical(name: row.identity.name, email: row.identity.email)
                 ?? (name: row.identity.name, email: row.identity.email)
             canonical.append(mapped)
             if let other = byName.updateValue(index, forKey: Array(mapped.name.utf8)) { join(other, index) }
@@ -55,8 +61,9 @@ extension MirrorReader {
         return groups.keys.sorted().map { key in
             let members = groups[key]!
             let main = members.max { rows[$0].commits != rows[$1].commits ? rows[$0].commits < rows[$1].commits : $0 > $1 }!
-            return Person(name: canonical[main].name, email: canonical[main].email,
-                          identities: members.map { rows[$0].identity })
+            return Person(
+                name: canonical[main].name, email: canonical[main].email,
+                identities: members.map { rows[$0].identity })
         }
     }
 }

@@ -12,19 +12,24 @@ extension MirrorReader {
         if everything { return filter.invertGrep ? nil : (nil, nil) }
         let needed = searches.filter { !$0.matchesEverything }
         let tests = needed.map { search in
-            search.rowTest ?? QueryCondition(
-                sql: "+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)", arguments: [search.phrase!])
+            search.rowTest
+                ?? QueryCondition(
+                    sql: "+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)", arguments: [search.phrase!])
         }
         let joiner = filter.allMatch ? " AND " : " OR "
-        var test = tests.count == 1 ? tests[0] : QueryCondition(
-            sql: "(" + tests.map(\.sql).joined(separator: joiner) + ")", arguments: tests.flatMap(\.arguments))
+        var test =
+            tests.count == 1
+            ? tests[0]
+            : QueryCondition(
+                sql: "(" + tests.map(\.sql).joined(separator: joiner) + ")", arguments: tests.flatMap(\.arguments))
         if filter.invertGrep { test = QueryCondition(sql: "NOT \(test.sql)", arguments: test.arguments) }
         // FTS5 combines quoted phrases with OR / AND exactly as the row tests do.
         let phrases = needed.compactMap(\.phrase)
         guard !filter.invertGrep, phrases.count == needed.count else { return (test, nil) }
-        let set = CandidateSet(name: "message index",
-                               sql: "SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?",
-                               arguments: [phrases.joined(separator: joiner)])
+        let set = CandidateSet(
+            name: "message index",
+            sql: "SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?",
+            arguments: [phrases.joined(separator: joiner)])
         return (test, set)
     }
 
@@ -39,7 +44,8 @@ extension MirrorReader {
         }
         let people = try self.people(mailmap: mailmap)
         var ids: [Int64] = []
-        for person in people where person.identities.contains(where: { identity in
+        for person in people
+        where person.identities.contains(where: { identity in
             needles.contains { identity.searchText.contains($0) || person.searchText.contains($0) }
         }) {
             ids += person.identities.map(\.id)

@@ -36,8 +36,10 @@ public struct RepositoryStatistics: Sendable, Equatable {
 extension MirrorReader {
     /// People by number of commits authored (most first, then co-authored,
     /// then by name), optionally of one repository; `top` keeps the first ones.
-    public func authorStatistics(repository name: RepositoryName? = nil, top: Int? = nil,
-                                 mailmap: Mailmap? = nil) throws -> [AuthorStatistics] {
+    public func authorStatistics(
+        repository name: RepositoryName? = nil, top: Int? = nil,
+        mailmap: Mailmap? = nil
+    ) throws -> [AuthorStatistics] {
         var scope = ""
         var arguments: [any SQLiteBindable] = []
         if let name {
@@ -56,17 +58,21 @@ extension MirrorReader {
             entry.last = max(entry.last, last)
             counts[id] = entry
         }
-        let authored = try db.prepare("""
+        let authored = try db.prepare(
+            """
             SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
             GROUP BY c.author_id
-            """).bind(arguments)
+            """
+        ).bind(arguments)
         while try authored.step() {
             let count = authored.int(1)
             note(authored.int64(0), authored.string(2), authored.string(3)) { $0.commits += count }
         }
-        let credited = try db.prepare("""
+        let credited = try db.prepare(
+            """
             SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id\(scope)
-            """).bind(arguments)
+            """
+        ).bind(arguments)
         while try credited.step() {
             let commit = credited.int64(1)
             note(credited.int64(0), credited.string(2), credited.string(2)) { $0.coAuthored.insert(commit) }
@@ -78,12 +84,13 @@ extension MirrorReader {
             let ranked = members.sorted { $0.1.commits != $1.1.commits ? $0.1.commits > $1.1.commits : $0.0.id < $1.0.id }
             var emails: [String] = []
             for (identity, _) in ranked where !emails.contains(identity.email) { emails.append(identity.email) }
-            result.append(AuthorStatistics(
-                name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
-                commits: members.reduce(0) { $0 + $1.1.commits },
-                coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
-                identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
-                firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
+            result.append(
+                AuthorStatistics(
+                    name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
+                    commits: members.reduce(0) { $0 + $1.1.commits },
+                    coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
+                    identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
+                    firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
         }
         result.sort {
             if $0.commits != $1.commits { return $0.commits > $1.commits }

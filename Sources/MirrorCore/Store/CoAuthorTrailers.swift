@@ -17,7 +17,7 @@ enum CoAuthorTrailers {
                 name: value[..<open].trimmingCharacters(in: .whitespaces),
                 email: String(value[value.index(after: open)..<close]).trimmingCharacters(in: .whitespaces))
             guard !person.email.isEmpty || !person.name.isEmpty,
-                  !people.contains(where: { $0.name == person.name && $0.email == person.email })
+                !people.contains(where: { $0.name == person.name && $0.email == person.email })
             else { continue }
             people.append(person)
         }
@@ -29,7 +29,8 @@ enum CoAuthorTrailers {
         try db.cachedStatement("DELETE FROM commit_coauthors WHERE commit_id = ?").bind([commitID]).run()
         // Cheap test first: most messages credit no one.
         guard message.range(of: "co-authored-by:", options: .caseInsensitive) != nil else { return }
-        let identity = try db.cachedStatement("""
+        let identity = try db.cachedStatement(
+            """
             INSERT INTO authors (name, email, login, search_text) VALUES (?, ?, NULL, ?)
             ON CONFLICT (name, email) DO UPDATE SET name = excluded.name
             RETURNING id
@@ -44,9 +45,11 @@ enum CoAuthorTrailers {
 
     /// Migration 4: stores made before it get their co-authors.
     @Sendable static func backfill(_ db: Connection) throws {
-        let commits = try db.prepare("""
+        let commits = try db.prepare(
+            """
             SELECT id, message FROM commits WHERE instr(lower(message), 'co-authored-by:') > 0 ORDER BY id
-            """).map { (id: $0.int64(0), message: $0.string(1)) }
+            """
+        ).map { (id: $0.int64(0), message: $0.string(1)) }
         for commit in commits { try record(in: db, commitID: commit.id, message: commit.message) }
     }
 }

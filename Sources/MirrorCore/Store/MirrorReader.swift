@@ -17,8 +17,10 @@ public final class MirrorReader {
         guard try StorePath.exists(path) else { throw StoreError.missing(path: path) }
         do {
             db = try StoreFile.open(path, mode: .readOnly)
-        } catch let error as StoreError where error.isOpenRefusal && !StorePath.isDirectoryWritable(for: path)
-                    && !StorePath.hasSideFiles(path) {
+        } catch let error as StoreError
+            where error.isOpenRefusal && !StorePath.isDirectoryWritable(for: path)
+            && !StorePath.hasSideFiles(path)
+        {
             // A WAL reader needs -wal and -shm; one that may not create them there
             // (a member of the service's group) reads only once a writer left them.
             throw StoreError.sideFilesMissing(path: path)
@@ -42,10 +44,12 @@ public final class MirrorReader {
 
     /// The names the repository was known by besides its current one.
     public func formerNames(of repositoryID: Int64) throws -> [String] {
-        try db.prepare("""
+        try db.prepare(
+            """
             SELECT n.name FROM repository_names n JOIN repositories r ON r.id = n.repository_id
             WHERE n.repository_id = ? AND n.name != r.full_name ORDER BY n.name
-            """).bind([repositoryID]).map { $0.string(0) }
+            """
+        ).bind([repositoryID]).map { $0.string(0) }
     }
 
     /// What the store knows about syncing every mirrored branch.
@@ -59,9 +63,12 @@ public final class MirrorReader {
 
     /// SHAs of every commit mirrored for the repository.
     public func commitSHAs(repositoryID: Int64) throws -> Set<String> {
-        Set(try db.prepare("""
-            SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id WHERE rc.repository_id = ?
-            """).bind([repositoryID]).map { $0.string(0) })
+        Set(
+            try db.prepare(
+                """
+                SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id WHERE rc.repository_id = ?
+                """
+            ).bind([repositoryID]).map { $0.string(0) })
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.

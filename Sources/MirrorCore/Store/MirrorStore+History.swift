@@ -8,7 +8,8 @@ extension MirrorStore {
     /// Whether `ancestor` is reachable from `descendant` through stored parents.
     /// Cheap for a fast-forward (stops when found); walks the stored ancestry otherwise.
     public func isAncestor(_ ancestor: String, of descendant: String) throws -> Bool {
-        try db.prepare("""
+        try db.prepare(
+            """
             WITH RECURSIVE ancestry(sha) AS (
                 SELECT ?1
                 UNION
@@ -17,7 +18,8 @@ extension MirrorStore {
                 JOIN commit_parents cp ON cp.commit_id = c.id
             )
             SELECT 1 FROM ancestry WHERE sha = ?2 LIMIT 1
-            """).bind([descendant, ancestor]).first { _ in true } ?? false
+            """
+        ).bind([descendant, ancestor]).first { _ in true } ?? false
     }
 
     /// The heads recorded for the repository's other mirrored branches.
@@ -50,7 +52,8 @@ extension MirrorStore {
             for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }
             try db.execute("CREATE TEMP TABLE IF NOT EXISTS reachable_commits (commit_id INTEGER PRIMARY KEY)")
             try db.execute("DELETE FROM reachable_commits")
-            try db.execute("""
+            try db.execute(
+                """
                 WITH RECURSIVE reachable(sha) AS (
                     SELECT sha FROM marking_heads
                     UNION
@@ -61,13 +64,15 @@ extension MirrorStore {
                 INSERT OR IGNORE INTO reachable_commits (commit_id) SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha
                 """)
             var marks = BranchMarks()
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE repository_commits SET off_branch_since = ?2
                 WHERE repository_id = ?1 AND off_branch_since IS NULL
                   AND commit_id NOT IN (SELECT commit_id FROM reachable_commits)
                 """, [repositoryID, ISO8601Timestamp.format(date)])
             marks.leftBranch = db.changes
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE repository_commits SET off_branch_since = NULL
                 WHERE repository_id = ?1 AND off_branch_since IS NOT NULL
                   AND commit_id IN (SELECT commit_id FROM reachable_commits)
@@ -81,7 +86,8 @@ extension MirrorStore {
     /// Recomputes `commits.off_branch` for the repository's commits: set when no
     /// repository holds the commit on a branch. Call inside a transaction.
     private func refreshOffBranchFlags(repositoryID: Int64) throws {
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE commits SET off_branch = NOT EXISTS (
                 SELECT 1 FROM repository_commits rc WHERE rc.commit_id = commits.id AND rc.off_branch_since IS NULL)
             WHERE id IN (SELECT commit_id FROM repository_commits WHERE repository_id = ?)
@@ -94,13 +100,15 @@ extension MirrorStore {
     public func pruneOffBranch(repositoryID: Int64?) throws -> Int {
         try write {
             if let repositoryID {
-                try db.execute("DELETE FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL",
-                               [repositoryID])
+                try db.execute(
+                    "DELETE FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL",
+                    [repositoryID])
             } else {
                 try db.execute("DELETE FROM repository_commits WHERE off_branch_since IS NOT NULL")
             }
             let removed = db.changes
-            try db.execute("""
+            try db.execute(
+                """
                 DELETE FROM commits WHERE off_branch != 0
                 AND NOT EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.commit_id = commits.id)
                 """)

@@ -37,11 +37,12 @@ extension MirrorStore {
                 unique.append(commit)
             }
         }
-        let isMember = try db.cachedStatement("""
+        let isMember = try db.cachedStatement(
+            """
             SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id
             WHERE c.sha = ? AND rc.repository_id = ?
             """)
-        var children: [Int: [Int]] = [:]       // parent index → child indices
+        var children: [Int: [Int]] = [:]  // parent index → child indices
         var pendingParents = [Int](repeating: 0, count: unique.count)
         var isOpen = [Bool](repeating: false, count: unique.count)
         var missing = Set<String>()

@@ -60,8 +60,9 @@ extension MirrorStore {
                 if let error = error as? SQLiteError { throw StoreFile.classify(error, path: path) }
                 throw error
             }
-            throw StoreError.migrationFailed(path: path, from: from, to: migrator.latestVersion,
-                                             backup: backup, reason: StoreCopy.reason(error))
+            throw StoreError.migrationFailed(
+                path: path, from: from, to: migrator.latestVersion,
+                backup: backup, reason: StoreCopy.reason(error))
         }
     }
 

@@ -68,16 +68,20 @@ extension MirrorStore {
             } else if let byName, byName.githubID == nil {
                 rowID = byName.id
             } else {
-                try db.execute("INSERT INTO repositories (full_name) VALUES (?)",
-                               [placeholderName(for: identity)])
+                try db.execute(
+                    "INSERT INTO repositories (full_name) VALUES (?)",
+                    [placeholderName(for: identity)])
                 rowID = db.lastInsertRowID
             }
             // The current name moves to this row (another row can hold it only if
             // created offline by `import` under the new name: that one keeps its own).
             let current = identity.fullName.description
-            let taken = try db.scalarInt("SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
-                                         [current, rowID]) ?? 0
-            try db.execute("""
+            let taken =
+                try db.scalarInt(
+                    "SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
+                    [current, rowID]) ?? 0
+            try db.execute(
+                """
                 UPDATE repositories SET github_id = ?, default_branch = ?, html_url = ?,
                     full_name = CASE WHEN ? = 0 THEN ? ELSE full_name END
                 WHERE id = ?
@@ -98,7 +102,8 @@ extension MirrorStore {
     /// Points `name` at the repository, unless it already names another one
     /// (that repository keeps it: a name is never silently moved between ids).
     private func addName(_ name: String, repositoryID: Int64) throws {
-        try db.execute("INSERT INTO repository_names (name, repository_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                       [name, repositoryID])
+        try db.execute(
+            "INSERT INTO repository_names (name, repository_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            [name, repositoryID])
     }
 }

@@ -62,10 +62,12 @@ public final class MirrorStore {
         try write {
             outcome = try upsert(page, repositoryID: repositoryID)
             try updateFrontier(walkID: walkID, repositoryID: repositoryID, page: page)
-            try db.cachedStatement("""
+            try db.cachedStatement(
+                """
                 UPDATE sync_walks SET next_url = ?, pages_done = pages_done + 1, pages_total = coalesce(?, pages_total),
                     listing_sha = ? WHERE id = ?
-                """).bind([nextURL, pagesTotal, walk.listingSHA, walkID]).run()
+                """
+            ).bind([nextURL, pagesTotal, walk.listingSHA, walkID]).run()
             outcome.frontier = try frontierCount(walkID: walkID)
         }
         walk.nextURL = nextURL
@@ -78,11 +80,13 @@ public final class MirrorStore {
     /// touching sync progress. Call inside a transaction.
     func upsert(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
         var outcome = PageOutcome()
-        let insert = try db.cachedStatement("""
+        let insert = try db.cachedStatement(
+            """
             INSERT INTO commits (sha, message, html_url, author_id, author_date, committer_id, committer_date, parent_count, tree_sha)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha) DO NOTHING
             """)
-        let update = try db.cachedStatement("""
+        let update = try db.cachedStatement(
+            """
             UPDATE commits SET message = ?2, html_url = ?3, author_id = ?4, author_date = ?5,
                 committer_id = ?6, committer_date = ?7, tree_sha = ?8
             WHERE sha = ?1 AND (message IS NOT ?2 OR html_url IS NOT ?3 OR author_id IS NOT ?4 OR author_date IS NOT ?5
@@ -97,8 +101,10 @@ public final class MirrorStore {
             let committerDate = ISO8601Timestamp.format(commit.committer.date)
             let authorID = try self.authorID(for: commit.author.identity)
             let committerID = try self.authorID(for: commit.committer.identity)
-            try insert.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
-                             committerID, committerDate, commit.parents.count, commit.treeSHA]).run()
+            try insert.bind([
+                commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
+                committerID, committerDate, commit.parents.count, commit.treeSHA,
+            ]).run()
             let commitID: Int64
             if db.changes == 1 {
                 commitID = db.lastInsertRowID
@@ -107,8 +113,10 @@ public final class MirrorStore {
                 }
                 try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message)
             } else {
-                try update.bind([commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
-                                 committerID, committerDate, commit.treeSHA]).run()
+                try update.bind([
+                    commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
+                    committerID, committerDate, commit.treeSHA,
+                ]).run()
                 let changed = db.changes == 1
                 if changed { outcome.updated += 1 }
                 guard let id = try lookup.bind([commit.sha]).first({ $0.int64(0) }) else {
@@ -134,14 +142,16 @@ public final class MirrorStore {
     private func authorID(for person: Identity) throws -> Int64 {
         let key = AuthorKey(name: person.name, email: person.email)
         if let cached = authorCache[key], person.login == nil || cached.login == person.login { return cached.id }
-        let statement = try db.cachedStatement("""
+        let statement = try db.cachedStatement(
+            """
             INSERT INTO authors (name, email, login, search_text) VALUES (?, ?, ?, ?)
             ON CONFLICT (name, email) DO UPDATE SET login = coalesce(excluded.login, authors.login)
             RETURNING id, login
             """)
         let searchText = AuthorSearch.searchText(name: person.name, email: person.email)
-        guard let row = try statement.bind([person.name, person.email, person.login, searchText])
-            .first({ (id: $0.int64(0), login: $0.optionalString(1)) })
+        guard
+            let row = try statement.bind([person.name, person.email, person.login, searchText])
+                .first({ (id: $0.int64(0), login: $0.optionalString(1)) })
         else {
             throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "author upsert returned no row"))
         }

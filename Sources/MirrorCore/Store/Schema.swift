@@ -20,183 +20,191 @@ enum Schema {
         """
 
     static let migrator = Migrator([
-        .init(version: 1, name: "mirror core tables", sql: """
-            CREATE TABLE repositories (
-                id INTEGER PRIMARY KEY,
-                full_name TEXT NOT NULL UNIQUE COLLATE NOCASE,
-                github_id INTEGER UNIQUE,
-                default_branch TEXT,
-                html_url TEXT,
-                added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-            );
+        .init(
+            version: 1, name: "mirror core tables",
+            sql: """
+                CREATE TABLE repositories (
+                    id INTEGER PRIMARY KEY,
+                    full_name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    github_id INTEGER UNIQUE,
+                    default_branch TEXT,
+                    html_url TEXT,
+                    added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                );
 
-            CREATE TABLE authors (
-                id INTEGER PRIMARY KEY,
-                name TEXT NOT NULL,
-                email TEXT NOT NULL,
-                login TEXT,
-                -- lowercased "name <email>" (Unicode-aware, done by the program) for
-                -- case-insensitive substring search that behaves like git log's author filter.
-                search_text TEXT NOT NULL,
-                UNIQUE (name, email)
-            );
-            CREATE INDEX authors_name_nocase ON authors (name COLLATE NOCASE);
-            CREATE INDEX authors_email_nocase ON authors (email COLLATE NOCASE);
+                CREATE TABLE authors (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    email TEXT NOT NULL,
+                    login TEXT,
+                    -- lowercased "name <email>" (Unicode-aware, done by the program) for
+                    -- case-insensitive substring search that behaves like git log's author filter.
+                    search_text TEXT NOT NULL,
+                    UNIQUE (name, email)
+                );
+                CREATE INDEX authors_name_nocase ON authors (name COLLATE NOCASE);
+                CREATE INDEX authors_email_nocase ON authors (email COLLATE NOCASE);
 
-            CREATE TABLE commits (
-                id INTEGER PRIMARY KEY,
-                sha TEXT NOT NULL UNIQUE,
-                message TEXT NOT NULL,
-                html_url TEXT,
-                author_id INTEGER NOT NULL REFERENCES authors (id),
-                author_date TEXT NOT NULL,      -- ISO 8601 UTC: 2023-08-28T18:27:45Z
-                committer_id INTEGER NOT NULL REFERENCES authors (id),
-                committer_date TEXT NOT NULL,   -- ISO 8601 UTC; git log order
-                parent_count INTEGER NOT NULL,  -- > 1 for merges
-                tree_sha TEXT
-            );
-            CREATE INDEX commits_committer_date ON commits (committer_date);
-            CREATE INDEX commits_author_date ON commits (author_date);
-            CREATE INDEX commits_author_id ON commits (author_id, committer_date);
-            CREATE INDEX commits_committer_id ON commits (committer_id, committer_date);
+                CREATE TABLE commits (
+                    id INTEGER PRIMARY KEY,
+                    sha TEXT NOT NULL UNIQUE,
+                    message TEXT NOT NULL,
+                    html_url TEXT,
+                    author_id INTEGER NOT NULL REFERENCES authors (id),
+                    author_date TEXT NOT NULL,      -- ISO 8601 UTC: 2023-08-28T18:27:45Z
+                    committer_id INTEGER NOT NULL REFERENCES authors (id),
+                    committer_date TEXT NOT NULL,   -- ISO 8601 UTC; git log order
+                    parent_count INTEGER NOT NULL,  -- > 1 for merges
+                    tree_sha TEXT
+                );
+                CREATE INDEX commits_committer_date ON commits (committer_date);
+                CREATE INDEX commits_author_date ON commits (author_date);
+                CREATE INDEX commits_author_id ON commits (author_id, committer_date);
+                CREATE INDEX commits_committer_id ON commits (committer_id, committer_date);
 
-            CREATE TABLE commit_parents (
-                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
-                position INTEGER NOT NULL,      -- 0 = first parent
-                parent_sha TEXT NOT NULL,
-                PRIMARY KEY (commit_id, position)
-            ) WITHOUT ROWID;
+                CREATE TABLE commit_parents (
+                    commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,      -- 0 = first parent
+                    parent_sha TEXT NOT NULL,
+                    PRIMARY KEY (commit_id, position)
+                ) WITHOUT ROWID;
 
-            CREATE TABLE repository_commits (
-                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
-                PRIMARY KEY (repository_id, commit_id)
-            ) WITHOUT ROWID;
-            CREATE INDEX repository_commits_commit_id ON repository_commits (commit_id);
+                CREATE TABLE repository_commits (
+                    repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+                    commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                    PRIMARY KEY (repository_id, commit_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX repository_commits_commit_id ON repository_commits (commit_id);
 
-            -- Per repository and branch: what is known to be mirrored completely.
-            CREATE TABLE sync_state (
-                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-                branch TEXT NOT NULL,
-                head_sha TEXT,                  -- newest head whose whole history is stored
-                head_etag TEXT,                 -- ETag of the last head probe, sent back as If-None-Match
-                complete INTEGER NOT NULL DEFAULT 0,
-                last_attempt_at TEXT,
-                last_success_at TEXT,
-                last_error TEXT,
-                rate_limit_remaining INTEGER,
-                rate_limit_reset_at TEXT,
-                PRIMARY KEY (repository_id, branch)
-            );
+                -- Per repository and branch: what is known to be mirrored completely.
+                CREATE TABLE sync_state (
+                    repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+                    branch TEXT NOT NULL,
+                    head_sha TEXT,                  -- newest head whose whole history is stored
+                    head_etag TEXT,                 -- ETag of the last head probe, sent back as If-None-Match
+                    complete INTEGER NOT NULL DEFAULT 0,
+                    last_attempt_at TEXT,
+                    last_success_at TEXT,
+                    last_error TEXT,
+                    rate_limit_remaining INTEGER,
+                    rate_limit_reset_at TEXT,
+                    PRIMARY KEY (repository_id, branch)
+                );
 
-            -- Walks in progress: listings pinned to one head, resumable page by page.
-            CREATE TABLE sync_walks (
-                id INTEGER PRIMARY KEY,
-                repository_id INTEGER NOT NULL,
-                branch TEXT NOT NULL,
-                head_sha TEXT NOT NULL,
-                next_url TEXT,                  -- NULL until the first page is stored
-                pages_done INTEGER NOT NULL DEFAULT 0,
-                pages_total INTEGER,
-                started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-                FOREIGN KEY (repository_id, branch) REFERENCES sync_state (repository_id, branch) ON DELETE CASCADE
-            );
+                -- Walks in progress: listings pinned to one head, resumable page by page.
+                CREATE TABLE sync_walks (
+                    id INTEGER PRIMARY KEY,
+                    repository_id INTEGER NOT NULL,
+                    branch TEXT NOT NULL,
+                    head_sha TEXT NOT NULL,
+                    next_url TEXT,                  -- NULL until the first page is stored
+                    pages_done INTEGER NOT NULL DEFAULT 0,
+                    pages_total INTEGER,
+                    started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+                    FOREIGN KEY (repository_id, branch) REFERENCES sync_state (repository_id, branch) ON DELETE CASCADE
+                );
 
-            -- Parents referenced by a walk's commits that are not stored yet: the
-            -- walk continues until this is empty (exactness across merges).
-            CREATE TABLE sync_frontier (
-                walk_id INTEGER NOT NULL REFERENCES sync_walks (id) ON DELETE CASCADE,
-                sha TEXT NOT NULL,
-                PRIMARY KEY (walk_id, sha)
-            ) WITHOUT ROWID;
-            """),
-        .init(version: 2, name: "message search index and author commit counts", sql: """
-            -- Case-insensitive substring search of commit messages.
-            -- The trigram tokenizer indexes every 3-character window, folded to lower case,
-            -- so a phrase query of 3 or more characters is exactly a substring test.
-            -- External content: the text lives only in commits.message; the triggers below
-            -- keep the index exact in the same transaction as every insert, update and delete.
-            CREATE VIRTUAL TABLE commits_fts USING fts5 (
-                message,
-                content = 'commits',
-                content_rowid = 'id',
-                tokenize = 'trigram case_sensitive 0'
-            );
+                -- Parents referenced by a walk's commits that are not stored yet: the
+                -- walk continues until this is empty (exactness across merges).
+                CREATE TABLE sync_frontier (
+                    walk_id INTEGER NOT NULL REFERENCES sync_walks (id) ON DELETE CASCADE,
+                    sha TEXT NOT NULL,
+                    PRIMARY KEY (walk_id, sha)
+                ) WITHOUT ROWID;
+                """),
+        .init(
+            version: 2, name: "message search index and author commit counts",
+            sql: """
+                -- Case-insensitive substring search of commit messages.
+                -- The trigram tokenizer indexes every 3-character window, folded to lower case,
+                -- so a phrase query of 3 or more characters is exactly a substring test.
+                -- External content: the text lives only in commits.message; the triggers below
+                -- keep the index exact in the same transaction as every insert, update and delete.
+                CREATE VIRTUAL TABLE commits_fts USING fts5 (
+                    message,
+                    content = 'commits',
+                    content_rowid = 'id',
+                    tokenize = 'trigram case_sensitive 0'
+                );
 
-            \(messageIndexTriggers)
+                \(messageIndexTriggers)
 
-            -- Stores created before this migration: index what they hold.
-            INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
+                -- Stores created before this migration: index what they hold.
+                INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
 
-            -- Commits per author row, kept by triggers in the writing transaction, so
-            -- a commit can be shown as "commit k of N" without counting N commits.
-            CREATE TABLE author_commit_counts (
-                author_id INTEGER PRIMARY KEY REFERENCES authors (id) ON DELETE CASCADE,
-                commits INTEGER NOT NULL
-            );
-            INSERT INTO author_commit_counts (author_id, commits)
-                SELECT author_id, count(*) FROM commits GROUP BY author_id;
+                -- Commits per author row, kept by triggers in the writing transaction, so
+                -- a commit can be shown as "commit k of N" without counting N commits.
+                CREATE TABLE author_commit_counts (
+                    author_id INTEGER PRIMARY KEY REFERENCES authors (id) ON DELETE CASCADE,
+                    commits INTEGER NOT NULL
+                );
+                INSERT INTO author_commit_counts (author_id, commits)
+                    SELECT author_id, count(*) FROM commits GROUP BY author_id;
 
-            CREATE TRIGGER author_commit_counts_after_insert AFTER INSERT ON commits BEGIN
-                INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
-                    ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
-            END;
-            CREATE TRIGGER author_commit_counts_after_delete AFTER DELETE ON commits BEGIN
-                UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
-            END;
-            CREATE TRIGGER author_commit_counts_after_update AFTER UPDATE OF author_id ON commits
-            WHEN old.author_id IS NOT new.author_id BEGIN
-                UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
-                INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
-                    ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
-            END;
-            """),
-        .init(version: 3, name: "history rewrites keep their commits; walks re-list missing parents", sql: """
-            -- A confirmed force-push leaves commits off every mirrored branch. They stay
-            -- stored (only an explicit prune removes them); the time says since when.
-            ALTER TABLE repository_commits ADD COLUMN off_branch_since TEXT;
-            -- 1 when every repository holding the commit has it off-branch: derived from
-            -- repository_commits, kept beside the row so queries hide such commits for free.
-            ALTER TABLE commits ADD COLUMN off_branch INTEGER NOT NULL DEFAULT 0;
+                CREATE TRIGGER author_commit_counts_after_insert AFTER INSERT ON commits BEGIN
+                    INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
+                        ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
+                END;
+                CREATE TRIGGER author_commit_counts_after_delete AFTER DELETE ON commits BEGIN
+                    UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
+                END;
+                CREATE TRIGGER author_commit_counts_after_update AFTER UPDATE OF author_id ON commits
+                WHEN old.author_id IS NOT new.author_id BEGIN
+                    UPDATE author_commit_counts SET commits = commits - 1 WHERE author_id = old.author_id;
+                    INSERT INTO author_commit_counts (author_id, commits) VALUES (new.author_id, 1)
+                        ON CONFLICT (author_id) DO UPDATE SET commits = commits + 1;
+                END;
+                """),
+        .init(
+            version: 3, name: "history rewrites keep their commits; walks re-list missing parents",
+            sql: """
+                -- A confirmed force-push leaves commits off every mirrored branch. They stay
+                -- stored (only an explicit prune removes them); the time says since when.
+                ALTER TABLE repository_commits ADD COLUMN off_branch_since TEXT;
+                -- 1 when every repository holding the commit has it off-branch: derived from
+                -- repository_commits, kept beside the row so queries hide such commits for free.
+                ALTER TABLE commits ADD COLUMN off_branch INTEGER NOT NULL DEFAULT 0;
 
-            -- The sha the walk's current listing is pinned to: its head first, then any
-            -- parent the server left out, listed on its own. Its first element must be it.
-            ALTER TABLE sync_walks ADD COLUMN listing_sha TEXT;
+                -- The sha the walk's current listing is pinned to: its head first, then any
+                -- parent the server left out, listed on its own. Its first element must be it.
+                ALTER TABLE sync_walks ADD COLUMN listing_sha TEXT;
 
-            -- Every name a repository has been mirrored or known by (renames, transfers,
-            -- the name a user typed): a repository is its GitHub id, found by any of them.
-            CREATE TABLE repository_names (
-                name TEXT PRIMARY KEY COLLATE NOCASE,
-                repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE
-            ) WITHOUT ROWID;
-            CREATE INDEX repository_names_repository_id ON repository_names (repository_id);
-            INSERT INTO repository_names (name, repository_id) SELECT full_name, id FROM repositories;
-            """),
-        .init(version: 4, name: "co-authors; message index Datasette recognises", sql: """
-            -- Co-authored-by: trailers, parsed from each message (CoAuthorTrailers): one row
-            -- per credited identity, in message order. Identities are authors rows.
-            CREATE TABLE commit_coauthors (
-                commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
-                position INTEGER NOT NULL,      -- 0 = first trailer
-                author_id INTEGER NOT NULL REFERENCES authors (id),
-                PRIMARY KEY (commit_id, position)
-            ) WITHOUT ROWID;
-            CREATE INDEX commit_coauthors_author_id ON commit_coauthors (author_id, commit_id);
+                -- Every name a repository has been mirrored or known by (renames, transfers,
+                -- the name a user typed): a repository is its GitHub id, found by any of them.
+                CREATE TABLE repository_names (
+                    name TEXT PRIMARY KEY COLLATE NOCASE,
+                    repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE
+                ) WITHOUT ROWID;
+                CREATE INDEX repository_names_repository_id ON repository_names (repository_id);
+                INSERT INTO repository_names (name, repository_id) SELECT full_name, id FROM repositories;
+                """),
+        .init(
+            version: 4, name: "co-authors; message index Datasette recognises",
+            sql: """
+                -- Co-authored-by: trailers, parsed from each message (CoAuthorTrailers): one row
+                -- per credited identity, in message order. Identities are authors rows.
+                CREATE TABLE commit_coauthors (
+                    commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,      -- 0 = first trailer
+                    author_id INTEGER NOT NULL REFERENCES authors (id),
+                    PRIMARY KEY (commit_id, position)
+                ) WITHOUT ROWID;
+                CREATE INDEX commit_coauthors_author_id ON commit_coauthors (author_id, commit_id);
 
-            -- The same index as version 2, spelled content="commits": Datasette finds a
-            -- table's full-text index by that exact spelling in its CREATE statement.
-            DROP TRIGGER commits_fts_after_insert;
-            DROP TRIGGER commits_fts_after_delete;
-            DROP TRIGGER commits_fts_after_update;
-            DROP TABLE commits_fts;
-            CREATE VIRTUAL TABLE commits_fts USING fts5 (
-                message,
-                content="commits",
-                content_rowid="id",
-                tokenize = 'trigram case_sensitive 0'
-            );
-            \(messageIndexTriggers)
-            INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
-            """, backfill: CoAuthorTrailers.backfill),
+                -- The same index as version 2, spelled content="commits": Datasette finds a
+                -- table's full-text index by that exact spelling in its CREATE statement.
+                DROP TRIGGER commits_fts_after_insert;
+                DROP TRIGGER commits_fts_after_delete;
+                DROP TRIGGER commits_fts_after_update;
+                DROP TABLE commits_fts;
+                CREATE VIRTUAL TABLE commits_fts USING fts5 (
+                    message,
+                    content="commits",
+                    content_rowid="id",
+                    tokenize = 'trigram case_sensitive 0'
+                );
+                \(messageIndexTriggers)
+                INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
+                """, backfill: CoAuthorTrailers.backfill),
     ])
 }

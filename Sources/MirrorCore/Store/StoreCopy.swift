@@ -63,8 +63,9 @@ enum StoreCopy {
             }
             removeDatabaseFiles(partial)
             let attributes = try? FileManager.default.attributesOfItem(atPath: destination)
-            return StoreBackup(path: destination, bytes: (attributes?[.size] as? Int) ?? 0,
-                               repositories: summary.repositories, commits: summary.commits)
+            return StoreBackup(
+                path: destination, bytes: (attributes?[.size] as? Int) ?? 0,
+                repositories: summary.repositories, commits: summary.commits)
         } catch {
             removeDatabaseFiles(partial)
             throw error

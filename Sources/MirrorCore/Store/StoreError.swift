@@ -52,12 +52,17 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .missing(let path):
             return "no store at \(path)"
         case .permissionDenied(let path, let blocked):
-            let what = blocked == path ? "the file itself is not readable by this user"
-                : blocked.hasSuffix("-wal") || blocked.hasSuffix("-shm") ? "its WAL side file \(blocked) is not readable by this user"
-                : "this user may not enter the directory \(blocked)"
-            return "permission denied reading the store \(path): \(what); run as the store's owner or a member of its group (for the service: the commits-mirror group), or fix the permissions"
+            let what =
+                blocked == path
+                ? "the file itself is not readable by this user"
+                : blocked.hasSuffix("-wal") || blocked.hasSuffix("-shm")
+                    ? "its WAL side file \(blocked) is not readable by this user"
+                    : "this user may not enter the directory \(blocked)"
+            return
+                "permission denied reading the store \(path): \(what); run as the store's owner or a member of its group (for the service: the commits-mirror group), or fix the permissions"
         case .sideFilesMissing(let path):
-            return "cannot read the store \(path) without \(path)-wal and \(path)-shm, and this user may not create them in \(StorePath.directory(of: path)); start the service (or run one sync as its user) once: the files then stay"
+            return
+                "cannot read the store \(path) without \(path)-wal and \(path)-shm, and this user may not create them in \(StorePath.directory(of: path)); start the service (or run one sync as its user) once: the files then stay"
         case .notAFile(let path, let kind):
             return "the store path \(path) is \(kind), not a store file"
         case .emptyPath:
@@ -67,31 +72,38 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let error):
             return "cannot open the store \(path): \(error.message); check the path and its permissions"
         case .newerSchema(let path, let found, let known):
-            return "the store \(path) has schema version \(found), newer than this program knows (\(known)); upgrade commits-mirror. The store was left untouched"
+            return
+                "the store \(path) has schema version \(found), newer than this program knows (\(known)); upgrade commits-mirror. The store was left untouched"
         case .readOnlyNeedsMigration(let path):
             return "the store \(path) needs a schema upgrade, which opening it read-only cannot make"
         case .busy(let path):
             return "the store \(path) is locked by another writer beyond the busy timeout; retry shortly"
         case .full(let path):
-            return "the store \(path) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"
+            return
+                "the store \(path) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"
         case .readOnly(let path, let error):
             return "cannot write the store \(path): \(error.message); the store file must be writable by this user"
         case .readOnlyDirectory(let path, let directory):
-            return "cannot use the store \(path): its directory \(directory) is not writable by this user, and SQLite must be able to create files there (\(path)-wal and \(path)-shm, even to read a store); make the directory writable or move the store"
+            return
+                "cannot use the store \(path): its directory \(directory) is not writable by this user, and SQLite must be able to create files there (\(path)-wal and \(path)-shm, even to read a store); make the directory writable or move the store"
         case .ioError(let path, let error):
-            return "the operating system failed to read or write the store \(path) (\(error.message)); check the disk (full? failing?) and run again"
+            return
+                "the operating system failed to read or write the store \(path) (\(error.message)); check the disk (full? failing?) and run again"
         case .foreignDatabase(let path):
             return "\(path) is an SQLite database of some other program (it has tables but no commits-mirror schema); it was left untouched"
         case .backupFailed(let path, let backup, let reason):
-            return "cannot upgrade the store \(path): the backup copy \(backup) it needs first could not be written (\(reason)). The store was left untouched; free space beside it and run again"
+            return
+                "cannot upgrade the store \(path): the backup copy \(backup) it needs first could not be written (\(reason)). The store was left untouched; free space beside it and run again"
         case .migrationFailed(let path, let from, let to, let backup, let reason):
-            var text = "upgrading the store \(path) from schema version \(from) to \(to) failed: \(reason). The upgrade was rolled back and the store left as it was"
+            var text =
+                "upgrading the store \(path) from schema version \(from) to \(to) failed: \(reason). The upgrade was rolled back and the store left as it was"
             if let backup { text += "; a copy made before the upgrade is at \(backup)" }
             return text
         case .backupDestinationExists(let path):
             return "\(path) already exists; a backup never overwrites a file: choose a new path or remove it first"
         case .cannotWriteBackup(let backup, let reason):
-            return "cannot write the backup \(backup): \(reason); nothing was written there, and the store itself is never changed by a backup"
+            return
+                "cannot write the backup \(backup): \(reason); nothing was written there, and the store itself is never changed by a backup"
         case .sqlite(let error):
             return "store error: \(error)"
         }

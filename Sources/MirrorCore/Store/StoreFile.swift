@@ -31,8 +31,9 @@ enum StoreFile {
         guard size > 0 else { return }
         let file = try Connection(path: path, mode: .inspect)
         let tables = try file.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
-        let migrations = try file.scalarInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
+        let migrations =
+            try file.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
         if tables > 0 && migrations == 0 { throw StoreError.foreignDatabase(path: path) }
     }
 

@@ -4,10 +4,12 @@ import SQLite
 /// the ones its users need.
 enum StoreLookups {
     static func repository(named name: RepositoryName, in db: Connection) throws -> MirrorStore.Repository? {
-        try db.cachedStatement("""
+        try db.cachedStatement(
+            """
             SELECT \(MirrorStore.repositoryColumns) FROM repository_names n JOIN repositories r ON r.id = n.repository_id
             WHERE n.name = ?
-            """).bind([name.description]).first(MirrorStore.repository(from:))
+            """
+        ).bind([name.description]).first(MirrorStore.repository(from:))
     }
 
     static func commitCount(repositoryID: Int64?, in db: Connection) throws -> Int {

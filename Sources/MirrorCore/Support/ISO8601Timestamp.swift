@@ -23,10 +23,10 @@ public enum ISO8601Timestamp {
             return value
         }
         guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A,
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60  // no leap seconds: Git and GitHub never write :60
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60  // no leap seconds: Git and GitHub never write :60
         else { return nil }
         var index = 19
         if b[index] == 0x2E {  // fractional seconds: accepted and dropped
@@ -69,7 +69,8 @@ public enum ISO8601Timestamp {
             let text = String(value)
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))Z"
+        return
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))Z"
     }
 
     /// Gregorian month lengths, so `2024-02-30` is refused rather than rolled into March.

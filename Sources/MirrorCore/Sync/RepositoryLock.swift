@@ -25,8 +25,10 @@ public final class RepositoryLock {
 
     /// Takes the lock or throws `RepositoryLockError.busy` when another writer holds it.
     /// `holder` is recorded in the file for the other side's message (e.g. the service's name).
-    public static func acquire(storePath: String, repository: RepositoryName,
-                               holder: String = ProcessInfo.processInfo.processName) throws -> RepositoryLock {
+    public static func acquire(
+        storePath: String, repository: RepositoryName,
+        holder: String = ProcessInfo.processInfo.processName
+    ) throws -> RepositoryLock {
         let path = lockPath(storePath: storePath, repository: repository)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -92,7 +94,8 @@ public enum RepositoryLockError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .busy(let repository, let holder):
-            return "\(repository) is being synced by another process (\(holder ?? "holder unknown")) right now; skipped it, try again when that finishes"
+            return
+                "\(repository) is being synced by another process (\(holder ?? "holder unknown")) right now; skipped it, try again when that finishes"
         case .unavailable(let path, let reason):
             return "cannot use the lock file \(path): \(reason); the store's directory must be writable"
         }

@@ -37,8 +37,10 @@ public struct RepositorySync: Sendable {
         self.holder = holder
     }
 
-    public func run(_ repository: RepositoryName, branch: String?,
-                    progress: ((SyncProgress) -> Void)? = nil) async -> Outcome {
+    public func run(
+        _ repository: RepositoryName, branch: String?,
+        progress: ((SyncProgress) -> Void)? = nil
+    ) async -> Outcome {
         let lock: RepositoryLock
         do {
             lock = try RepositoryLock.acquire(storePath: storePath, repository: repository, holder: holder)
@@ -58,8 +60,9 @@ public struct RepositorySync: Sendable {
         } catch let error as GitHubError where error.isRateLimit {
             if case .reserveReached(let reserve, _) = error {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
-                recordInterruption(repository, branch: branch,
-                                   note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
+                recordInterruption(
+                    repository, branch: branch,
+                    note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
             }
             return .rateLimited(error, retryAt: error.retryAt())
         } catch {
@@ -70,8 +73,8 @@ public struct RepositorySync: Sendable {
     /// Replaces the engine's generic note in `last_error` with what happened.
     private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
         guard let store = try? MirrorStore(path: storePath),
-              let stored = try? store.repository(named: repository),
-              let branch = branch ?? stored.defaultBranch
+            let stored = try? store.repository(named: repository),
+            let branch = branch ?? stored.defaultBranch
         else { return }
         try? store.recordFailure(repositoryID: stored.id, branch: branch, message: note, rateLimit: client.usage.rateLimit)
     }
@@ -84,7 +87,7 @@ extension GitHubError {
     public func retryAt(now: Date = Date()) -> Date {
         switch self {
         case .primaryRateLimit(let resetAt?, _) where resetAt > now,
-             .reserveReached(_, let resetAt) where resetAt > now:
+            .reserveReached(_, let resetAt) where resetAt > now:
             return resetAt.addingTimeInterval(1)
         case .retryAfterTooLong(let retryAt, _) where retryAt > now:
             return min(retryAt, now.addingTimeInterval(3600))

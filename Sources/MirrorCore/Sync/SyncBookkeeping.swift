@@ -48,28 +48,36 @@ extension MirrorStore {
     /// Marks the start of a sync attempt (creating the branch's row if needed).
     public func recordAttempt(repositoryID: Int64, branch: String, at date: Date = Date()) throws {
         try write {
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO sync_state (repository_id, branch, last_attempt_at) VALUES (?, ?, ?)
                 ON CONFLICT (repository_id, branch) DO UPDATE SET last_attempt_at = excluded.last_attempt_at
                 """, [repositoryID, branch, ISO8601Timestamp.format(date)])
         }
     }
 
-    public func recordSuccess(repositoryID: Int64, branch: String, headSHA: String?, headETag: String?,
-                              complete: Bool, rateLimit: RateLimitStatus?, at date: Date = Date()) throws {
+    public func recordSuccess(
+        repositoryID: Int64, branch: String, headSHA: String?, headETag: String?,
+        complete: Bool, rateLimit: RateLimitStatus?, at date: Date = Date()
+    ) throws {
         try write {
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE sync_state SET head_sha = ?, head_etag = ?, complete = ?, last_success_at = ?, last_error = NULL,
                     rate_limit_remaining = coalesce(?, rate_limit_remaining), rate_limit_reset_at = coalesce(?, rate_limit_reset_at)
                 WHERE repository_id = ? AND branch = ?
-                """, [headSHA, headETag, complete, ISO8601Timestamp.format(date), rateLimit?.remaining,
-                      rateLimit?.resetAt.map(ISO8601Timestamp.format), repositoryID, branch])
+                """,
+                [
+                    headSHA, headETag, complete, ISO8601Timestamp.format(date), rateLimit?.remaining,
+                    rateLimit?.resetAt.map(ISO8601Timestamp.format), repositoryID, branch,
+                ])
         }
     }
 
     public func recordFailure(repositoryID: Int64, branch: String, message: String, rateLimit: RateLimitStatus?) throws {
         try write {
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE sync_state SET last_error = ?,
                     rate_limit_remaining = coalesce(?, rate_limit_remaining), rate_limit_reset_at = coalesce(?, rate_limit_reset_at)
                 WHERE repository_id = ? AND branch = ?
@@ -81,19 +89,23 @@ extension MirrorStore {
 
     /// Unfinished walks for the branch, newest first (the order they resume in).
     public func pendingWalks(repositoryID: Int64, branch: String) throws -> [Walk] {
-        try db.prepare("""
+        try db.prepare(
+            """
             SELECT id, head_sha, next_url, pages_done, pages_total, listing_sha FROM sync_walks
             WHERE repository_id = ? AND branch = ? ORDER BY id DESC
-            """).bind([repositoryID, branch]).map {
-            Walk(id: $0.int64(0), headSHA: $0.string(1), nextURL: $0.optionalString(2),
-                 pagesDone: $0.int(3), pagesTotal: $0.optionalInt(4), listingSHA: $0.optionalString(5))
+            """
+        ).bind([repositoryID, branch]).map {
+            Walk(
+                id: $0.int64(0), headSHA: $0.string(1), nextURL: $0.optionalString(2),
+                pagesDone: $0.int(3), pagesTotal: $0.optionalInt(4), listingSHA: $0.optionalString(5))
         }
     }
 
     public func beginWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk {
         try write {
-            try db.execute("INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
-                           [repositoryID, branch, headSHA])
+            try db.execute(
+                "INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
+                [repositoryID, branch, headSHA])
             return Walk(id: db.lastInsertRowID, headSHA: headSHA, nextURL: nil, pagesDone: 0, pagesTotal: nil)
         }
     }
@@ -115,10 +127,12 @@ extension MirrorStore {
     /// every parent the repository's commits reference but it does not hold.
     public func beginRepairWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk {
         try write {
-            try db.execute("INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
-                           [repositoryID, branch, headSHA])
+            try db.execute(
+                "INSERT INTO sync_walks (repository_id, branch, head_sha) VALUES (?, ?, ?)",
+                [repositoryID, branch, headSHA])
             let walkID = db.lastInsertRowID
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT OR IGNORE INTO sync_frontier (walk_id, sha)
                 SELECT DISTINCT ?1, cp.parent_sha FROM repository_commits rc
                 JOIN commit_parents cp ON cp.commit_id = rc.commit_id
@@ -134,7 +148,8 @@ extension MirrorStore {
     /// returns how many are still missing.
     public func pruneFrontier(walkID: Int64, repositoryID: Int64) throws -> Int {
         try write {
-            try db.execute("""
+            try db.execute(
+                """
                 DELETE FROM sync_frontier WHERE walk_id = ?1 AND EXISTS (
                     SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = ?2
                     WHERE c.sha = sync_frontier.sha)
@@ -151,7 +166,8 @@ extension MirrorStore {
     /// does not hold join the walk's frontier; the page's own commits leave it.
     func updateFrontier(walkID: Int64, repositoryID: Int64, page: [Commit]) throws {
         let pageSHAs = Set(page.map(\.sha))
-        let isMember = try db.cachedStatement("""
+        let isMember = try db.cachedStatement(
+            """
             SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id
             WHERE c.sha = ? AND rc.repository_id = ?
             """)

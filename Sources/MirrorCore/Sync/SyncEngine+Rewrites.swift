@@ -18,16 +18,22 @@ extension SyncEngine {
         do {
             comparison = try await client.compare(context.name, base: oldHead, head: newHead)
         } catch GitHubError.notFound {
-            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead), and GitHub's compare does not know \(oldHead)")
+            throw inconsistency(
+                context, "the new head \(newHead) does not descend from \(oldHead), and GitHub's compare does not know \(oldHead)")
         }
         guard comparison == .diverged || comparison == .behind else {
-            throw inconsistency(context, "the new head \(newHead) does not descend from \(oldHead) in its listed history, yet GitHub's compare calls it \(comparison.rawValue)")
+            throw inconsistency(
+                context,
+                "the new head \(newHead) does not descend from \(oldHead) in its listed history, yet GitHub's compare calls it \(comparison.rawValue)"
+            )
         }
         let marks = try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context))
-        context.logger.notice("branch history was rewritten; commits no longer on a mirrored branch are kept and hidden", metadata: [
-            "head.old": "\(oldHead)", "head.new": "\(newHead)", "compare.status": "\(comparison.rawValue)",
-            "sync.left_branch": "\(marks.leftBranch)", "sync.returned": "\(marks.returned)",
-        ])
+        context.logger.notice(
+            "branch history was rewritten; commits no longer on a mirrored branch are kept and hidden",
+            metadata: [
+                "head.old": "\(oldHead)", "head.new": "\(newHead)", "compare.status": "\(comparison.rawValue)",
+                "sync.left_branch": "\(marks.leftBranch)", "sync.returned": "\(marks.returned)",
+            ])
         return marks
     }
 

@@ -83,8 +83,9 @@ public final class SyncEngine {
             report.leftBranch = outcome.marks.leftBranch
             report.returned = outcome.marks.returned
         } catch {
-            try? store.recordFailure(repositoryID: repository.id, branch: branch,
-                                     message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
+            try? store.recordFailure(
+                repositoryID: repository.id, branch: branch,
+                message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
             throw error
         }
         let usage = client.usage
@@ -92,11 +93,13 @@ public final class SyncEngine {
         report.notModified = usage.notModified - usageBefore.notModified
         report.rateLimit = usage.rateLimit
         report.elapsed = clock.now - start
-        logger.info("sync finished", metadata: [
-            "sync.new_commits": "\(report.added)", "sync.updated_commits": "\(report.updated)",
-            "sync.requests": "\(report.requests)", "sync.complete": "\(report.complete)",
-            "rate.remaining": "\(report.rateLimit?.remaining.description ?? "-")",
-        ])
+        logger.info(
+            "sync finished",
+            metadata: [
+                "sync.new_commits": "\(report.added)", "sync.updated_commits": "\(report.updated)",
+                "sync.requests": "\(report.requests)", "sync.complete": "\(report.complete)",
+                "rate.remaining": "\(report.rateLimit?.remaining.description ?? "-")",
+            ])
         return report
     }
 
@@ -106,20 +109,25 @@ public final class SyncEngine {
     private func checkIdentity(of repository: MirrorStore.Repository?, name: RepositoryName) async throws -> MirrorStore.Repository {
         let info = try await client.repository(name)
         if let storedID = repository?.githubID, storedID != info.id {
-            throw SyncError.repositoryIdentityChanged(repository: name.description, storedID: storedID, foundID: info.id,
-                                                      apiURL: origin?.description ?? "the API")
+            throw SyncError.repositoryIdentityChanged(
+                repository: name.description, storedID: storedID, foundID: info.id,
+                apiURL: origin?.description ?? "the API")
         }
         guard let fullName = RepositoryName(parsing: info.fullName) else {
-            throw GitHubError.malformedResponse(url: "\(client.configuration.apiURL)/repos/\(name)",
-                                                detail: "full_name is not OWNER/NAME", attempts: 1)
+            throw GitHubError.malformedResponse(
+                url: "\(client.configuration.apiURL)/repos/\(name)",
+                detail: "full_name is not OWNER/NAME", attempts: 1)
         }
-        let identity = MirrorStore.RepositoryIdentity(githubID: info.id, fullName: fullName,
-                                                      defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
+        let identity = MirrorStore.RepositoryIdentity(
+            githubID: info.id, fullName: fullName,
+            defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
         let adopted = try store.adopt(identity, requestedAs: name)
         if let repository, repository.name != adopted.name {
-            logger.notice("repository was renamed or transferred", metadata: [
-                "repo": "\(repository.name)", "repo.new_name": "\(adopted.name)",
-            ])
+            logger.notice(
+                "repository was renamed or transferred",
+                metadata: [
+                    "repo": "\(repository.name)", "repo.new_name": "\(adopted.name)",
+                ])
         }
         return adopted
     }
@@ -155,8 +163,9 @@ public final class SyncEngine {
                 throw inconsistency(context, "GitHub calls the repository empty, but its branch head \(knownHead) is mirrored")
             }
             context.logger.info("repository is empty")
-            try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: nil, headETag: nil,
-                                    complete: true, rateLimit: client.usage.rateLimit)
+            try store.recordSuccess(
+                repositoryID: repositoryID, branch: context.branch, headSHA: nil, headETag: nil,
+                complete: true, rateLimit: client.usage.rateLimit)
             return BranchOutcome(complete: true)
         case .unchanged:
             context.logger.debug("branch head unchanged", metadata: ["head": "\(knownHead ?? "-")"])
@@ -185,9 +194,10 @@ public final class SyncEngine {
         if let oldHead = state?.headSHA, let newestHead = outcome.headSHA, oldHead != newestHead {
             outcome.marks = try await settleBranchMove(from: oldHead, to: newestHead, context)
         }
-        try store.recordSuccess(repositoryID: repositoryID, branch: context.branch, headSHA: outcome.headSHA,
-                                headETag: outcome.headSHA.map { "\"\($0)\"" }, complete: outcome.complete,
-                                rateLimit: client.usage.rateLimit)
+        try store.recordSuccess(
+            repositoryID: repositoryID, branch: context.branch, headSHA: outcome.headSHA,
+            headETag: outcome.headSHA.map { "\"\($0)\"" }, complete: outcome.complete,
+            rateLimit: client.usage.rateLimit)
         return outcome
     }
 
@@ -199,9 +209,11 @@ public final class SyncEngine {
         var walk = initial
         var tally = Tally()
         if walk.pagesDone > 0 {
-            context.logger.info("resuming interrupted walk", metadata: [
-                "walk.head": "\(walk.headSHA)", "walk.pages_done": "\(walk.pagesDone)",
-            ])
+            context.logger.info(
+                "resuming interrupted walk",
+                metadata: [
+                    "walk.head": "\(walk.headSHA)", "walk.pages_done": "\(walk.pagesDone)",
+                ])
             if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
                 try store.finishWalk(walk)
                 return tally
@@ -209,8 +221,9 @@ public final class SyncEngine {
         }
         if let resume = walk.nextURL, origin?.contains(resume) != true {
             // Written by an older version, or before the API URL changed: never followed.
-            context.logger.warning("ignoring a resume point outside the API; listing the missing parents instead",
-                                   metadata: ["walk.resume": "\(APIOrigin.displayable(resume))"])
+            context.logger.warning(
+                "ignoring a resume point outside the API; listing the missing parents instead",
+                metadata: ["walk.resume": "\(APIOrigin.displayable(resume))"])
             walk.nextURL = nil
         }
         var relisted = 0
@@ -223,9 +236,11 @@ public final class SyncEngine {
                 guard relisted <= Self.maximumRelistings else {
                     throw inconsistency(context, "listing \(relisted - 1) missing parents on their own still left parents unlisted")
                 }
-                context.logger.warning("a listing left out a parent; listing it on its own", metadata: [
-                    "walk.head": "\(walk.headSHA)", "walk.missing_parent": "\(parent)",
-                ])
+                context.logger.warning(
+                    "a listing left out a parent; listing it on its own",
+                    metadata: [
+                        "walk.head": "\(walk.headSHA)", "walk.missing_parent": "\(parent)",
+                    ])
                 walk.listingSHA = parent
                 listing = Listing(url: client.firstCommitsPageURL(context.name, sha: parent), pinnedTo: parent)
             } else if walk.pagesDone == 0 {
@@ -286,7 +301,11 @@ public final class SyncEngine {
             if let fetched = pending {
                 pending = nil
                 // The prefetch is an unstructured task: pass our cancellation on to it.
-                page = try await withTaskCancellationHandler { try await fetched.value } onCancel: { fetched.cancel() }
+                page = try await withTaskCancellationHandler {
+                    try await fetched.value
+                } onCancel: {
+                    fetched.cancel()
+                }
             } else {
                 page = try await client.commitsPage(url: url, repository: name)
             }
@@ -316,15 +335,18 @@ public final class SyncEngine {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = Task { try await client.commitsPage(url: next, repository: name) }
             }
-            let outcome = try store.store(page: page.commits, repositoryID: context.repository.id, walk: &walk,
-                                          nextURL: next, pagesTotal: page.lastPageNumber)
+            let outcome = try store.store(
+                page: page.commits, repositoryID: context.repository.id, walk: &walk,
+                nextURL: next, pagesTotal: page.lastPageNumber)
             staleElements += page.commits.count - outcome.added
             if staleElements > staleBound {
                 throw inconsistency(context, "the listing returned \(staleElements) commits already stored, more than the repository holds")
             }
             tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
-            progress?(SyncProgress(repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
-                                   commitsStored: tally.added, elapsed: clock.now - start))
+            progress?(
+                SyncProgress(
+                    repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
+                    commitsStored: tally.added, elapsed: clock.now - start))
             if outcome.frontier == 0 { return Listed(tally: tally, walk: walk, frontierEmptied: true) }
             guard let next else { return Listed(tally: tally, walk: walk, frontierEmptied: false) }
             url = next
@@ -336,8 +358,9 @@ public final class SyncEngine {
     private func nextPage(of page: GitHubClient.CommitsPage, at url: String, _ context: Context) throws -> String? {
         guard !page.commits.isEmpty, let link = page.links?.next else { return nil }
         guard let origin, let resolved = origin.resolve(link, against: url) else {
-            throw SyncError.linkRefused(repository: context.name.description, link: APIOrigin.displayable(link),
-                                        origin: origin?.description ?? "the API")
+            throw SyncError.linkRefused(
+                repository: context.name.description, link: APIOrigin.displayable(link),
+                origin: origin?.description ?? "the API")
         }
         return resolved
     }

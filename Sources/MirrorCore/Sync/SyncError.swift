@@ -12,11 +12,14 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .inconsistentServer(let repository, let branch, let detail):
-            return "\(repository)@\(branch): the server's answers are inconsistent (\(detail)); nothing stored was changed or removed and the branch is not marked complete; the next sync retries from here"
+            return
+                "\(repository)@\(branch): the server's answers are inconsistent (\(detail)); nothing stored was changed or removed and the branch is not marked complete; the next sync retries from here"
         case .repositoryIdentityChanged(let repository, let storedID, let foundID, let apiURL):
-            return "\(repository) is mirrored here as GitHub repository id \(storedID), but \(apiURL) answers with id \(foundID) for that name (another repository: a wrong API URL, or the repository was deleted and recreated); nothing was changed"
+            return
+                "\(repository) is mirrored here as GitHub repository id \(storedID), but \(apiURL) answers with id \(foundID) for that name (another repository: a wrong API URL, or the repository was deleted and recreated); nothing was changed"
         case .linkRefused(let repository, let link, let origin):
-            return "\(repository): the server's next-page link '\(link)' leaves \(origin); it was not followed or saved, and nothing stored was changed"
+            return
+                "\(repository): the server's next-page link '\(link)' leaves \(origin); it was not followed or saved, and nothing stored was changed"
         }
     }
 }

@@ -67,8 +67,10 @@ public struct SyncSchedule: Sendable {
     }
 
     /// The first `anchor + k × interval` later than `instant`.
-    static func slot(after instant: ContinuousClock.Instant, anchor: ContinuousClock.Instant,
-                     interval: Duration) -> ContinuousClock.Instant {
+    static func slot(
+        after instant: ContinuousClock.Instant, anchor: ContinuousClock.Instant,
+        interval: Duration
+    ) -> ContinuousClock.Instant {
         guard instant >= anchor else { return anchor }
         let steps = ((instant - anchor) / interval).rounded(.down) + 1
         var due = anchor + interval * steps

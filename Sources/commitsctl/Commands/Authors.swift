@@ -15,7 +15,10 @@ extension Commitsctl {
         @Option(help: "How to print the authors.")
         var format: ReportFormat = .table
 
-        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file, and by GitHub login (default: the configuration's mailmap).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Merge identities with this git .mailmap file, and by GitHub login (default: the configuration's mailmap).",
+                valueName: "file"))
         var mailmap: String?
 
         @OptionGroup var pager: PagerOptions
@@ -30,7 +33,8 @@ extension Commitsctl {
         /// `git shortlog -sne`'s shape: `   324\tJoe Groff <jgroff@apple.com, arcata@gmail.com>`, then co-authored.
         static func oneline(_ author: AuthorStatistics) -> String {
             let count = String(author.commits)
-            var line = String(repeating: " ", count: max(0, 6 - count.count)) + count + "\t"
+            var line =
+                String(repeating: " ", count: max(0, 6 - count.count)) + count + "\t"
                 + TextCleaning.singleLine("\(author.name) <\(author.emails.joined(separator: ", "))>")
             if author.coAuthored > 0 { line += " (co-authored \(plural(author.coAuthored, "commit")))" }
             return line
@@ -59,9 +63,11 @@ extension Commitsctl {
                         .init(title: "AUTHOR", flexible: true, minimumWidth: 20, isName: true),
                     ])
                     for author in authors {
-                        table.append([String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
-                                      String(author.lastCommitDate.prefix(10)),
-                                      "\(author.name) <\(author.emails.joined(separator: ", "))>"])
+                        table.append([
+                            String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
+                            String(author.lastCommitDate.prefix(10)),
+                            "\(author.name) <\(author.emails.joined(separator: ", "))>",
+                        ])
                     }
                     for line in table.render(width: Terminal.outputWidth) { output.line(line) }
                 case .oneline:
@@ -70,11 +76,15 @@ extension Commitsctl {
                     var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
                     printer.begin()
                     for author in authors {
-                        printer.print(Array(zip(Self.fieldNames, [
-                            .string(author.name), .array(author.emails.map(JSONValue.string)), .int(author.commits),
-                            .string(author.firstCommitDate), .string(author.lastCommitDate),
-                            .int(author.coAuthored), .array(author.identities.map(JSONValue.string)),
-                        ] as [JSONValue])))
+                        printer.print(
+                            Array(
+                                zip(
+                                    Self.fieldNames,
+                                    [
+                                        .string(author.name), .array(author.emails.map(JSONValue.string)), .int(author.commits),
+                                        .string(author.firstCommitDate), .string(author.lastCommitDate),
+                                        .int(author.coAuthored), .array(author.identities.map(JSONValue.string)),
+                                    ] as [JSONValue])))
                     }
                     printer.end()
                 }

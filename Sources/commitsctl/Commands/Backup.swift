@@ -23,7 +23,9 @@ extension Commitsctl {
             try await reportingErrors {
                 let mirror = try MirrorReader(path: store.resolvedPath)
                 let copy = try mirror.backup(to: destination)
-                print("backed up \(mirror.path) to \(copy.path): \(plural(copy.repositories, "repository", "repositories")), \(plural(copy.commits, "commit")), \(plural(copy.bytes, "byte")); quick_check ok")
+                print(
+                    "backed up \(mirror.path) to \(copy.path): \(plural(copy.repositories, "repository", "repositories")), \(plural(copy.commits, "commit")), \(plural(copy.bytes, "byte")); quick_check ok"
+                )
             }
         }
     }

@@ -29,11 +29,14 @@ extension Commitsctl {
                 if check.foreignKeyViolations.isEmpty {
                     print("foreign keys: ok")
                 } else {
-                    print("foreign keys: \(plural(check.foreignKeyViolations.count, "violation")): \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))")
+                    print(
+                        "foreign keys: \(plural(check.foreignKeyViolations.count, "violation")): \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))"
+                    )
                 }
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
-                    printError("the store \(mirror.path) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store")
+                    printError(
+                        "the store \(mirror.path) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store")
                     throw ExitCode(ExitStatus.failure)
                 }
                 if !check.isComplete { throw ExitCode(Self.incompleteStatus) }

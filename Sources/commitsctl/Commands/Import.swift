@@ -79,7 +79,8 @@ extension Commitsctl {
                 if plan.open.isEmpty {
                     summary += "; every parent is present. Run `commitsctl sync \(name)` to verify the head and mark the history complete"
                 } else {
-                    summary += "; left out \(plural(plan.open.count, "commit")) whose history reaches \(plural(plan.missingParents.count, "parent")) not in the input (the next sync fetches them)"
+                    summary +=
+                        "; left out \(plural(plan.open.count, "commit")) whose history reaches \(plural(plan.missingParents.count, "parent")) not in the input (the next sync fetches them)"
                 }
                 print(summary)
             }
@@ -104,7 +105,8 @@ extension Commitsctl {
             case .unreadable(let file, let reason):
                 return "cannot read \(file): \(reason)"
             case .empty(let files):
-                return "no commits in \(files.joined(separator: ", ")); expected `gh api --paginate repos/OWNER/REPO/commits` output or NDJSON commits"
+                return
+                    "no commits in \(files.joined(separator: ", ")); expected `gh api --paginate repos/OWNER/REPO/commits` output or NDJSON commits"
             }
         }
     }

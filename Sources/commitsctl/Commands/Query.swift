@@ -13,16 +13,24 @@ extension Commitsctl {
                 """
         )
 
-        @Option(help: ArgumentHelp("Only commits whose author name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        @Option(
+            help: ArgumentHelp(
+                "Only commits whose author name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
         var author: [String] = []
 
-        @Option(help: ArgumentHelp("Only commits whose committer name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        @Option(
+            help: ArgumentHelp(
+                "Only commits whose committer name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
         var committer: [String] = []
 
-        @Option(help: ArgumentHelp("Only commits crediting a co-author (Co-authored-by:) whose name or email contains this text (repeat: any of them).", valueName: "text"))
+        @Option(
+            help: ArgumentHelp(
+                "Only commits crediting a co-author (Co-authored-by:) whose name or email contains this text (repeat: any of them).",
+                valueName: "text"))
         var coAuthor: [String] = []
 
-        @Option(help: ArgumentHelp("Only commits whose message contains this text, ignoring case (repeat: any of them).", valueName: "text"))
+        @Option(
+            help: ArgumentHelp("Only commits whose message contains this text, ignoring case (repeat: any of them).", valueName: "text"))
         var grep: [String] = []
 
         @Flag(help: "Only commits whose message contains every --grep text, not just one.")
@@ -31,7 +39,9 @@ extension Commitsctl {
         @Flag(help: "Only commits whose message does not match the --grep texts.")
         var invertGrep = false
 
-        @Flag(name: [.customShort("i"), .customLong("regexp-ignore-case")], help: "Ignore case in --grep, --author and --committer (always the case; accepted for git habits).")
+        @Flag(
+            name: [.customShort("i"), .customLong("regexp-ignore-case")],
+            help: "Ignore case in --grep, --author and --committer (always the case; accepted for git habits).")
         var ignoreCase = false
 
         @Flag(help: "Leave out merge commits (more than one parent).")
@@ -40,13 +50,24 @@ extension Commitsctl {
         @Flag(help: "Only merge commits (more than one parent).")
         var merges = false
 
-        @Option(name: [.customLong("since"), .customLong("after")], help: ArgumentHelp("Only commits committed at or after this date (2024-05-01, \"2 weeks ago\", yesterday, \"last tuesday\", noon).", valueName: "date"))
+        @Option(
+            name: [.customLong("since"), .customLong("after")],
+            help: ArgumentHelp(
+                "Only commits committed at or after this date (2024-05-01, \"2 weeks ago\", yesterday, \"last tuesday\", noon).",
+                valueName: "date"))
         var since: String?
 
-        @Option(name: [.customLong("until"), .customLong("before")], help: ArgumentHelp("Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).", valueName: "date"))
+        @Option(
+            name: [.customLong("until"), .customLong("before")],
+            help: ArgumentHelp(
+                "Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).",
+                valueName: "date"))
         var until: String?
 
-        @Option(help: ArgumentHelp("Merge identities with this git .mailmap file (default: the configuration's mailmap), so --author and --co-author match any identity of a person.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Merge identities with this git .mailmap file (default: the configuration's mailmap), so --author and --co-author match any identity of a person.",
+                valueName: "file"))
         var mailmap: String?
 
         @Flag(help: "After printing, keep running and print each newly stored matching commit until interrupted.")
@@ -54,7 +75,9 @@ extension Commitsctl {
 
         @OptionGroup var repository: RepositoryFilterOptions
 
-        @Option(name: [.customShort("n", allowingJoined: true), .customLong("limit"), .customLong("max-count")], help: ArgumentHelp("Show at most this many commits, the newest (also -N, as in git log).", valueName: "n"))
+        @Option(
+            name: [.customShort("n", allowingJoined: true), .customLong("limit"), .customLong("max-count")],
+            help: ArgumentHelp("Show at most this many commits, the newest (also -N, as in git log).", valueName: "n"))
         var limit: Int?
 
         @Flag(help: "Print the selected commits oldest first.")
@@ -78,7 +101,9 @@ extension Commitsctl {
             if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
             if invertGrep && grep.isEmpty { throw ValidationError("--invert-grep needs --grep TEXT") }
             if allMatch && grep.isEmpty { throw ValidationError("--all-match needs --grep TEXT") }
-            if follow && format == .json { throw ValidationError("--follow prints commits as they arrive, which one JSON array cannot; use --format ndjson") }
+            if follow && format == .json {
+                throw ValidationError("--follow prints commits as they arrive, which one JSON array cannot; use --format ndjson")
+            }
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             let bounds = try dateBounds()
             if let since = bounds.since, let until = bounds.until, since > until {
@@ -158,8 +183,10 @@ extension Commitsctl {
         }
 
         /// Streams unless --reverse needs the whole result first.
-        private func forEachCommit(in mirror: MirrorReader, _ filter: CommitFilter,
-                                   _ body: (CommitSummary) throws -> Void) throws {
+        private func forEachCommit(
+            in mirror: MirrorReader, _ filter: CommitFilter,
+            _ body: (CommitSummary) throws -> Void
+        ) throws {
             if reverse {
                 for commit in try mirror.commits(matching: filter).reversed() { try body(commit) }
             } else {

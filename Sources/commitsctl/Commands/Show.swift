@@ -14,7 +14,10 @@ extension Commitsctl {
         @Option(help: "How to print the commit: text (git show-like), or query's table, oneline, json, ndjson or csv.")
         var format: ShowFormat = .text
 
-        @Option(help: ArgumentHelp("Count the author's commits over every identity this git .mailmap file gives the person (default: the configuration's mailmap).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Count the author's commits over every identity this git .mailmap file gives the person (default: the configuration's mailmap).",
+                valueName: "file"))
         var mailmap: String?
 
         @OptionGroup var pager: PagerOptions
@@ -82,7 +85,8 @@ extension Commitsctl {
             }
             if let url = commit.url { text += "URL:        \(TextCleaning.singleLine(url))\n" }
             if !commit.repositories.isEmpty { text += "Repository: \(commit.repositories.joined(separator: ", "))\n" }
-            text += "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
+            text +=
+                "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
             text += "\n"
             for line in TextCleaning.multiline(commit.message).split(separator: "\n", omittingEmptySubsequences: false) {
                 text += line.isEmpty ? "\n" : "    \(line)\n"
@@ -112,8 +116,10 @@ enum ShowError: Error, CustomStringConvertible {
         case .ambiguous(let sha, let candidates, let total):
             var text = "the short sha \(sha) is ambiguous: \(plural(total, "commit")) start with it; give more digits. Candidates:"
             for commit in candidates {
-                text += "\n  " + CommitRendering.oneline(commit).replacingOccurrences(
-                    of: String(commit.sha.prefix(7)), with: String(commit.sha.prefix(12)), options: .anchored)
+                text +=
+                    "\n  "
+                    + CommitRendering.oneline(commit).replacingOccurrences(
+                        of: String(commit.sha.prefix(7)), with: String(commit.sha.prefix(12)), options: .anchored)
             }
             if total > candidates.count { text += "\n  … and \(total - candidates.count) more" }
             return text

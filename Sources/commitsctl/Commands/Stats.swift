@@ -25,7 +25,8 @@ extension Commitsctl {
 
         /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
         static func oneline(_ repository: RepositoryStatistics) -> String {
-            var line = "\(repository.repository): \(plural(repository.commits, "commit")), "
+            var line =
+                "\(repository.repository): \(plural(repository.commits, "commit")), "
                 + "\(plural(repository.merges, "merge")), \(plural(repository.authors, "author"))"
             if let first = repository.firstCommitDate, let last = repository.lastCommitDate {
                 line += ", \(first.prefix(10)) to \(last.prefix(10))"
@@ -66,11 +67,15 @@ extension Commitsctl {
                     var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
                     printer.begin()
                     for repository in repositories {
-                        printer.print(Array(zip(Self.fieldNames, [
-                            .string(repository.repository), .int(repository.commits), .int(repository.merges),
-                            .int(repository.authors), .optional(repository.firstCommitDate),
-                            .optional(repository.lastCommitDate), .optional(repository.lastSyncAt),
-                        ] as [JSONValue])))
+                        printer.print(
+                            Array(
+                                zip(
+                                    Self.fieldNames,
+                                    [
+                                        .string(repository.repository), .int(repository.commits), .int(repository.merges),
+                                        .int(repository.authors), .optional(repository.firstCommitDate),
+                                        .optional(repository.lastCommitDate), .optional(repository.lastSyncAt),
+                                    ] as [JSONValue])))
                     }
                     printer.end()
                 }

@@ -60,9 +60,11 @@ extension Commitsctl {
 
             /// In `CodingKeys` order; unknown values are empty.
             var csvFields: [String] {
-                [repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
-                 headSHA ?? "", headETag ?? "", lastAttemptAt ?? "", lastSuccessAt ?? "", lastError ?? "",
-                 rateLimitRemaining.map(String.init) ?? "", rateLimitResetAt ?? "", String(pendingWalks)]
+                [
+                    repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
+                    headSHA ?? "", headETag ?? "", lastAttemptAt ?? "", lastSuccessAt ?? "", lastError ?? "",
+                    rateLimitRemaining.map(String.init) ?? "", rateLimitResetAt ?? "", String(pendingWalks),
+                ]
             }
 
             func encode(to encoder: any Encoder) throws {
@@ -152,7 +154,8 @@ extension Commitsctl {
             }
             let configured = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
             var rows = states.map { state in
-                Row(repository: state.repository, branch: state.branch,
+                Row(
+                    repository: state.repository, branch: state.branch,
                     configured: configuration.map { _ in configured.contains(state.repository.lowercased()) },
                     commits: state.commits, complete: state.complete, headSHA: state.headSHA, headETag: state.headETag,
                     lastAttemptAt: state.lastAttemptAt, lastSuccessAt: state.lastSuccessAt, lastError: state.lastError,
@@ -160,14 +163,18 @@ extension Commitsctl {
                     pendingWalks: state.pendingWalks)
             }
             for repository in unsynced {
-                rows.append(Row(repository: repository.name,
-                                configured: configuration.map { _ in configured.contains(repository.name.lowercased()) },
-                                commits: repository.commits, complete: false, pendingWalks: 0))
+                rows.append(
+                    Row(
+                        repository: repository.name,
+                        configured: configuration.map { _ in configured.contains(repository.name.lowercased()) },
+                        commits: repository.commits, complete: false, pendingWalks: 0))
             }
             let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })
             for repository in configuration?.repositories ?? [] where !seen.contains(repository.name.description.lowercased()) {
-                rows.append(Row(repository: repository.name.description, branch: repository.branch, configured: true,
-                                commits: 0, complete: false, pendingWalks: 0))
+                rows.append(
+                    Row(
+                        repository: repository.name.description, branch: repository.branch, configured: true,
+                        commits: 0, complete: false, pendingWalks: 0))
             }
             return rows
         }

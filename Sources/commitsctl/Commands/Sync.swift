@@ -30,7 +30,10 @@ extension Commitsctl {
         @Option(help: "Log level for diagnostics on stderr (trace, debug, info, notice, warning, error, critical).")
         var logLevel: Logger.Level = .error
 
-        @Flag(help: "Show progress on stderr even when it is not a terminal (by default only a terminal gets progress, so cron mails only errors).")
+        @Flag(
+            help:
+                "Show progress on stderr even when it is not a terminal (by default only a terminal gets progress, so cron mails only errors)."
+        )
         var progress = false
 
         @Option(help: "After the run, write its metrics (Prometheus text) to this file atomically, for node_exporter's textfile collector.")
@@ -47,7 +50,8 @@ extension Commitsctl {
             }
             if let branch, branch.isEmpty { throw ValidationError("--branch must not be empty") }
             if let branch, let problem = BranchName.problem(with: branch) {
-                throw ValidationError("--branch \(BranchName.quoted(branch)) is not a valid branch name: \(problem); expected \(BranchName.expectedForm)")
+                throw ValidationError(
+                    "--branch \(BranchName.quoted(branch)) is not a valid branch name: \(problem); expected \(BranchName.expectedForm)")
             }
             if branch != nil && repository == nil {
                 throw ValidationError("--branch needs a repository; configured repositories take their branch from the configuration file")
@@ -68,9 +72,12 @@ extension Commitsctl {
                 } else {
                     throw ConfigurationError(
                         file: "", problem: "no repository given and no configuration file found",
-                        expected: "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml")
+                        expected:
+                            "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml"
+                    )
                 }
-                var clientConfiguration = GitHubClient.Configuration(apiURL: try settings.checkedAPIURL(), token: try settings.resolveToken(github: github))
+                var clientConfiguration = GitHubClient.Configuration(
+                    apiURL: try settings.checkedAPIURL(), token: try settings.resolveToken(github: github))
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
@@ -103,8 +110,10 @@ extension Commitsctl {
             }
         }
 
-        private func run(_ sync: RepositorySync, _ target: MirrorConfiguration.Repository,
-                         _ recorder: SyncMetricsRecorder?) async -> RepositorySync.Outcome {
+        private func run(
+            _ sync: RepositorySync, _ target: MirrorConfiguration.Repository,
+            _ recorder: SyncMetricsRecorder?
+        ) async -> RepositorySync.Outcome {
             let reporter = ProgressReporter(enabled: progress || Terminal.standardErrorIsTerminal)
             defer { reporter.finish() }
             let started = ContinuousClock.now
@@ -116,8 +125,10 @@ extension Commitsctl {
         /// Every configured repository once, in order; one line each. Returns the exit status.
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
-        private func syncAll(_ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
-                             _ recorder: SyncMetricsRecorder?) async -> Int32 {
+        private func syncAll(
+            _ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
+            _ recorder: SyncMetricsRecorder?
+        ) async -> Int32 {
             var failed = 0
             var tryLater = 0
             targets: for (index, target) in targets.enumerated() {

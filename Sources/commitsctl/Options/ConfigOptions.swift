@@ -5,7 +5,10 @@ import MirrorCore
 /// `--config`: the configuration file shared with commitsd (store, API URL,
 /// token file, repositories). Flags and the environment override its values.
 struct ConfigOptions: ParsableArguments {
-    @Option(help: "The configuration file, e.g. /etc/commits-mirror/config.yaml (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml).")
+    @Option(
+        help:
+            "The configuration file, e.g. /etc/commits-mirror/config.yaml (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml)."
+    )
     var config: String?
 
     func validate() throws {
@@ -16,8 +19,10 @@ struct ConfigOptions: ParsableArguments {
 
     /// The configuration named by `--config` or `$COMMITS_MIRROR_CONFIG`; with
     /// `systemDefault`, also the systemd/`/etc` locations. `nil` when none applies.
-    func load(systemDefault: Bool = false,
-              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MirrorConfiguration? {
+    func load(
+        systemDefault: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> MirrorConfiguration? {
         let path: String?
         if systemDefault {
             path = MirrorConfiguration.locate(explicit: config, environment: environment)
@@ -37,7 +42,8 @@ struct ResolvedSettings {
 
     init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) {
         self.configuration = configuration
-        storePath = store.path.flatMap { $0.isEmpty ? nil : $0 }
+        storePath =
+            store.path.flatMap { $0.isEmpty ? nil : $0 }
             ?? configuration?.resolvedStorePath() ?? StorePath.resolve(explicit: nil)
         if let github {
             apiURL = github.apiURL ?? configuration?.resolvedAPIURL() ?? github.resolvedAPIURL
@@ -50,8 +56,9 @@ struct ResolvedSettings {
     /// environment are checked by `GitHubOptions.validate`; this catches `api_url`).
     func checkedAPIURL() throws -> String {
         guard APIOrigin.containsCredentials(apiURL) else { return apiURL }
-        throw ConfigurationError(file: configuration?.source ?? "", key: "api_url", problem: "must not contain a user name or credentials (…@ before the host)",
-                                 expected: "the URL alone; put the token in GITHUB_TOKEN, --token-file or token_file")
+        throw ConfigurationError(
+            file: configuration?.source ?? "", key: "api_url", problem: "must not contain a user name or credentials (…@ before the host)",
+            expected: "the URL alone; put the token in GITHUB_TOKEN, --token-file or token_file")
     }
 
     /// `--token-file`, the environment, the systemd credential, then `token_file`.

@@ -8,7 +8,9 @@ struct GitHubOptions: ParsableArguments {
     @Option(help: "Read the GitHub token from this file (default: $GITHUB_TOKEN, $GH_TOKEN, then the systemd credential github-token).")
     var tokenFile: String?
 
-    @Option(name: .customLong("api-url"), help: "GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com; GHES: https://HOST/api/v3).")
+    @Option(
+        name: .customLong("api-url"),
+        help: "GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com; GHES: https://HOST/api/v3).")
     var apiURL: String?
 
     var resolvedAPIURL: String {
@@ -28,12 +30,15 @@ struct GitHubOptions: ParsableArguments {
         let url = resolvedAPIURL
         if APIOrigin.containsCredentials(url) {
             // Never echoed: the part before @ is a password.
-            throw ValidationError("--api-url / $GITHUB_API_URL must not contain a user name or credentials (…@ before the host); put the token in GITHUB_TOKEN or --token-file")
+            throw ValidationError(
+                "--api-url / $GITHUB_API_URL must not contain a user name or credentials (…@ before the host); put the token in GITHUB_TOKEN or --token-file"
+            )
         }
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
-              components.host?.isEmpty == false
+            components.host?.isEmpty == false
         else {
-            throw ValidationError("--api-url / $GITHUB_API_URL must be an http(s) URL such as https://api.github.com, not '\(APIOrigin.displayable(url))'")
+            throw ValidationError(
+                "--api-url / $GITHUB_API_URL must be an http(s) URL such as https://api.github.com, not '\(APIOrigin.displayable(url))'")
         }
     }
 }

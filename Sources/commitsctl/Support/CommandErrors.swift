@@ -37,7 +37,10 @@ func printWarning(_ message: String) {
 /// Tells the user that opening the store upgraded its schema, and where the copy made first is.
 func reportUpgrade(of store: MirrorStore) {
     guard let upgrade = store.upgraded else { return }
-    FileHandle.standardError.write(Data("commitsctl: upgraded the store \(store.path) from schema version \(upgrade.fromVersion) to \(upgrade.toVersion); the copy made before the upgrade is \(upgrade.backupPath)\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "commitsctl: upgraded the store \(store.path) from schema version \(upgrade.fromVersion) to \(upgrade.toVersion); the copy made before the upgrade is \(upgrade.backupPath)\n"
+                .utf8))
 }
 
 private func exitStatus(for error: any Error) -> Int32 {

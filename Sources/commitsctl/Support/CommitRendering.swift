@@ -38,8 +38,10 @@ enum CommitRendering {
             .init(title: "SUBJECT", flexible: true, minimumWidth: 12),
         ])
         for commit in commits {
-            table.append([String(commit.sha.prefix(7)), String(commit.committer.date.prefix(10)),
-                          commit.author.name, commit.subject])
+            table.append([
+                String(commit.sha.prefix(7)), String(commit.committer.date.prefix(10)),
+                commit.author.name, commit.subject,
+            ])
         }
         return table.render(width: width)
     }

@@ -17,7 +17,8 @@ enum GitLogArguments {
             defer { expectsValue = Self.takesValue(argument) }
             // A value such as `--grep -5` stays as it is; `--` ends the options.
             if !expectsValue, argument.count > 1, argument.first == "-",
-               argument.dropFirst().allSatisfy(\.isASCII), Int(argument.dropFirst()) != nil {
+                argument.dropFirst().allSatisfy(\.isASCII), Int(argument.dropFirst()) != nil
+            {
                 result += ["-n", String(argument.dropFirst())]
             } else {
                 result.append(argument)
@@ -28,7 +29,9 @@ enum GitLogArguments {
 
     /// Options of `query` followed by a separate value.
     private static func takesValue(_ argument: String) -> Bool {
-        ["--author", "--committer", "--co-author", "--grep", "--since", "--after", "--until", "--before",
-         "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap", "--config"].contains(argument)
+        [
+            "--author", "--committer", "--co-author", "--grep", "--since", "--after", "--until", "--before",
+            "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap", "--config",
+        ].contains(argument)
     }
 }

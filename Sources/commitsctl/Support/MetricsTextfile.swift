@@ -18,8 +18,10 @@ struct MetricsTextfile {
         var bytes: [UInt8] = []
         registry.emit(into: &bytes)
         let temporary = path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes),
-                                             attributes: [.posixPermissions: 0o644])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(bytes),
+                attributes: [.posixPermissions: 0o644])
         else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary])
         }

@@ -10,8 +10,10 @@ struct PagerOptions: ParsableArguments {
     /// Starts the pager when the decision says so; call before the first output.
     func start() {
         let environment = ProcessInfo.processInfo.environment
-        guard let command = Pager.command(environment: environment, standardOutputIsTerminal: Terminal.standardOutputIsTerminal,
-                                          disabled: noPager)
+        guard
+            let command = Pager.command(
+                environment: environment, standardOutputIsTerminal: Terminal.standardOutputIsTerminal,
+                disabled: noPager)
         else { return }
         Pager.start(command, environment: Pager.environment(environment))
     }

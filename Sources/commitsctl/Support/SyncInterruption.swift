@@ -32,6 +32,7 @@ enum SyncInterruption {
         guard let progress, progress.pagesDone > 0 else {
             return "nothing new was stored; the next sync starts over where the last one stopped"
         }
-        return "kept \(plural(progress.commitsStored, "commit")) from \(plural(progress.pagesDone, "page")) of \(progress.repository); the next sync resumes from there"
+        return
+            "kept \(plural(progress.commitsStored, "commit")) from \(plural(progress.pagesDone, "page")) of \(progress.repository); the next sync resumes from there"
     }
 }

@@ -42,7 +42,9 @@ struct TextTable {
                 guard column.flexible, !column.isName else { return natural[index] }
                 return min(natural[index], max(column.minimumWidth, DisplayWidth.of(column.title)))
             }
-            let droppable = columns.indices.filter { columns[$0].dropOrder != nil }.sorted { columns[$0].dropOrder! < columns[$1].dropOrder! }
+            let droppable = columns.indices.filter { columns[$0].dropOrder != nil }.sorted {
+                columns[$0].dropOrder! < columns[$1].dropOrder!
+            }
             for index in droppable where shown.map(minimum).reduce(0, +) + gap * (shown.count - 1) > width {
                 shown.removeAll { $0 == index }
             }
@@ -98,7 +100,8 @@ enum DisplayWidth {
         guard let first = character.unicodeScalars.first else { return 0 }
         if first.isASCII { return 1 }
         if character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation })
-            || character.unicodeScalars.contains("\u{FE0F}") {
+            || character.unicodeScalars.contains("\u{FE0F}")
+        {
             return 2
         }
         if first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .format {
