@@ -157,4 +157,26 @@ import Testing
         #expect(Self.lines(result.stderr).count == 1, "\(result.stderr)")
         #expect(api.requests.count == 1)
     }
+
+    /// `--wait` with a reset already past (clock skew, or a server that keeps
+    /// saying 0): a bounded number of retries with growing backoff, then exit 75.
+    @Test func waitingForAResetInThePastGivesUp() async throws {
+        let api = try HostileServer { _, connection in
+            let past = Int(Date().timeIntervalSince1970) - 100
+            connection.respond(
+                status: 403, reason: "Forbidden",
+                headers: Self.json + [("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "\(past)")],
+                body: Array(#"{"message":"API rate limit exceeded for user ID 1."}"#.utf8))
+        }
+        defer { api.stop() }
+        let result = try await runOffPool(
+            "commitsctl", ["sync", "o/r", "--wait", "--db", db, "--api-url", api.baseURL, "--log-level", "trace"],
+            environment: ["GITHUB_TOKEN": SecretScan.token])
+        #expect(result.status == 75, "\(result.stderr)")
+        let errors = Self.lines(result.stderr).filter { $0.hasPrefix("commitsctl: error:") }
+        #expect(errors.count == 1 && errors[0].contains("rate limit exhausted"), "\(result.stderr)")
+        // RetryPolicy.maximumAttempts (5) requests at most: never a retry every second forever.
+        #expect(api.requests.count >= 2 && api.requests.count <= 5, "\(api.requests.count) requests")
+        #expect(SecretScan.leaks(in: ["stdout": result.stdout, "stderr": result.stderr]).isEmpty)
+    }
 }
