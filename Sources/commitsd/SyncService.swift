@@ -87,7 +87,7 @@ struct SyncService: Service, CustomStringConvertible {
                 "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
                 "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
             ])
-        notifier.ready(status: "ready: \(settings.configuration.repositories.count) repositories")
+        notifier.ready(status: "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))")
         continuation.yield(.due)
 
         var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()

@@ -80,7 +80,7 @@ import Testing
                         killedAfter.append("\(afterFirstPage ? "page+" : "")\(moment)")
                     }
                 }
-                let status = try await onThread { sync.wait() }
+                let status = await onThread { sync.wait() }
                 captured["stdout of run \(runs)"] = sync.stdout
                 captured["stderr of run \(runs)"] = sync.stderr
 

@@ -79,7 +79,7 @@ final class NotifySocket: @unchecked Sendable {
             try blocker.execute("COMMIT")
             let released = ContinuousClock.now
             let messages = socket.receive(until: "READY=1", timeout: .seconds(6))
-            #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repositories") == true, "\(messages) \(daemon.log)")
+            #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repository") == true, "\(messages) \(daemon.log)")
             #expect(ContinuousClock.now - released < .seconds(6))
             // At READY the schema is current: a read-only open (which refuses a store needing migration) works.
             #expect(throws: Never.self) { try MirrorReader(path: store) }

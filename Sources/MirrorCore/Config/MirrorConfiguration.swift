@@ -53,7 +53,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var tokenFileLine: Int?
     public var repositories: [Repository]
     /// `mailmap`: the git .mailmap file `query`, `authors` and `show` merge
-    /// identities with when `--mailmap` is not given (relative to the file's directory).
+    /// identities with when the user names no other (relative to the file's directory).
     public var mailmap: String?
     /// The line of `mailmap`, for messages about it.
     public var mailmapLine: Int?
@@ -63,7 +63,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var rateLimitReserve: Int
     /// `log_level`: the service's log level.
     public var logLevel: Logger.Level
-    /// `metrics_listen`: where commitsd serves /metrics, /healthz and /readyz (off when `nil`).
+    /// `metrics_listen`: where the service serves /metrics, /healthz and /readyz (off when `nil`).
     public var metricsListen: ListenAddress?
 
     public static let defaultInterval: Duration = .seconds(15 * 60)
@@ -138,7 +138,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             return first + "/commits.sqlite"
         }
         // The packaged configuration without `store`: where its service keeps it
-        // (StateDirectory=commits-mirror), so `commitsctl query --config` finds it too.
+        // (StateDirectory=commits-mirror), so a reader pointed at this configuration finds it too.
         if source == Self.systemPath { return Self.systemStorePath }
         return StorePath.resolve(explicit: nil, environment: environment)
     }

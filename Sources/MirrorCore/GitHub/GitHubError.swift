@@ -51,7 +51,8 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
             if !authenticated { text += " (unauthenticated: 60 requests/hour; a token gets 5,000)" }
             return text
         case .reserveReached(let reserve, let resetAt):
-            return "stopped to keep the rate-limit reserve of \(reserve) requests; the limit resets at \(ISO8601Timestamp.format(resetAt))"
+            return
+                "stopped to keep the rate-limit reserve of \(plural(reserve, "request")); the limit resets at \(ISO8601Timestamp.format(resetAt))"
         case .secondaryRateLimit(let attempts):
             return "GitHub's secondary rate limit kept refusing requests after \(attempts) attempts; wait a few minutes and retry"
         case .retryAfterTooLong(let retryAt, let limit):

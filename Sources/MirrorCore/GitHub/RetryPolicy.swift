@@ -12,11 +12,11 @@ public struct RetryPolicy: Sendable {
     /// a server's mistake or a lie, not something to sleep through.
     public var maximumRateLimitWait: Duration = .seconds(3700)
     /// Longest secondary-limit pause: a larger `retry-after` is not slept but
-    /// thrown at once as `GitHubError.retryAfterTooLong` (exit 75 in commitsctl),
+    /// thrown at once as `GitHubError.retryAfterTooLong` (a rate-limit error, for the caller to schedule),
     /// and the doubling backoff without `retry-after` stops growing here.
     public var maximumSecondaryLimitWait: Duration = .seconds(15 * 60)
     /// Longest any rate-limit pause may be inside one request; a longer one throws
-    /// the rate-limit error instead. commitsd lowers it (to a minute) so its
+    /// the rate-limit error instead. A service lowers it (to a minute) so its
     /// scheduler, not a sleep inside one repository's sync, decides when to go on.
     public var maximumInlineWait: Duration = .seconds(3700)
 

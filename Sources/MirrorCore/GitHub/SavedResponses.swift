@@ -1,7 +1,7 @@
 import Foundation
 
-/// Commits saved from the API for `commitsctl import`: the output of
-/// `gh api --paginate repos/O/R/commits` (JSON arrays one after another) or
+/// Commits saved from the API for an import: the output of the GitHub CLI's
+/// paginated `api repos/O/R/commits` (JSON arrays one after another) or
 /// NDJSON (one commit object per line), or any mix of the two. Each value is
 /// decoded by `PayloadDecoder`, exactly as a synced page is.
 public enum SavedResponses {

@@ -1,8 +1,8 @@
 import CoreMetrics
 import Foundation
 
-/// The metrics commitsd serves at `/metrics` and `commitsctl sync
-/// --metrics-textfile` writes, recorded through swift-metrics into the factory
+/// The metrics the service serves at `/metrics` and a one-shot sync writes to a
+/// node_exporter textfile, recorded through swift-metrics into the factory
 /// given (a Prometheus registry in both programs), so the names and labels are
 /// the same wherever they are read. Names follow Prometheus conventions:
 /// `_total` counters, `_seconds` units, one metric per meaning.
@@ -71,7 +71,7 @@ public struct MirrorMetrics: Sendable {
     }
 
     /// What the store holds: commits per repository and the last success per
-    /// repository and branch. Read from the store, so a restarted commitsd
+    /// repository and branch. Read from the store, so a restarted service
     /// reports them before its first sync.
     public func recordStored(_ store: MirrorReader) throws {
         var commits: [String: Int] = [:]

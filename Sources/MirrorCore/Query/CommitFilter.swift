@@ -1,6 +1,6 @@
 import Foundation
 
-/// Filters for `commitsctl query`. Different filters narrow the result (AND);
+/// Filters for a commit query. Different filters narrow the result (AND);
 /// repeated values of one filter widen it (OR), as in `git log`.
 public struct CommitFilter: Sendable, Equatable {
     public enum Merges: String, Sendable, CaseIterable {
@@ -38,9 +38,9 @@ public struct CommitFilter: Sendable, Equatable {
     public var includeOffBranch: Bool
     /// When set, `authors` and `coAuthors` match any identity of a person it defines.
     public var mailmap: Mailmap?
-    /// Only commits stored after this row id (`query --follow`: what arrived since).
+    /// Only commits stored after this row id (following a query: what arrived since).
     public var storedAfter: Int64?
-    /// Only commits stored up to this row id (`query --follow`: what was there at the start).
+    /// Only commits stored up to this row id (following a query: what was there at the start).
     public var storedThrough: Int64?
 
     public init(

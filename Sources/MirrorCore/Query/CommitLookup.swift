@@ -1,6 +1,6 @@
 import SQLite
 
-/// One commit in full, for `commitsctl show`.
+/// One commit in full, with its place among its author's commits.
 public struct CommitDetail: Sendable, Equatable {
     public var commit: CommitSummary
     /// This commit's place among the commits by the same author name, oldest

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The dates `--since` and `--until` accept, in the forms people type for
+/// The date bounds a query accepts, in the forms people type for
 /// `git log`:
 ///
 /// - ISO 8601: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01 12:30:00`,

@@ -7,7 +7,7 @@ extension MirrorReader {
         Int64(try db.scalarInt("SELECT coalesce(max(id), 0) FROM commits") ?? 0)
     }
 
-    /// `query --follow`: waits for commits stored after row `start` that match
+    /// Following a query: waits for commits stored after row `start` that match
     /// `filter`, and hands each to `body` in the order they were stored, until
     /// `isStopped()` says so. Between checks it sleeps; a check is one
     /// `PRAGMA data_version` (it changes when another connection commits), so

@@ -1,4 +1,4 @@
-/// How `--grep TEXT` finds the messages that contain TEXT, ignoring case.
+/// How a message search for TEXT finds the messages that contain it, ignoring case.
 ///
 /// The meaning is the `commits_fts` trigram index's: the message contains the
 /// needle once both are case-folded one character at a time (Unicode-aware:
@@ -6,7 +6,7 @@
 ///
 /// - The index answers a needle of three or more characters (Unicode scalars)
 ///   without reading messages: a quoted FTS5 phrase is exactly a substring test.
-/// - Walks that stop at `--limit` test rows one by one. For an ASCII needle,
+/// - Walks that stop at a limit test rows one by one. For an ASCII needle,
 ///   SQLite's ASCII-only `lower()` is exact once the only two non-ASCII
 ///   characters the index folds to ASCII are mapped first (KELVIN SIGN → k,
 ///   LONG S → s; a test checks this against the index itself).

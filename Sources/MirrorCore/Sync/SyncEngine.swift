@@ -340,7 +340,8 @@ public final class SyncEngine {
                 nextURL: next, pagesTotal: page.lastPageNumber)
             staleElements += page.commits.count - outcome.added
             if staleElements > staleBound {
-                throw inconsistency(context, "the listing returned \(staleElements) commits already stored, more than the repository holds")
+                throw inconsistency(
+                    context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
             }
             tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
             progress?(

@@ -27,7 +27,7 @@ public struct SyncReport: Sendable, Equatable {
         var text = "\(repository)@\(branch): \(added) new, \(updated) updated"
         if leftBranch > 0 { text += ", \(leftBranch) left the branch (history rewritten; kept, hidden from queries)" }
         if returned > 0 { text += ", \(returned) back on the branch" }
-        text += requests == 1 ? ", 1 request" : ", \(requests) requests"
+        text += ", \(plural(requests, "request"))"
         if notModified > 0 { text += " (\(notModified) not modified)" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
