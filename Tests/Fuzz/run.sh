@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets for what the network hands the mirror:
 #   link     the Link header parser      (Sources/MirrorCore/GitHub/LinkHeader.swift)
-#   payload  list-commits page decoding  (PayloadDecoder, CommitPayload, ISO8601Timestamp, CommitRecord)
+#   payload  list-commits page decoding  (PayloadDecoder, CommitPayload, its mapping to Commit, ISO8601Timestamp)
 # Each target is compiled from those source files with `swiftc -sanitize=fuzzer,address`
 # (the Swift 6.3 toolchain on Linux ships libFuzzer) and run for a bounded time.
 #
@@ -23,7 +23,7 @@ mkdir -p "$out"
 sources_for() {
     case "$1" in
         link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift" ;;
-        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Store/CommitRecord.swift" ;;
+        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Domain/Commit.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
         *) echo "fuzz: unknown target $1 (link, payload)" >&2; exit 64 ;;
     esac
 }

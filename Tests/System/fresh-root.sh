@@ -39,7 +39,10 @@ inside apt-get update -qq
 inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     git make ca-certificates binutils libc6-dev libgcc-12-dev libstdc++-12-dev libcurl4 libxml2 libncurses6 \
     libsqlite3-0 libz3-4 pkg-config tzdata python3-minimal >/dev/null
-say "make test"
-inside make test 2>&1 | tail -5
+# Full output kept beside the work directory, so a failure can be read afterwards.
+log=${work}.log
+say "make test (log: $log)"
+inside make test >"$log" 2>&1 || { grep -E "✘|error|Fatal" "$log" | head -40; say "make test FAILED"; exit 1; }
+grep -E "Test run with" "$log" | tail -1
 say "make demo"
 inside make demo 2>&1 | tail -12
