@@ -17,9 +17,6 @@ public struct Walk: Sendable, Equatable {
     /// The sha the current listing is pinned to: `headSHA`, or a parent the
     /// head's listing left out, listed on its own. `nil` means `headSHA`.
     public var listingSHA: String?
-
-    /// The sha the listing being walked starts at.
-    public var listingStart: String { listingSHA ?? headSHA }
 }
 
 /// What the store knows about syncing one branch (what a status report shows).
