@@ -10,24 +10,11 @@ import Testing
 @Suite struct CommitsdRenameTests {
     @Test func aDaemonConfiguredWithTheOldNamePollsWithoutError() async throws {
         let directory = try TemporaryDirectory()
-        let store = directory.path("commits.sqlite")
+        let store = directory.path("state/commits.sqlite")
         try await withRunning(startSimulator([("widgets", 400)])) { simulator in
             try simulator.moveHead(owner: "acme", name: "widgets", back: 50)
             try simulator.rename(owner: "acme", name: "widgets", to: "newco", newName: "gadgets")
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: \(store)
-                api_url: \(simulator.baseURL)
-                default_interval: 1s
-                repositories:
-                  - acme/widgets
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"],
-                environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroring(["acme/widgets"], from: simulator, in: directory, logLevel: "info")
             defer { daemon.stop() }
             let inspection = StoreInspection(store)
             func caughtUp() throws -> Bool {

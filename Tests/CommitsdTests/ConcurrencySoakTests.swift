@@ -56,21 +56,7 @@ import Testing
             for (name, total) in specs { try simulator.moveHead(owner: "acme", name: name, back: total - 600) }
             func reachable(_ name: String) throws -> Set<String> { try simulator.reachableSHAs(owner: "acme", name: name) }
 
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                default_interval: 1s
-                repositories:
-                  - acme/alpha
-                  - acme/beta
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "trace"],
-                environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroring(["acme/alpha", "acme/beta"], from: simulator, in: directory)
             defer { daemon.stop() }
             #expect(
                 await waitUntil {

@@ -44,3 +44,28 @@ final class DaemonProcess: @unchecked Sendable {
 
     deinit { stop() }
 }
+
+extension DaemonProcess {
+    /// commitsd polling `repositories` on `simulator` every second, with its
+    /// configuration, store (`state/commits.sqlite`) and log in `directory`,
+    /// authenticated with `SecretScan.token`.
+    static func mirroring(
+        _ repositories: [String], from simulator: GitHubSimulator, in directory: TemporaryDirectory,
+        logLevel: String = "trace"
+    ) throws -> DaemonProcess {
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: state/commits.sqlite
+            api_url: \(simulator.baseURL)
+            default_interval: 1s
+            repositories:
+            \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
+
+            """)
+        return try DaemonProcess(
+            ["--config", config, "--log-level", logLevel],
+            environment: ["GITHUB_TOKEN": SecretScan.token],
+            logPath: directory.path("commitsd.log"))
+    }
+}

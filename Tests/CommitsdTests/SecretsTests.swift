@@ -14,20 +14,7 @@ import Testing
         var configuration = SimConfiguration()
         configuration.validTokens = ["the-only-valid-token"]
         try await withRunning(startSimulator([("widgets", 300)], configuration: configuration)) { simulator in
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                default_interval: 1s
-                repositories:
-                  - acme/widgets
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "trace"],
-                environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroring(["acme/widgets"], from: simulator, in: directory)
             defer { daemon.stop() }
             #expect(await waitUntil(timeout: .seconds(15)) { daemon.log.contains("error sync failed") }, "\(daemon.log)")
             let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
