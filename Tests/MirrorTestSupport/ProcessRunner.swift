@@ -51,7 +51,15 @@ private func execute(
     process.standardError = err
     process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try process.run()
-    let argv = SecretScan.commandLine(of: process.processIdentifier) ?? ""
+    // The kernel shows the new argv only once the child has exec'd (before, it is
+    // the test's own; after exit, empty): look until it names the executable.
+    var argv = ""
+    let deadline = ContinuousClock.now + .seconds(5)
+    while process.isRunning, ContinuousClock.now < deadline {
+        argv = SecretScan.commandLine(of: process.processIdentifier) ?? ""
+        if argv.hasPrefix(path) { break }
+        usleep(1_000)
+    }
     if let stdin {
         DispatchQueue.global().async {
             input.fileHandleForWriting.write(stdin)
