@@ -27,10 +27,18 @@ final class DaemonProcess: @unchecked Sendable {
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// When `waitForExit` saw the process gone (watched from its own thread, so a
+    /// busy test pool delays neither the watch nor this figure).
+    private(set) var exitSeenAt: ContinuousClock.Instant?
+
     /// Waits up to `timeout` for the process to exit; its status, or nil if still running.
     func waitForExit(timeout: Duration) async -> Int32? {
-        await waitUntil(timeout: timeout) { !process.isRunning }
-        guard !process.isRunning else { return nil }
+        let exited = await onThread { [self] in
+            let gone = waitUntilBlocking(timeout: timeout) { !process.isRunning }
+            if gone { exitSeenAt = .now }
+            return gone
+        }
+        guard exited else { return nil }
         process.waitUntilExit()
         return process.terminationStatus
     }
