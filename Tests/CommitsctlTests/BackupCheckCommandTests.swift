@@ -19,7 +19,7 @@ import Testing
                     source: .synthetic(SyntheticSpec(commits: commits, authors: 20, mergeEvery: 5, seed: 8)))
             ])
         try await simulator.start()
-        let result = try await runOffPool(
+        let result = try await run(
             "commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", simulator.baseURL],
             environment: ["GITHUB_TOKEN": SecretScan.token])
         return (simulator, result)
@@ -32,7 +32,7 @@ import Testing
             let copy = directory.path("backups/commits-copy.sqlite")
             try FileManager.default.createDirectory(atPath: directory.path("backups"), withIntermediateDirectories: true)
 
-            let backup = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
+            let backup = try await run("commitsctl", ["backup", copy, "--db", db])
             #expect(backup.status == 0, "\(backup.stderr)")
             let size = try #require(FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int)
             #expect(backup.stdout == "backed up \(db) to \(copy): 1 repository, 800 commits, \(size) bytes; quick_check ok\n")
@@ -40,11 +40,11 @@ import Testing
                 try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["commits-copy.sqlite"],
                 "no partial file, -wal or -shm left beside the copy")
             #expect(try StoreInspection(copy).mirroredFacts() == StoreInspection(db).mirroredFacts())
-            let checked = try await runOffPool("commitsctl", ["check", "--db", copy])
+            let checked = try await run("commitsctl", ["check", "--db", copy])
             #expect(checked.status == 0, "\(checked.stdout)")
 
             let original = try #require(FileManager.default.contents(atPath: copy))
-            let again = try await runOffPool("commitsctl", ["backup", copy, "--db", db])
+            let again = try await run("commitsctl", ["backup", copy, "--db", db])
             #expect(again.status == 1)
             #expect(
                 again.stderr
@@ -53,7 +53,7 @@ import Testing
             #expect(FileManager.default.contents(atPath: copy) == original)
 
             let nowhere = directory.path("no/such/dir/copy.sqlite")
-            let missing = try await runOffPool("commitsctl", ["backup", nowhere, "--db", db])
+            let missing = try await run("commitsctl", ["backup", nowhere, "--db", db])
             #expect(missing.status == 1)
             #expect(
                 missing.stderr
@@ -69,7 +69,7 @@ import Testing
         try await withRunning(simulator) { simulator in
             #expect(synced.status == 0)
             let head = try simulator.headSHA(owner: "acme", name: "widgets")
-            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            let check = try await run("commitsctl", ["check", "--db", db])
             #expect(check.status == 0)
             #expect(
                 check.stdout == """
@@ -87,7 +87,7 @@ import Testing
         let (simulator, synced) = try await mirror(configuration: configuration)
         try await withRunning(simulator) { simulator in
             #expect(synced.status == 75)
-            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            let check = try await run("commitsctl", ["check", "--db", db])
             #expect(check.status == 3, "\(check.stdout)")
             #expect(
                 check.stdout.contains("acme/widgets@main: incomplete: 1 walk pending (an interrupted sync; the next sync resumes it)"),
@@ -106,7 +106,7 @@ import Testing
                     "DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits ORDER BY committer_date LIMIT 1 OFFSET 400)")
                 try writer.close()
             }
-            let check = try await runOffPool("commitsctl", ["check", "--db", db])
+            let check = try await run("commitsctl", ["check", "--db", db])
             #expect(check.status == 1)
             #expect(check.stdout.contains("acme/widgets@main: DAMAGED: marked complete, but "), "\(check.stdout)")
             #expect(

@@ -97,7 +97,7 @@ import Testing
                 #expect(violations == 0, "run \(runs)")
                 #expect(reported.isSubset(of: after), "run \(runs) lost \(reported.subtracting(after).count) reported commits")
                 #expect(after.isSubset(of: try reachable()), "run \(runs) stored commits outside the history")
-                let check = try await runOffPool("commitsctl", ["check", "--db", db])
+                let check = try await run("commitsctl", ["check", "--db", db])
                 #expect(check.status == 0 || check.status == 3, "run \(runs): check says \(check.status): \(check.stdout)\(check.stderr)")
 
                 if let status {
@@ -117,12 +117,12 @@ import Testing
             }
 
             // Converge: one more run, left alone.
-            let last = try await runOffPool(
+            let last = try await run(
                 "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace"],
                 environment: ["GITHUB_TOKEN": SecretScan.token])
             #expect(last.status == 0, "\(last.stderr)")
             #expect(try StoreInspection(db).memberSHAs(of: "acme/crash") == (try reachable()))
-            #expect(try await runOffPool("commitsctl", ["check", "--db", db]).status == 0)
+            #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
             captured["stdout of the last run"] = last.stdout
             captured["stderr of the last run"] = last.stderr
 

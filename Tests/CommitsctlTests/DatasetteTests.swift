@@ -7,7 +7,7 @@ import Testing
 @Suite(
     .enabled(if: Datasette.python != nil, "pip could not install datasette (no python3 venv or no network): skipping the Datasette test"))
 struct DatasetteTests {
-    @Test func searchFindsCommitsThroughTheMessageIndex() throws {
+    @Test func searchFindsCommitsThroughTheMessageIndex() async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("commits.sqlite")
         try QueryCLIFixture.build(at: db)
@@ -25,7 +25,7 @@ struct DatasetteTests {
             asyncio.run(main())
             """)
         for needle in ["parser", "LITERAL_match", "nothing like this"] {
-            let result = try runProgram(Datasette.python!, [script, db, needle])
+            let result = try await runProgram(Datasette.python!, [script, db, needle])
             #expect(result.status == 0, "\(result.stderr)")
             let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             #expect(answer["status"] as? Int == 200)
@@ -42,8 +42,8 @@ enum Datasette {
     static let python: String? = {
         guard let directory = try? TemporaryDirectory() else { return nil }
         let venv = directory.path("venv")
-        guard (try? runProgram("/usr/bin/python3", ["-m", "venv", venv]))?.status == 0,
-            (try? runProgram(venv + "/bin/pip", ["install", "-q", "datasette"]))?.status == 0
+        guard (try? runProgramBlocking("/usr/bin/python3", ["-m", "venv", venv]))?.status == 0,
+            (try? runProgramBlocking(venv + "/bin/pip", ["install", "-q", "datasette"]))?.status == 0
         else { return nil }
         keep = directory
         return venv + "/bin/python"

@@ -38,33 +38,27 @@ import Testing
         defer { sim.stop() }
         _ = try await sim.control("/_sim/repos/acme/widgets/head?back=40", method: "POST")
         let sync = ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL]
-        let first = try await runOffPool("commitsctl", sync, environment: ["GITHUB_TOKEN": "test-token"])
+        let first = try await run("commitsctl", sync, environment: ["GITHUB_TOKEN": "test-token"])
         #expect(first.status == 0, "\(first.stderr)")
         let filter = ["--no-merges", "--format", "ndjson", "--db", db]
-        let before = try commitsctl(["query"] + filter).lines
-        let everyCommitBefore = try commitsctl(["query", "--db", db]).lines.count
+        let before = try await commitsctl(["query"] + filter).lines
+        let everyCommitBefore = try await commitsctl(["query", "--db", db]).lines.count
 
-        let follower = Process()
-        follower.executableURL = Executables.url("commitsctl")
-        follower.arguments = ["query", "--follow"] + filter
-        follower.environment = Executables.environment(["TZ": "UTC"])
-        let pipe = Pipe()
-        follower.standardOutput = pipe
+        let follower = try ChildProcess(product: "commitsctl", ["query", "--follow"] + filter, environment: ["TZ": "UTC"], stdout: .pipe)
+        defer { follower.kill() }
         let collector = LineCollector()
-        pipe.fileHandleForReading.readabilityHandler = { collector.append($0.availableData) }
-        try follower.run()
-        defer { follower.terminate(); follower.waitUntilExit() }
+        follower.output!.readabilityHandler = { collector.append($0.availableData) }
         let listed = collector.wait(for: before.count, until: Date().addingTimeInterval(30))
         #expect(listed == before)
 
         _ = try await sim.control("/_sim/repos/acme/widgets/head?forward=40", method: "POST")
-        let second = try await runOffPool("commitsctl", sync, environment: ["GITHUB_TOKEN": "test-token"])
+        let second = try await run("commitsctl", sync, environment: ["GITHUB_TOKEN": "test-token"])
         #expect(second.status == 0, "\(second.stderr)")
         let stored = Date()
-        let after = try commitsctl(["query"] + filter).lines
+        let after = try await commitsctl(["query"] + filter).lines
         let new = after.filter { !before.contains($0) }
         // Some new commits match and some (the merges) do not.
-        let everyNewCommit = try commitsctl(["query", "--db", db]).lines.count - everyCommitBefore
+        let everyNewCommit = try await commitsctl(["query", "--db", db]).lines.count - everyCommitBefore
         #expect(!new.isEmpty && new.count < everyNewCommit)
         let printed = Array(collector.wait(for: before.count + new.count, until: stored.addingTimeInterval(2)).dropFirst(before.count))
         // Stored newest first (GitHub's listing order), so they arrive newest first.

@@ -22,18 +22,18 @@ import Testing
     /// Builds a linear git history of 90 commits, one every 7 hours back from
     /// now (offset half an hour, so no relative date lands on one), and the
     /// same history in a store.
-    init() throws {
+    init() async throws {
         directory = try TemporaryDirectory()
         repository = directory.path("repo")
         try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
-        _ = try git(["init", "-q", "-b", "main"])
+        _ = try await git(["init", "-q", "-b", "main"])
         let now = Date().timeIntervalSince1970
         for index in (0..<90).reversed() {
             let author = Self.people[index % Self.people.count]
             let committer = Self.people[(index / 3) % Self.people.count]
             let date = "@\(Int(now) - index * 7 * 3600 - 1800) +0000"
             let message = "\(Self.subjects[(index * 5) % Self.subjects.count]) (\(index))\n\nbody of change \(index)\n"
-            let result = try git(
+            let result = try await git(
                 ["commit", "-q", "--allow-empty", "-m", message],
                 [
                     "GIT_AUTHOR_NAME": author.0, "GIT_AUTHOR_EMAIL": author.1, "GIT_AUTHOR_DATE": date,
@@ -41,19 +41,19 @@ import Testing
                 ])
             #expect(result.status == 0, "\(result.stderr)")
         }
-        try storeHistory()
+        try await storeHistory()
     }
 
-    func git(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ProcessResult {
-        try runProgram(
+    func git(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> ProcessResult {
+        try await runProgram(
             "/usr/bin/git", ["-C", repository] + arguments,
             environment: ["TZ": "UTC", "HOME": directory.path("."), "GIT_CONFIG_NOSYSTEM": "1"]
                 .merging(environment) { _, new in new })
     }
 
     /// git's own record of every commit, stored through the store's upsert path.
-    private func storeHistory() throws {
-        let log = try git(["log", "--format=%H%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%P%x00%B%x1e"])
+    private func storeHistory() async throws {
+        let log = try await git(["log", "--format=%H%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%P%x00%B%x1e"])
         let store = try MirrorStore(path: db)
         let repo = try store.ensureRepository(named: RepositoryName(parsing: "acme/parity")!)
         let payloads = log.stdout.split(separator: "\u{1e}").compactMap { record -> CommitPayload? in
@@ -72,14 +72,14 @@ import Testing
         try store.db.transaction { _ = try store.upsert(payloads.map(MirrorCore.Commit.init), repositoryID: repo.id) }
     }
 
-    func gitLog(_ arguments: [String]) throws -> [String] {
-        let result = try git(["log", "-i", "--format=%H"] + arguments)
+    func gitLog(_ arguments: [String]) async throws -> [String] {
+        let result = try await git(["log", "-i", "--format=%H"] + arguments)
         #expect(result.status == 0, "git log \(arguments): \(result.stderr)")
         return result.lines
     }
 
-    func query(_ arguments: [String]) throws -> [String] {
-        let result = try commitsctl(["query", "--db", db, "--format", "ndjson"] + arguments)
+    func query(_ arguments: [String]) async throws -> [String] {
+        let result = try await commitsctl(["query", "--db", db, "--format", "ndjson"] + arguments)
         #expect(result.status == 0, "query \(arguments): \(result.stderr)")
         return result.lines.compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["sha"] as? String
@@ -101,9 +101,9 @@ import Testing
     ]
 
     @Test(arguments: cases)
-    func sameCommitsAsGitLog(_ arguments: [String]) throws {
-        let expected = try gitLog(arguments)
-        let actual = try query(arguments)
+    func sameCommitsAsGitLog(_ arguments: [String]) async throws {
+        let expected = try await gitLog(arguments)
+        let actual = try await query(arguments)
         #expect(actual == expected, "\(arguments)")
         // A filter that selects nothing, or everything, would prove little.
         if !arguments.contains(where: { $0.hasPrefix("--since") || $0.hasPrefix("--after") || $0 == "--until" || $0 == "--before" }) {

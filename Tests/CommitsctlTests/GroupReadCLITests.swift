@@ -29,7 +29,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let store = state + "/commits.sqlite"
         let config = try directory.write("config.yaml", "store: \(store)\nrepositories:\n  - acme/widgets\n")
-        let sync = try await runOffPool(
+        let sync = try await run(
             "commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL],
             environment: ["GITHUB_TOKEN": "group-read-token"])
         #expect(sync.status == 0, "\(sync.stderr)")
@@ -47,20 +47,18 @@ import Testing
         // A copy nobody can surely execute, whatever the permissions above the build directory.
         let binary = directory.path("commitsctl")
         try FileManager.default.copyItem(atPath: Executables.path("commitsctl"), toPath: binary)
-        let authors = try await runOffPool("commitsctl", ["authors", "--config", config, "--top", "1", "--format", "csv"])
+        let authors = try await run("commitsctl", ["authors", "--config", config, "--top", "1", "--format", "csv"])
         let name = try #require(
             authors.stdout.split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").first.map(String.init),
             "\(authors.stdout)\(authors.stderr)")
 
         func asNobody(groups: String) async throws -> ProcessResult {
-            try await onThread {
-                try runProgram(
-                    "/usr/bin/setpriv",
-                    [
-                        "--reuid=65534", "--regid=65534", groups, "--", binary,
-                        "query", "--config", config, "--author", name, "--limit", "5",
-                    ])
-            }
+            try await runProgram(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", groups, "--", binary,
+                    "query", "--config", config, "--author", name, "--limit", "5",
+                ])
         }
         let member = try await asNobody(groups: "--groups=\(Self.group)")
         #expect(member.status == 0, "\(member.stderr)")
@@ -73,14 +71,12 @@ import Testing
             outsider.stderr.hasPrefix(
                 "commitsctl: error: permission denied reading the store \(store): this user may not enter the directory \(state)"),
             "\(outsider.stderr)")
-        let status = try await onThread {
-            try runProgram(
-                "/usr/bin/setpriv",
-                [
-                    "--reuid=65534", "--regid=65534", "--clear-groups", "--", binary,
-                    "status", "--config", config,
-                ])
-        }
+        let status = try await runProgram(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "--", binary,
+                "status", "--config", config,
+            ])
         #expect(status.status == 1, "never 'never synced': \(status.stdout)")
         #expect(status.stderr.contains("permission denied"), "\(status.stderr)")
     }

@@ -6,8 +6,8 @@ import Testing
 /// something about each option.
 @Suite struct HelpTests {
     @Test(arguments: ["sync", "query", "show", "authors", "stats", "status", "import", "backup", "check", "prune"])
-    func helpIsValid(_ command: String) throws {
-        let result = try run("commitsctl", [command, "--help"])
+    func helpIsValid(_ command: String) async throws {
+        let result = try await run("commitsctl", [command, "--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("USAGE: commitsctl \(command)"), "\(result.stdout)")
     }

@@ -44,7 +44,7 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
 
     /// `commitsctl sync` through the proxy (or `apiURL`), token in the environment.
     func sync(_ extra: [String] = [], apiURL: String? = nil, repository: String = HostileHarness.repository) async throws -> ProcessResult {
-        try await runOffPool(
+        try await run(
             "commitsctl",
             [
                 "sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
@@ -54,7 +54,7 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
     }
 
     func commitsctl(_ arguments: [String]) async throws -> ProcessResult {
-        try await runOffPool("commitsctl", arguments + ["--db", db])
+        try await run("commitsctl", arguments + ["--db", db])
     }
 
     func push(_ steps: Int) throws {

@@ -9,9 +9,9 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    func syncedStore(_ simulator: GitHubSimulator, _ repository: String, name: String = "synced.sqlite") throws -> String {
+    func syncedStore(_ simulator: GitHubSimulator, _ repository: String, name: String = "synced.sqlite") async throws -> String {
         let store = directory.path(name)
-        let result = try run(
+        let result = try await run(
             "commitsctl", ["sync", repository, "--db", store, "--api-url", simulator.baseURL],
             environment: ["GITHUB_TOKEN": "t"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -27,7 +27,7 @@ import Testing
             try Data(pages.joined()).write(to: URL(fileURLWithPath: saved))
 
             let imported = directory.path("imported.sqlite")
-            let result = try run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
+            let result = try await run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(
                 result.stdout
@@ -36,16 +36,16 @@ import Testing
             #expect(result.stderr.contains("commitsctl: import: \(saved): 1234 commits\n"))
             #expect(result.stderr.contains("commitsctl: import: stored 1234 of 1234 commits\n"))
 
-            let synced = try syncedStore(simulator, "acme/widgets")
+            let synced = try await syncedStore(simulator, "acme/widgets")
             let expected = try StoreInspection(synced).commitFacts(of: "acme/widgets")
             #expect(expected.count == 1234)
             #expect(try StoreInspection(imported).commitFacts(of: "acme/widgets") == expected)
 
             // Nothing is marked complete by the import; the next sync proves it cheaply.
-            let before = try run("commitsctl", ["status", "--db", imported, "--json"])
+            let before = try await run("commitsctl", ["status", "--db", imported, "--json"])
             #expect(before.stdout.contains("\"complete\" : false") && before.stdout.contains("\"last_success_at\" : null"))
             simulator.resetStats()
-            let verify = try run(
+            let verify = try await run(
                 "commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
                 environment: ["GITHUB_TOKEN": "t"])
             #expect(verify.status == 0)
@@ -53,7 +53,7 @@ import Testing
             // Repository, head probe, first page; the engine may also prefetch page 2
             // (it assumes a never-completed history walks to the roots), which it then drops.
             #expect(simulator.stats().requests <= 4)
-            let after = try run("commitsctl", ["status", "--db", imported, "--json"])
+            let after = try await run("commitsctl", ["status", "--db", imported, "--json"])
             #expect(after.stdout.contains("\"complete\" : true"))
             #expect(try StoreInspection(imported).commitFacts(of: "acme/widgets") == expected)
         }
@@ -68,11 +68,11 @@ import Testing
                 }
             }
             let imported = directory.path("imported.sqlite")
-            let result = try run("commitsctl", ["import", "acme/widgets", "-", "--db", imported], stdin: ndjson)
+            let result = try await run("commitsctl", ["import", "acme/widgets", "-", "--db", imported], stdin: ndjson)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.hasPrefix("acme/widgets: imported 321 commits (321 new, 0 updated)"))
             #expect(result.stderr.hasPrefix("commitsctl: import: standard input: 321 commits\n"))
-            let synced = try syncedStore(simulator, "acme/widgets")
+            let synced = try await syncedStore(simulator, "acme/widgets")
             #expect(
                 try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
         }
@@ -85,41 +85,41 @@ import Testing
             let saved = directory.path("first-pages.json")
             try Data(try await savedPages(simulator, repository: "acme/widgets", pages: 3).joined()).write(to: URL(fileURLWithPath: saved))
             let imported = directory.path("imported.sqlite")
-            let result = try run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
+            let result = try await run("commitsctl", ["import", "acme/widgets", saved, "--db", imported])
             #expect(result.status == 0)
             #expect(
                 result.stdout.contains("imported 0 commits (0 new, 0 updated) from 1 input; left out 300 commits whose history reaches"))
             #expect(StoreInspection(imported).memberSHAsSoFar(of: "acme/widgets").isEmpty)
 
-            let sync = try run(
+            let sync = try await run(
                 "commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
                 environment: ["GITHUB_TOKEN": "t"])
             #expect(sync.status == 0)
             #expect(
                 StoreInspection(imported).memberSHAsSoFar(of: "acme/widgets")
                     == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
-            let synced = try syncedStore(simulator, "acme/widgets")
+            let synced = try await syncedStore(simulator, "acme/widgets")
             #expect(
                 try StoreInspection(imported).commitFacts(of: "acme/widgets") == StoreInspection(synced).commitFacts(of: "acme/widgets"))
         }
     }
 
-    @Test func badInput() throws {
+    @Test func badInput() async throws {
         let store = directory.path("x.sqlite")
-        let error = try run(
+        let error = try await run(
             "commitsctl", ["import", "acme/widgets", "-", "--db", store],
             stdin: Data(#"{"message":"Not Found","documentation_url":"https://docs.github.com"}"#.utf8))
         #expect(error.status == 1)
         #expect(error.stderr == "commitsctl: error: standard input:1: this is a GitHub error response, not commits: Not Found\n")
-        let missing = try run("commitsctl", ["import", "acme/widgets", directory.path("nope.json"), "--db", store])
+        let missing = try await run("commitsctl", ["import", "acme/widgets", directory.path("nope.json"), "--db", store])
         #expect(missing.status == 1)
         #expect(missing.stderr == "commitsctl: error: cannot read \(directory.path("nope.json")): No such file or directory\n")
-        let empty = try run("commitsctl", ["import", "acme/widgets", "-", "--db", store], stdin: Data("[]\n".utf8))
+        let empty = try await run("commitsctl", ["import", "acme/widgets", "-", "--db", store], stdin: Data("[]\n".utf8))
         #expect(empty.status == 1)
         #expect(
             empty.stderr.hasSuffix(
                 "commitsctl: error: no commits in -; expected `gh api --paginate repos/OWNER/REPO/commits` output or NDJSON commits\n"))
-        let name = try run("commitsctl", ["import", "widgets", "-"])
+        let name = try await run("commitsctl", ["import", "widgets", "-"])
         #expect(name.status == 64)
         #expect(!FileManager.default.fileExists(atPath: store), "nothing is created for bad input")
     }

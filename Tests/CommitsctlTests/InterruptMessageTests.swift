@@ -13,25 +13,20 @@ import Testing
         defer { sim.stop() }
         // Slow pages: the sync is still running when the test interrupts it.
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 100}"#)
-        let process = Process()
-        process.executableURL = Executables.url("commitsctl")
-        process.arguments = ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL]
-        process.environment = Executables.environment(["GITHUB_TOKEN": "test-token"])
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            product: "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "test-token"], stderr: .pipe)
         // Interrupt once a few pages are in. The watch runs on its own thread: a busy
         // cooperative pool must not let the sync finish unseen.
-        let pid = process.processIdentifier
         let interrupted = await onThread { () -> Bool in
             waitUntilBlocking(timeout: .seconds(60)) { !process.isRunning || StoreInspection(db).commitCount() >= 300 }
-            return process.isRunning && kill(pid, SIGINT) == 0
+            guard process.isRunning else { return false }
+            process.signal(SIGINT)
+            return true
         }
         #expect(interrupted, "the sync ended before it could be interrupted")
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        let stderr = await onThread { String(decoding: process.errors!.readDataToEndOfFile(), as: UTF8.self) }
+        #expect(await process.wait() == .exited(130))
         let lines = stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(stderr)")
         let stored = StoreInspection(db).commitCount()
@@ -43,7 +38,7 @@ import Testing
         #expect(said <= stored && stored - said <= 100, "said \(said), stored \(stored)")
 
         _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
-        let rerun = try await runOffPool(
+        let rerun = try await run(
             "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
             environment: ["GITHUB_TOKEN": "test-token"])
         #expect(rerun.status == 0, "\(rerun.stderr)")

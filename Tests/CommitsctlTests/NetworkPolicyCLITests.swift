@@ -30,7 +30,7 @@ import Testing
                 headers: [("Location", elsewhere.baseURL + "/repositories/7")], body: [])
         }
         defer { api.stop() }
-        let result = try await runOffPool(
+        let result = try await run(
             "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
             environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(result.status == 1, "\(result.stderr)")
@@ -64,7 +64,7 @@ import Testing
             environment[source] = hostile
             named = "environment variable \(source)"
         }
-        let result = try await runOffPool("commitsctl", arguments, environment: environment)
+        let result = try await run("commitsctl", arguments, environment: environment)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(
             result.stderr.hasPrefix("commitsctl: error: the token from \(named) contains a control character or whitespace;"),
@@ -86,7 +86,7 @@ import Testing
             connection.respond(status: 403, reason: "Forbidden", headers: Self.json, body: Array(body.utf8))
         }
         defer { api.stop() }
-        let sync = try await runOffPool(
+        let sync = try await run(
             "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL, "--log-level", "trace"],
             environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(sync.status == 1, "\(sync.stderr)")
@@ -99,7 +99,7 @@ import Testing
         let stored = try Connection(path: db, mode: .readOnly).prepare("SELECT last_error FROM sync_state").map { $0.string(0) }
         #expect(stored.count == 1 && stored.allSatisfy { $0.contains("Forbidden for Bearer [REDACTED]") }, "\(stored)")
 
-        let status = try await runOffPool("commitsctl", ["status", "--json", "--db", db])
+        let status = try await run("commitsctl", ["status", "--json", "--db", db])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("[REDACTED]"), "\(status.stdout)")
 
@@ -112,11 +112,11 @@ import Testing
 
     @Test func anAPIURLWithCredentialsIsRefusedWithoutEchoingThem() async throws {
         let url = "http://user:password@127.0.0.1:1"
-        let flag = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db, "--api-url", url])
+        let flag = try await run("commitsctl", ["sync", "o/r", "--db", db, "--api-url", url])
         #expect(flag.status == 64, "\(flag.stderr)")
         #expect(flag.stderr.contains("--api-url / $GITHUB_API_URL must not contain a user name or credentials"), "\(flag.stderr)")
 
-        let variable = try await runOffPool("commitsctl", ["sync", "o/r", "--db", db], environment: ["GITHUB_API_URL": url])
+        let variable = try await run("commitsctl", ["sync", "o/r", "--db", db], environment: ["GITHUB_API_URL": url])
         #expect(variable.status == 64, "\(variable.stderr)")
         #expect(variable.stderr.contains("must not contain a user name or credentials"), "\(variable.stderr)")
 
@@ -129,7 +129,7 @@ import Testing
               - o/r
 
             """)
-        let file = try await runOffPool("commitsctl", ["sync", "--config", config])
+        let file = try await run("commitsctl", ["sync", "--config", config])
         #expect(file.status == 2, "\(file.stderr)")
         #expect(
             file.stderr.hasPrefix("commitsctl: error: \(config): api_url: must not contain a user name or credentials"), "\(file.stderr)")
@@ -148,7 +148,7 @@ import Testing
         }
         defer { api.stop() }
         // Not slept (that would be 31 years): the process ends after its one request, exit 75.
-        let result = try await runOffPool(
+        let result = try await run(
             "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],
             environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(result.status == 75, "\(result.stderr)")
@@ -169,7 +169,7 @@ import Testing
                 body: Array(#"{"message":"API rate limit exceeded for user ID 1."}"#.utf8))
         }
         defer { api.stop() }
-        let result = try await runOffPool(
+        let result = try await run(
             "commitsctl", ["sync", "o/r", "--wait", "--db", db, "--api-url", api.baseURL, "--log-level", "trace"],
             environment: ["GITHUB_TOKEN": SecretScan.token])
         #expect(result.status == 75, "\(result.stderr)")

@@ -58,9 +58,9 @@ import Testing
     static var scriptAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
 
     /// Runs `commitsctl ARGS` with stdout on a pseudo-terminal; stdout and stderr come back together.
-    func onTerminal(_ arguments: [String], pager: String? = nil) throws -> ProcessResult {
+    func onTerminal(_ arguments: [String], pager: String? = nil) async throws -> ProcessResult {
         let quoted = ([Executables.path("commitsctl")] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try runProgram(
+        return try await runProgram(
             "/usr/bin/script", ["-qec", "env -u LESS -u LV \(quoted)", "/dev/null"],
             environment: [
                 "PAGER": pager ?? self.pager, "PAGED": directory.path("paged"), "TZ": "UTC",
@@ -75,9 +75,9 @@ import Testing
             ["query"], ["query", "--format", "table"], ["authors"], ["stats"],
             ["show", "bbbb"],
         ])
-    func aTerminalGetsThePager(arguments: [String]) throws {
-        let piped = try commitsctl(arguments + ["--db", db], columns: 100)
-        let result = try onTerminal(arguments + ["--db", db])
+    func aTerminalGetsThePager(arguments: [String]) async throws {
+        let piped = try await commitsctl(arguments + ["--db", db], columns: 100)
+        let result = try await onTerminal(arguments + ["--db", db])
         #expect(result.status == 0, "\(result.stdout)")
         let received = try #require(paged, "the pager was not started, or not waited for: \(result.stdout)")
         #expect(!received.isEmpty)
@@ -88,14 +88,14 @@ import Testing
     }
 
     @Test(.enabled(if: scriptAvailable))
-    func noPagerAndPipesPrintDirectly() throws {
-        let result = try onTerminal(["query", "--no-pager", "--db", db])
+    func noPagerAndPipesPrintDirectly() async throws {
+        let result = try await onTerminal(["query", "--no-pager", "--db", db])
         #expect(result.status == 0)
         #expect(paged == nil)
         #expect(result.stdout.contains("日本語のコミット"))
-        _ = try commitsctl(["query", "--db", db], environment: ["PAGER": pager, "PAGED": directory.path("paged")])
+        _ = try await commitsctl(["query", "--db", db], environment: ["PAGER": pager, "PAGED": directory.path("paged")])
         #expect(paged == nil, "a pipe got the pager")
-        _ = try onTerminal(["--no-pager", "query", "--db", db])
+        _ = try await onTerminal(["--no-pager", "query", "--db", db])
         #expect(paged == nil)
     }
 
@@ -131,39 +131,35 @@ import Testing
             """)
         chmod(slow, 0o755)
         let commitsctl = Executables.path("commitsctl")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = [
-            "-qec",
-            """
-            '\(commitsctl)' query --format json --db '\(db)' & echo $! > '\(directory.path("pid"))'; wait $!; echo "status=$?"
-            test -e '\(directory.path("paged.done"))' && echo pager-finished-first
-            """, "/dev/null",
-        ]
-        process.environment = Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            "/usr/bin/script",
+            [
+                "-qec",
+                """
+                '\(commitsctl)' query --format json --db '\(db)' & echo $! > '\(directory.path("pid"))'; wait $!; echo "status=$?"
+                test -e '\(directory.path("paged.done"))' && echo pager-finished-first
+                """, "/dev/null",
+            ],
+            environment: Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"]), stdout: .pipe)
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
         usleep(200_000)
         let pid = try #require(
             Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, SIGTERM)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
+        process.waitBlocking()
         #expect(text.contains("status=143"), "\(text)")
         #expect(text.contains("pager-finished-first"), "\(text)")
     }
 
     @Test(.enabled(if: scriptAvailable))
-    func quittingThePagerEarlyIsQuiet() throws {
+    func quittingThePagerEarlyIsQuiet() async throws {
         // Enough output to fill the pipe (64 KiB) several times: writes meet a closed pipe.
         let db = try bigStore()
         let quitter = try directory.write("quitter", "#!/bin/sh\nhead -c 10 > /dev/null\n")
         chmod(quitter, 0o755)
-        let result = try onTerminal(["query", "--format", "json", "--db", db], pager: quitter)
+        let result = try await onTerminal(["query", "--format", "json", "--db", db], pager: quitter)
         #expect(result.status == 0, "\(result.stdout)")
         #expect(!result.stdout.contains("error"), "\(result.stdout)")
     }

@@ -81,8 +81,8 @@ enum QueryCLIFixture {
 }
 
 /// Runs `commitsctl` with a fixed environment: UTC, no $COLUMNS unless given, no store variables.
-func commitsctl(_ arguments: [String], columns: Int? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+func commitsctl(_ arguments: [String], columns: Int? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
     var extra = ["TZ": "UTC"].merging(environment) { _, new in new }
     if let columns { extra["COLUMNS"] = String(columns) }
-    return try run("commitsctl", arguments, environment: extra)
+    return try await run("commitsctl", arguments, environment: extra)
 }

@@ -17,8 +17,8 @@ import Testing
     func expectOutput(
         _ arguments: [String], columns: Int? = nil, _ expected: String,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let result = try commitsctl(arguments + ["--db", db], columns: columns)
+    ) async throws {
+        let result = try await commitsctl(arguments + ["--db", db], columns: columns)
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr == "", sourceLocation: sourceLocation)
         #expect(result.stdout == expected, sourceLocation: sourceLocation)
@@ -26,43 +26,43 @@ import Testing
 
     // MARK: - query
 
-    @Test func onelineIsTheDefault() throws {
+    @Test func onelineIsTheDefault() async throws {
         // Control characters (here an ANSI colour sequence and a tab) never reach the terminal.
-        try expectOutput(["query"], goldenOneline + "\n")
-        try expectOutput(["query", "--format", "oneline"], goldenOneline + "\n")
+        try await expectOutput(["query"], goldenOneline + "\n")
+        try await expectOutput(["query", "--format", "oneline"], goldenOneline + "\n")
     }
 
-    @Test func tableWithoutATerminalIsNotCut() throws {
-        try expectOutput(["query", "--format", "table"], goldenTable + "\n")
+    @Test func tableWithoutATerminalIsNotCut() async throws {
+        try await expectOutput(["query", "--format", "table"], goldenTable + "\n")
     }
 
-    @Test func tableFitsTheWidth() throws {
-        try expectOutput(["query", "--format", "table"], columns: 50, goldenTable50 + "\n")
-        let result = try commitsctl(["query", "--format", "table", "--db", db], columns: 50)
+    @Test func tableFitsTheWidth() async throws {
+        try await expectOutput(["query", "--format", "table"], columns: 50, goldenTable50 + "\n")
+        let result = try await commitsctl(["query", "--format", "table", "--db", db], columns: 50)
         #expect(result.stdout.unicodeScalars.allSatisfy { $0 != "\u{1B}" })
     }
 
-    @Test func json() throws {
-        try expectOutput(["query", "--format", "json", "-n", "2"], goldenJSON + "\n")
-        try expectOutput(["query", "--format", "json", "--author", "nobody"], "[]\n")
+    @Test func json() async throws {
+        try await expectOutput(["query", "--format", "json", "-n", "2"], goldenJSON + "\n")
+        try await expectOutput(["query", "--format", "json", "--author", "nobody"], "[]\n")
     }
 
-    @Test func ndjsonReversed() throws {
+    @Test func ndjsonReversed() async throws {
         // --reverse applies after -n, as in git: the newest three, oldest first.
-        try expectOutput(["query", "--format", "ndjson", "--reverse", "-n", "3"], goldenNDJSON + "\n")
+        try await expectOutput(["query", "--format", "ndjson", "--reverse", "-n", "3"], goldenNDJSON + "\n")
     }
 
-    @Test func csv() throws {
-        try expectOutput(["query", "--format", "csv", "--no-merges"], goldenCSV)
+    @Test func csv() async throws {
+        try await expectOutput(["query", "--format", "csv", "--no-merges"], goldenCSV)
     }
 
     /// The documented fields (docs/QUERY.md), in order, in every object.
-    @Test func jsonParsesAndKeepsItsDocumentedFields() throws {
+    @Test func jsonParsesAndKeepsItsDocumentedFields() async throws {
         let documented = [
             "sha", "subject", "message", "author_name", "author_email", "author_login", "author_date",
             "committer_name", "committer_email", "committer_login", "committer_date", "parents", "url", "repositories",
         ]
-        let result = try commitsctl(["query", "--format", "json", "--db", db])
+        let result = try await commitsctl(["query", "--format", "json", "--db", db])
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(objects.count == QueryCLIFixture.commits.count)
         for object in objects {
@@ -73,13 +73,13 @@ import Testing
         #expect(objects[3]["message"] as? String == QueryCLIFixture.commits[3].message)
         #expect((objects[1]["parents"] as? [String])?.count == 2)
         // Key order is part of the format.
-        let firstLine = try #require(try commitsctl(["query", "--format", "ndjson", "-n", "1", "--db", db]).lines.first)
+        let firstLine = try #require(try await commitsctl(["query", "--format", "ndjson", "-n", "1", "--db", db]).lines.first)
         let positions = documented.map { firstLine.range(of: "\"\($0)\":")!.lowerBound }
         #expect(positions == positions.sorted())
         // CSV has the same columns.
-        let header = try commitsctl(["query", "--format", "csv", "-n", "0", "--db", db]).stdout
+        let header = try await commitsctl(["query", "--format", "csv", "-n", "0", "--db", db]).stdout
         #expect(header == documented.joined(separator: ",") + "\r\n")
-        let ndjson = try commitsctl(["query", "--format", "ndjson", "--db", db]).lines
+        let ndjson = try await commitsctl(["query", "--format", "ndjson", "--db", db]).lines
         for line in ndjson {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(Set(object.keys) == Set(documented))
@@ -88,14 +88,14 @@ import Testing
 
     // MARK: - show
 
-    @Test func showPrintsTheFullMessageAndTheAuthorsTally() throws {
-        try expectOutput(["show", "aaaa1"], goldenShow + "\n")
-        try expectOutput(["show", "AAAA2222"], goldenShowMerge + "\n")
-        try expectOutput(["show", "dddd", "--format", "json"], goldenShowJSON + "\n")
+    @Test func showPrintsTheFullMessageAndTheAuthorsTally() async throws {
+        try await expectOutput(["show", "aaaa1"], goldenShow + "\n")
+        try await expectOutput(["show", "AAAA2222"], goldenShowMerge + "\n")
+        try await expectOutput(["show", "dddd", "--format", "json"], goldenShowJSON + "\n")
     }
 
-    @Test func anAmbiguousPrefixIsReportedNotGuessed() throws {
-        let result = try commitsctl(["show", "aaaa", "--db", db])
+    @Test func anAmbiguousPrefixIsReportedNotGuessed() async throws {
+        let result = try await commitsctl(["show", "aaaa", "--db", db])
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(
@@ -107,26 +107,26 @@ import Testing
                 """)
     }
 
-    @Test func showRefusesWhatIsNotACommit() throws {
-        let missing = try commitsctl(["show", "eeee", "--db", db])
+    @Test func showRefusesWhatIsNotACommit() async throws {
+        let missing = try await commitsctl(["show", "eeee", "--db", db])
         #expect(missing.status == 1)
         #expect(missing.stderr == "commitsctl: error: no commit eeee in the store \(db); `commitsctl query` lists what is mirrored\n")
-        let malformed = try commitsctl(["show", "xyz'; --", "--db", db])
+        let malformed = try await commitsctl(["show", "xyz'; --", "--db", db])
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("is not a commit sha; give 4 to 40 hex digits"))
     }
 
     // MARK: - authors, stats
 
-    @Test func authors() throws {
-        try expectOutput(["authors"], goldenAuthors + "\n")
-        try expectOutput(["authors", "--format", "json", "--top", "1"], goldenAuthorsJSON + "\n")
-        try expectOutput(["authors", "--format", "csv", "--repo", "acme/fork"], goldenAuthorsCSV)
+    @Test func authors() async throws {
+        try await expectOutput(["authors"], goldenAuthors + "\n")
+        try await expectOutput(["authors", "--format", "json", "--top", "1"], goldenAuthorsJSON + "\n")
+        try await expectOutput(["authors", "--format", "csv", "--repo", "acme/fork"], goldenAuthorsCSV)
     }
 
-    @Test func stats() throws {
-        try expectOutput(["stats"], goldenStats + "\n")
-        try expectOutput(["stats", "--format", "ndjson"], goldenStatsJSON + "\n")
+    @Test func stats() async throws {
+        try await expectOutput(["stats"], goldenStats + "\n")
+        try await expectOutput(["stats", "--format", "ndjson"], goldenStatsJSON + "\n")
     }
 }
 

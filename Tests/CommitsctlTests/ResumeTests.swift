@@ -35,16 +35,15 @@ import Testing
                     !process.isRunning || StoreInspection(db).commitCount() >= before + pages * 100
                 }
                 if process.isRunning {
-                    kill(process.processIdentifier, SIGKILL)
+                    process.signal(SIGKILL)
                     killed += 1
                 }
             }
-            process.waitUntilExit()
-            if process.terminationReason == .exit {
-                switch process.terminationStatus {
+            if let status = await process.wait().exitStatus {
+                switch status {
                 case 0: finished = true
                 case 75: rateLimited += 1
-                default: Issue.record("sync exited \(process.terminationStatus)")
+                default: Issue.record("sync exited \(status)")
                 }
             }
             #expect(try StoreInspection(db).integrity() == "ok")
@@ -65,18 +64,13 @@ import Testing
             "resume: \(Self.commits) commits, \(killed) kills + \(rateLimited) rate-limit stops, \(listRequests) list requests for \(expected) pages"
         )
         #expect(Double(listRequests) <= 1.1 * Double(expected), "\(listRequests) list requests for \(expected) pages")
-        let status = try run("commitsctl", ["query", "--db", db, "-n", "1"])
+        let status = try await run("commitsctl", ["query", "--db", db, "-n", "1"])
         #expect(status.status == 0)
     }
 
-    private func startSync(db: String, sim: SimulatorProcess) throws -> Process {
-        let process = Process()
-        process.executableURL = Executables.url("commitsctl")
-        process.arguments = ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL]
-        process.environment = ["GITHUB_TOKEN": "resume-test-token", "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    private func startSync(db: String, sim: SimulatorProcess) throws -> ChildProcess {
+        try ChildProcess(
+            Executables.path("commitsctl"), ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "resume-test-token", "PATH": "/usr/bin:/bin"])
     }
 }

@@ -35,13 +35,11 @@ import Testing
     func commitsctl(_ arguments: [String], as user: [String] = [], binary: String? = nil) async throws -> ProcessResult {
         let executable = binary ?? Executables.url("commitsctl").path
         if user.isEmpty {
-            return try await runOffPool("commitsctl", arguments, environment: ["GITHUB_TOKEN": SecretScan.token])
+            return try await run("commitsctl", arguments, environment: ["GITHUB_TOKEN": SecretScan.token])
         }
-        return try await onThread {
-            try runProgram(
-                "/usr/bin/setpriv", user + ["--", executable] + arguments,
-                environment: ["GITHUB_TOKEN": SecretScan.token])
-        }
+        return try await runProgram(
+            "/usr/bin/setpriv", user + ["--", executable] + arguments,
+            environment: ["GITHUB_TOKEN": SecretScan.token])
     }
 
     func expectNoLeaks(_ results: [ProcessResult], store: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -72,8 +70,8 @@ import Testing
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("tmpfs-probe-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: probe) }
-        guard (try? runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]))?.status == 0 else { return false }
-        _ = try? runProgram("/bin/umount", [probe])
+        guard (try? runProgramBlocking("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]))?.status == 0 else { return false }
+        _ = try? runProgramBlocking("/bin/umount", [probe])
         return true
     }()
 
@@ -82,8 +80,8 @@ import Testing
         try await withRunning(Self.startSimulator(commits: 5_000)) { simulator in
             let mount = directory.path("small")
             try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            #expect(try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]).status == 0)
-            defer { _ = try? runProgram("/bin/umount", ["-l", mount]) }
+            #expect(try await runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]).status == 0)
+            defer { _ = try? runProgramBlocking("/bin/umount", ["-l", mount]) }
             let db = mount + "/commits.sqlite"
 
             try simulator.moveHead(owner: "acme", name: "widgets", back: 4_800)
@@ -106,7 +104,7 @@ import Testing
             #expect(check.status == 3, "\(check.stdout)")
 
             // Room again: the next run resumes and converges.
-            #expect(try runProgram("/bin/mount", ["-o", "remount,size=64m", mount]).status == 0)
+            #expect(try await runProgram("/bin/mount", ["-o", "remount,size=64m", mount]).status == 0)
             let resumed = try await sync(db, simulator)
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(try StoreInspection(db).memberSHAs(of: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))

@@ -12,8 +12,8 @@ import Testing
     func sync(
         _ repository: String, _ sim: SimulatorProcess, extra: [String] = [],
         token: String? = "test-token"
-    ) throws -> ProcessResult {
-        try run(
+    ) async throws -> ProcessResult {
+        try await run(
             "commitsctl", ["sync", repository, "--db", db, "--api-url", sim.baseURL] + extra,
             environment: token.map { ["GITHUB_TOKEN": $0] } ?? [:])
     }
@@ -22,17 +22,17 @@ import Testing
     func swiftEvolutionAcceptance() async throws {
         let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
         defer { sim.stop() }
-        let first = try sync("swiftlang/swift-evolution", sim)
+        let first = try await sync("swiftlang/swift-evolution", sim)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.hasPrefix("swiftlang/swift-evolution@main: 7807 new, 0 updated"))
 
-        let query = try run("commitsctl", ["query", "--author", "Joe Groff", "--limit", "1000", "--db", db])
+        let query = try await run("commitsctl", ["query", "--author", "Joe Groff", "--limit", "1000", "--db", db])
         #expect(query.status == 0)
         #expect(query.lines.count == 324)
         #expect(query.lines.allSatisfy { $0.contains("Joe Groff") })
 
         _ = try await sim.control("/_sim/reset-stats", method: "POST")
-        let second = try sync("swiftlang/swift-evolution", sim)
+        let second = try await sync("swiftlang/swift-evolution", sim)
         #expect(second.status == 0)
         #expect(second.stdout.contains(": 0 new, 0 updated, 1 request (1 not modified)"))
         let stats = try await sim.control("/_sim/stats")
@@ -44,12 +44,12 @@ import Testing
     @Test func syntheticSyncThenQuery() async throws {
         let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
         defer { sim.stop() }
-        let result = try sync("acme/widgets", sim)
+        let result = try await sync("acme/widgets", sim)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"))
-        let all = try run("commitsctl", ["query", "--db", db])
+        let all = try await run("commitsctl", ["query", "--db", db])
         #expect(all.lines.count == 2500)
-        let limited = try run("commitsctl", ["query", "--db", db, "-n", "3"])
+        let limited = try await run("commitsctl", ["query", "--db", db, "-n", "3"])
         #expect(limited.lines.count == 3)
         // oneline: short sha, date, author, subject
         let fields = limited.lines[0].split(separator: " ", maxSplits: 2)
@@ -64,23 +64,17 @@ import Testing
         defer { sim.stop() }
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 60}"#)
 
-        let process = Process()
-        process.executableURL = Executables.url("commitsctl")
-        process.arguments = ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL]
-        process.environment = ["GITHUB_TOKEN": "test-token", "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            Executables.path("commitsctl"), ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "test-token", "PATH": "/usr/bin:/bin"])
         // Wait until a few pages are in, then kill without warning. The watch runs on
         // its own thread: a busy cooperative pool must not let the sync finish unseen.
         let db = self.db
-        let pid = process.processIdentifier
         await onThread {
             waitUntilBlocking(timeout: .seconds(60)) { StoreInspection(db).commitCount() >= 500 }
-            kill(pid, SIGKILL)
+            process.signal(SIGKILL)
         }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(await process.wait() == .signalled(SIGKILL))
 
         let store = StoreInspection(db)
         #expect(try store.integrity() == "ok")
@@ -89,7 +83,7 @@ import Testing
         #expect(afterKill % 100 == 0, "pages are stored whole or not at all")
 
         _ = try await sim.control("/_sim/faults", method: "POST", body: "{}")
-        let resumed = try sync("acme/widgets", sim)
+        let resumed = try await sync("acme/widgets", sim)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.hasPrefix("acme/widgets@main: \(3000 - afterKill) new"))
         #expect(store.commitCount() == 3000)

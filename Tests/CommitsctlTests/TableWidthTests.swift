@@ -106,11 +106,11 @@ import Testing
     }
 
     @Test(arguments: [80, 100, 120, 200])
-    func theTableFitsAndKeepsItsIdentifiers(columns: Int) throws {
-        let result = try commitsctl(["status", "--db", db], columns: columns)
+    func theTableFitsAndKeepsItsIdentifiers(columns: Int) async throws {
+        let result = try await commitsctl(["status", "--db", db], columns: columns)
         #expect(result.status == 0, "\(result.stderr)")
-        let whole = try commitsctl(["status", "--db", db]).lines
-        let state = try #require(
+        let whole = try await commitsctl(["status", "--db", db]).lines
+        let state = try await #require(
             try JSONSerialization.jsonObject(with: Data(try commitsctl(["status", "--format", "json", "--db", db]).stdout.utf8))
                 as? [[String: Any]])
         for line in result.lines { #expect(DisplayWidth.of(line) <= columns, "\(line)") }
@@ -132,7 +132,7 @@ import Testing
 /// `stats`'s table leaves out FIRST, then MERGES, before it cuts a repository's name.
 @Suite struct StatsTableWidthTests {
     @Test(arguments: [70, 80, 90, 120])
-    func secondaryColumnsGoBeforeNames(columns: Int) throws {
+    func secondaryColumnsGoBeforeNames(columns: Int) async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("stats.sqlite")
         try QueryCLIFixture.build(at: db)
@@ -141,8 +141,8 @@ import Testing
         try store.db.transaction {
             _ = try store.upsert([MirrorCore.Commit(QueryCLIFixture.payload(QueryCLIFixture.commits[4]))], repositoryID: evolution.id)
         }
-        let whole = try commitsctl(["stats", "--db", db]).lines
-        let result = try commitsctl(["stats", "--db", db], columns: columns)
+        let whole = try await commitsctl(["stats", "--db", db]).lines
+        let result = try await commitsctl(["stats", "--db", db], columns: columns)
         #expect(result.status == 0, "\(result.stderr)")
         for line in result.lines { #expect(DisplayWidth.of(line) <= columns, "\(line)") }
         if whole.allSatisfy({ DisplayWidth.of($0) <= columns }) { #expect(result.lines == whole) }

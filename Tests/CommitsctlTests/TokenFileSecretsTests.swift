@@ -14,14 +14,12 @@ import Testing
         var configuration = SimConfiguration()
         configuration.validTokens = [SecretScan.token]
         try await withRunning(startSimulator([("widgets", 450)], configuration: configuration)) { simulator in
-            let observed = try await onThread {
-                try? runObserved(
-                    "commitsctl",
-                    [
-                        "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
-                        "--token-file", tokenFile, "--log-level", "trace",
-                    ])
-            }
+            let observed = try? await runObserved(
+                "commitsctl",
+                [
+                    "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,
+                    "--token-file", tokenFile, "--log-level", "trace",
+                ])
             let result = try #require(observed)
             #expect(result.result.status == 0, "\(result.result.stderr)")
             #expect(result.argv.contains("--token-file \(tokenFile)"))

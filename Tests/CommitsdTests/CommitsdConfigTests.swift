@@ -8,15 +8,15 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    func check(_ yaml: String, environment: [String: String] = [:]) throws -> (ProcessResult, String) {
+    func check(_ yaml: String, environment: [String: String] = [:]) async throws -> (ProcessResult, String) {
         let path = try directory.write("config-\(UUID().uuidString.prefix(6)).yaml", yaml)
-        return (try run("commitsd", ["--check-config", "--config", path], environment: environment), path)
+        return (try await run("commitsd", ["--check-config", "--config", path], environment: environment), path)
     }
 
-    @Test func validFileIsSummarized() throws {
+    @Test func validFileIsSummarized() async throws {
         let token = try directory.write("token", "abc\n")
         chmod(token, 0o600)
-        let (result, path) = try check(
+        let (result, path) = try await check(
             """
             store: data/commits.sqlite
             api_url: https://ghe.example.com/api/v3
@@ -33,13 +33,13 @@ import Testing
         )
         #expect(result.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")), "checking creates nothing")
-        let (one, _) = try check("repositories: [acme/widgets]\n")
+        let (one, _) = try await check("repositories: [acme/widgets]\n")
         #expect(one.status == 0, "\(one.stderr)")
         #expect(one.stdout.hasSuffix("; 1 repository: acme/widgets\n"), "\(one.stdout)")
     }
 
-    @Test func environmentOverridesAreShown() throws {
-        let (result, _) = try check(
+    @Test func environmentOverridesAreShown() async throws {
+        let (result, _) = try await check(
             "store: /var/lib/x.sqlite\nrepositories: [acme/widgets]\n",
             environment: [
                 "COMMITS_DB": "/tmp/elsewhere.sqlite", "GH_TOKEN": "t",
@@ -52,7 +52,7 @@ import Testing
         #expect(result.stderr.contains("store.ignored=/tmp/elsewhere.sqlite"), "\(result.stderr)")
 
         // Without `store`, $COMMITS_DB still chooses it.
-        let (unnamed, _) = try check("repositories: [acme/widgets]\n", environment: ["COMMITS_DB": "/tmp/elsewhere.sqlite"])
+        let (unnamed, _) = try await check("repositories: [acme/widgets]\n", environment: ["COMMITS_DB": "/tmp/elsewhere.sqlite"])
         #expect(unnamed.stdout.contains("; store /tmp/elsewhere.sqlite;"), "\(unnamed.stdout)")
         #expect(!unnamed.stderr.contains("ignoring"))
     }
@@ -87,15 +87,15 @@ import Testing
             ":2:1: not valid YAML: did not find expected ',' or ']'; expected valid YAML like config/commits-mirror.example.yaml"
         ),
     ])
-    func badFileIsOneLineAndExit2(_ yaml: String, _ expected: String) throws {
-        let (result, path) = try check(yaml)
+    func badFileIsOneLineAndExit2(_ yaml: String, _ expected: String) async throws {
+        let (result, path) = try await check(yaml)
         #expect(result.status == 2)
         #expect(result.stderr == "commitsd: error: \(path)\(expected)\n")
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func missingOrUnreadableFile() throws {
-        let missing = try run("commitsd", ["--check-config"], environment: ["COMMITS_MIRROR_CONFIG": directory.path("nope.yaml")])
+    @Test func missingOrUnreadableFile() async throws {
+        let missing = try await run("commitsd", ["--check-config"], environment: ["COMMITS_MIRROR_CONFIG": directory.path("nope.yaml")])
         #expect(missing.status == 2)
         #expect(
             missing.stderr
@@ -103,9 +103,9 @@ import Testing
         )
     }
 
-    @Test func serveRefusesABadFileBeforeStarting() throws {
+    @Test func serveRefusesABadFileBeforeStarting() async throws {
         let path = try directory.write("config.yaml", "repositories: [acme/widgets]\nlog_level: chatty\n")
-        let result = try run("commitsd", ["serve", "--config", path])
+        let result = try await run("commitsd", ["serve", "--config", path])
         #expect(result.status == 2)
         #expect(
             result.stderr
@@ -119,7 +119,7 @@ import Testing
     static let analyzer = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(.enabled(if: analyzer != nil, "systemd-analyze is not installed"))
-    func unitsVerify() throws {
+    func unitsVerify() async throws {
         // verify insists ExecStart's binary exists: check a copy pointing at the built products.
         let directory = try TemporaryDirectory()
         let units = ["commitsd.service", "commits-sync.service", "commits-sync.timer"]
@@ -130,18 +130,11 @@ import Testing
             paths.append(
                 try directory.write(unit, text.replacingOccurrences(of: "/usr/local/bin/", with: Executables.productsDirectory.path + "/")))
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.analyzer!)
         // The man pages Documentation= names come with the package, not with the build.
-        process.arguments = ["verify", "--man=no"] + paths
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let verified = try await runProgram(Self.analyzer!, ["verify", "--man=no"] + paths)
         // verify exits 0 even for unknown keys; any output at all is a finding.
-        #expect(process.terminationStatus == 0 && text.isEmpty, "\(text)")
+        let text = verified.stdout + verified.stderr
+        #expect(verified.status == 0 && text.isEmpty, "\(text)")
     }
 
     @Test func serviceUnitHasTheRequiredSettings() throws {

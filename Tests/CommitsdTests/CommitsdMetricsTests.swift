@@ -99,7 +99,7 @@ import Testing
         defer { Task { try? await simulator.shutdown() } }
         let store = directory.path("commits.sqlite")
         let textfile = directory.path("commits_mirror.prom")
-        let result = try await runOffPool(
+        let result = try await run(
             "commitsctl",
             [
                 "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL, "--metrics-textfile", textfile,

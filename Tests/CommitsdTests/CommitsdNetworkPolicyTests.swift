@@ -10,22 +10,22 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    func checkConfig(apiURL: String, environment: [String: String] = [:]) throws -> (ProcessResult, String) {
+    func checkConfig(apiURL: String, environment: [String: String] = [:]) async throws -> (ProcessResult, String) {
         let path = try directory.write(
             "config-\(UUID().uuidString.prefix(6)).yaml",
             "api_url: \(apiURL)\nrepositories: [acme/widgets]\n")
-        return (try run("commitsd", ["--check-config", "--config", path], environment: environment), path)
+        return (try await run("commitsd", ["--check-config", "--config", path], environment: environment), path)
     }
 
-    @Test func credentialsInTheAPIURLAreRefusedWithoutEchoingThem() throws {
-        let (file, path) = try checkConfig(apiURL: "http://user:password@127.0.0.1:1")
+    @Test func credentialsInTheAPIURLAreRefusedWithoutEchoingThem() async throws {
+        let (file, path) = try await checkConfig(apiURL: "http://user:password@127.0.0.1:1")
         #expect(file.status == 2)
         #expect(
             file.stderr
                 == "commitsd: error: \(path): api_url: must not contain a user name or credentials (…@ before the host); expected the URL alone; put the token in GITHUB_TOKEN or token_file\n"
         )
 
-        let (variable, _) = try checkConfig(
+        let (variable, _) = try await checkConfig(
             apiURL: "http://127.0.0.1:1",
             environment: ["GITHUB_API_URL": "http://user:password@127.0.0.1:1"])
         #expect(variable.status == 2)
@@ -35,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func aTokenWithALineBreakIsRefusedAtStartUp() throws {
-        let (result, _) = try checkConfig(apiURL: "http://127.0.0.1:1", environment: ["GITHUB_TOKEN": "abc\r\nX-Evil: 1"])
+    @Test func aTokenWithALineBreakIsRefusedAtStartUp() async throws {
+        let (result, _) = try await checkConfig(apiURL: "http://127.0.0.1:1", environment: ["GITHUB_TOKEN": "abc\r\nX-Evil: 1"])
         #expect(result.status == 2)
         #expect(
             result.stderr

@@ -119,7 +119,7 @@ import Testing
             #expect(stored < 3000 && stored % 100 == 0, "whole pages only: \(stored)")
             #expect(daemon.log.contains("sync interrupted by shutdown at a page boundary"))
 
-            let interrupted = try run("commitsctl", ["status", "--db", store, "--json"])
+            let interrupted = try await run("commitsctl", ["status", "--db", store, "--json"])
             #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted at a page boundary; resumes on the next run\""))
 
             simulator.setFaults(FaultPlan())
@@ -148,7 +148,7 @@ import Testing
             let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
             #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
             #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/small").isEmpty, "nothing starts while paused")
-            let status = try run("commitsctl", ["status", "--db", store, "--json"])
+            let status = try await run("commitsctl", ["status", "--db", store, "--json"])
             #expect(status.stdout.contains("\"last_error\" : \"stopped at the rate-limit reserve (4990); resumes after the reset\""))
             // Longer than the 1 s interval: a sync would have started in this window.
             #expect(
@@ -173,7 +173,7 @@ import Testing
             #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 300 }, "\(daemon.log)")
 
             // The repository commitsd is syncing: skipped at once, with who holds it.
-            let same = try run(
+            let same = try await run(
                 "commitsctl", ["sync", "acme/big", "--db", store, "--api-url", simulator.baseURL],
                 environment: ["GITHUB_TOKEN": "test-token"])
             #expect(same.status == 75, "\(same.stderr)")
@@ -183,7 +183,7 @@ import Testing
             )
 
             // Cron style, while commitsd keeps writing pages: small is synced, big skipped.
-            let all = try run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
+            let all = try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
             #expect(all.status == 75, "\(all.stderr)")
             #expect(all.stdout.hasPrefix("acme/small@main: 200 new"), "\(all.stdout)")
             #expect(all.stderr.contains("commitsctl: warning: acme/big is being synced by another process (commitsd"))
@@ -195,7 +195,7 @@ import Testing
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
             #expect(try StoreInspection(store).integrity() == "ok")
-            let status = try run("commitsctl", ["status", "--db", store])
+            let status = try await run("commitsctl", ["status", "--db", store])
             #expect(status.lines.count == 3)
             #expect(status.lines.dropFirst().allSatisfy { $0.contains(" yes ") }, "\(status.stdout)")
         }

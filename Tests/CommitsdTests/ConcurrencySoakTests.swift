@@ -66,7 +66,7 @@ import Testing
             let environment = ["GITHUB_TOKEN": SecretScan.token]
             let box = Box()
             // gamma is commitsctl's alone; its first sync happens before the readers ask for it.
-            let initial = try await runObservedOffPool(
+            let initial = try await runObserved(
                 "commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
                 environment: environment)
             #expect(initial.result.status == 0, "\(initial.result.stderr)")
@@ -96,7 +96,7 @@ import Testing
                         try? simulator.moveHead(owner: "acme", name: "gamma", forward: Int.random(in: 100...300, using: &generator))
                         for name in round % 3 == 0 ? ["gamma", "beta"] : ["gamma"] {
                             guard
-                                let observed = try? runObserved(
+                                let observed = try? runObservedBlocking(
                                     "commitsctl",
                                     [
                                         "sync", "acme/\(name)", "--db", store, "--api-url", simulator.baseURL, "--log-level", "trace",
@@ -122,7 +122,7 @@ import Testing
                             }
                         }
                         if !backedUp, ContinuousClock.now >= halfway,
-                            let copy = try? runObserved(
+                            let copy = try? runObservedBlocking(
                                 "commitsctl", ["backup", directory.path("mid-soak.sqlite"), "--db", store], environment: environment)
                         {
                             backedUp = true
@@ -159,7 +159,9 @@ import Testing
                             Thread.sleep(forTimeInterval: 0.2 + Double(pause.next() % 400) / 1000)
                             let arguments = commands[index % commands.count] + ["--db", store]
                             index += 1
-                            guard let observed = try? runObserved("commitsctl", arguments, environment: environment) else { continue }
+                            guard let observed = try? runObservedBlocking("commitsctl", arguments, environment: environment) else {
+                                continue
+                            }
                             let result = observed.result
                             // check exits 3 while a walk is pending: sound, not yet complete.
                             let ok = result.status == 0 || (arguments[0] == "check" && result.status == 3)
@@ -197,7 +199,7 @@ import Testing
                 }, "\(daemon.log.suffix(3000))")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
-            let last = try await runObservedOffPool(
+            let last = try await runObserved(
                 "commitsctl", ["sync", "acme/gamma", "--db", store, "--api-url", simulator.baseURL],
                 environment: environment)
             #expect(last.result.status == 0, "\(last.result.stderr)")
@@ -215,7 +217,7 @@ import Testing
                 #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/\(name)") == (try reachable(name)), "acme/\(name)")
             }
             #expect(await onThread { (try? StoreInspection(store).integrity()) ?? "unreadable" } == "ok")
-            let check = try await runOffPool("commitsctl", ["check", "--db", store])
+            let check = try await run("commitsctl", ["check", "--db", store])
             #expect(check.status == 0, "\(check.stdout)")
 
             // No write lost: every commit any writer reported new is in the final store, counted once.
@@ -230,7 +232,7 @@ import Testing
             // The mid-soak copy is a sound store in its own right.
             let copy = directory.path("mid-soak.sqlite")
             #expect(await onThread { (try? StoreInspection(copy).integrity()) ?? "unreadable" } == "ok")
-            let copyCheck = try await runOffPool("commitsctl", ["check", "--db", copy])
+            let copyCheck = try await run("commitsctl", ["check", "--db", copy])
             #expect(copyCheck.status == 0 || copyCheck.status == 3, "\(copyCheck.stdout)")
 
             // The token: nowhere.

@@ -7,48 +7,35 @@ import Testing
 
 /// A running `commitsd`, its stderr going to a file the test can read at any time.
 final class DaemonProcess: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let logPath: String
 
     init(_ arguments: [String], environment: [String: String] = [:], logPath: String) throws {
         self.logPath = logPath
-        try Data().write(to: URL(fileURLWithPath: logPath))
-        process.executableURL = URL(fileURLWithPath: Executables.path("commitsd"))
-        process.arguments = arguments
-        process.environment = Executables.environment(environment)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(product: "commitsd", arguments, environment: environment, stderr: .file(logPath))
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    func signal(_ signal: Int32) { process.signal(signal) }
 
     /// When `waitForExit` saw the process gone (watched from its own thread, so a
     /// busy test pool delays neither the watch nor this figure).
     private(set) var exitSeenAt: ContinuousClock.Instant?
 
-    /// Waits up to `timeout` for the process to exit; its status, or nil if still running.
+    /// Waits up to `timeout` for the process to exit; its status (128 + the
+    /// signal when one ended it), or nil if still running.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let exited = await onThread { [self] in
-            let gone = waitUntilBlocking(timeout: timeout) { !process.isRunning }
-            if gone { exitSeenAt = .now }
-            return gone
+        let termination = await onThread { [self] in
+            let termination = process.waitBlocking(timeout: timeout)
+            if termination != nil { exitSeenAt = .now }
+            return termination
         }
-        guard exited else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return termination?.status
     }
 
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { process.kill() }
 
     deinit { stop() }
 }

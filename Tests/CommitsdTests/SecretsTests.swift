@@ -22,9 +22,9 @@ import Testing
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
             #expect(daemon.log.contains("GitHub rejected the token from environment variable GITHUB_TOKEN (401 Bad credentials)"))
 
-            let status = try await runOffPool("commitsctl", ["status", "--db", store, "--json"])
+            let status = try await run("commitsctl", ["status", "--db", store, "--json"])
             #expect(status.status == 0, "\(status.stderr)")
-            let sync = try await runOffPool(
+            let sync = try await run(
                 "commitsctl",
                 [
                     "sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL,

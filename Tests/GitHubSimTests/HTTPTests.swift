@@ -146,20 +146,17 @@ import Testing
         try "good-one\n\n".write(to: tokens, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tokens) }
 
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [
-            "--synthetic", "acme/widgets=500:3", "--empty", "acme/void", "--tokens-file", tokens.path, "--head-back",
-            "acme/widgets=10",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            binary.path,
+            [
+                "--synthetic", "acme/widgets=500:3", "--empty", "acme/void", "--tokens-file", tokens.path, "--head-back",
+                "acme/widgets=10",
+            ], environment: ProcessInfo.processInfo.environment, stdout: .pipe)
+        defer { process.kill() }
 
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = process.output!.availableData
             if chunk.isEmpty { break }
             line.append(chunk)
         }
@@ -181,9 +178,8 @@ import Testing
         let moved = try await client.send(HTTPRequest(url: "\(base)/_sim/repos/acme/widgets/head?forward=10", method: "POST"))
         #expect(String(decoding: moved.body, as: UTF8.self) == "{\"head\":\"\(repo.sha(at: 499))\"}")
 
-        process.terminate()  // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        process.signal(SIGTERM)
+        #expect(await process.wait() == .exited(0))
     }
 
     static func nextLink(_ header: String) -> String? {

@@ -15,22 +15,15 @@ import Testing
     ]
 
     /// `git check-ref-format --branch NAME` accepts it (run outside any repository).
-    static func gitAccepts(_ name: String) throws -> Bool {
-        let git = Process()
-        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        git.arguments = ["git", "check-ref-format", "--branch", name]
-        git.currentDirectoryURL = URL(fileURLWithPath: "/")
-        git.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "GIT_CEILING_DIRECTORIES": "/"]
-        git.standardOutput = FileHandle.nullDevice
-        git.standardError = FileHandle.nullDevice
-        try git.run()
-        git.waitUntilExit()
-        return git.terminationStatus == 0
+    static func gitAccepts(_ name: String) async throws -> Bool {
+        try await runProgram(
+            "/usr/bin/env", ["git", "-C", "/", "check-ref-format", "--branch", name], environment: ["GIT_CEILING_DIRECTORIES": "/"]
+        ).status == 0
     }
 
     @Test(arguments: names)
     func agreesWithGit(name: String) async throws {
-        let accepted = try await onThread { try Self.gitAccepts(name) }
+        let accepted = try await Self.gitAccepts(name)
         let problem = BranchName.problem(with: name)
         #expect(
             (problem == nil) == accepted, "git \(accepted ? "accepts" : "refuses") \(BranchName.quoted(name)); ours: \(problem ?? "valid")")

@@ -7,40 +7,17 @@ public func runBounded(
     _ executable: String, _ arguments: [String], limit: Duration,
     environment: [String: String] = [:]
 ) async throws -> ProcessResult? {
-    try await onThread {
-        let process = Process()
-        process.executableURL = Executables.url(executable)
-        process.arguments = arguments
-        process.environment = Executables.environment(environment)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let readers = DispatchGroup()
-        nonisolated(unsafe) var stdoutData = Data(), stderrData = Data()
-        readers.enter()
-        DispatchQueue.global().async {
-            stdoutData = out.fileHandleForReading.readDataToEndOfFile(); readers.leave()
-        }
-        readers.enter()
-        DispatchQueue.global().async {
-            stderrData = err.fileHandleForReading.readDataToEndOfFile(); readers.leave()
-        }
-        var killed = false
-        if exited.wait(timeout: .now() + limit.timeInterval) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            killed = true
-            exited.wait()
-        }
-        readers.wait()
-        guard !killed else { return nil }
-        return ProcessResult(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+    let logs = try TemporaryDirectory()
+    let child = try ChildProcess(
+        product: executable, arguments, environment: environment,
+        stdout: .file(logs.path("stdout")), stderr: .file(logs.path("stderr")))
+    guard let termination = await child.wait(timeout: limit) else {
+        child.kill()
+        return nil
     }
+    return ProcessResult(
+        status: termination.status, stdout: (try? String(contentsOfFile: logs.path("stdout"), encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOfFile: logs.path("stderr"), encoding: .utf8)) ?? "")
 }
 
 /// Runs blocking `body` on its own thread and waits at most `limit` for it.

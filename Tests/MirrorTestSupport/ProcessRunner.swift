@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The captured result of one finished process.
 public struct ProcessResult: Sendable {
@@ -20,66 +21,71 @@ public struct ObservedRun: Sendable {
     public var argv: String
 }
 
-/// Runs a product (`Executables`) to completion with an isolated environment.
+/// Runs a product (`Executables`) to completion with an isolated environment,
+/// waiting off the cooperative pool.
 public func run(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     stdin: Data? = nil
-) throws -> ProcessResult {
-    try execute(Executables.path(executable), arguments, environment: environment, stdin: stdin).result
+) async throws -> ProcessResult {
+    try await onThread {
+        try execute(Executables.path(executable), arguments, environment: Executables.environment(environment), stdin: stdin).result
+    }
 }
 
 /// Like `run`, also reading the process's `/proc/PID/cmdline` while it runs.
-public func runObserved(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ObservedRun {
-    try execute(Executables.path(executable), arguments, environment: environment, stdin: nil)
+public func runObserved(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ObservedRun {
+    try await onThread { try runObservedBlocking(executable, arguments, environment: environment) }
 }
 
-/// Runs any program (`mount`, `setpriv` …) to completion, capturing its output.
-public func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-    try execute(path, arguments, environment: environment, stdin: nil).result
+/// `runObserved` for code already on a thread of its own (see `onThread`): it blocks that thread.
+public func runObservedBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ObservedRun {
+    try execute(Executables.path(executable), arguments, environment: Executables.environment(environment), stdin: nil)
+}
+
+/// Runs any program (`mount`, `setpriv`, `git` …) to completion, capturing its output.
+public func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+    try await onThread { try runProgramBlocking(path, arguments, environment: environment) }
+}
+
+/// `runProgram` where no `await` is possible (a static initializer, a `defer`): it blocks the calling thread.
+public func runProgramBlocking(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    try execute(path, arguments, environment: Executables.environment(environment), stdin: nil).result
 }
 
 private func execute(
     _ path: String, _ arguments: [String], environment: [String: String],
     stdin: Data?
 ) throws -> ObservedRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = Executables.environment(environment)
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.run()
+    let child = try ChildProcess(
+        path, arguments, environment: environment, stdin: stdin == nil ? .null : .pipe, stdout: .pipe, stderr: .pipe)
     // The kernel shows the new argv only once the child has exec'd (before, it is
     // the test's own; after exit, empty): look until it names the executable.
     var argv = ""
     let deadline = ContinuousClock.now + .seconds(5)
-    while process.isRunning, ContinuousClock.now < deadline {
-        argv = SecretScan.commandLine(of: process.processIdentifier) ?? ""
+    while child.isRunning, ContinuousClock.now < deadline {
+        argv = SecretScan.commandLine(of: child.pid) ?? ""
         if argv.hasPrefix(path) { break }
         usleep(1_000)
     }
-    if let stdin {
-        DispatchQueue.global().async {
-            input.fileHandleForWriting.write(stdin)
-            try? input.fileHandleForWriting.close()
-        }
+    if let stdin, let input = child.input {
+        Thread {
+            input.write(stdin)
+            try? input.close()
+        }.start()
     }
     // Read both pipes to the end before waiting, so a chatty process never blocks.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var stderrData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
+    let stderrData = Mutex(Data())
+    let stderrRead = DispatchSemaphore(value: 0)
+    Thread { [errors = child.errors!] in
+        let data = errors.readDataToEndOfFile()
+        stderrData.withLock { $0 = data }
+        stderrRead.signal()
+    }.start()
+    let stdoutData = child.output!.readDataToEndOfFile()
+    stderrRead.wait()
     let result = ProcessResult(
-        status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData, as: UTF8.self))
+        status: child.waitBlocking().status, stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self))
     return ObservedRun(result: result, argv: argv)
 }
 
@@ -100,15 +106,4 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> 
         thread.stackSize = 1 << 20
         thread.start()
     }
-}
-
-/// `run` off the cooperative pool.
-public func runOffPool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
-    try await onThread { try run(executable, arguments, environment: environment) }
-}
-
-/// `runObserved` off the cooperative pool.
-public func runObservedOffPool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ObservedRun
-{
-    try await onThread { try runObserved(executable, arguments, environment: environment) }
 }

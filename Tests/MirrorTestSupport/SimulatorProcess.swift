@@ -3,27 +3,23 @@ import Foundation
 
 /// A `github-sim` process on an ephemeral loopback port; terminated on `stop()`.
 public final class SimulatorProcess: @unchecked Sendable {
-    public let process = Process()
+    public let process: ChildProcess
     public let baseURL: String
 
     public init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Executables.url("github-sim")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            Executables.path("github-sim"), arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new }, stdout: .pipe)
         // The first stdout line is the base URL.
         var line = Data()
         while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            let byte = process.output!.readData(ofLength: 1)
             if byte.isEmpty || byte == Data("\n".utf8) { break }
             line.append(byte)
         }
         baseURL = String(decoding: line, as: UTF8.self)
         guard baseURL.hasPrefix("http://") else {
-            process.terminate()
+            process.kill()
             throw SimulatorStartError(output: baseURL)
         }
     }
@@ -42,10 +38,8 @@ public final class SimulatorProcess: @unchecked Sendable {
     }
 
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.signal(SIGTERM)
+        process.waitBlocking()
     }
 
     deinit { stop() }
