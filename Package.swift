@@ -23,12 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // MARK: - C system libraries (module map + header-only shim)
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // MARK: - C libraries: libcurl loaded on first use (Sources/CCurl), the others linked
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

@@ -56,8 +56,10 @@ depends=$(for library in $libraries; do
     [[ -n $path ]] || { echo "build-deb: cannot find $library" >&2; exit 1; }
     dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || dpkg -S "$path" | head -1 | cut -d: -f1
 done | sort -u | paste -sd, | sed 's/,/, /g')
-# adduser for postinst; dash's builtin kill serves ExecReload, so no procps.
-depends="$depends, adduser"
+# libcurl4: loaded with dlopen on the first request (Sources/CCurl), so no binary
+# names it as NEEDED. adduser for postinst; dash's builtin kill serves ExecReload,
+# so no procps.
+depends="$depends, libcurl4, adduser"
 
 for script in postinst prerm postrm; do install -m 755 ".ci/packaging/debian/$script" "$pkg/DEBIAN/$script"; done
 install -m 644 .ci/packaging/debian/conffiles "$pkg/DEBIAN/conffiles"

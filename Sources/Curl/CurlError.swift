@@ -11,7 +11,7 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         if let detail, !detail.isEmpty {
             self.message = detail
         } else {
-            self.message = String(cString: curl_easy_strerror(code))
+            self.message = String(cString: ccurl_easy_strerror(code))
         }
     }
 

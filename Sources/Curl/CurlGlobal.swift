@@ -1,8 +1,6 @@
 import CCurl
 
-/// libcurl's process-wide initialisation. `curl_global_init` is not thread-safe,
-/// so it runs exactly once, lazily, before the first easy handle is created.
-let curlGlobalInitialization: Void = {
-    let code = curl_global_init(Int(CURL_GLOBAL_ALL))
-    precondition(code == CURLE_OK, "curl_global_init failed: \(code.rawValue)")
-}()
+/// libcurl is loaded (and `curl_global_init` run) on first use, once per
+/// process: a command that makes no request never maps it or its libraries.
+/// Why it could not be loaded, if it could not.
+let curlLoadFailure: String? = ccurl_load().map { String(cString: $0) }

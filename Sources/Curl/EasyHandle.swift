@@ -23,8 +23,10 @@ final class EasyHandle {
     private var cancellation: CancellationFlag?
 
     init(configuration: HTTPClient.Configuration) throws {
-        _ = curlGlobalInitialization
-        guard let handle = curl_easy_init() else {
+        if let curlLoadFailure {
+            throw CurlError(code: CURLE_FAILED_INIT, detail: "libcurl could not be loaded: \(curlLoadFailure)")
+        }
+        guard let handle = ccurl_easy_init() else {
             throw CurlError(code: CURLE_FAILED_INIT, detail: "curl_easy_init returned NULL")
         }
         rawHandle = handle
@@ -34,7 +36,7 @@ final class EasyHandle {
     }
 
     deinit {
-        curl_easy_cleanup(rawHandle)
+        ccurl_easy_cleanup(rawHandle)
         errorBuffer.deallocate()
     }
 
@@ -109,7 +111,7 @@ final class EasyHandle {
         try check(ccurl_easy_setopt_slist(rawHandle, CURLOPT_HTTPHEADER, list.rawList))
         headerList = list
 
-        let code = curl_easy_perform(rawHandle)
+        let code = ccurl_easy_perform(rawHandle)
         guard code == CURLE_OK else {
             throw CurlError(code: code, detail: transferErrorDetail(code))
         }

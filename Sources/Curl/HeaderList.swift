@@ -7,7 +7,7 @@ final class HeaderList {
 
     init(_ lines: [String]) {
         for line in lines {
-            guard let appended = curl_slist_append(rawList, line) else {
+            guard let appended = ccurl_slist_append(rawList, line) else {
                 fatalError("curl_slist_append: out of memory")
             }
             rawList = appended
@@ -15,7 +15,7 @@ final class HeaderList {
     }
 
     deinit {
-        curl_slist_free_all(rawList)
+        ccurl_slist_free_all(rawList)
     }
 }
 
