@@ -85,8 +85,20 @@ public final class ChildProcess: Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // No signal blocked, every signal at its default: a dispatch worker (which
+        // may be the calling thread) blocks them all, and a child inherits the
+        // mask; a shell that waits with SIGCHLD blocked then waits forever.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             parentEnds.values.forEach { close($0) }
             throw ChildProcessError.spawn(path, spawned)

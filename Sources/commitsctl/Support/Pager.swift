@@ -67,8 +67,19 @@ enum Pager {
         var argv = arguments.map { strdup($0) } + [nil]
         var envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // The pager starts with no signal blocked and every signal at its default,
+        // whatever thread we spawn it from (a dispatch worker blocks them all).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, &envp)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
         close(fds[0])
         guard spawned == 0 else {
             close(fds[1])
