@@ -8,13 +8,35 @@ import Testing
 /// `--no-pager` turns it off, and quitting it early is quiet.
 @Suite struct PagerDecisionTests {
     @Test func onlyOnATerminalAndNotWhenTurnedOff() {
-        #expect(Pager.command(environment: [:], standardOutputIsTerminal: true, disabled: false) == "less")
-        #expect(Pager.command(environment: [:], standardOutputIsTerminal: false, disabled: false) == nil)
-        #expect(Pager.command(environment: [:], standardOutputIsTerminal: true, disabled: true) == nil)
-        #expect(Pager.command(environment: ["PAGER": "most -s"], standardOutputIsTerminal: true, disabled: false) == "most -s")
-        #expect(Pager.command(environment: ["PAGER": "most"], standardOutputIsTerminal: false, disabled: false) == nil)
-        #expect(Pager.command(environment: ["PAGER": ""], standardOutputIsTerminal: true, disabled: false) == nil)
-        #expect(Pager.command(environment: ["PAGER": "cat"], standardOutputIsTerminal: true, disabled: false) == nil)
+        func command(_ environment: [String: String], terminal: Bool = true, disabled: Bool = false) -> String? {
+            Pager.command(environment: environment, standardOutputIsTerminal: terminal, disabled: disabled) { _, _ in true }
+        }
+        #expect(command([:]) == "less")
+        #expect(command([:], terminal: false) == nil)
+        #expect(command([:], disabled: true) == nil)
+        #expect(command(["PAGER": "most -s"]) == "most -s")
+        #expect(command(["PAGER": "most"], terminal: false) == nil)
+        #expect(command(["PAGER": ""]) == nil)
+        #expect(command(["PAGER": "cat"]) == nil)
+    }
+
+    /// git's behaviour on a server without less: the output is printed, not lost.
+    @Test func aPagerThatIsNotInstalledIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        let pager = try directory.write("my-pager", "#!/bin/sh\ncat\n")
+        chmod(pager, 0o755)
+        func command(_ pager: String?, path: String) -> String? {
+            var environment = ["PATH": path]
+            environment["PAGER"] = pager
+            return Pager.command(environment: environment, standardOutputIsTerminal: true, disabled: false)
+        }
+        #expect(command(nil, path: directory.path("empty")) == nil, "no less on the PATH")
+        #expect(command("my-pager -R", path: directory.url.path) == "my-pager -R")
+        #expect(command("my-pager", path: "/nonexistent") == nil)
+        #expect(command(pager, path: "/nonexistent") == pager, "a path needs no PATH")
+        #expect(command(directory.path("absent"), path: directory.url.path) == nil)
+        // What the shell would expand cannot be looked up: it is left to the shell.
+        #expect(command("$HOME/bin/pager", path: "/nonexistent") == "$HOME/bin/pager")
     }
 
     @Test func lessAndLvGetGitsDefaultsUnlessSet() {
@@ -77,7 +99,12 @@ import Testing
             "signal-pager",
             """
             #!/bin/sh
-            grep -E '^Sig(Blk|Ign):' /proc/$$/status > "$PAGED.signals"; cat > /dev/null
+            # Builtins only: a shell blocks every signal while it forks, so a child
+            # (grep) reading this shell's status could catch it mid-fork.
+            while IFS= read -r line; do
+                case $line in SigBlk:* | SigIgn:*) printf '%s\n' "$line" ;; esac
+            done < /proc/$$/status > "$PAGED.signals"
+            cat > /dev/null
 
             """)
         chmod(recorder, 0o755)

@@ -28,11 +28,29 @@ nonisolated(unsafe) private var pagerProcess: pid_t = 0
 /// screen and quits at once). The process waits for the pager when it exits.
 enum Pager {
     /// The shell command to page through, or nil: never when output is not a
-    /// terminal, never with `--no-pager`, and not when `$PAGER` is empty or `cat`.
-    static func command(environment: [String: String], standardOutputIsTerminal: Bool, disabled: Bool) -> String? {
+    /// terminal, never with `--no-pager`, not when `$PAGER` is empty or `cat`,
+    /// and not when its program is plainly not installed (a minimal server has
+    /// no less): then the output goes straight to the terminal, not to a shell
+    /// that only says "not found".
+    static func command(
+        environment: [String: String], standardOutputIsTerminal: Bool, disabled: Bool,
+        isInstalled: (String, [String: String]) -> Bool = Pager.isInstalled
+    ) -> String? {
         guard standardOutputIsTerminal, !disabled else { return nil }
         let pager = (environment["PAGER"] ?? "less").trimmingCharacters(in: .whitespaces)
-        return pager.isEmpty || pager == "cat" ? nil : pager
+        guard !pager.isEmpty, pager != "cat" else { return nil }
+        let program = String(pager.prefix { !$0.isWhitespace })
+        // Only a plain word can be looked up; anything the shell would expand is left to it.
+        let plain = program.unicodeScalars.allSatisfy { !"|&;<>()$`\\\"'*?[#~=%{}".unicodeScalars.contains($0) }
+        return plain && !isInstalled(program, environment) ? nil : pager
+    }
+
+    /// Whether `program` is an executable path, or names one on `$PATH` (execvp's
+    /// default path when unset).
+    static func isInstalled(_ program: String, environment: [String: String]) -> Bool {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 
     /// The pager's environment: git's defaults for less and lv, the user's values first.
