@@ -109,7 +109,7 @@ let package = Package(
 
         // MARK: - Tests
         // Paths, temporary directories and process runners every test target shares.
-        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "GitHubSim"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
+        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "GitHubSim", "MirrorCore"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import Synchronization
 
 /// A program the tests start, spawned and reaped without Foundation's `Process`.
@@ -9,7 +10,8 @@ import Synchronization
 /// for an unrelated, long-lived daemon to exit too. Tests run in parallel, so
 /// that turned into a suite that hung for good on CI. Here the child keeps only
 /// fds 0–2 (`closefrom(3)` happens inside the spawn), the parent's pipe ends
-/// are close-on-exec, and a thread of our own waits for the exit with `waitid`.
+/// are close-on-exec, signals start clean (`spawnWithCleanSignals`), and a
+/// thread of our own waits for the exit with `waitid`.
 public final class ChildProcess: Sendable {
     /// Where a standard stream of the child goes.
     public enum Stream: Sendable {
@@ -85,20 +87,8 @@ public final class ChildProcess: Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
-        // No signal blocked, every signal at its default: a dispatch worker (which
-        // may be the calling thread) blocks them all, and a child inherits the
-        // mask; a shell that waits with SIGCHLD blocked then waits forever.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let spawned = spawnWithCleanSignals(&pid, path, &actions, argv, envp)
         guard spawned == 0 else {
             parentEnds.values.forEach { close($0) }
             throw ChildProcessError.spawn(path, spawned)

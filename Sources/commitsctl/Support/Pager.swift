@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MirrorCore
 
 /// `--no-pager`, shared by the commands whose output can be long (query, show,
 /// authors, stats).
@@ -82,22 +83,11 @@ enum Pager {
         posix_spawn_file_actions_addclose(&actions, fds[1])
         let arguments = ["/bin/sh", "-c", command]
         let variables = environment.map { "\($0.key)=\($0.value)" }
-        var argv = arguments.map { strdup($0) } + [nil]
-        var envp = variables.map { strdup($0) } + [nil]
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
-        // The pager starts with no signal blocked and every signal at its default,
-        // whatever thread we spawn it from (a dispatch worker blocks them all).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
+        let spawned = spawnWithCleanSignals(&pid, "/bin/sh", &actions, argv, envp)
         close(fds[0])
         guard spawned == 0 else {
             close(fds[1])
