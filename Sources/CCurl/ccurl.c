@@ -111,7 +111,3 @@ CURLcode ccurl_easy_setopt_xferinfo_function(CURL *handle, ccurl_xferinfo_callba
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return CCURL_READY() ? curl.easy_getinfo(handle, info, value) : CURLE_FAILED_INIT;
 }
-
-CURLcode ccurl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
-    return CCURL_READY() ? curl.easy_getinfo(handle, info, value) : CURLE_FAILED_INIT;
-}

@@ -13,21 +13,11 @@ import Testing
 
     @Test(.enabled(if: canDropCapabilities, "needs root and setpriv to drop CAP_NET_ADMIN"))
     func servesWithoutNetworkAdministration() async throws {
-        let simulator = try ChildProcess(
-            Self.setpriv, ["--bounding-set=-net_admin", "--", Executables.path("github-sim"), "--synthetic", "acme/widgets=10"],
-            environment: Executables.environment([:]), stdout: .pipe)
-        defer { simulator.kill() }
-        let base = try await onThread { () throws -> String in
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = simulator.output!.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let simulator = try SimulatorProcess(
+            ["--synthetic", "acme/widgets=10"], launcher: [Self.setpriv, "--bounding-set=-net_admin", "--"])
+        let base = simulator.baseURL
         try #require(base.hasPrefix("http://127.0.0.1:"), "\(base)")
-        let capabilities = try String(contentsOfFile: "/proc/\(simulator.pid)/status", encoding: .utf8)
+        let capabilities = try String(contentsOfFile: "/proc/\(simulator.process.pid)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("CapEff:") }
         let effective = try #require(capabilities.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) })
         #expect(effective & (1 << 12) == 0, "CAP_NET_ADMIN (12) is dropped")

@@ -140,27 +140,16 @@ import Testing
     }
 
     @Test func executablePrintsItsURLServesAndStopsOnSIGTERM() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("github-sim")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "github-sim not built beside the tests")
+        try #require(FileManager.default.isExecutableFile(atPath: Executables.path("github-sim")), "github-sim not built beside the tests")
         let tokens = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID())")
         try "good-one\n\n".write(to: tokens, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tokens) }
 
-        let process = try ChildProcess(
-            binary.path,
-            [
-                "--synthetic", "acme/widgets=500:3", "--empty", "acme/void", "--tokens-file", tokens.path, "--head-back",
-                "acme/widgets=10",
-            ], environment: ProcessInfo.processInfo.environment, stdout: .pipe)
-        defer { process.kill() }
-
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = process.output!.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let base = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let simulator = try SimulatorProcess([
+            "--synthetic", "acme/widgets=500:3", "--empty", "acme/void", "--tokens-file", tokens.path, "--head-back",
+            "acme/widgets=10",
+        ])
+        let base = simulator.baseURL
         #expect(base.hasPrefix("http://127.0.0.1:"))
 
         let client = try HTTPClient()
@@ -178,8 +167,8 @@ import Testing
         let moved = try await client.send(HTTPRequest(url: "\(base)/_sim/repos/acme/widgets/head?forward=10", method: "POST"))
         #expect(String(decoding: moved.body, as: UTF8.self) == "{\"head\":\"\(repo.sha(at: 499))\"}")
 
-        process.signal(SIGTERM)
-        #expect(await process.wait() == .exited(0))
+        simulator.process.signal(SIGTERM)
+        #expect(await simulator.process.wait() == .exited(0))
     }
 
     static func nextLink(_ header: String) -> String? {

@@ -7,8 +7,9 @@ import Synchronization
 /// Why not `Process`: on Linux it spawns with a close-list computed before the
 /// spawn, so a child started on one thread inherits the pipes and exit-watch
 /// socket another thread created a moment earlier; `waitUntilExit` then waits
-/// for an unrelated, long-lived daemon to exit too. Tests run in parallel, so
-/// that turned into a suite that hung for good on CI. Here the child keeps only
+/// for an unrelated, long-lived daemon to exit too. Tests run in parallel, and
+/// a suite on CI hung for good (that mechanism is the likely cause, not a proven
+/// one). Here the child keeps only
 /// fds 0–2 (`closefrom(3)` happens inside the spawn), the parent's pipe ends
 /// are close-on-exec, signals start clean (`spawnWithCleanSignals`), and a
 /// thread of our own waits for the exit with `waitid`.

@@ -6,9 +6,11 @@ public final class SimulatorProcess: @unchecked Sendable {
     public let process: ChildProcess
     public let baseURL: String
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `launcher` is a command the simulator runs through (`setpriv … --`, say); none by default.
+    public init(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
+        let command = launcher + [Executables.path("github-sim")] + arguments
         process = try ChildProcess(
-            Executables.path("github-sim"), arguments,
+            command[0], Array(command.dropFirst()),
             environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new }, stdout: .pipe)
         // The first stdout line is the base URL.
         var line = Data()

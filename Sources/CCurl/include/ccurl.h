@@ -33,6 +33,5 @@ CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_sl
 CURLcode ccurl_easy_setopt_data_function(CURL *handle, CURLoption option, ccurl_data_callback value);
 CURLcode ccurl_easy_setopt_xferinfo_function(CURL *handle, ccurl_xferinfo_callback value);
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode ccurl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value);
 
 #endif
