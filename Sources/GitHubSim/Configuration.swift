@@ -9,14 +9,35 @@ public struct SyntheticSpec: Sendable, Hashable {
     /// Every `mergeEvery`-th commit is a merge of a one-commit side branch; 0 = linear history.
     /// 1 is treated as 2, because a merge needs a side commit between two first-parent commits.
     public var mergeEvery: Int = 8
+    /// How many merges one side branch feeds before a new one starts from the
+    /// first-parent line: 1 = one-commit side branches; more = long-lived ones
+    /// (each side commit's parent is the side commit of the previous merge).
+    public var sideBranchMerges: Int = 1
     /// Seed for every generated value (shas, people, dates, messages).
     public var seed: UInt64 = 1
 
-    public init(commits: Int, authors: Int = 200, mergeEvery: Int = 8, seed: UInt64 = 1) {
+    public init(commits: Int, authors: Int = 200, mergeEvery: Int = 8, sideBranchMerges: Int = 1, seed: UInt64 = 1) {
         self.commits = commits
         self.authors = authors
         self.mergeEvery = mergeEvery
+        self.sideBranchMerges = sideBranchMerges
         self.seed = seed
+    }
+
+    /// The shapes `github-sim --synthetic` names.
+    public enum Shape: String, CaseIterable, Sendable {
+        /// A merge every 8 commits, of a one-commit side branch.
+        case simple
+        /// Shaped like a busy real history: a quarter of the commits are merges,
+        /// and side branches live for 16 merges each.
+        case realistic
+    }
+
+    public init(commits: Int, shape: Shape, seed: UInt64 = 1) {
+        switch shape {
+        case .simple: self.init(commits: commits, seed: seed)
+        case .realistic: self.init(commits: commits, mergeEvery: 4, sideBranchMerges: 16, seed: seed)
+        }
     }
 }
 

@@ -13,8 +13,8 @@ import ServiceLifecycle
 ///   that would dip into the reserve, so the walk stops at a page boundary and
 ///   resumes from its checkpoint after the reset. An exhausted limit does the same.
 /// - Graceful shutdown (SIGTERM/SIGINT) cancels the sync in progress. The
-///   cancellation lands at an `await` between pages (each page is stored in its
-///   own transaction, which never spans an `await`), so the store is always
+///   cancellation lands at an `await` between pages, and the engine commits
+///   the pages it has stored (each with its checkpoint), so the store is always
 ///   left at a page boundary and the walk resumes on the next start.
 /// - SIGHUP re-reads the configuration (`ConfigurationReloader`); a bad file is
 ///   logged and the running configuration kept.

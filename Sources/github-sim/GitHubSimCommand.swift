@@ -28,7 +28,9 @@ struct GitHubSimCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("synthetic"),
-        help: ArgumentHelp("Serve a generated history of COMMITS commits from SEED (default 1).", valueName: "OWNER/NAME=COMMITS[:SEED]"))
+        help: ArgumentHelp(
+            "Serve a generated history of COMMITS commits from SEED (default 1), shaped simple (default) or realistic.",
+            valueName: "OWNER/NAME=COMMITS[:SEED[:SHAPE]]"))
     var synthetic: [String] = []
 
     @Option(

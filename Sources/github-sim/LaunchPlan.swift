@@ -39,14 +39,20 @@ struct LaunchPlan {
             sources.append((owner, name, .dataset(path: path)))
         }
         for argument in command.synthetic {
-            let (owner, name, value) = try Self.split(argument, option: "--synthetic", valueName: "COMMITS[:SEED]")
+            let (owner, name, value) = try Self.split(argument, option: "--synthetic", valueName: "COMMITS[:SEED[:SHAPE]]")
             let fields = value.split(separator: ":", omittingEmptySubsequences: false)
-            guard (1...2).contains(fields.count), let commits = Int(fields[0]), commits >= 0,
-                let seed = fields.count == 2 ? UInt64(fields[1]) : 1
+            guard (1...3).contains(fields.count), let commits = Int(fields[0]), commits >= 0,
+                let seed = fields.count >= 2 ? UInt64(fields[1]) : 1
             else {
-                throw ArgumentProblem(description: "--synthetic \(argument): expected OWNER/NAME=COMMITS[:SEED] with whole numbers")
+                throw ArgumentProblem(
+                    description: "--synthetic \(argument): expected OWNER/NAME=COMMITS[:SEED[:SHAPE]] with whole numbers")
             }
-            sources.append((owner, name, .synthetic(SyntheticSpec(commits: commits, seed: seed))))
+            let shapes = SyntheticSpec.Shape.allCases.map(\.rawValue)
+            guard let shape = fields.count == 3 ? SyntheticSpec.Shape(rawValue: String(fields[2])) : .simple else {
+                throw ArgumentProblem(
+                    description: "--synthetic \(argument): unknown shape \(fields[2]); use one of \(shapes.joined(separator: ", "))")
+            }
+            sources.append((owner, name, .synthetic(SyntheticSpec(commits: commits, shape: shape, seed: seed))))
         }
         for argument in command.empty {
             guard let (owner, name) = Self.repositoryName(argument) else {

@@ -75,6 +75,7 @@ import Testing
                 check.stdout == """
                     integrity: ok
                     foreign keys: ok
+                    message index: ok
                     acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
                     """)

@@ -73,6 +73,32 @@ import Testing
         #expect(Self.walk(small, from: small.headIndex).count == 300)
     }
 
+    @Test func theRealisticShapeHasAQuarterMergesOfLongLivedSideBranches() {
+        let real = SyntheticRepository(spec: SyntheticSpec(commits: 2_000, shape: .realistic, seed: 5))
+        let merges = (0..<real.count).filter(real.isMerge(at:))
+        #expect(merges.count == 499)  // every 4th index from 4 to 1,996
+        // Side commits chain back through earlier merges' side commits, 16 merges per branch.
+        var longestSideBranch = 0
+        for merge in merges {
+            var length = 0
+            var side = real.parentIndices(at: merge)[1]
+            while real.isSideCommit(at: side) {
+                length += 1
+                side = real.parentIndices(at: side)[0]
+            }
+            #expect(!real.isSideCommit(at: side))  // every side branch starts from the first-parent line
+            longestSideBranch = max(longestSideBranch, length)
+        }
+        #expect(longestSideBranch == 16)
+        // Still a history that a descending listing walks whole, from any first-parent head.
+        for head in [real.headIndex, real.firstParent(of: real.headIndex)!, 1_001] where !real.isSideCommit(at: head) {
+            #expect(Self.walk(real, from: head) == Set(0...head))
+        }
+        for index in 1..<real.count {
+            #expect(real.parentIndices(at: index).allSatisfy { $0 < index })
+        }
+    }
+
     @Test func firstParentSuccessorInvertsFirstParentOnTheChain() {
         var node = repo.headIndex
         for _ in 0..<500 {

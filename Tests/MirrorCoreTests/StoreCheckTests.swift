@@ -16,7 +16,7 @@ import Testing
         try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
             try await harness.sync("acme/widgets")
             let check = try MirrorReader(path: harness.storePath).check()
-            #expect(check.integrityOK && check.foreignKeyViolations.isEmpty)
+            #expect(check.integrityOK && check.foreignKeyViolations.isEmpty && check.unindexedMessages == 0)
             #expect(!check.isDamaged && check.isComplete)
             let branch = try #require(check.branches.first)
             #expect(branch.repository == "acme/widgets" && branch.branch == "main" && branch.commits == 700)
@@ -35,6 +35,23 @@ import Testing
             #expect(branch.pendingWalks == 1 && branch.missingParents > 0)
             #expect(!branch.markedComplete && !branch.isComplete && !branch.isInconsistent)
             #expect(!check.isDamaged && !check.isComplete)
+        }
+    }
+
+    /// The writer indexes new messages itself (schema version 5), so the check
+    /// makes sure no message was left out of the search index.
+    @Test func aMessageMissingFromTheSearchIndexIsDamage() async throws {
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            try await harness.sync("acme/widgets")
+            let writer = try Connection(path: harness.storePath)
+            try writer.execute(
+                """
+                INSERT INTO commits_fts (commits_fts, rowid, message)
+                SELECT 'delete', id, message FROM commits ORDER BY id LIMIT 2 OFFSET 100
+                """)
+            let check = try MirrorReader(path: harness.storePath).check()
+            #expect(check.unindexedMessages == 2)
+            #expect(check.isDamaged)
         }
     }
 

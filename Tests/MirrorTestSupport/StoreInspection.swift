@@ -97,6 +97,9 @@ public struct StoreInspection: Sendable {
         try connection().prepare("SELECT next_url FROM sync_walks WHERE next_url IS NOT NULL").map { $0.string(0) }
     }
 
+    /// Pages the unfinished walks have committed (0 when none is stored yet, or it cannot be read now).
+    public func committedWalkPages() -> Int { count("SELECT coalesce(sum(pages_done), 0) FROM sync_walks") }
+
     /// `PRAGMA integrity_check`: "ok" for a sound file.
     public func integrity() throws -> String { try connection().pragma("integrity_check") }
 

@@ -3,8 +3,10 @@
 //
 // Index 0 is the root, index count-1 the head. Commit i is committed at 2015-01-01 + 600·i s, so
 // descending index is git-log order. With mergeEvery = m, each i ≥ 2 with i % m == 0 is a merge
-// with parents [i-2, i-1], and i-1 is a one-commit side branch off i-2. The first-parent chain
-// therefore skips side commits, and every index ≤ h is reachable from any commit h.
+// with parents [i-2, i-1], and i-1 is its side commit: off i-2 (a one-commit side branch), or,
+// with sideBranchMerges = s > 1, off the previous merge's side commit i-1-m, except every s-th
+// merge's, which starts a new side branch off i-2. The first-parent chain therefore skips side
+// commits, and every index ≤ h is reachable from any commit h.
 
 /// A member of the generated author pool.
 public struct SyntheticPerson: Sendable, Hashable {
@@ -22,6 +24,7 @@ public struct SyntheticRepository: Sendable {
     private let users: [SimUser?]
     private let zipfCDF: [Double]
     private let mergeEvery: Int
+    private let sideBranchMerges: Int
     private let shaKey: UInt64
     private let treeKey: UInt64
 
@@ -41,6 +44,7 @@ public struct SyntheticRepository: Sendable {
     public init(spec: SyntheticSpec) {
         self.spec = spec
         mergeEvery = spec.mergeEvery <= 0 ? 0 : max(2, spec.mergeEvery)
+        sideBranchMerges = max(1, spec.sideBranchMerges)
         shaKey = Hashing.value(spec.seed, 0, Salt.shaKey)
         treeKey = Hashing.value(spec.seed, 0, Salt.treeKey)
         let people = Self.makePeople(count: max(1, spec.authors), seed: spec.seed)
@@ -69,7 +73,12 @@ public struct SyntheticRepository: Sendable {
 
     public func parentIndices(at index: Int) -> [Int] {
         if index == 0 { return [] }
-        return isMerge(at: index) ? [index - 2, index - 1] : [index - 1]
+        if isMerge(at: index) { return [index - 2, index - 1] }
+        // A long-lived side branch goes on from the previous merge's side commit.
+        if isSideCommit(at: index), (index + 1) / mergeEvery % sideBranchMerges != 0, isSideCommit(at: index - mergeEvery) {
+            return [index - mergeEvery]
+        }
+        return [index - 1]
     }
 
     public func committerTime(at index: Int) -> Int64 {

@@ -24,11 +24,12 @@ enum CoAuthorTrailers {
         return people
     }
 
-    /// Replaces the commit's co-authors with those its message credits.
-    static func record(in db: Connection, commitID: Int64, message: String) throws {
-        try db.cachedStatement("DELETE FROM commit_coauthors WHERE commit_id = ?").bind([commitID]).run()
+    /// Replaces the commit's co-authors with those its message credits
+    /// (`isNew`: the commit was just inserted, so it has none to replace).
+    static func record(in db: Connection, commitID: Int64, message: String, isNew: Bool = false) throws {
+        if !isNew { try db.cachedStatement("DELETE FROM commit_coauthors WHERE commit_id = ?").bind([commitID]).run() }
         // Cheap test first: most messages credit no one.
-        guard message.range(of: "co-authored-by:", options: .caseInsensitive) != nil else { return }
+        guard mayCredit(message) else { return }
         let identity = try db.cachedStatement(
             """
             INSERT INTO authors (name, email, login, search_text) VALUES (?, ?, NULL, ?)
@@ -42,6 +43,26 @@ enum CoAuthorTrailers {
             try insert.bind([commitID, position, id]).run()
         }
     }
+
+    /// Whether the message contains `co-authored-by:` in any ASCII case: a byte
+    /// scan, since Foundation's case-insensitive search showed in sync profiles.
+    static func mayCredit(_ message: String) -> Bool {
+        var message = message
+        return message.withUTF8 { bytes in
+            guard bytes.count >= key.count else { return false }
+            for start in 0...(bytes.count - key.count) {
+                var offset = 0
+                // Setting 0x20 folds an ASCII capital to lower case; the key's other bytes have it set.
+                while offset < key.count, bytes[start + offset] | (key[offset] >= 0x61 ? 0x20 : 0) == key[offset] {
+                    offset += 1
+                }
+                if offset == key.count { return true }
+            }
+            return false
+        }
+    }
+
+    private static let key = Array("co-authored-by:".utf8)
 
     /// Migration 4: stores made before it get their co-authors.
     @Sendable static func backfill(_ db: Connection) throws {

@@ -7,12 +7,14 @@ public struct StoreCheck: Sendable, Equatable {
     public var integrity: [String]
     /// `PRAGMA foreign_key_check` rows, as `table rowid → parent`.
     public var foreignKeyViolations: [String]
+    /// Commits whose message `commits_fts` does not hold (a message search would miss them).
+    public var unindexedMessages: Int
     public var branches: [BranchCompleteness]
 
     public var integrityOK: Bool { integrity == ["ok"] }
     /// The file is damaged, or a branch claims a completeness it does not have.
     public var isDamaged: Bool {
-        !integrityOK || !foreignKeyViolations.isEmpty || branches.contains(where: \.isInconsistent)
+        !integrityOK || !foreignKeyViolations.isEmpty || unindexedMessages > 0 || branches.contains(where: \.isInconsistent)
     }
     public var isComplete: Bool { branches.allSatisfy(\.isComplete) }
 }
@@ -51,6 +53,11 @@ extension MirrorReader {
         let foreignKeys = try db.prepare("PRAGMA foreign_key_check").map { row in
             "\(row.string(0)) row \(row.optionalInt(1).map(String.init) ?? "?") → \(row.string(2))"
         }
+        // The index's per-document table has a row for each indexed message
+        // (PRAGMA integrity_check does not look inside FTS5 tables before SQLite 3.44).
+        let unindexed =
+            try db.scalarInt(
+                "SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM commits_fts_docsize d WHERE d.id = c.id)") ?? 0
         let missing = try db.prepare(
             """
             SELECT count(DISTINCT cp.parent_sha) FROM repository_commits rc
@@ -88,6 +95,7 @@ extension MirrorReader {
                     markedComplete: row.complete, pendingWalks: row.walks, missingParents: missingParents,
                     headStored: stored))
         }
-        return StoreCheck(integrity: integrity, foreignKeyViolations: foreignKeys, branches: branches)
+        return StoreCheck(
+            integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)
     }
 }

@@ -14,6 +14,8 @@ public final class MirrorStore {
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?
+    /// The open batch of pages, if any (see `beginBatch`).
+    public private(set) var batch: PageBatch?
 
     public convenience init(path: String) throws {
         try self.init(path: path, migrator: Schema.migrator)
@@ -34,12 +36,65 @@ public final class MirrorStore {
     }
 
     /// Runs `body` in one write transaction; a busy store becomes a clear error.
+    /// Inside an open batch, `body` joins the batch's transaction, and a failure
+    /// rolls the whole batch back.
     func write<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try db.transaction(.immediate, body)
+            guard batch != nil else { return try db.transaction(.immediate, body) }
+            do {
+                return try body()
+            } catch {
+                rollBackBatch()
+                throw error
+            }
         } catch let error as SQLiteError {
             throw StoreFile.classify(error, path: path)
         }
+    }
+
+    // MARK: - Batches
+
+    /// Pages stored together in one write transaction. Each page is stored with
+    /// its walk's checkpoint, so a batch that never commits (a crash, a kill)
+    /// leaves the store at the last committed page boundary: only the batch's
+    /// pages are fetched again.
+    public struct PageBatch: Sendable {
+        public var pages = 0
+        public let started: ContinuousClock.Instant
+        /// New commits whose messages join `commits_fts` when the batch commits:
+        /// one index segment per batch, not per page.
+        var unindexed: [Int64] = []
+    }
+
+    /// Opens a write transaction that the following writes join until
+    /// `commitBatch`. Holds the store's write lock: the caller never waits for
+    /// the network while a batch is open.
+    public func beginBatch() throws {
+        guard batch == nil else { return }
+        do {
+            try db.execute("BEGIN IMMEDIATE TRANSACTION")
+        } catch let error as SQLiteError {
+            throw StoreFile.classify(error, path: path)
+        }
+        batch = PageBatch(started: .now)
+    }
+
+    /// Commits the open batch, if any; if the commit fails, the batch is rolled back.
+    public func commitBatch() throws {
+        guard let unindexed = batch?.unindexed else { return }
+        do {
+            try indexMessages(ofCommits: unindexed)
+            batch = nil
+            try db.execute("COMMIT TRANSACTION")
+        } catch {
+            rollBackBatch()
+            throw StoreFile.classify(error, path: path)
+        }
+    }
+
+    private func rollBackBatch() {
+        batch = nil
+        if db.isInTransaction { try? db.execute("ROLLBACK TRANSACTION") }
     }
 
     // MARK: - Commits
@@ -54,8 +109,9 @@ public final class MirrorStore {
         public var frontier = 0
     }
 
-    /// Stores one decoded page in one transaction, together with the walk's
-    /// progress, so a page and its checkpoint are stored whole or not at all.
+    /// Stores one decoded page in one transaction (or the open batch's),
+    /// together with the walk's progress, so a page and its checkpoint are
+    /// stored whole or not at all.
     public func store(page: [Commit], repositoryID: Int64, walk: inout Walk, nextURL: String?, pagesTotal: Int?) throws -> PageOutcome {
         var outcome = PageOutcome()
         let walkID = walk.id
@@ -70,6 +126,7 @@ public final class MirrorStore {
             ).bind([nextURL, pagesTotal, walk.listingSHA, walkID]).run()
             outcome.frontier = try frontierCount(walkID: walkID)
         }
+        batch?.pages += 1
         walk.nextURL = nextURL
         walk.pagesDone += 1
         if let pagesTotal { walk.pagesTotal = pagesTotal }
@@ -96,6 +153,7 @@ public final class MirrorStore {
         let insertParent = try db.cachedStatement("INSERT OR IGNORE INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)")
         let addMember = try db.cachedStatement("INSERT OR IGNORE INTO repository_commits (repository_id, commit_id) VALUES (?, ?)")
 
+        var insertedIDs: [Int64] = []
         for commit in commits {
             let authorDate = ISO8601Timestamp.format(commit.author.date)
             let committerDate = ISO8601Timestamp.format(commit.committer.date)
@@ -108,10 +166,11 @@ public final class MirrorStore {
             let commitID: Int64
             if db.changes == 1 {
                 commitID = db.lastInsertRowID
+                insertedIDs.append(commitID)
                 for (position, parent) in commit.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
-                try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message)
+                try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message, isNew: true)
             } else {
                 try update.bind([
                     commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
@@ -129,7 +188,25 @@ public final class MirrorStore {
             try addMember.bind([repositoryID, commitID]).run()
             if db.changes == 1 { outcome.added += 1 }
         }
+        if batch != nil {
+            batch?.unindexed += insertedIDs
+        } else {
+            try indexMessages(ofCommits: insertedIDs)
+        }
         return outcome
+    }
+
+    /// Adds new commits' messages to `commits_fts` in one statement: FTS5 writes
+    /// an index segment per statement, so one per batch instead of one per commit
+    /// (Schema version 5). Called in the transaction that inserted them.
+    private func indexMessages(ofCommits ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try db.cachedStatement(
+            """
+            INSERT INTO commits_fts (rowid, message)
+            SELECT id, message FROM commits WHERE id IN (SELECT value FROM json_each(?))
+            """
+        ).bind(["[" + ids.map(String.init).joined(separator: ",") + "]"]).run()
     }
 
     private struct AuthorKey: Hashable {

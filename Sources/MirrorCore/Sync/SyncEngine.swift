@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Mirrors one branch of one repository exactly, resumably and frugally, and
 /// never lets what a server says delete or corrupt what is stored.
@@ -10,7 +11,10 @@ import Logging
 ///    same name is refused, never mistaken for a force-push.
 /// 2. A new head starts a *walk*: the listing pinned to that head
 ///    (`sha=<head>`), followed through `Link: rel="next"` links that stay on the
-///    API's origin. Each page is stored in one transaction with the walk's checkpoint.
+///    API's origin. Each page is stored with the walk's checkpoint. Pages that
+///    come quickly share one transaction (at most `maximumPagesPerBatch` of them,
+///    for at most `maximumBatchDuration`); the transaction commits before the
+///    engine would wait longer than `maximumBatchWait` for the network.
 /// 3. A walk ends when every parent of every commit it stored is stored (its
 ///    frontier is empty). GitHub lists the whole history of the sha a listing is
 ///    pinned to, so a listing that runs out with parents missing was wrong: each
@@ -34,6 +38,13 @@ public final class SyncEngine {
     static let maximumRelistings = 1_000
     /// Elements per page the engine asks for (`per_page=100`).
     static let pageSize = 100
+    /// Pages one write transaction may hold: what a crash or kill mid-walk can
+    /// cost in pages fetched again (plus the one page fetched ahead).
+    public static let maximumPagesPerBatch = 10
+    /// How long a batch may hold the store's write lock before it commits.
+    static let maximumBatchDuration = Duration.milliseconds(500)
+    /// How long an open batch waits for the page fetched ahead before it commits.
+    static let maximumBatchWait = Duration.milliseconds(50)
 
     public init(client: GitHubClient, store: MirrorStore, logger: Logger, progress: ((SyncProgress) -> Void)? = nil) {
         self.client = client
@@ -291,8 +302,10 @@ public final class SyncEngine {
         var staleElements = 0
         let staleBound = try store.commitCount(repositoryID: context.repository.id) + 2 * Self.pageSize
         var pagesRead = 0
-        var pending: Task<GitHubClient.CommitsPage, any Error>?
+        var pending: PrefetchedPage?
         defer { pending?.cancel() }
+        // An error or cancellation ending the listing keeps the pages stored so far.
+        defer { try? store.commitBatch() }
 
         while true {
             // A cancelled sync (a service's graceful shutdown) stops here, between pages.
@@ -300,13 +313,12 @@ public final class SyncEngine {
             let page: GitHubClient.CommitsPage
             if let fetched = pending {
                 pending = nil
-                // The prefetch is an unstructured task: pass our cancellation on to it.
-                page = try await withTaskCancellationHandler {
-                    try await fetched.value
-                } onCancel: {
-                    fetched.cancel()
+                if store.batch != nil, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                    try store.commitBatch()
                 }
+                page = try await fetched.value
             } else {
+                try store.commitBatch()
                 page = try await client.commitsPage(url: url, repository: name)
             }
             pagesRead += 1
@@ -333,8 +345,9 @@ public final class SyncEngine {
             // is about to end, so fetching ahead could only waste a request.
             if prefetch, let next, page.hasParentsOutsideItself {
                 // Fetch page N+1 while page N is stored (still one request at a time).
-                pending = Task { try await client.commitsPage(url: next, repository: name) }
+                pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
             }
+            try store.beginBatch()
             let outcome = try store.store(
                 page: page.commits, repositoryID: context.repository.id, walk: &walk,
                 nextURL: next, pagesTotal: page.lastPageNumber)
@@ -344,12 +357,19 @@ public final class SyncEngine {
                     context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
             }
             tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
+            if let batch = store.batch,
+                batch.pages >= Self.maximumPagesPerBatch || .now - batch.started >= Self.maximumBatchDuration
+            {
+                try store.commitBatch()
+            }
             progress?(
                 SyncProgress(
                     repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
                     commitsStored: tally.added, elapsed: clock.now - start))
-            if outcome.frontier == 0 { return Listed(tally: tally, walk: walk, frontierEmptied: true) }
-            guard let next else { return Listed(tally: tally, walk: walk, frontierEmptied: false) }
+            guard outcome.frontier > 0, let next else {
+                try store.commitBatch()
+                return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
+            }
             url = next
         }
     }
@@ -370,6 +390,50 @@ public final class SyncEngine {
         context.logger.error("server inconsistency; nothing stored was changed", metadata: ["detail": "\(detail)"])
         return SyncError.inconsistentServer(repository: context.name.description, branch: context.branch, detail: detail)
     }
+}
+
+/// A page fetched ahead while the previous one is stored, and whether it has
+/// arrived: the engine commits its open batch rather than wait long for one.
+private final class PrefetchedPage: Sendable {
+    private let task: Task<GitHubClient.CommitsPage, any Error>
+    private let arrival: Arrival
+
+    private final class Arrival: Sendable {
+        let flag = Atomic<Bool>(false)
+    }
+
+    init(_ fetch: @escaping @Sendable () async throws -> GitHubClient.CommitsPage) {
+        let arrival = Arrival()
+        self.arrival = arrival
+        task = Task {
+            defer { arrival.flag.store(true, ordering: .releasing) }
+            return try await fetch()
+        }
+    }
+
+    /// Whether the page arrives within `limit` (polled: waiting for the task
+    /// itself could not stop at the limit).
+    func arrives(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !arrival.flag.load(ordering: .acquiring) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    /// The page; the fetch is an unstructured task, so our cancellation is passed on to it.
+    var value: GitHubClient.CommitsPage {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: { [task] in
+                task.cancel()
+            }
+        }
+    }
+
+    func cancel() { task.cancel() }
 }
 
 extension GitHubClient.CommitsPage {

@@ -33,6 +33,11 @@ extension Commitsctl {
                         "foreign keys: \(plural(check.foreignKeyViolations.count, "violation")): \(check.foreignKeyViolations.prefix(10).joined(separator: "; "))"
                     )
                 }
+                if check.unindexedMessages == 0 {
+                    print("message index: ok")
+                } else {
+                    print("message index: \(plural(check.unindexedMessages, "commit message")) missing (--grep would not find them)")
+                }
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
                     printError(
