@@ -27,6 +27,9 @@ public final class MirrorStore {
         try StoreFile.refuseUnusablePath(path)
         try StorePath.createDirectory(for: path)
         db = try StoreFile.open(path, mode: .readWrite)
+        // Statement journals (every upsert with triggers opens one) in memory:
+        // as files they were most of a sync's write calls.
+        try db.execute("PRAGMA temp_store = MEMORY")
         do {
             // Backs up a store of an older schema first (MirrorStore+Migration.swift).
             upgraded = try Self.upgrade(db, path: path, migrator: migrator)
