@@ -8,6 +8,7 @@ import ServiceLifecycle
 extension Commitsd {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Poll every configured repository on its interval until SIGTERM.",
             discussion: """
                 Start-up: load and validate the configuration, open the store and run its migrations, \

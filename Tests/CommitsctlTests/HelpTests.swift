@@ -1,5 +1,6 @@
 import MirrorTestSupport
 import Testing
+@testable import commitsctl
 
 /// Every command's declaration is valid (ArgumentParser checks it only when the
 /// command is parsed, e.g. two option groups both naming --config) and says
@@ -10,5 +11,16 @@ import Testing
         let result = try await run("commitsctl", [command, "--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("USAGE: commitsctl \(command)"), "\(result.stdout)")
+    }
+}
+
+/// Every subcommand names itself: without `commandName`, ArgumentParser derives the
+/// name with `String(describing:)` on every run, whose dynamic casts scan every
+/// protocol conformance in the binary (an eighth of `commitsctl --version`'s time).
+@Suite struct CommandNameTests {
+    @Test func everySubcommandNamesItself() {
+        for command in Commitsctl.configuration.subcommands {
+            #expect(command.configuration.commandName != nil, "\(command) has no commandName")
+        }
     }
 }

@@ -4,6 +4,7 @@ import MirrorCore
 extension Commitsctl {
     struct Authors: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "authors",
             abstract: "List people (identities merged by name, or by --mailmap and GitHub login) with commits authored and co-authored."
         )
 

@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backup",
             abstract: "Copy the store to a new file while it is in use (SQLite online backup).",
             discussion: """
                 Copies one consistent snapshot of the store while syncs (commitsd, cron) keep writing it: \

@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check the store: integrity, foreign keys, and completeness of each mirrored branch.",
             discussion: """
                 Runs PRAGMA integrity_check and PRAGMA foreign_key_check, then for every repository and \

@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Seed the store from saved API responses (gh api --paginate output or NDJSON).",
             discussion: """
                 Reads the output of `gh api --paginate repos/OWNER/REPO/commits` (JSON arrays one after \

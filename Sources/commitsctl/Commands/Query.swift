@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Query: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "query",
             abstract: "List mirrored commits, newest first, filtered like git log.",
             discussion: """
                 Filters combine with AND. Text filters match a substring, ignoring case; \

@@ -4,6 +4,7 @@ import MirrorCore
 extension Commitsctl {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Per repository: commits, merges, authors, date range and last successful sync."
         )
 

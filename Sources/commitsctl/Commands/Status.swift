@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the sync state of every mirrored repository and branch.",
             discussion: """
                 One row per repository and branch: commits mirrored, whether the history is known to be \
