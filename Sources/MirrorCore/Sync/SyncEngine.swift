@@ -417,9 +417,13 @@ private final class PrefetchedPage: Sendable {
         let deadline = ContinuousClock.now + limit
         while !arrival.flag.load(ordering: .acquiring) {
             guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(1))
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                break  // cancelled: the caller commits and stops
+            }
         }
-        return true
+        return arrival.flag.load(ordering: .acquiring)
     }
 
     /// The page; the fetch is an unstructured task, so our cancellation is passed on to it.
