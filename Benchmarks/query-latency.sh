@@ -62,17 +62,7 @@ echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
 
 # The sqlite3 CLI answering the same questions on the same file (issue #14: query
 # and show within 2x of it, --version within 3x of `sqlite3 :memory: 'select 1'`).
-author_sql() {
-    local needle
-    needle=$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed "s/'/''/g")
-    echo "SELECT c.sha, c.committer_date, a.name, substr(c.message, 1, instr(c.message || char(10), char(10)) - 1)
-FROM commits c JOIN authors a ON a.id = c.author_id
-WHERE c.author_id IN (SELECT id FROM authors WHERE instr(search_text, '$needle') > 0)
-ORDER BY c.committer_date DESC LIMIT 50"
-}
-SHOW_SQL="SELECT c.sha, c.committer_date, a.name, a.email, c.message,
- (SELECT group_concat(parent_sha, ' ') FROM commit_parents p WHERE p.commit_id = c.id)
-FROM commits c JOIN authors a ON a.id = c.author_id WHERE c.sha = '$SHA'"
+source Benchmarks/sqlite3-equivalents.sh
 
 NAMES=(
     "sqlite3 :memory: 'select 1' (the CLI's start-up floor)"
@@ -88,7 +78,7 @@ NAMES=(
 COMMANDS=(
     "sqlite3 :memory: 'select 1'"
     "sqlite3 $STORE \"$(author_sql "$MID")\""
-    "sqlite3 $STORE \"$SHOW_SQL\""
+    "sqlite3 $STORE \"$(show_sql "$SHA")\""
     "$CTL --version"
     "$CTL query --db $STORE --author '$MID' -n 50"
     "$CTL query --db $STORE --author '$BUSY' -n 50"
