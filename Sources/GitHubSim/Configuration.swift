@@ -58,13 +58,22 @@ public struct SimRepository: Sendable {
     public var id: Int
     public var defaultBranch: String = "main"
     public var source: RepositorySource
+    /// Rendered as `fork` (owner listings can leave forks out).
+    public var fork = false
+    /// Rendered as `archived`.
+    public var archived = false
 
-    public init(owner: String, name: String, id: Int, defaultBranch: String = "main", source: RepositorySource) {
+    public init(
+        owner: String, name: String, id: Int, defaultBranch: String = "main", source: RepositorySource,
+        fork: Bool = false, archived: Bool = false
+    ) {
         self.owner = owner
         self.name = name
         self.id = id
         self.defaultBranch = defaultBranch
         self.source = source
+        self.fork = fork
+        self.archived = archived
     }
 
     public var fullName: String { "\(owner)/\(name)" }
@@ -83,6 +92,10 @@ public struct SimConfiguration: Sendable {
     public var faults: FaultPlan = .init()
     /// Gzip response bodies when the request's `Accept-Encoding` allows it, as api.github.com does.
     public var compressResponses: Bool = true
+    /// Owners that are user accounts: `/orgs/{owner}/repos` answers 404 for them, as GitHub
+    /// does, and only `/users/{owner}/repos` lists their repositories. Every other owner is an
+    /// organization (lowercased names).
+    public var userAccounts: Set<String> = []
 
     public init() {}
 }

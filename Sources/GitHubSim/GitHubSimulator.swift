@@ -89,6 +89,20 @@ public final class GitHubSimulator: Sendable {
         return shas
     }
 
+    /// Starts serving another repository (its name and id must be free): it shows up in its
+    /// owner's listing from the next request on.
+    public func addRepository(_ repository: SimRepository) throws {
+        try core.add(repository)
+    }
+
+    /// An id no repository served now has, for `addRepository`.
+    public func unusedRepositoryID() -> Int { core.unusedID() }
+
+    /// Stops serving the repository: its endpoints answer 404 and listings leave it out.
+    public func deleteRepository(owner: String, name: String) throws {
+        try core.delete(owner: owner, name: name)
+    }
+
     /// Renames the repository; requests under the old `/repos/{o}/{r}` path then answer 301 to
     /// `/repositories/{id}/…`.
     public func rename(owner: String, name: String, to newOwner: String, newName: String) throws {

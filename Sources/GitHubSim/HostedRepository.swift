@@ -30,6 +30,8 @@ final class HostedRepository: Sendable {
 
     let id: Int
     let defaultBranch: String
+    let fork: Bool
+    let archived: Bool
     /// nil for an empty repository.
     let graph: (any CommitGraph)?
     let elementCache: ElementCache?
@@ -38,6 +40,8 @@ final class HostedRepository: Sendable {
     init(_ repository: SimRepository) throws {
         id = repository.id
         defaultBranch = repository.defaultBranch
+        fork = repository.fork
+        archived = repository.archived
         switch repository.source {
         case .empty:
             graph = nil

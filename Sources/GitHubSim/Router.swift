@@ -5,8 +5,18 @@ enum RepositoryReference: Equatable {
     case id(Int)
 }
 
+/// Whose repositories a listing asks for: by login (`/orgs/{org}/repos`, `/users/{user}/repos`)
+/// or by account id (`/organizations/{id}/repos`, `/user/{id}/repos`, the form `Link` uses).
+enum OwnerReference: Equatable {
+    case organization(Substring)
+    case user(Substring)
+    case organizationID(Int)
+    case userID(Int)
+}
+
 enum Route: Equatable {
     case rateLimit
+    case ownerRepositories(OwnerReference)
     /// `tail` is what follows the repository: [] for the repository itself, ["commits"], ["commits", ref…].
     case repository(RepositoryReference, tail: [Substring])
     case notFound
@@ -24,6 +34,14 @@ enum Route: Equatable {
             self = .rateLimit
         case "repos" where parts.count >= 3:
             self = .repository(.name(owner: parts[1], repo: parts[2]), tail: Array(parts[3...]))
+        case "orgs" where parts.count == 3 && parts[2] == "repos":
+            self = .ownerRepositories(.organization(parts[1]))
+        case "users" where parts.count == 3 && parts[2] == "repos":
+            self = .ownerRepositories(.user(parts[1]))
+        case "organizations" where parts.count == 3 && parts[2] == "repos":
+            self = Int(parts[1]).map { .ownerRepositories(.organizationID($0)) } ?? .notFound
+        case "user" where parts.count == 3 && parts[2] == "repos":
+            self = Int(parts[1]).map { .ownerRepositories(.userID($0)) } ?? .notFound
         case "repositories" where parts.count >= 2:
             guard let id = Int(parts[1]) else {
                 self = .notFound

@@ -12,8 +12,11 @@ final class SimulatorCore: Sendable {
     static let defaultAPIVersion = "2022-11-28"
 
     let configuration: SimConfiguration
-    let repositories: [HostedRepository]
+    /// What is served now: tests add and delete repositories at run time.
+    private let hosted: Mutex<[HostedRepository]>
     private let state: Mutex<State>
+
+    var repositories: [HostedRepository] { hosted.withLock { $0 } }
 
     private struct State {
         var baseURL = ""
@@ -37,7 +40,7 @@ final class SimulatorCore: Sendable {
             }
         }
         self.configuration = configuration
-        self.repositories = try repositories.map(HostedRepository.init)
+        hosted = Mutex(try repositories.map(HostedRepository.init))
         state = Mutex(State(rate: RateLimiter(window: configuration.rateLimitWindow), faults: configuration.faults))
     }
 
@@ -78,6 +81,37 @@ final class SimulatorCore: Sendable {
             throw SimulatorError.unknownRepository(owner, name)
         }
         return repository
+    }
+
+    /// Starts serving `repository` (its name and id must be free).
+    func add(_ repository: SimRepository) throws {
+        let added = try HostedRepository(repository)
+        try hosted.withLock { list in
+            let key = repository.fullName.lowercased()
+            if list.contains(where: { $0.snapshot.fullName.lowercased() == key }) {
+                throw SimulatorError(description: "repository \(repository.fullName) already exists")
+            }
+            if list.contains(where: { $0.id == repository.id }) {
+                throw SimulatorError(description: "repository id \(repository.id) is taken")
+            }
+            list.append(added)
+        }
+    }
+
+    /// Stops serving the repository: every request for it answers 404 from now on.
+    func delete(owner: String, name: String) throws {
+        let key = "\(owner)/\(name)".lowercased()
+        try hosted.withLock { list in
+            guard let index = list.firstIndex(where: { $0.snapshot.fullName.lowercased() == key }) else {
+                throw SimulatorError.unknownRepository(owner, name)
+            }
+            list.remove(at: index)
+        }
+    }
+
+    /// An id no repository served now has.
+    func unusedID() -> Int {
+        hosted.withLock { list in (list.map(\.id).max() ?? 1000) + 1 }
     }
 
     // MARK: - Requests
@@ -205,7 +239,14 @@ final class SimulatorCore: Sendable {
     }
 
     private func dispatch(_ request: SimRequest, route: Route, baseURL: String, authenticated: Bool) -> SimResponse {
-        guard request.method == .GET, case .repository(let reference, let tail) = route else { return .notFound() }
+        guard request.method == .GET else { return .notFound() }
+        let repositories = self.repositories
+        if case .ownerRepositories(let owner) = route {
+            return OwnerRepositoriesEndpoint.respond(
+                request, owner: owner, repositories: repositories, userAccounts: configuration.userAccounts,
+                baseURL: baseURL, authenticated: authenticated)
+        }
+        guard case .repository(let reference, let tail) = route else { return .notFound() }
         let repository: HostedRepository
         switch reference {
         case .id(let id):

@@ -60,11 +60,11 @@ import Testing
     @Test(arguments: [
         (
             "repositories: [acme/widgets]\nintervall: 5m\n",
-            ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
+            ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived"
         ),
         (
             "repositories:\n  - name: acme/widgets\n    brnach: main\n",
-            ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval"
+            ":3: repositories[0].brnach: unknown key; expected one of name, branch, interval, include_forks, include_archived"
         ),
         (
             "rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",

@@ -181,7 +181,7 @@ import Testing
                 repositories:
                   - name: acme/widgets
                     brnach: main
-                """) == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval")
+                """) == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval, include_forks, include_archived")
     }
 
     @Test func wrongTypes() {

@@ -3,6 +3,9 @@
 //   POST /_sim/reset-stats
 //   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds
+//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true]
+//                                             starts serving a new synthetic repository → {"id":N}
+//   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
 
 import Foundation
 import NIOCore
@@ -21,6 +24,15 @@ enum ControlEndpoint {
             return ok()
         case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "head":
             return moveHead(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (.POST, let path) where path.count == 3 && path[0] == "repos":
+            return addRepository(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (.DELETE, let path) where path.count == 3 && path[0] == "repos":
+            do {
+                try core.delete(owner: String(path[1]), name: String(path[2]))
+                return ok()
+            } catch {
+                return .error(.notFound, "\(error)")
+            }
         case (.POST, ["faults"]):
             do {
                 core.setFaults(try faultPlan(from: request.body))
@@ -49,6 +61,24 @@ enum ControlEndpoint {
             return .json(.ok, ByteBuffer(string: "{\"head\":\"\(sha)\"}"))
         } catch {
             return .error(.notFound, "\(error)")
+        }
+    }
+
+    private static func addRepository(_ request: SimRequest, owner: String, name: String, core: SimulatorCore) -> SimResponse {
+        guard let commits = request.queryValue("commits").flatMap(Int.init), commits >= 0, commits <= 1_000_000 else {
+            return .error(.badRequest, "expected ?commits=N with 0 <= N <= 1000000")
+        }
+        let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 1
+        let id = core.unusedID()
+        let repository = SimRepository(
+            owner: owner, name: name, id: id,
+            source: commits == 0 ? .empty : .synthetic(SyntheticSpec(commits: commits, seed: seed)),
+            fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true")
+        do {
+            try core.add(repository)
+            return .json(.ok, ByteBuffer(string: "{\"id\":\(id)}"))
+        } catch {
+            return .error(.unprocessableEntity, "\(error)")
         }
     }
 

@@ -22,6 +22,11 @@ struct EndpointContext {
 
     /// Headers GitHub puts on every cacheable repository response.
     func cacheHeaders(etag: String, lastModified: Int64?) -> HTTPHeaders {
+        Self.cacheHeaders(etag: etag, lastModified: lastModified, authenticated: authenticated)
+    }
+
+    /// The same for responses about no single repository (owner listings).
+    static func cacheHeaders(etag: String, lastModified: Int64?, authenticated: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.add(name: "Cache-Control", value: authenticated ? "private, max-age=60, s-maxage=60" : "public, max-age=60, s-maxage=60")
         headers.add(name: "Vary", value: "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, Accept, X-Requested-With")

@@ -100,10 +100,11 @@ struct ConfigurationLoader {
 
     enum TopKey: String, CaseIterable {
         case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen
+        case include_forks, include_archived
     }
 
     enum RepositoryKey: String, CaseIterable {
-        case name, branch, interval
+        case name, branch, interval, include_forks, include_archived
     }
 
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -144,8 +145,12 @@ struct ConfigurationLoader {
                 configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
                 configuration.mailmapLine = value.mark?.line
             case .repositories:
-                configuration.repositories = try repositories(value)
+                (configuration.repositories, configuration.patterns) = try repositories(value)
                 sawRepositories = true
+            case .include_forks:
+                configuration.includeForks = try bool(value, key: keyText)
+            case .include_archived:
+                configuration.includeArchived = try bool(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
             case .rate_limit_reserve:
@@ -182,24 +187,29 @@ struct ConfigurationLoader {
         return configuration
     }
 
-    private func repositories(_ node: Node) throws -> [MirrorConfiguration.Repository] {
-        let expected = "a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+    private func repositories(_ node: Node) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern]) {
+        let expected = "a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
         guard case .sequence(let sequence) = node, !sequence.isEmpty else {
             let problem = node.sequence?.isEmpty == true ? "is an empty list" : "is \(kind(of: node))"
             throw error(at: node, key: "repositories", problem: problem, expected: expected)
         }
         var result: [MirrorConfiguration.Repository] = []
+        var patterns: [MirrorConfiguration.Pattern] = []
         var seen: [String: Int] = [:]
         for (index, entry) in sequence.enumerated() {
             let path = "repositories[\(index)]"
-            var repository: MirrorConfiguration.Repository
+            let line = entry.mark?.line
+            var selector: RepositorySelector
+            var branch: String?
+            var interval: Duration?
+            var includeForks: Bool?
+            var includeArchived: Bool?
+            var patternOnlyKey: (key: String, node: Node)?
             switch entry {
             case .scalar:
-                repository = .init(name: try repositoryName(entry, key: path), line: entry.mark?.line)
+                selector = try repositorySelector(entry, key: path)
             case .mapping(let mapping):
-                var name: RepositoryName?
-                var branch: String?
-                var interval: Duration?
+                var name: RepositorySelector?
                 for (keyNode, value) in mapping {
                     let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
                     guard let key = RepositoryKey(rawValue: keyText) else {
@@ -208,7 +218,7 @@ struct ConfigurationLoader {
                             expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     switch key {
-                    case .name: name = try repositoryName(value, key: "\(path).name")
+                    case .name: name = try repositorySelector(value, key: "\(path).name")
                     case .branch:
                         let text = try string(value, key: "\(path).branch", expected: BranchName.expectedForm)
                         if let problem = BranchName.problem(with: text) {
@@ -219,35 +229,77 @@ struct ConfigurationLoader {
                         }
                         branch = text
                     case .interval: interval = try duration(value, key: "\(path).interval")
+                    case .include_forks:
+                        includeForks = try bool(value, key: "\(path).include_forks")
+                        patternOnlyKey = patternOnlyKey ?? ("\(path).include_forks", keyNode)
+                    case .include_archived:
+                        includeArchived = try bool(value, key: "\(path).include_archived")
+                        patternOnlyKey = patternOnlyKey ?? ("\(path).include_archived", keyNode)
                     }
                 }
                 guard let name else {
                     throw error(
                         at: entry, key: "\(path).name", problem: "missing",
-                        expected: "`name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
+                        expected: "`name: OWNER/NAME` or `name: OWNER/*`, e.g. `name: swiftlang/swift-evolution`")
                 }
-                repository = .init(name: name, branch: branch, interval: interval, line: entry.mark?.line)
+                selector = name
             default:
                 throw error(at: entry, key: path, problem: "is \(kind(of: entry))", expected: expected)
             }
-            if let firstLine = seen[repository.key] {
+            let key: String
+            switch selector {
+            case .repository(let name):
+                if let patternOnlyKey {
+                    throw error(
+                        at: patternOnlyKey.node, key: patternOnlyKey.key, problem: "applies only to a pattern such as OWNER/*",
+                        expected: "include_forks and include_archived on OWNER/* entries, or at the top level")
+                }
+                let repository = MirrorConfiguration.Repository(name: name, branch: branch, interval: interval, line: line)
+                key = repository.key
+                result.append(repository)
+            case .pattern(let pattern):
+                if branch != nil {
+                    throw error(
+                        at: entry, key: "\(path).branch", problem: "a pattern mirrors each repository's default branch",
+                        expected: "no branch: on an OWNER/* entry (list a repository on its own to mirror another branch)")
+                }
+                let entry = MirrorConfiguration.Pattern(
+                    pattern: pattern, interval: interval, includeForks: includeForks, includeArchived: includeArchived, line: line)
+                key = "pattern " + entry.key
+                patterns.append(entry)
+            }
+            if let firstLine = seen[key] {
                 throw error(
-                    at: entry, key: path, problem: "\(repository) is listed twice (first on line \(firstLine))",
+                    at: entry, key: path, problem: "\(selector)\(branch.map { "@\($0)" } ?? "") is listed twice (first on line \(firstLine))",
                     expected: "each repository and branch once")
             }
-            seen[repository.key] = repository.line ?? 0
-            result.append(repository)
+            seen[key] = line ?? 0
         }
-        return result
+        return (result, patterns)
     }
 
-    private func repositoryName(_ node: Node, key: String) throws -> RepositoryName {
+    private func repositorySelector(_ node: Node, key: String) throws -> RepositorySelector {
         let text = try string(node, key: key, expected: RepositoryName.expectedForm)
-        guard let name = RepositoryName(parsing: text) else {
+        if let selector = RepositorySelector(parsing: text) { return selector }
+        if let problem = RepositoryPattern.problem(with: text), text.contains("*") {
             throw error(
-                at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository name", expected: RepositoryName.expectedForm)
+                at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository pattern: \(problem)",
+                expected: RepositorySelector.expectedForm)
         }
-        return name
+        throw error(
+            at: node, key: key, problem: "'\(Self.excerpt(text))' is not a repository name", expected: RepositoryName.expectedForm)
+    }
+
+    private func bool(_ node: Node, key: String) throws -> Bool {
+        let expected = "true or false"
+        guard let text = try scalarText(node, key: key, expected: expected) else {
+            throw error(at: node, key: key, problem: "has no value", expected: expected)
+        }
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not true or false", expected: expected)
+        }
     }
 
     private func duration(_ node: Node, key: String) throws -> Duration {

@@ -41,6 +41,42 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public func hash(into hasher: inout Hasher) { hasher.combine(key) }
     }
 
+    /// One pattern entry of `repositories` (`OWNER/*`, `OWNER/swift-*`): every
+    /// repository of the owner whose name matches, listed through the API.
+    public struct Pattern: Sendable, Hashable, CustomStringConvertible {
+        public var pattern: RepositoryPattern
+        /// `nil`: `default_interval`.
+        public var interval: Duration?
+        /// `nil`: the file's `include_forks`.
+        public var includeForks: Bool?
+        /// `nil`: the file's `include_archived`.
+        public var includeArchived: Bool?
+        /// Where the entry is in the file, for messages (not part of equality).
+        public var line: Int?
+
+        public init(
+            pattern: RepositoryPattern, interval: Duration? = nil, includeForks: Bool? = nil, includeArchived: Bool? = nil,
+            line: Int? = nil
+        ) {
+            self.pattern = pattern
+            self.interval = interval
+            self.includeForks = includeForks
+            self.includeArchived = includeArchived
+            self.line = line
+        }
+
+        /// Patterns are compared case-insensitively, as GitHub's names are.
+        public var key: String { pattern.description.lowercased() }
+        public var description: String { pattern.description }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.key == rhs.key && lhs.interval == rhs.interval && lhs.includeForks == rhs.includeForks
+                && lhs.includeArchived == rhs.includeArchived
+        }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    }
+
     /// The file this came from (for messages).
     public var source: String
     /// `store`: the SQLite file.
@@ -52,6 +88,12 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The line of `token_file`, for messages about it.
     public var tokenFileLine: Int?
     public var repositories: [Repository]
+    /// The pattern entries of `repositories`, expanded by listing each owner's repositories.
+    public var patterns: [Pattern] = []
+    /// `include_forks`: whether patterns select forks (default: no).
+    public var includeForks = false
+    /// `include_archived`: whether patterns select archived repositories (default: no).
+    public var includeArchived = false
     /// `mailmap`: the git .mailmap file `query`, `authors` and `show` merge
     /// identities with when the user names no other (relative to the file's directory).
     public var mailmap: String?
@@ -90,9 +132,16 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
-            && lhs.repositories == rhs.repositories && lhs.defaultInterval == rhs.defaultInterval
+            && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns
+            && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
+            && lhs.defaultInterval == rhs.defaultInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen
+    }
+
+    /// Whether `pattern` selects forks and archived repositories.
+    public func includes(for pattern: Pattern) -> (forks: Bool, archived: Bool) {
+        (pattern.includeForks ?? includeForks, pattern.includeArchived ?? includeArchived)
     }
 
     /// How often `repository` is polled.
@@ -207,6 +256,20 @@ public struct MirrorConfiguration: Sendable, Equatable {
         }
         for repository in repositories where newByKey[repository.key] == nil {
             changes.append("repository removed: \(repository)")
+        }
+        compare("include_forks", includeForks, new.includeForks, { "\($0)" })
+        compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
+        let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newPatterns = Set(new.patterns.map(\.key))
+        for pattern in new.patterns {
+            if let old = oldPatterns[pattern.key] {
+                if old != pattern { changes.append("pattern \(pattern) changed") }
+            } else {
+                changes.append("pattern added: \(pattern)")
+            }
+        }
+        for pattern in patterns where !newPatterns.contains(pattern.key) {
+            changes.append("pattern removed: \(pattern)")
         }
         return changes
     }
