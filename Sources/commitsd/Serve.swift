@@ -52,10 +52,17 @@ extension Commitsd {
                 throw ExitCode(DaemonExit.badConfiguration)
             }
             if checkConfig {
-                let repositories = settings.configuration.repositories.map(\.description).joined(separator: ", ")
-                print(
-                    "\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)"); \(settings.configuration.repositories.count) \(settings.configuration.repositories.count == 1 ? "repository" : "repositories"): \(repositories)"
-                )
+                let configuration = settings.configuration
+                var summary =
+                    "\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
+                if !configuration.repositories.isEmpty || configuration.patterns.isEmpty {
+                    summary +=
+                        "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
+                }
+                if !configuration.patterns.isEmpty {
+                    summary += "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
+                }
+                print(summary)
                 return
             }
 

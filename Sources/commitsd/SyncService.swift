@@ -68,13 +68,17 @@ struct SyncService: Service, CustomStringConvertible {
         var settings = initial
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
         var plan = SyncSchedule(configuration: settings.configuration, synced: synced, now: .now)
+        // Patterns (OWNER/*) are listed at once, then on their shortest interval.
+        var discovery = PatternDiscovery()
+        var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         var lastStatus = "no sync yet"
 
         func arm() {
             timer?.cancel()
-            guard let due = plan.next?.due else { return }
+            let dues = [plan.next?.due, discoveryDue].compactMap { $0 }
+            guard let due = dues.min() else { return }
             timer = Task {
                 try? await Task.sleep(until: due, clock: .continuous)
                 if !Task.isCancelled { continuation.yield(.due) }
@@ -85,9 +89,12 @@ struct SyncService: Service, CustomStringConvertible {
             "ready",
             metadata: [
                 "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
-                "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
+                "repos": "\(settings.configuration.repositories.count)", "patterns": "\(settings.configuration.patterns.count)",
+                "token.source": "\(settings.tokenSource ?? "none")",
             ])
-        notifier.ready(status: "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))")
+        var readyStatus = "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))"
+        if !settings.configuration.patterns.isEmpty { readyStatus += ", \(plural(settings.configuration.patterns.count, "pattern"))" }
+        notifier.ready(status: readyStatus)
         continuation.yield(.due)
 
         var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
@@ -95,8 +102,19 @@ struct SyncService: Service, CustomStringConvertible {
             if case .reload(let new) = event {
                 settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
                 logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                plan.apply(settings.configuration, now: .now)
+                plan.apply(discovery.expanded(settings.configuration), now: .now)
+                discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
                 notifier.status("configuration reloaded; \(lastStatus)")
+            }
+            if !Task.isShuttingDownGracefully, let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
+                switch await discovery.run(settings: settings, logger: logger) {
+                case .finished:
+                    discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
+                case .rateLimited(let resume):
+                    plan.pause(until: resume)
+                    discoveryDue = resume
+                }
+                plan.apply(discovery.expanded(settings.configuration), now: .now)
             }
             while !Task.isShuttingDownGracefully, let job = plan.next, job.due <= .now {
                 if let resume = reservePause(settings: settings) {

@@ -58,40 +58,43 @@ extension MirrorStore {
     /// takes the id, the current name and the default branch, and keeps every
     /// name it was known by. Never gives one repository two rows.
     public func adopt(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> Repository {
-        try write {
-            let byID = try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.github_id = ?")
-                .bind([identity.githubID]).first(Self.repository(from:))
-            let byName = try repository(named: requested)
-            let rowID: Int64
-            if let byID {
-                rowID = byID.id
-            } else if let byName, byName.githubID == nil {
-                rowID = byName.id
-            } else {
-                try db.execute(
-                    "INSERT INTO repositories (full_name) VALUES (?)",
-                    [placeholderName(for: identity)])
-                rowID = db.lastInsertRowID
-            }
-            // The current name moves to this row (another row can hold it only if
-            // created offline by `import` under the new name: that one keeps its own).
-            let current = identity.fullName.description
-            let taken =
-                try db.scalarInt(
-                    "SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
-                    [current, rowID]) ?? 0
+        try write { try adoptInTransaction(identity, requestedAs: requested) }
+    }
+
+    /// `adopt` inside a transaction the caller holds (several adoptions in one).
+    func adoptInTransaction(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> Repository {
+        let byID = try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.github_id = ?")
+            .bind([identity.githubID]).first(Self.repository(from:))
+        let byName = try repository(named: requested)
+        let rowID: Int64
+        if let byID {
+            rowID = byID.id
+        } else if let byName, byName.githubID == nil {
+            rowID = byName.id
+        } else {
             try db.execute(
-                """
-                UPDATE repositories SET github_id = ?, default_branch = ?, html_url = ?,
-                    full_name = CASE WHEN ? = 0 THEN ? ELSE full_name END
-                WHERE id = ?
-                """, [identity.githubID, identity.defaultBranch, identity.htmlURL, taken, current, rowID])
-            for name in [requested.description, current] {
-                try addName(name, repositoryID: rowID)
-            }
-            return try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.id = ?")
-                .bind([rowID]).first(Self.repository(from:))!
+                "INSERT INTO repositories (full_name) VALUES (?)",
+                [placeholderName(for: identity)])
+            rowID = db.lastInsertRowID
         }
+        // The current name moves to this row (another row can hold it only if
+        // created offline by `import` under the new name: that one keeps its own).
+        let current = identity.fullName.description
+        let taken =
+            try db.scalarInt(
+                "SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
+                [current, rowID]) ?? 0
+        try db.execute(
+            """
+            UPDATE repositories SET github_id = ?, default_branch = ?, html_url = ?,
+                full_name = CASE WHEN ? = 0 THEN ? ELSE full_name END
+            WHERE id = ?
+            """, [identity.githubID, identity.defaultBranch, identity.htmlURL, taken, current, rowID])
+        for name in [requested.description, current] {
+            try addName(name, repositoryID: rowID)
+        }
+        return try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.id = ?")
+            .bind([rowID]).first(Self.repository(from:))!
     }
 
     /// A name for a new row that cannot collide while the real one is settled.

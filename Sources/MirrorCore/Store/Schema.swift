@@ -217,5 +217,25 @@ enum Schema {
                 -- Updates and deletes of a message keep their triggers.
                 DROP TRIGGER commits_fts_after_insert;
                 """),
+        .init(
+            version: 6, name: "repository lifecycle; owner listings",
+            sql: """
+                -- Whether a repository is still mirrored: 'active'; 'gone' when it left its owner's
+                -- listing or GitHub answered 404 for it (history kept, no longer polled, active again
+                -- when it reappears); 'removed' when the user stopped mirroring it (history kept).
+                ALTER TABLE repositories ADD COLUMN state TEXT NOT NULL DEFAULT 'active'
+                    CHECK (state IN ('active', 'gone', 'removed'));
+                ALTER TABLE repositories ADD COLUMN state_changed_at TEXT;
+                ALTER TABLE repositories ADD COLUMN state_reason TEXT;
+
+                -- The last listing of each owner's repositories (OWNER/* patterns), page by page with
+                -- each page's ETag, so an unchanged owner costs conditional requests answered 304.
+                CREATE TABLE owner_listings (
+                    owner TEXT PRIMARY KEY COLLATE NOCASE,
+                    kind TEXT NOT NULL CHECK (kind IN ('organization', 'user')),
+                    pages TEXT NOT NULL,            -- JSON: [{url, etag, next, repositories: [...]}]
+                    listed_at TEXT NOT NULL
+                );
+                """),
     ])
 }

@@ -32,7 +32,8 @@ enum StoreLookups {
         SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
                s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
                (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
+               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
+               r.state, r.state_reason
         FROM sync_state s JOIN repositories r ON r.id = s.repository_id
         """
 
@@ -42,6 +43,7 @@ enum StoreLookups {
             headETag: row.optionalString(3), complete: row.int(4) != 0, lastAttemptAt: row.optionalString(5),
             lastSuccessAt: row.optionalString(6), lastError: row.optionalString(7),
             rateLimitRemaining: row.optionalInt(8), rateLimitResetAt: row.optionalString(9),
-            pendingWalks: row.int(10), commits: row.int(11))
+            pendingWalks: row.int(10), commits: row.int(11),
+            repositoryState: RepositoryState(rawValue: row.string(12)) ?? .active, stateReason: row.optionalString(13))
     }
 }

@@ -36,29 +36,62 @@ public final class RepositoryLock {
         } catch {
             throw RepositoryLockError.unavailable(path: directory, reason: (error as NSError).localizedDescription)
         }
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o664)
-        if descriptor < 0 && errno == EACCES {
-            // flock works on a read-only descriptor; we just cannot record who we are.
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        }
-        guard descriptor >= 0 else {
-            throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(errno)))
-        }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            let reason = errno
-            let current = Self.readHolder(descriptor)
-            close(descriptor)
-            if reason == EWOULDBLOCK {
-                throw RepositoryLockError.busy(repository: repository, holder: current)
-            }
-            throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(reason)))
-        }
+        let descriptor = try lockedDescriptor(path: path, repository: repository)
         let record = "\(getpid()) \(holder)\n"
         if ftruncate(descriptor, 0) == 0 {
             _ = record.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         }
         return RepositoryLock(path: path, descriptor: descriptor)
+    }
+
+    /// Opens and locks the file at `path`. A lock file is deleted (by
+    /// `removeLockFile`) only while locked, so a lock taken on a file that was
+    /// deleted meanwhile guards nothing: it is dropped and the current file locked.
+    private static func lockedDescriptor(path: String, repository: RepositoryName) throws -> Int32 {
+        while true {
+            var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o664)
+            if descriptor < 0 && errno == EACCES {
+                // flock works on a read-only descriptor; we just cannot record who we are.
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            }
+            guard descriptor >= 0 else {
+                throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(errno)))
+            }
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                if errno == EINTR { continue }
+                let reason = errno
+                let current = Self.readHolder(descriptor)
+                close(descriptor)
+                if reason == EWOULDBLOCK {
+                    throw RepositoryLockError.busy(repository: repository, holder: current)
+                }
+                throw RepositoryLockError.unavailable(path: path, reason: String(cString: strerror(reason)))
+            }
+            var held = stat()
+            var named = stat()
+            if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+                return descriptor
+            }
+            close(descriptor)
+        }
+    }
+
+    /// Deletes the lock file of a repository no longer mirrored, so lock files do
+    /// not accumulate. Only when no one holds it (a writer busy with it keeps its
+    /// file; the next removal takes it); a missing file is fine.
+    public static func removeLockFile(storePath: String, repository: RepositoryName) {
+        let path = lockPath(storePath: storePath, repository: repository)
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
+        var held = stat()
+        var named = stat()
+        // Unlinked while still locked: whoever opened it before sees a deleted inode and retries.
+        if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+            unlink(path)
+        }
+        flock(descriptor, LOCK_UN)
     }
 
     /// Releases the lock (also done on deinit and, by the kernel, on exit).

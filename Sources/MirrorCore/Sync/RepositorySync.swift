@@ -53,7 +53,12 @@ public struct RepositorySync: Sendable {
         do {
             let store = try MirrorStore(path: storePath)
             let engine = SyncEngine(client: client, store: store, logger: logger, progress: progress)
-            return .synced(try await engine.sync(repository, branch: branch))
+            let report = try await engine.sync(repository, branch: branch)
+            // Synced by name: mirrored again, whatever it was.
+            if let stored = try store.repository(named: repository), try store.repositoryState(repositoryID: stored.id) != .active {
+                try store.setState(.active, repositoryID: stored.id, reason: nil)
+            }
+            return .synced(report)
         } catch is CancellationError {
             recordInterruption(repository, branch: branch, note: "interrupted at a page boundary; resumes on the next run")
             return .interrupted
@@ -65,9 +70,27 @@ public struct RepositorySync: Sendable {
                     note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
             }
             return .rateLimited(error, retryAt: error.retryAt())
+        } catch GitHubError.notFound(let name, let source) {
+            if markGone(repository) {
+                lock.release()
+                RepositoryLock.removeLockFile(storePath: storePath, repository: repository)
+            }
+            return .failed(Failure(error: GitHubError.notFound(repository: name, tokenSource: source)))
         } catch {
             return .failed(Failure(error: error))
         }
+    }
+
+    /// A mirrored repository GitHub answers 404 for is gone: its history stays,
+    /// it is no longer polled through a pattern, and it is active again when it
+    /// reappears. Returns whether it was marked.
+    private func markGone(_ repository: RepositoryName) -> Bool {
+        guard let store = try? MirrorStore(path: storePath),
+            let stored = try? store.repository(named: repository), stored.githubID != nil,
+            (try? store.repositoryState(repositoryID: stored.id)) == .active
+        else { return false }
+        logger.notice("GitHub answers 404 for a mirrored repository; marked gone, its history is kept", metadata: ["repo": "\(repository)"])
+        return (try? store.setState(.gone, repositoryID: stored.id, reason: "GitHub answers 404 for it")) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.

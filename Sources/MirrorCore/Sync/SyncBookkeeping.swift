@@ -33,6 +33,10 @@ public struct SyncState: Sendable, Equatable, Codable {
     public var rateLimitResetAt: String?
     public var pendingWalks: Int
     public var commits: Int
+    /// Whether the repository is still mirrored (gone and removed ones keep their history).
+    public var repositoryState: RepositoryState = .active
+    /// Why it is gone or removed.
+    public var stateReason: String?
 }
 
 extension MirrorStore {

@@ -40,6 +40,9 @@ extension Commitsctl {
             var rateLimitRemaining: Int?
             var rateLimitResetAt: String?
             var pendingWalks: Int
+            /// `active`, `gone` or `removed`.
+            var state = RepositoryState.active
+            var stateReason: String?
 
             enum CodingKeys: String, CodingKey, CaseIterable {
                 case repository, branch, configured, commits, complete
@@ -47,6 +50,7 @@ extension Commitsctl {
                 case lastAttemptAt = "last_attempt_at", lastSuccessAt = "last_success_at", lastError = "last_error"
                 case rateLimitRemaining = "rate_limit_remaining", rateLimitResetAt = "rate_limit_reset_at"
                 case pendingWalks = "pending_walks"
+                case state, stateReason = "state_reason"
             }
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
@@ -55,6 +59,7 @@ extension Commitsctl {
                 line += complete ? "complete" : pendingWalks > 0 ? "resuming" : "incomplete"
                 if let headSHA { line += ", head \(headSHA.prefix(7))" }
                 line += ", last success \(lastSuccessAt ?? "never")"
+                if state != .active { line += ", \(state.rawValue)" + (stateReason.map { " (\($0))" } ?? "") }
                 if let lastError { line += ", last error: \(lastError)" }
                 return TextCleaning.singleLine(line)
             }
@@ -65,6 +70,7 @@ extension Commitsctl {
                     repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
                     headSHA ?? "", headETag ?? "", lastAttemptAt ?? "", lastSuccessAt ?? "", lastError ?? "",
                     rateLimitRemaining.map(String.init) ?? "", rateLimitResetAt ?? "", String(pendingWalks),
+                    state.rawValue, stateReason ?? "",
                 ]
             }
 
@@ -84,6 +90,8 @@ extension Commitsctl {
                 try container.encode(rateLimitRemaining, forKey: .rateLimitRemaining)
                 try container.encode(rateLimitResetAt, forKey: .rateLimitResetAt)
                 try container.encode(pendingWalks, forKey: .pendingWalks)
+                try container.encode(state.rawValue, forKey: .state)
+                try container.encode(stateReason, forKey: .stateReason)
             }
         }
 
@@ -120,21 +128,32 @@ extension Commitsctl {
                     return
                 }
                 // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
-                var table = TextTable([
+                // STATE only when some repository is gone or removed.
+                let showState = rows.contains { $0.state != .active }
+                var columns: [TextTable.Column] = [
                     .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true), .init(title: "BRANCH"),
-                    .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"), .init(title: "HEAD", dropOrder: 3),
+                    .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"),
+                ]
+                if showState { columns.append(.init(title: "STATE")) }
+                columns += [
+                    .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
                     .init(title: "RATE LEFT", numeric: true, dropOrder: 1),
                     .init(title: "LAST ERROR", flexible: true, minimumWidth: 12),
-                ])
+                ]
+                var table = TextTable(columns)
                 for row in rows {
-                    table.append([
+                    var cells = [
                         row.repository, row.branch ?? "(default)", String(row.commits),
                         row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"),
-                        row.headSHA.map { String($0.prefix(7)) } ?? "-",
+                    ]
+                    if showState { cells.append(row.state.rawValue) }
+                    table.append(
+                        cells + [
+                            row.headSHA.map { String($0.prefix(7)) } ?? "-",
                         row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
-                        row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? "-",
-                    ])
+                            row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",
+                        ])
                 }
                 for line in table.render(width: Terminal.outputWidth) { print(line) }
             }
@@ -153,21 +172,28 @@ extension Commitsctl {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
                 }
             }
-            let configured = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
+            let named = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
+            // Named in the file, or selected by one of its patterns (OWNER/*).
+            let configured = { (repository: String) in
+                named.contains(repository.lowercased())
+                    || RepositoryName(parsing: repository).map { name in
+                        configuration?.patterns.contains { $0.pattern.matches(name) } == true
+                    } == true
+            }
             var rows = states.map { state in
                 Row(
                     repository: state.repository, branch: state.branch,
-                    configured: configuration.map { _ in configured.contains(state.repository.lowercased()) },
+                    configured: configuration.map { _ in configured(state.repository) },
                     commits: state.commits, complete: state.complete, headSHA: state.headSHA, headETag: state.headETag,
                     lastAttemptAt: state.lastAttemptAt, lastSuccessAt: state.lastSuccessAt, lastError: state.lastError,
                     rateLimitRemaining: state.rateLimitRemaining, rateLimitResetAt: state.rateLimitResetAt,
-                    pendingWalks: state.pendingWalks)
+                    pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason)
             }
             for repository in unsynced {
                 rows.append(
                     Row(
                         repository: repository.name,
-                        configured: configuration.map { _ in configured.contains(repository.name.lowercased()) },
+                        configured: configuration.map { _ in configured(repository.name) },
                         commits: repository.commits, complete: false, pendingWalks: 0))
             }
             let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })

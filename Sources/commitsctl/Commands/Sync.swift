@@ -19,8 +19,17 @@ extension Commitsctl {
                 """
         )
 
-        @Argument(help: "The repository to mirror, as OWNER/NAME (default: every repository in the configuration file).")
+        @Argument(
+            help:
+                "The repository to mirror, as OWNER/NAME, or an owner's repositories as OWNER/* or a glob such as OWNER/swift-* (default: every repository in the configuration file)."
+        )
         var repository: String?
+
+        @Flag(help: "Let patterns (OWNER/*) select forks too (default: the configuration's include_forks, else no).")
+        var includeForks = false
+
+        @Flag(help: "Let patterns (OWNER/*) select archived repositories too (default: the configuration's include_archived, else no).")
+        var includeArchived = false
 
         @Option(help: "The branch to mirror (default: the repository's default branch).")
         var branch: String?
@@ -46,8 +55,18 @@ extension Commitsctl {
         @OptionGroup var github: GitHubOptions
 
         func validate() throws {
-            if let repository, RepositoryName(parsing: repository) == nil {
+            if let repository, repository.contains("*"), let problem = RepositoryPattern.problem(with: repository) {
+                throw ValidationError("'\(repository)' is not a repository pattern: \(problem); expected \(RepositorySelector.expectedForm)")
+            }
+            if let repository, RepositorySelector(parsing: repository) == nil {
                 throw ValidationError("'\(repository)' is not a repository name; expected \(RepositoryName.expectedForm)")
+            }
+            if case .repository? = repository.flatMap(RepositorySelector.init(parsing:)), includeForks || includeArchived {
+                throw ValidationError(
+                    "--include-forks and --include-archived apply to patterns such as OWNER/*; a repository named on its own is always mirrored")
+            }
+            if case .pattern? = repository.flatMap(RepositorySelector.init(parsing:)), branch != nil {
+                throw ValidationError("--branch needs a single repository; a pattern mirrors each repository's default branch")
             }
             if let branch, branch.isEmpty { throw ValidationError("--branch must not be empty") }
             if let branch, let problem = BranchName.problem(with: branch) {
@@ -65,17 +84,32 @@ extension Commitsctl {
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
                 let settings = ResolvedSettings(configuration: configuration, store: store, github: github)
-                let targets: [MirrorConfiguration.Repository]
-                if let repository {
-                    targets = [.init(name: RepositoryName(parsing: repository)!, branch: branch)]
-                } else if let configuration {
+                var targets: [MirrorConfiguration.Repository] = []
+                var selections: [RepositoryDiscovery.Selection] = []
+                switch repository.flatMap(RepositorySelector.init(parsing:)) {
+                case .repository(let name)?:
+                    targets = [.init(name: name, branch: branch)]
+                case .pattern(let pattern)?:
+                    selections = [
+                        .init(
+                            pattern: pattern, includeForks: includeForks || configuration?.includeForks == true,
+                            includeArchived: includeArchived || configuration?.includeArchived == true)
+                    ]
+                case nil:
+                    guard let configuration else {
+                        throw ConfigurationError(
+                            file: "", problem: "no repository given and no configuration file found",
+                            expected:
+                                "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml"
+                        )
+                    }
                     targets = configuration.repositories
-                } else {
-                    throw ConfigurationError(
-                        file: "", problem: "no repository given and no configuration file found",
-                        expected:
-                            "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml"
-                    )
+                    selections = configuration.patterns.map { entry in
+                        let includes = configuration.includes(for: entry)
+                        return .init(
+                            pattern: entry.pattern, includeForks: includeForks || includes.forks,
+                            includeArchived: includeArchived || includes.archived)
+                    }
                 }
                 var clientConfiguration = GitHubClient.Configuration(
                     apiURL: try settings.checkedAPIURL(), token: try settings.resolveToken(github: github))
@@ -96,7 +130,7 @@ extension Commitsctl {
                     }
                 }
 
-                if repository != nil {
+                if repository != nil, selections.isEmpty {
                     // One repository: its error is the command's error (exit status as documented).
                     switch await run(sync, targets[0], recorder) {
                     case .synced(let report): print(report.summary)
@@ -107,8 +141,67 @@ extension Commitsctl {
                     }
                     return
                 }
-                throw ExitCode(await syncAll(targets, sync, recorder))
+                let discovery = RepositoryDiscovery(storePath: settings.storePath, client: client, logger: logger)
+                var tally = await discover(selections, discovery, into: &targets)
+                if !tally.stop { await syncAll(targets, sync, recorder, tally: &tally) }
+                throw ExitCode(tally.status)
             }
+        }
+
+        /// How a run went: failures and repositories to try later, for the exit status.
+        struct Tally {
+            var failed = 0
+            var tryLater = 0
+            var interrupted = false
+            /// A rate limit (or an interruption) ended the run early.
+            var stop = false
+
+            var status: Int32 {
+                if interrupted { return 130 }
+                if failed > 0 { return ExitStatus.failure }
+                return tryLater > 0 ? ExitStatus.tryLater : 0
+            }
+        }
+
+        /// Lists each owner the patterns name, once, printing one line per owner, and
+        /// adds the repositories they select to `targets` (a repository already there stays as given).
+        private func discover(
+            _ selections: [RepositoryDiscovery.Selection], _ discovery: RepositoryDiscovery,
+            into targets: inout [MirrorConfiguration.Repository]
+        ) async -> Tally {
+            var tally = Tally()
+            var owners: [String] = []
+            for selection in selections where !owners.contains(where: { $0.lowercased() == selection.pattern.owner.lowercased() }) {
+                owners.append(selection.pattern.owner)
+            }
+            var known = Set(targets.map { $0.name.description.lowercased() })
+            for (index, owner) in owners.enumerated() {
+                let patterns = selections.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
+                let label = patterns.map(\.pattern.description).joined(separator: ", ")
+                do {
+                    let outcome = try await discovery.discover(owner: owner, selections: patterns)
+                    print(outcome.summary(patterns: label))
+                    for gone in outcome.gone { printWarning("\(gone.name) is gone (\(gone.reason)); its history is kept") }
+                    for selected in outcome.selected where known.insert(selected.name.description.lowercased()).inserted {
+                        targets.append(.init(name: selected.name))
+                    }
+                } catch is CancellationError {
+                    tally.interrupted = true
+                    tally.stop = true
+                    return tally
+                } catch let error as GitHubError where error.isRateLimit {
+                    printError("\(label): \(Advice.line(for: error))")
+                    let rest = owners[(index + 1)...].map { "\($0)/…" } + targets.map(\.description)
+                    if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
+                    tally.tryLater += 1
+                    tally.stop = true
+                    return tally
+                } catch {
+                    printError("\(label): \(Advice.line(for: error))")
+                    tally.failed += 1
+                }
+            }
+            return tally
         }
 
         private func run(
@@ -123,37 +216,34 @@ extension Commitsctl {
             return outcome
         }
 
-        /// Every configured repository once, in order; one line each. Returns the exit status.
+        /// Every target once, in order; one line each, counted into `tally`.
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
         private func syncAll(
             _ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
-            _ recorder: SyncMetricsRecorder?
-        ) async -> Int32 {
-            var failed = 0
-            var tryLater = 0
+            _ recorder: SyncMetricsRecorder?, tally: inout Tally
+        ) async {
             targets: for (index, target) in targets.enumerated() {
                 switch await run(sync, target, recorder) {
                 case .synced(let report):
                     print(report.summary)
                 case .skipped(let holder):
                     printWarning("\(RepositoryLockError.busy(repository: target.name, holder: holder))")
-                    tryLater += 1
+                    tally.tryLater += 1
                 case .rateLimited(let error, _):
                     printError("\(target): \(Advice.line(for: error))")
-                    tryLater += 1
+                    tally.tryLater += 1
                     let rest = targets[(index + 1)...].map(\.description)
                     if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
                     break targets
                 case .interrupted:
-                    return 130
+                    tally.interrupted = true
+                    return
                 case .failed(let failure):
                     printError("\(target): \(Advice.line(for: failure.error))")
-                    failed += 1
+                    tally.failed += 1
                 }
             }
-            if failed > 0 { return ExitStatus.failure }
-            return tryLater > 0 ? ExitStatus.tryLater : 0
         }
     }
 }

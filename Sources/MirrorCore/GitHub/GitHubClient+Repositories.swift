@@ -1,0 +1,86 @@
+import Curl
+import Foundation
+
+/// Owner listings: `GET /orgs/{org}/repos` (or `/users/{user}/repos` for a
+/// user account), one page per call. Pagination, its origin rules and what a
+/// listing must be consistent with live in `RepositoryDiscovery`, as the
+/// commit listing's live in `SyncEngine`.
+extension GitHubClient {
+    /// The kind of account whose repositories are listed: GitHub answers 404 to
+    /// `/orgs/{user}/repos`, so a user account is listed through `/users/{user}/repos`.
+    public enum OwnerKind: String, Sendable, Codable {
+        case organization, user
+    }
+
+    /// What a mirror keeps of one element of an owner listing.
+    public struct ListedRepository: Sendable, Equatable, Codable {
+        public var id: Int
+        public var fullName: String
+        public var ownerLogin: String
+        public var defaultBranch: String?
+        public var htmlURL: String?
+        public var fork: Bool
+        public var archived: Bool
+
+        public init(
+            id: Int, fullName: String, ownerLogin: String, defaultBranch: String?, htmlURL: String?, fork: Bool, archived: Bool
+        ) {
+            self.id = id
+            self.fullName = fullName
+            self.ownerLogin = ownerLogin
+            self.defaultBranch = defaultBranch
+            self.htmlURL = htmlURL
+            self.fork = fork
+            self.archived = archived
+        }
+    }
+
+    /// An answer for one page of an owner listing.
+    public enum OwnerRepositoriesPage: Sendable, Equatable {
+        /// 304: the page is the one the ETag sent was taken from.
+        case notModified
+        case listed(repositories: [ListedRepository], etag: String?, next: String?, last: String?)
+    }
+
+    /// The first page of `owner`'s listing, every kind of repository the token
+    /// may see (`type=all`), 100 a page.
+    public func ownerRepositoriesURL(_ owner: String, kind: OwnerKind) -> String {
+        let path = kind == .organization ? "orgs" : "users"
+        return "\(configuration.apiURL)/\(path)/\(owner)/repos?type=all&per_page=100"
+    }
+
+    /// One page of an owner listing, sent with `If-None-Match: <etag>` when one is
+    /// known (answered 304, free when authenticated, when the page is unchanged).
+    /// Throws `GitHubError.notFound` when GitHub knows no such owner (or no such
+    /// organization, for `/orgs/`).
+    public func ownerRepositoriesPage(url: String, owner: String, etag: String?) async throws -> OwnerRepositoriesPage {
+        struct Element: Decodable {
+            struct Owner: Decodable { var login: String }
+            var id: Int
+            var full_name: String
+            var owner: Owner
+            var default_branch: String?
+            var html_url: String?
+            var fork: Bool?
+            var archived: Bool?
+        }
+        var headers: HTTPHeaders = []
+        if let etag { headers.add(name: "If-None-Match", value: etag) }
+        let label = RepositoryName(owner: owner, name: "*")
+        return try await send(url: url, headers: headers, repository: label) { response -> OwnerRepositoriesPage in
+            if response.status == 304 { return .notModified }
+            var links: LinkHeader?
+            if let header = response.headers["link"].map(redact) {
+                guard let parsed = LinkHeader(header) else { throw PayloadError("malformed Link header: \(header.prefix(200))") }
+                links = parsed
+            }
+            let elements = try PayloadDecoder().decode([Element].self, from: response.body)
+            let repositories = elements.map {
+                ListedRepository(
+                    id: $0.id, fullName: $0.full_name, ownerLogin: $0.owner.login, defaultBranch: $0.default_branch,
+                    htmlURL: $0.html_url, fork: $0.fork ?? false, archived: $0.archived ?? false)
+            }
+            return .listed(repositories: repositories, etag: response.headers["etag"], next: links?.next, last: links?.last)
+        }.value
+    }
+}

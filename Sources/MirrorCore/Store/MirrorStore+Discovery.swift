@@ -1,0 +1,107 @@
+import Foundation
+import SQLite
+
+/// Whether a repository is still mirrored (schema version 6).
+public enum RepositoryState: String, Sendable, Codable {
+    case active
+    /// It left its owner's listing or GitHub answered 404: history kept, no
+    /// longer polled, active again when it reappears.
+    case gone
+    /// The user stopped mirroring it: history kept, never polled again unless
+    /// synced by name.
+    case removed
+}
+
+/// An owner's repositories as last listed, page by page with each page's ETag
+/// (what `RepositoryDiscovery` sends back as `If-None-Match`).
+public struct OwnerListing: Sendable, Equatable, Codable {
+    public struct Page: Sendable, Equatable, Codable {
+        public var url: String
+        public var etag: String?
+        public var next: String?
+        public var repositories: [GitHubClient.ListedRepository]
+    }
+
+    public var owner: String
+    public var kind: GitHubClient.OwnerKind
+    public var pages: [Page]
+
+    public var repositories: [GitHubClient.ListedRepository] { pages.flatMap(\.repositories) }
+}
+
+/// Repository lifecycle: owner listings, and the active/gone/removed state.
+extension MirrorStore {
+    /// The listing of `owner` stored by the last discovery, if any.
+    public func ownerListing(owner: String) throws -> OwnerListing? {
+        guard let json = try db.prepare("SELECT pages, kind FROM owner_listings WHERE owner = ?").bind([owner])
+            .first({ (pages: $0.string(0), kind: $0.string(1)) })
+        else { return nil }
+        // A listing this version cannot read is only a cache: list the owner again.
+        guard let pages = try? JSONDecoder().decode([OwnerListing.Page].self, from: Data(json.pages.utf8)),
+            let kind = GitHubClient.OwnerKind(rawValue: json.kind)
+        else { return nil }
+        return OwnerListing(owner: owner, kind: kind, pages: pages)
+    }
+
+    /// A repository selected by a listing, as `recordListing` left it.
+    public struct Listed: Sendable, Equatable {
+        public var repository: Repository
+        public var state: RepositoryState
+        /// It was gone and is back.
+        public var returned: Bool
+    }
+
+    /// In one transaction: stores `listing` for its owner, adopts each selected
+    /// identity (a renamed or transferred repository keeps its row, found by its
+    /// GitHub id) and makes gone ones active again. Removed ones stay removed.
+    public func recordListing(_ listing: OwnerListing, selected identities: [RepositoryIdentity], at date: Date = Date()) throws
+        -> [Listed]
+    {
+        let pages = String(decoding: try JSONEncoder().encode(listing.pages), as: UTF8.self)
+        let now = ISO8601Timestamp.format(date)
+        return try write {
+            try db.execute(
+                """
+                INSERT INTO owner_listings (owner, kind, pages, listed_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (owner) DO UPDATE SET kind = excluded.kind, pages = excluded.pages, listed_at = excluded.listed_at
+                """, [listing.owner, listing.kind.rawValue, pages, now])
+            return try identities.map { identity in
+                let repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
+                let state = try repositoryState(repositoryID: repository.id)
+                guard state == .gone else { return Listed(repository: repository, state: state, returned: false) }
+                try updateState(.active, repositoryID: repository.id, reason: nil, at: date)
+                return Listed(repository: repository, state: .active, returned: true)
+            }
+        }
+    }
+
+    /// Active repositories whose current name is under `owner` (any case).
+    public func activeRepositories(ownedBy owner: String) throws -> [Repository] {
+        try db.prepare(
+            """
+            SELECT \(Self.repositoryColumns) FROM repositories r
+            WHERE r.state = 'active' AND lower(substr(r.full_name, 1, length(?1) + 1)) = lower(?1 || '/')
+            ORDER BY r.full_name
+            """
+        ).bind([owner]).map(Self.repository(from:))
+    }
+
+    public func repositoryState(repositoryID: Int64) throws -> RepositoryState {
+        let text = try db.prepare("SELECT state FROM repositories WHERE id = ?").bind([repositoryID]).first { $0.string(0) }
+        return text.flatMap(RepositoryState.init(rawValue:)) ?? .active
+    }
+
+    /// Sets the repository's state, with why (shown by `status`); its history is never touched.
+    public func setState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date = Date()) throws {
+        try write { try updateState(state, repositoryID: repositoryID, reason: reason, at: date) }
+    }
+
+    private func updateState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date) throws {
+        try db.execute(
+            """
+            UPDATE repositories SET state = ?1, state_reason = ?2,
+                state_changed_at = CASE WHEN state IS ?1 THEN state_changed_at ELSE ?3 END
+            WHERE id = ?4
+            """, [state.rawValue, reason, ISO8601Timestamp.format(date), repositoryID])
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import MirrorCore
+
+/// The repositories the configuration's patterns (`OWNER/*`) select, listed
+/// once per owner each time discovery is due. An owner whose listing fails
+/// keeps the repositories its last good listing selected.
+struct PatternDiscovery {
+    /// What each owner's last good listing selected, by lowercased owner.
+    private var selected: [String: [MirrorConfiguration.Repository]] = [:]
+
+    /// How a discovery round ended.
+    enum Ending {
+        case finished
+        /// A rate limit stopped it: nothing should be requested before `resume`.
+        case rateLimited(resume: ContinuousClock.Instant)
+    }
+
+    /// The configuration with every discovered repository added (as an entry
+    /// without a branch, polled on its pattern's interval); a repository the
+    /// file names itself keeps its own entry.
+    func expanded(_ configuration: MirrorConfiguration) -> MirrorConfiguration {
+        var expanded = configuration
+        var known = Set(configuration.repositories.map { $0.name.description.lowercased() })
+        for owner in Self.owners(of: configuration) {
+            for repository in selected[owner.lowercased()] ?? [] where known.insert(repository.name.description.lowercased()).inserted {
+                expanded.repositories.append(repository)
+            }
+        }
+        return expanded
+    }
+
+    /// When discovery is due again: the shortest interval among the patterns.
+    static func interval(of configuration: MirrorConfiguration) -> Duration? {
+        configuration.patterns.map { $0.interval ?? configuration.defaultInterval }.min()
+    }
+
+    /// Lists every owner the patterns name and records what they select.
+    mutating func run(settings: DaemonSettings, logger: Logger) async -> Ending {
+        let configuration = settings.configuration
+        let discovery = RepositoryDiscovery(storePath: settings.storePath, client: settings.client, logger: logger)
+        for owner in Self.owners(of: configuration) {
+            let patterns = configuration.patterns.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
+            let selections = patterns.map { entry in
+                let includes = configuration.includes(for: entry)
+                return RepositoryDiscovery.Selection(
+                    pattern: entry.pattern, includeForks: includes.forks, includeArchived: includes.archived)
+            }
+            do {
+                let outcome = try await discovery.discover(owner: owner, selections: selections)
+                selected[owner.lowercased()] = outcome.selected.map { found in
+                    MirrorConfiguration.Repository(name: found.name, interval: patterns[found.selection].interval)
+                }
+                if !outcome.added.isEmpty || !outcome.returned.isEmpty {
+                    logger.notice(
+                        "discovered repositories to mirror",
+                        metadata: [
+                            "owner": "\(owner)", "discovery.added": "\(outcome.added.map(\.description).joined(separator: ","))",
+                            "discovery.returned": "\(outcome.returned.map(\.description).joined(separator: ","))",
+                        ])
+                }
+            } catch let error as GitHubError where error.isRateLimit {
+                let retryAt = error.retryAt()
+                logger.warning(
+                    "rate limited while listing an owner's repositories; pausing until the reset",
+                    metadata: ["owner": "\(owner)", "error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"])
+                return .rateLimited(resume: .now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up))))
+            } catch is CancellationError {
+                return .finished
+            } catch {
+                logger.error(
+                    "listing an owner's repositories failed; keeping the repositories its last listing selected",
+                    metadata: ["owner": "\(owner)", "error": "\(DaemonAdvice.line(for: error))"])
+            }
+        }
+        return .finished
+    }
+
+    /// The owners the patterns name, each once, in file order.
+    private static func owners(of configuration: MirrorConfiguration) -> [String] {
+        var owners: [String] = []
+        for pattern in configuration.patterns where !owners.contains(where: { $0.lowercased() == pattern.pattern.owner.lowercased() }) {
+            owners.append(pattern.pattern.owner)
+        }
+        return owners
+    }
+}
