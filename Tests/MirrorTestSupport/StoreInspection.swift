@@ -92,6 +92,15 @@ public struct StoreInspection: Sendable {
         ).bind([repository]).map { $0.string(0) }
     }
 
+    /// Every repository's current name and state (`active`, `gone`, `removed`), by name;
+    /// empty while the store cannot be read yet.
+    public func repositoryStates() -> [String: String] {
+        guard exists, let connection = try? connection(),
+            let rows = try? connection.prepare("SELECT full_name, state FROM repositories").map({ ($0.string(0), $0.string(1)) })
+        else { return [:] }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The walks' saved resume points.
     public func resumePoints() throws -> [String] {
         try connection().prepare("SELECT next_url FROM sync_walks WHERE next_url IS NOT NULL").map { $0.string(0) }

@@ -75,6 +75,11 @@ extension MirrorStore {
         }
     }
 
+    /// The GitHub ids of every repository stored.
+    public func githubIDs() throws -> Set<Int> {
+        Set(try db.prepare("SELECT github_id FROM repositories WHERE github_id IS NOT NULL").map { $0.int(0) })
+    }
+
     /// Active repositories whose current name is under `owner` (any case).
     public func activeRepositories(ownedBy owner: String) throws -> [Repository] {
         try db.prepare(

@@ -50,7 +50,7 @@ public struct RepositoryDiscovery: Sendable {
         public var selected: [Selected] = []
         /// Every page answered 304: the owner's repositories did not change.
         public var unchanged = false
-        /// Selected for the first time (not in the last listing).
+        /// Selected and not mirrored before.
         public var added: [RepositoryName] = []
         public var returned: [RepositoryName] = []
         public var gone: [(name: RepositoryName, reason: String)] = []
@@ -130,7 +130,7 @@ public struct RepositoryDiscovery: Sendable {
                     "it is empty, yet \(plural(missing.count, "repository", "repositories")) of it are mirrored here; none was marked gone")
         }
 
-        let knownBefore = Set(previous?.repositories.map(\.id) ?? [])
+        let knownBefore = try store.githubIDs()
         for listed in try store.recordListing(listing.listing, selected: identities) {
             let githubID = listed.repository.githubID ?? 0
             switch listed.state {
