@@ -1,0 +1,76 @@
+import Foundation
+import GitHubSim
+import MirrorTestSupport
+import Testing
+
+/// commitsd with `repositories: [acme/*]`: the configuration is accepted, and the
+/// daemon discovers, mirrors and keeps polling the owner's repositories.
+@Suite struct CommitsdDiscoveryTests {
+    @Test func checkConfigAcceptsPatterns() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(
+            "config.yaml",
+            """
+            store: commits.sqlite
+            include_forks: true
+            repositories:
+              - acme/*
+              - name: umbrella/swift-*
+                include_archived: true
+                interval: 1h
+              - umbrella/tool
+            """)
+        let result = try await run("commitsd", ["--check-config", "--config", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("; 1 repository: umbrella/tool; 2 patterns: acme/*, umbrella/swift-*\n"), "\(result.stdout)")
+
+        let bad = try directory.write("bad.yaml", "repositories:\n  - name: acme/*\n    branch: dev\n")
+        let refused = try await run("commitsd", ["--check-config", "--config", bad])
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr
+                == "commitsd: error: \(bad):2: repositories[0].branch: a pattern mirrors each repository's default branch; expected no branch: on an OWNER/* entry (list a repository on its own to mirror another branch)\n"
+        )
+    }
+
+    @Test func theDaemonDiscoversMirrorsAndPollsAnOwnersRepositories() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("state/commits.sqlite")
+        let repositories = (1...4).map { index in
+            SimRepository(
+                owner: "acme", name: "lib-\(index)", id: 5000 + index,
+                source: .synthetic(SyntheticSpec(commits: 50 * index, seed: UInt64(index))))
+        }
+        let others = [SimRepository(owner: "umbrella", name: "lib-1", id: 6001, source: .synthetic(SyntheticSpec(commits: 20)))]
+        let simulator = try GitHubSimulator(repositories: repositories + others)
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            // The histories start 20 commits back, so later pushes can be seen arriving.
+            for index in 1...4 { try simulator.moveHead(owner: "acme", name: "lib-\(index)", back: 20) }
+            let daemon = try DaemonProcess.mirroring(["acme/*"], from: simulator, in: directory, logLevel: "info")
+            defer { daemon.stop() }
+            let inspection = StoreInspection(store)
+            func caughtUp(_ name: String) throws -> Bool {
+                inspection.memberSHAsSoFar(of: "acme/\(name)") == (try simulator.reachableSHAs(owner: "acme", name: name))
+            }
+            #expect(
+                try await waitUntil(timeout: .seconds(30)) { try (1...4).allSatisfy { try caughtUp("lib-\($0)") } }, "\(daemon.log)")
+            // Polled: pushes to every repository arrive.
+            for index in 1...4 { try simulator.moveHead(owner: "acme", name: "lib-\(index)", forward: 7) }
+            #expect(
+                try await waitUntil(timeout: .seconds(30)) { try (1...4).allSatisfy { try caughtUp("lib-\($0)") } }, "\(daemon.log)")
+            // A repository created meanwhile is discovered on a later listing and mirrored.
+            try simulator.addRepository(
+                SimRepository(owner: "acme", name: "fresh", id: 5100, source: .synthetic(SyntheticSpec(commits: 33, seed: 5))))
+            #expect(try await waitUntil(timeout: .seconds(30)) { try caughtUp("fresh") }, "\(daemon.log)")
+            // One deleted is marked gone, its history kept.
+            let kept = inspection.memberSHAsSoFar(of: "acme/lib-2")
+            try simulator.deleteRepository(owner: "acme", name: "lib-2")
+            #expect(await waitUntil(timeout: .seconds(30)) { inspection.repositoryStates()["acme/lib-2"] == "gone" }, "\(daemon.log)")
+            #expect(inspection.memberSHAsSoFar(of: "acme/lib-2") == kept)
+            #expect(inspection.repositoryStates()["umbrella/lib-1"] == nil, "another owner's repository is never mirrored")
+            #expect(daemon.log.contains("notice discovered repositories to mirror"), "\(daemon.log)")
+            #expect(SecretScan.leaks(in: ["log": daemon.log]).isEmpty)
+        }
+    }
+}
