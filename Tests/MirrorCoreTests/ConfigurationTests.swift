@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
     static let allKeys =
-        "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen"
+        "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
@@ -25,6 +25,36 @@ import Testing
     }
 
     // MARK: - Valid files
+
+    @Test func patternsWithTheirIncludes() throws {
+        let configuration = try parse(
+            """
+            include_archived: yes
+            repositories:
+              - acme/*
+              - name: other/swift-*
+                include_forks: true
+                include_archived: false
+                interval: 1h
+              - acme/widgets
+            """)
+        #expect(configuration.repositories.map(\.description) == ["acme/widgets"])
+        #expect(configuration.patterns.map(\.description) == ["acme/*", "other/swift-*"])
+        #expect(configuration.includeArchived && !configuration.includeForks)
+        #expect(configuration.includes(for: configuration.patterns[0]) == (forks: false, archived: true))
+        #expect(configuration.includes(for: configuration.patterns[1]) == (forks: true, archived: false))
+        #expect(configuration.interval(for: .init(name: RepositoryName(owner: "other", name: "swift-x"), interval: configuration.patterns[1].interval)) == .seconds(3600))
+    }
+
+    @Test(arguments: [
+        ("repositories: [ac*me/x]", "cfg.yaml:1: repositories[0]: 'ac*me/x' is not a repository pattern: only the name part may hold *, not the owner; expected OWNER/NAME, OWNER/* or a glob such as OWNER/swift-* (only * as a wildcard, in the name)"),
+        ("repositories: [acme/*, ACME/*]", "cfg.yaml:1: repositories[1]: ACME/* is listed twice (first on line 1); expected each repository and branch once"),
+        ("repositories:\n  - name: acme/x\n    include_forks: true", "cfg.yaml:3: repositories[0].include_forks: applies only to a pattern such as OWNER/*; expected include_forks and include_archived on OWNER/* entries, or at the top level"),
+        ("include_forks: maybe\nrepositories: [acme/*]", "cfg.yaml:1: include_forks: 'maybe' is not true or false; expected true or false"),
+    ])
+    func patternMistakes(yaml: String, expected: String) {
+        #expect(message(yaml) == expected)
+    }
 
     @Test func theDocumentedExampleIsValid() throws {
         let path = PackagePaths.packageRoot.appendingPathComponent("config/commits-mirror.example.yaml").path
@@ -195,11 +225,11 @@ import Testing
         )
         #expect(
             message("repositories: acme/widgets\n")
-                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
         )
         #expect(
             message("repositories: []\n")
-                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME entries (or `name:`, `branch:`, `interval:` mappings)"
+                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
         )
         #expect(
             message("store: [a, b]\nrepositories: [a/b]\n")
@@ -236,7 +266,7 @@ import Testing
         )
         #expect(
             message("repositories:\n  - branch: main\n")
-                == "cfg.yaml:2: repositories[0].name: missing; expected `name: OWNER/NAME`, e.g. `name: swiftlang/swift-evolution`")
+                == "cfg.yaml:2: repositories[0].name: missing; expected `name: OWNER/NAME` or `name: OWNER/*`, e.g. `name: swiftlang/swift-evolution`")
         #expect(
             message("repositories:\n  - acme/widgets\n  - ACME/Widgets\n")
                 == "cfg.yaml:3: repositories[1]: ACME/Widgets is listed twice (first on line 2); expected each repository and branch once")
