@@ -9,7 +9,8 @@ struct Commitsctl: AsyncParsableCommand {
         abstract: "Mirror GitHub repositories' commit history into SQLite and query it.",
         version: MirrorVersion.current,
         subcommands: [
-            Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Import.self, Backup.self, Check.self, Prune.self,
+            Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Repos.self, Import.self, Backup.self, Check.self,
+            Prune.self,
         ]
     )
 

@@ -177,4 +177,48 @@ import Testing
         #expect(include.status == 64)
         #expect(include.stderr.contains("--include-forks and --include-archived apply to patterns"), "\(include.stderr)")
     }
+
+    @Test func reposListsAndRemoveStopsMirroringButKeepsHistory() async throws {
+        try await withRunning(startOrganizations()) { simulator in
+            #expect(try await sync(["acme/*"], simulator).status == 0)
+            try simulator.rename(owner: "acme", name: "tool-5", to: "acme", newName: "renamed")
+            #expect(try await sync(["acme/*"], simulator).status == 0)
+            let listed = try await run("commitsctl", ["repos", "--db", store, "--format", "json"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            #expect(rows.count == 12)
+            let renamed = try #require(rows.first { $0["repository"] as? String == "acme/renamed" })
+            #expect(renamed["former_names"] as? [String] == ["acme/tool-5"] && renamed["github_id"] as? Int == 2005)
+            #expect(renamed["branches"] as? [String] == ["main"] && renamed["commits"] as? Int == 20 && renamed["state"] as? String == "active")
+            let table = try await run("commitsctl", ["repos", "--db", store], environment: ["COLUMNS": "120"])
+            #expect(table.lines.first?.hasPrefix("REPOSITORY") == true && table.lines.count == 13, "\(table.stdout)")
+
+            let removed = try await run("commitsctl", ["repos", "remove", "acme/tool-1", "--db", store])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stdout == "acme/tool-1: removed; its 8 commits stay in the store\n")
+            #expect(!FileManager.default.fileExists(atPath: "\(store).locks/acme+tool-1.lock"))
+            let after = try await sync(["acme/*"], simulator)
+            #expect(after.lines.first == "acme/*: 11 repositories, 1 request (1 not modified)", "\(after.stdout)")
+            #expect(StoreInspection(store).repositoryStates()["acme/tool-1"] == "removed")
+            #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/tool-1").count == 8)
+            // Lock files are left only for repositories still mirrored.
+            let locks = try FileManager.default.contentsOfDirectory(atPath: "\(store).locks")
+            #expect(locks.count == 11 && !locks.contains("acme+tool-1.lock"), "\(locks)")
+            #expect(try await run("commitsctl", ["check", "--db", store]).status == 0)
+
+            // A mistyped name: an error, and nothing that makes `check` wait forever.
+            let typo = try await run("commitsctl", ["repos", "remove", "acme/nope", "--db", store])
+            #expect(typo.status == 1)
+            #expect(typo.stderr.hasPrefix("commitsctl: error: the store \(store) holds no repository acme/nope;"), "\(typo.stderr)")
+            let branch = try await sync(["acme/tool-2", "--branch", "no-such-branch"], simulator)
+            #expect(branch.status == 1)
+            let unknown = try await sync(["acme/no-such-repository"], simulator)
+            #expect(unknown.status == 1)
+            let check = try await run("commitsctl", ["check", "--db", store])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            // Synced by name, a removed repository is mirrored again.
+            #expect(try await sync(["acme/tool-1"], simulator).status == 0)
+            #expect(StoreInspection(store).repositoryStates()["acme/tool-1"] == "active")
+        }
+    }
 }

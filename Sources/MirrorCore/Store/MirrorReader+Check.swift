@@ -16,7 +16,8 @@ public struct StoreCheck: Sendable, Equatable {
     public var isDamaged: Bool {
         !integrityOK || !foreignKeyViolations.isEmpty || unindexedMessages > 0 || branches.contains(where: \.isInconsistent)
     }
-    public var isComplete: Bool { branches.allSatisfy(\.isComplete) }
+    /// Every branch still mirrored is complete (a gone or removed repository's history stays as it was).
+    public var isComplete: Bool { branches.allSatisfy { $0.isComplete || !$0.mirrored } }
 }
 
 /// One repository and branch of `sync_state`, checked against the stored graph.
@@ -33,6 +34,8 @@ public struct BranchCompleteness: Sendable, Equatable {
     public var missingParents: Int
     /// Whether the recorded head is one of the repository's commits (`nil`: no head recorded).
     public var headStored: Bool?
+    /// The repository is still mirrored (not gone or removed): its branches are expected to complete.
+    public var mirrored = true
 
     public var isComplete: Bool {
         markedComplete && pendingWalks == 0 && missingParents == 0 && headStored != false
@@ -75,14 +78,15 @@ extension MirrorReader {
             """
             SELECT s.repository_id, r.full_name, s.branch, s.head_sha, s.complete,
                    (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id)
+                   (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
+                   r.state = 'active'
             FROM sync_state s JOIN repositories r ON r.id = s.repository_id
             ORDER BY r.full_name, s.branch
             """
         ).map { row in
             (
                 id: row.int64(0), repository: row.string(1), branch: row.string(2), head: row.optionalString(3),
-                complete: row.int(4) != 0, walks: row.int(5), commits: row.int(6)
+                complete: row.int(4) != 0, walks: row.int(5), commits: row.int(6), mirrored: row.int(7) != 0
             )
         }
         var branches: [BranchCompleteness] = []
@@ -93,7 +97,7 @@ extension MirrorReader {
                 BranchCompleteness(
                     repository: row.repository, branch: row.branch, commits: row.commits, headSHA: row.head,
                     markedComplete: row.complete, pendingWalks: row.walks, missingParents: missingParents,
-                    headStored: stored))
+                    headStored: stored, mirrored: row.mirrored))
         }
         return StoreCheck(
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)

@@ -75,9 +75,15 @@ extension MirrorStore {
         }
     }
 
-    /// The GitHub ids of every repository stored.
-    public func githubIDs() throws -> Set<Int> {
-        Set(try db.prepare("SELECT github_id FROM repositories WHERE github_id IS NOT NULL").map { $0.int(0) })
+    /// The current name of every repository stored with a GitHub id, by id.
+    public func namesByGitHubID() throws -> [Int: RepositoryName] {
+        var names: [Int: RepositoryName] = [:]
+        for row in try db.prepare("SELECT github_id, full_name FROM repositories WHERE github_id IS NOT NULL").map({
+            ($0.int(0), $0.string(1))
+        }) {
+            names[row.0] = RepositoryName(parsing: row.1)
+        }
+        return names
     }
 
     /// Active repositories whose current name is under `owner` (any case).

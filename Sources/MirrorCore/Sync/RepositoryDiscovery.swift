@@ -130,9 +130,13 @@ public struct RepositoryDiscovery: Sendable {
                     "it is empty, yet \(plural(missing.count, "repository", "repositories")) of it are mirrored here; none was marked gone")
         }
 
-        let knownBefore = try store.githubIDs()
+        let namesBefore = try store.namesByGitHubID()
         for listed in try store.recordListing(listing.listing, selected: identities) {
             let githubID = listed.repository.githubID ?? 0
+            if let former = namesBefore[githubID], former != listed.repository.name {
+                // Renamed or transferred: the lock file under its old name is no longer used.
+                RepositoryLock.removeLockFile(storePath: storePath, repository: former)
+            }
             switch listed.state {
             case .removed:
                 outcome.removed.append(listed.repository.name)
@@ -141,7 +145,7 @@ public struct RepositoryDiscovery: Sendable {
                 break
             }
             if listed.returned { outcome.returned.append(listed.repository.name) }
-            if !knownBefore.contains(githubID) && !listed.returned { outcome.added.append(listed.repository.name) }
+            if namesBefore[githubID] == nil && !listed.returned { outcome.added.append(listed.repository.name) }
             outcome.selected.append(Selected(name: listed.repository.name, selection: selectionOf[githubID] ?? 0))
         }
         outcome.unchanged = listing.unchanged

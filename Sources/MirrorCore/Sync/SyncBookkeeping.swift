@@ -86,6 +86,18 @@ extension MirrorStore {
         }
     }
 
+    /// Drops the sync state of a branch that was never synced (a mistyped
+    /// branch name), so it does not stay behind as an incomplete branch.
+    public func forgetBranchNeverSynced(repositoryID: Int64, branch: String) throws {
+        try write {
+            try db.execute(
+                """
+                DELETE FROM sync_state WHERE repository_id = ?1 AND branch = ?2 AND head_sha IS NULL AND last_success_at IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM sync_walks w WHERE w.repository_id = ?1 AND w.branch = ?2)
+                """, [repositoryID, branch])
+        }
+    }
+
     // MARK: - Walks
 
     /// Unfinished walks for the branch, newest first (the order they resume in).

@@ -97,6 +97,8 @@ public final class SyncEngine {
             try? store.recordFailure(
                 repositoryID: repository.id, branch: branch,
                 message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
+            // A mistyped branch leaves no never-synced branch behind for `check` to wait on.
+            if case GitHubError.branchNotFound = error { try? store.forgetBranchNeverSynced(repositoryID: repository.id, branch: branch) }
             throw error
         }
         let usage = client.usage
