@@ -60,7 +60,8 @@ extension Commitsd {
                         "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
                 }
                 if !configuration.patterns.isEmpty {
-                    summary += "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
+                    summary +=
+                        "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
                 }
                 print(summary)
                 return

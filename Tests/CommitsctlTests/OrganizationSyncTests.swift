@@ -76,7 +76,10 @@ import Testing
             #expect(next.lines.first?.hasPrefix("acme/*: 12 repositories (1 new, 1 gone), ") == true, "\(next.stdout)")
             #expect(next.lines.contains { $0.hasPrefix("acme/newcomer@main: 42 new, ") }, "\(next.stdout)")
             #expect(!next.lines.contains { $0.hasPrefix("acme/tool-3@") })
-            #expect(next.stderr == "commitsctl: warning: acme/tool-3 is gone (left its owner's listing; GitHub answers 404 for it); its history is kept\n")
+            #expect(
+                next.stderr
+                    == "commitsctl: warning: acme/tool-3 is gone (left its owner's listing; GitHub answers 404 for it); its history is kept\n"
+            )
             #expect(
                 StoreInspection(store).memberSHAsSoFar(of: "acme/newcomer")
                     == (try simulator.reachableSHAs(owner: "acme", name: "newcomer")))
@@ -105,7 +108,8 @@ import Testing
             try simulator.addRepository(
                 SimRepository(owner: "acme", name: "fork-of-x", id: 4001, source: .synthetic(SyntheticSpec(commits: 3)), fork: true))
             try simulator.addRepository(
-                SimRepository(owner: "acme", name: "old", id: 4002, source: .synthetic(SyntheticSpec(commits: 3, seed: 77)), archived: true))
+                SimRepository(owner: "acme", name: "old", id: 4002, source: .synthetic(SyntheticSpec(commits: 3, seed: 77)), archived: true)
+            )
             let plain = try await sync(["acme/*"], simulator)
             #expect(plain.lines.first?.hasPrefix("acme/*: 12 repositories") == true, "\(plain.stdout)")
             let forks = try await sync(["acme/*", "--include-forks"], simulator)
@@ -159,7 +163,10 @@ import Testing
 
     @Test(arguments: [
         ("ac*me/x", "'ac*me/x' is not a repository pattern: only the name part may hold *, not the owner"),
-        ("acme/sw?ft*", "'acme/sw?ft*' is not a repository pattern: the name part may hold only letters, digits, -, _, . and * (no ?, [ ] or other wildcards)"),
+        (
+            "acme/sw?ft*",
+            "'acme/sw?ft*' is not a repository pattern: the name part may hold only letters, digits, -, _, . and * (no ?, [ ] or other wildcards)"
+        ),
         ("acme/*/x", "'acme/*/x' is not a repository pattern: a pattern is OWNER/NAME with exactly one /"),
     ])
     func aBadPatternIsOneLineAndExit64(pattern: String, message: String) async throws {
@@ -189,7 +196,8 @@ import Testing
             #expect(rows.count == 12)
             let renamed = try #require(rows.first { $0["repository"] as? String == "acme/renamed" })
             #expect(renamed["former_names"] as? [String] == ["acme/tool-5"] && renamed["github_id"] as? Int == 2005)
-            #expect(renamed["branches"] as? [String] == ["main"] && renamed["commits"] as? Int == 20 && renamed["state"] as? String == "active")
+            #expect(
+                renamed["branches"] as? [String] == ["main"] && renamed["commits"] as? Int == 20 && renamed["state"] as? String == "active")
             let table = try await run("commitsctl", ["repos", "--db", store], environment: ["COLUMNS": "120"])
             #expect(table.lines.first?.hasPrefix("REPOSITORY") == true && table.lines.count == 13, "\(table.stdout)")
 

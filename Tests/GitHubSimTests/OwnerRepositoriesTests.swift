@@ -27,7 +27,9 @@ import Testing
         let names = response.jsonArray.compactMap { $0["full_name"] as? String }
         #expect(names == ["acme/attic", "acme/forked", "acme/r5", "acme/r4", "acme/r3", "acme/r2", "acme/r1"])
         let first = try #require(response.jsonArray.first)
-        for key in ["id", "node_id", "name", "full_name", "private", "owner", "html_url", "fork", "url", "clone_url", "default_branch", "archived"] {
+        for key in [
+            "id", "node_id", "name", "full_name", "private", "owner", "html_url", "fork", "url", "clone_url", "default_branch", "archived",
+        ] {
             #expect(first[key] != nil, "missing \(key)")
         }
         #expect(first["archived"] as? Bool == true && first["fork"] as? Bool == false)

@@ -43,13 +43,25 @@ import Testing
         #expect(configuration.includeArchived && !configuration.includeForks)
         #expect(configuration.includes(for: configuration.patterns[0]) == (forks: false, archived: true))
         #expect(configuration.includes(for: configuration.patterns[1]) == (forks: true, archived: false))
-        #expect(configuration.interval(for: .init(name: RepositoryName(owner: "other", name: "swift-x"), interval: configuration.patterns[1].interval)) == .seconds(3600))
+        #expect(
+            configuration.interval(
+                for: .init(name: RepositoryName(owner: "other", name: "swift-x"), interval: configuration.patterns[1].interval))
+                == .seconds(3600))
     }
 
     @Test(arguments: [
-        ("repositories: [ac*me/x]", "cfg.yaml:1: repositories[0]: 'ac*me/x' is not a repository pattern: only the name part may hold *, not the owner; expected OWNER/NAME, OWNER/* or a glob such as OWNER/swift-* (only * as a wildcard, in the name)"),
-        ("repositories: [acme/*, ACME/*]", "cfg.yaml:1: repositories[1]: ACME/* is listed twice (first on line 1); expected each repository and branch once"),
-        ("repositories:\n  - name: acme/x\n    include_forks: true", "cfg.yaml:3: repositories[0].include_forks: applies only to a pattern such as OWNER/*; expected include_forks and include_archived on OWNER/* entries, or at the top level"),
+        (
+            "repositories: [ac*me/x]",
+            "cfg.yaml:1: repositories[0]: 'ac*me/x' is not a repository pattern: only the name part may hold *, not the owner; expected OWNER/NAME, OWNER/* or a glob such as OWNER/swift-* (only * as a wildcard, in the name)"
+        ),
+        (
+            "repositories: [acme/*, ACME/*]",
+            "cfg.yaml:1: repositories[1]: ACME/* is listed twice (first on line 1); expected each repository and branch once"
+        ),
+        (
+            "repositories:\n  - name: acme/x\n    include_forks: true",
+            "cfg.yaml:3: repositories[0].include_forks: applies only to a pattern such as OWNER/*; expected include_forks and include_archived on OWNER/* entries, or at the top level"
+        ),
         ("include_forks: maybe\nrepositories: [acme/*]", "cfg.yaml:1: include_forks: 'maybe' is not true or false; expected true or false"),
     ])
     func patternMistakes(yaml: String, expected: String) {
@@ -211,7 +223,9 @@ import Testing
                 repositories:
                   - name: acme/widgets
                     brnach: main
-                """) == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval, include_forks, include_archived")
+                """)
+                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval, include_forks, include_archived"
+        )
     }
 
     @Test func wrongTypes() {
@@ -266,7 +280,8 @@ import Testing
         )
         #expect(
             message("repositories:\n  - branch: main\n")
-                == "cfg.yaml:2: repositories[0].name: missing; expected `name: OWNER/NAME` or `name: OWNER/*`, e.g. `name: swiftlang/swift-evolution`")
+                == "cfg.yaml:2: repositories[0].name: missing; expected `name: OWNER/NAME` or `name: OWNER/*`, e.g. `name: swiftlang/swift-evolution`"
+        )
         #expect(
             message("repositories:\n  - acme/widgets\n  - ACME/Widgets\n")
                 == "cfg.yaml:3: repositories[1]: ACME/Widgets is listed twice (first on line 2); expected each repository and branch once")

@@ -81,17 +81,25 @@ import Testing
                 answer.status = 200
                 answer.elements = elements
             }
-            #expect("\(stranger)" == "acme's repository listing is inconsistent (it lists evil/r1, owned by acme); nothing stored was changed, the last listing stays")
+            #expect(
+                "\(stranger)"
+                    == "acme's repository listing is inconsistent (it lists evil/r1, owned by acme); nothing stored was changed, the last listing stays"
+            )
 
             // A next link off the API's origin is never followed.
             let offOrigin = try await hostileDiscovery(harness) { request, answer in
                 guard Self.isListing(request) else { return }
                 answer.status = 200
                 answer.text = answer.text == "" ? "[]" : answer.text
-                if answer.elements.isEmpty { answer.elements = [["id": 7001, "full_name": "acme/r1", "owner": ["login": "acme"], "default_branch": "main"]] }
+                if answer.elements.isEmpty {
+                    answer.elements = [["id": 7001, "full_name": "acme/r1", "owner": ["login": "acme"], "default_branch": "main"]]
+                }
                 answer.setHeader("Link", "<http://169.254.169.254/latest/meta-data?page=2>; rel=\"next\"")
             }
-            #expect("\(offOrigin)".hasPrefix("acme's repository listing: the next-page link 'http://169.254.169.254/latest/meta-data?page=2' leaves http://127.0.0.1:"), "\(offOrigin)")
+            #expect(
+                "\(offOrigin)".hasPrefix(
+                    "acme's repository listing: the next-page link 'http://169.254.169.254/latest/meta-data?page=2' leaves http://127.0.0.1:"
+                ), "\(offOrigin)")
 
             // An empty listing while five repositories are mirrored: none is marked gone.
             let empty = try await hostileDiscovery(harness) { request, answer in
@@ -109,7 +117,10 @@ import Testing
                 answer.status = 404
                 answer.text = "{\"message\":\"Not Found\"}"
             }
-            #expect("\(vanished)".hasPrefix("GitHub answers 404 for the organization or user acme, whose 5 repositories are mirrored here; none was marked gone"), "\(vanished)")
+            #expect(
+                "\(vanished)".hasPrefix(
+                    "GitHub answers 404 for the organization or user acme, whose 5 repositories are mirrored here; none was marked gone"),
+                "\(vanished)")
 
             #expect(try StoreInspection(harness.storePath).mirroredFacts() == before)
             #expect(StoreInspection(harness.storePath).repositoryStates() == states)

@@ -270,7 +270,8 @@ struct ConfigurationLoader {
             }
             if let firstLine = seen[key] {
                 throw error(
-                    at: entry, key: path, problem: "\(selector)\(branch.map { "@\($0)" } ?? "") is listed twice (first on line \(firstLine))",
+                    at: entry, key: path,
+                    problem: "\(selector)\(branch.map { "@\($0)" } ?? "") is listed twice (first on line \(firstLine))",
                     expected: "each repository and branch once")
             }
             seen[key] = line ?? 0

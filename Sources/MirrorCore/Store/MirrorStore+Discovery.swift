@@ -33,8 +33,9 @@ public struct OwnerListing: Sendable, Equatable, Codable {
 extension MirrorStore {
     /// The listing of `owner` stored by the last discovery, if any.
     public func ownerListing(owner: String) throws -> OwnerListing? {
-        guard let json = try db.prepare("SELECT pages, kind FROM owner_listings WHERE owner = ?").bind([owner])
-            .first({ (pages: $0.string(0), kind: $0.string(1)) })
+        guard
+            let json = try db.prepare("SELECT pages, kind FROM owner_listings WHERE owner = ?").bind([owner])
+                .first({ (pages: $0.string(0), kind: $0.string(1)) })
         else { return nil }
         // A listing this version cannot read is only a cache: list the owner again.
         guard let pages = try? JSONDecoder().decode([OwnerListing.Page].self, from: Data(json.pages.utf8)),

@@ -18,7 +18,8 @@ public enum DiscoveryError: Error, Sendable, CustomStringConvertible {
         case .inconsistentListing(let owner, let detail):
             return "\(owner)'s repository listing is inconsistent (\(detail)); nothing stored was changed, the last listing stays"
         case .linkRefused(let owner, let link, let origin):
-            return "\(owner)'s repository listing: the next-page link '\(link)' leaves \(origin); it was not followed, and nothing stored was changed"
+            return
+                "\(owner)'s repository listing: the next-page link '\(link)' leaves \(origin); it was not followed, and nothing stored was changed"
         }
     }
 }

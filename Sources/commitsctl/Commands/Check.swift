@@ -63,7 +63,8 @@ extension Commitsctl {
             if branch.headStored == false { problems.append("head \(branch.headSHA!.prefix(7)) not stored") }
             if !branch.markedComplete && problems.isEmpty { problems.append("not yet synced to the end") }
             let label =
-                branch.isInconsistent ? "DAMAGED: marked complete, but" : branch.mirrored ? "incomplete:" : "no longer mirrored, kept as it was:"
+                branch.isInconsistent
+                ? "DAMAGED: marked complete, but" : branch.mirrored ? "incomplete:" : "no longer mirrored, kept as it was:"
             return "\(name): \(label) \(problems.joined(separator: ", ")); \(plural(branch.commits, "commit")), \(head)"
         }
     }

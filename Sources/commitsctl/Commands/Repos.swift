@@ -164,7 +164,9 @@ extension Commitsctl {
                     guard let stored = try writer.repository(named: name) else { throw UnknownRepositoryError(name: name, path: path) }
                     try writer.setState(.removed, repositoryID: stored.id, reason: "removed by the user")
                     RepositoryLock.removeLockFile(storePath: path, repository: stored.name)
-                    print("\(stored.name): removed; its \(plural(try writer.commitCount(repositoryID: stored.id), "commit")) stay in the store")
+                    print(
+                        "\(stored.name): removed; its \(plural(try writer.commitCount(repositoryID: stored.id), "commit")) stay in the store"
+                    )
                 }
             }
         }

@@ -151,7 +151,7 @@ extension Commitsctl {
                     table.append(
                         cells + [
                             row.headSHA.map { String($0.prefix(7)) } ?? "-",
-                        row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
+                            row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
                             row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",
                         ])
                 }

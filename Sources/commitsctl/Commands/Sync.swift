@@ -56,14 +56,16 @@ extension Commitsctl {
 
         func validate() throws {
             if let repository, repository.contains("*"), let problem = RepositoryPattern.problem(with: repository) {
-                throw ValidationError("'\(repository)' is not a repository pattern: \(problem); expected \(RepositorySelector.expectedForm)")
+                throw ValidationError(
+                    "'\(repository)' is not a repository pattern: \(problem); expected \(RepositorySelector.expectedForm)")
             }
             if let repository, RepositorySelector(parsing: repository) == nil {
                 throw ValidationError("'\(repository)' is not a repository name; expected \(RepositoryName.expectedForm)")
             }
             if case .repository? = repository.flatMap(RepositorySelector.init(parsing:)), includeForks || includeArchived {
                 throw ValidationError(
-                    "--include-forks and --include-archived apply to patterns such as OWNER/*; a repository named on its own is always mirrored")
+                    "--include-forks and --include-archived apply to patterns such as OWNER/*; a repository named on its own is always mirrored"
+                )
             }
             if case .pattern? = repository.flatMap(RepositorySelector.init(parsing:)), branch != nil {
                 throw ValidationError("--branch needs a single repository; a pattern mirrors each repository's default branch")
