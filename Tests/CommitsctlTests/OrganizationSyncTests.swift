@@ -227,6 +227,24 @@ import Testing
             // Synced by name, a removed repository is mirrored again.
             #expect(try await sync(["acme/tool-1"], simulator).status == 0)
             #expect(StoreInspection(store).repositoryStates()["acme/tool-1"] == "active")
+
+            // --purge deletes what no other repository holds, after a checked copy.
+            let commitsBefore = StoreInspection(store).commitCount()
+            let purged = try await run("commitsctl", ["repos", "remove", "acme/tool-2", "--purge", "--db", store])
+            #expect(purged.status == 0, "\(purged.stderr)")
+            #expect(
+                purged.stdout.hasPrefix(
+                    "acme/tool-2: removed and purged: 11 commits deleted, 0 kept for other repositories; the copy made first is \(store).backup-purge-"
+                ), "\(purged.stdout)")
+            let copy = String(purged.stdout.dropFirst(purged.stdout.range(of: "is ")!.upperBound.utf16Offset(in: purged.stdout)).dropLast())
+            #expect(StoreInspection(copy).memberSHAsSoFar(of: "acme/tool-2").count == 11)
+            #expect(StoreInspection(store).commitCount() == commitsBefore - 11)
+            #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/tool-2").isEmpty)
+            #expect(try StoreInspection(store).integrity() == "ok" && (try StoreInspection(store).foreignKeyViolations()) == 0)
+            #expect(try await run("commitsctl", ["check", "--db", store]).status == 0)
+            // Mirrored again by name, it is fetched whole again.
+            let again = try await sync(["acme/tool-2"], simulator)
+            #expect(again.lines.first?.hasPrefix("acme/tool-2@main: 11 new, ") == true, "\(again.stdout)")
         }
     }
 }

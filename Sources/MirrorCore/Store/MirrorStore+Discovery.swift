@@ -108,6 +108,43 @@ extension MirrorStore {
         try write { try updateState(state, repositoryID: repositoryID, reason: reason, at: date) }
     }
 
+    /// What `removeAndPurge` deleted.
+    public struct Purge: Sendable, Equatable {
+        /// Commits deleted: no other repository held them.
+        public var deleted: Int
+        /// Commits it held that other repositories hold too: kept for them.
+        public var shared: Int
+    }
+
+    /// The explicit purge (the user's command, after a backup): in one
+    /// transaction, marks the repository removed, deletes the commits no other
+    /// repository holds, drops its memberships and sync state, and keeps its row
+    /// and names (its identity).
+    public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date = Date()) throws -> Purge {
+        try write {
+            try updateState(.removed, repositoryID: repositoryID, reason: reason, at: date)
+            let held = try db.scalarInt("SELECT count(*) FROM repository_commits WHERE repository_id = ?", [repositoryID]) ?? 0
+            try db.execute(
+                """
+                DELETE FROM commits WHERE id IN (SELECT commit_id FROM repository_commits WHERE repository_id = ?1)
+                AND NOT EXISTS (SELECT 1 FROM repository_commits o WHERE o.commit_id = commits.id AND o.repository_id != ?1)
+                """, [repositoryID])
+            let deleted = db.changes
+            // A shared commit is off-branch when it is so in every repository still holding it.
+            try db.execute(
+                """
+                UPDATE commits SET off_branch = NOT EXISTS (
+                    SELECT 1 FROM repository_commits rc
+                    WHERE rc.commit_id = commits.id AND rc.repository_id != ?1 AND rc.off_branch_since IS NULL)
+                WHERE id IN (SELECT commit_id FROM repository_commits WHERE repository_id = ?1)
+                """, [repositoryID])
+            try db.execute("DELETE FROM repository_commits WHERE repository_id = ?", [repositoryID])
+            // Its history is gone, so what the sync state says about it no longer holds.
+            try db.execute("DELETE FROM sync_state WHERE repository_id = ?", [repositoryID])
+            return Purge(deleted: deleted, shared: held - deleted)
+        }
+    }
+
     private func updateState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date) throws {
         try db.execute(
             """

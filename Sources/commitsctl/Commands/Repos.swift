@@ -136,12 +136,17 @@ extension Commitsctl {
                     The repository is marked removed: no sync or pattern (OWNER/*) polls it again, its commits \
                     stay queryable, and its lock file beside the store is deleted. `commitsctl sync OWNER/NAME` \
                     mirrors it again. A repository the configuration names on its own is synced again by the \
-                    next run that reads that configuration: take it out of the file too.
+                    next run that reads that configuration: take it out of the file too. --purge also deletes \
+                    the commits no other repository holds, after copying the store beside itself \
+                    (<store>.backup-purge-<UTC time>, checked).
                     """
             )
 
             @Argument(help: "The repository to stop mirroring, as OWNER/NAME (current or former name).")
             var repository: String
+
+            @Flag(help: "Also delete the commits no other repository holds, after a checked backup of the store.")
+            var purge = false
 
             @OptionGroup var store: StoreOptions
 
@@ -162,10 +167,24 @@ extension Commitsctl {
                     let writer = try MirrorStore(path: path)
                     reportUpgrade(of: writer)
                     guard let stored = try writer.repository(named: name) else { throw UnknownRepositoryError(name: name, path: path) }
-                    try writer.setState(.removed, repositoryID: stored.id, reason: "removed by the user")
-                    RepositoryLock.removeLockFile(storePath: path, repository: stored.name)
+                    // A sync running now would write on after the removal: its lock keeps it out meanwhile.
+                    let lock = try RepositoryLock.acquire(storePath: path, repository: stored.name, holder: "commitsctl repos remove")
+                    defer {
+                        lock.release()
+                        RepositoryLock.removeLockFile(storePath: path, repository: stored.name)
+                    }
+                    let reason = "removed by the user"
+                    guard purge else {
+                        try writer.setState(.removed, repositoryID: stored.id, reason: reason)
+                        let commits = try writer.commitCount(repositoryID: stored.id)
+                        print("\(stored.name): removed; its \(plural(commits, "commit")) stay in the store")
+                        return
+                    }
+                    let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
+                    let copy = try MirrorReader(path: path).backup(to: "\(path).backup-purge-\(stamp)")
+                    let purged = try writer.removeAndPurge(repositoryID: stored.id, reason: reason)
                     print(
-                        "\(stored.name): removed; its \(plural(try writer.commitCount(repositoryID: stored.id), "commit")) stay in the store"
+                        "\(stored.name): removed and purged: \(plural(purged.deleted, "commit")) deleted, \(purged.shared) kept for other repositories; the copy made first is \(copy.path)"
                     )
                 }
             }
