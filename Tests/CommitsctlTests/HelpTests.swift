@@ -6,9 +6,12 @@ import Testing
 /// command is parsed, e.g. two option groups both naming --config) and says
 /// something about each option.
 @Suite struct HelpTests {
-    @Test(arguments: ["sync", "query", "show", "authors", "stats", "status", "import", "backup", "check", "prune"])
+    @Test(arguments: [
+        "sync", "query", "show", "authors", "stats", "status", "import", "backup", "check", "prune", "repos", "repos list",
+        "repos remove",
+    ])
     func helpIsValid(_ command: String) async throws {
-        let result = try await run("commitsctl", [command, "--help"])
+        let result = try await run("commitsctl", command.split(separator: " ").map(String.init) + ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("USAGE: commitsctl \(command)"), "\(result.stdout)")
     }

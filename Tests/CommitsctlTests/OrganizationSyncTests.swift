@@ -92,6 +92,10 @@ import Testing
             let gone = try #require(rows.first { $0["repository"] as? String == "acme/tool-3" })
             #expect(gone["state"] as? String == "gone" && gone["commits"] as? Int == 14)
             #expect(rows.filter { $0["state"] as? String == "active" }.count == 12)
+            let table = try await run("commitsctl", ["status", "--db", store], environment: ["COLUMNS": "200"])
+            #expect(table.lines.first?.contains("COMPLETE  STATE") == true, "\(table.stdout)")
+            let goneLine = try #require(table.lines.first { $0.hasPrefix("acme/tool-3 ") })
+            #expect(goneLine.contains(" gone ") && goneLine.hasSuffix("left its owner's listing; GitHub answers 404 for it"), "\(goneLine)")
 
             // It comes back when it reappears (same GitHub id).
             try simulator.addRepository(
@@ -100,6 +104,21 @@ import Testing
             #expect(back.status == 0, "\(back.stderr)")
             #expect(back.lines.first?.hasPrefix("acme/*: 13 repositories (1 back), ") == true, "\(back.stdout)")
             #expect(StoreInspection(store).repositoryStates()["acme/tool-3"] == "active")
+        }
+    }
+
+    @Test func anEmptyRepositoryIsMirroredAsEmptyNotAsAnError() async throws {
+        try await withRunning(startOrganizations()) { simulator in
+            try simulator.addRepository(SimRepository(owner: "acme", name: "void", id: 4003, source: .empty))
+            let result = try await sync(["acme/*"], simulator)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.lines.first == "acme/*: 13 repositories (13 new), 1 request", "\(result.stdout)")
+            #expect(result.lines.contains { $0.hasPrefix("acme/void@main: 0 new, 0 updated, ") && !$0.contains("not yet complete") })
+            let listed = try await run("commitsctl", ["repos", "--db", store, "--format", "json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            let void = try #require(rows.first { $0["repository"] as? String == "acme/void" })
+            #expect(void["state"] as? String == "active" && void["commits"] as? Int == 0 && void["complete"] as? Bool == true)
+            #expect(try await run("commitsctl", ["check", "--db", store]).status == 0)
         }
     }
 

@@ -66,14 +66,40 @@ extension MirrorStore {
                 INSERT INTO owner_listings (owner, kind, pages, listed_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (owner) DO UPDATE SET kind = excluded.kind, pages = excluded.pages, listed_at = excluded.listed_at
                 """, [listing.owner, listing.kind.rawValue, pages, now])
+            let stored = try storedIdentities()
             return try identities.map { identity in
-                let repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
-                let state = try repositoryState(repositoryID: repository.id)
+                let repository: Repository
+                let state: RepositoryState
+                if let row = stored[identity.githubID], row.identity == identity {
+                    // Nothing new about it (the common case, an unchanged owner): no writes.
+                    repository = Repository(
+                        id: row.id, name: identity.fullName, githubID: identity.githubID, defaultBranch: identity.defaultBranch)
+                    state = row.state
+                } else {
+                    repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
+                    state = try repositoryState(repositoryID: repository.id)
+                }
                 guard state == .gone else { return Listed(repository: repository, state: state, returned: false) }
                 try updateState(.active, repositoryID: repository.id, reason: nil, at: date)
                 return Listed(repository: repository, state: .active, returned: true)
             }
         }
+    }
+
+    /// What is stored about every repository with a GitHub id, by id.
+    private func storedIdentities() throws -> [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] {
+        var rows: [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] = [:]
+        try db.prepare("SELECT id, github_id, full_name, default_branch, html_url, state FROM repositories WHERE github_id IS NOT NULL")
+            .forEachRow { row in
+                let githubID = row.int(1)
+                let identity = RepositoryName(parsing: row.string(2)).flatMap { name in
+                    row.optionalString(3).map {
+                        RepositoryIdentity(githubID: githubID, fullName: name, defaultBranch: $0, htmlURL: row.optionalString(4))
+                    }
+                }
+                rows[githubID] = (row.int64(0), identity, RepositoryState(rawValue: row.string(5)) ?? .active)
+            }
+        return rows
     }
 
     /// The current name of every repository stored with a GitHub id, by id.
