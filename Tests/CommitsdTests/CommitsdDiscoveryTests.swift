@@ -73,4 +73,35 @@ import Testing
             #expect(SecretScan.leaks(in: ["log": daemon.log]).isEmpty)
         }
     }
+
+    @Test func aPatternAddedOnReloadIsDiscovered() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("state/commits.sqlite")
+        try await withRunning(startSimulator([("lib-a", 30), ("lib-b", 40), ("other", 10)])) { simulator in
+            let daemon = try DaemonProcess.mirroring(["acme/other"], from: simulator, in: directory, logLevel: "info")
+            defer { daemon.stop() }
+            let inspection = StoreInspection(store)
+            func mirrored(_ name: String) throws -> Bool {
+                inspection.memberSHAsSoFar(of: "acme/\(name)") == (try simulator.reachableSHAs(owner: "acme", name: name))
+            }
+            #expect(try await waitUntil(timeout: .seconds(20)) { try mirrored("other") }, "\(daemon.log)")
+            #expect(inspection.repositoryStates().keys.sorted() == ["acme/other"])
+            _ = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                default_interval: 1s
+                repositories:
+                  - acme/other
+                  - acme/lib-*
+
+                """)
+            daemon.signal(SIGHUP)
+            #expect(try await waitUntil(timeout: .seconds(20)) { try mirrored("lib-a") && mirrored("lib-b") }, "\(daemon.log)")
+            #expect(daemon.log.contains("notice configuration changed config.change=\"pattern added: acme/lib-*\""), "\(daemon.log)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        }
+    }
 }
