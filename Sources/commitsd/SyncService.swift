@@ -146,6 +146,8 @@ struct SyncService: Service, CustomStringConvertible {
                 case .rateLimited(let resume):
                     plan.pause(until: resume)
                     lastStatus = "last sync: \(job.repository) rate-limited; paused until the reset"
+                case .removed:
+                    lastStatus = "last sync: \(job.repository) not synced (removed from mirroring)"
                 case .interrupted:
                     notifier.stopping(status: "stopping: \(job.repository) interrupted at a page boundary")
                     logger.info("stopping")
@@ -174,6 +176,7 @@ struct SyncService: Service, CustomStringConvertible {
         case .failed: metrics.recordSync(repository: repository.name, outcome: .failure, duration: nil)
         case .rateLimited: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
         case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
+        case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         }
         do {
             try metrics.recordStored(try MirrorReader(path: settings.storePath))
@@ -199,6 +202,8 @@ struct SyncService: Service, CustomStringConvertible {
         case failed(String)
         case rateLimited(resume: ContinuousClock.Instant)
         case interrupted
+        /// Removed from mirroring by the user (named in the file all the same).
+        case removed
     }
 
     /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
@@ -235,6 +240,9 @@ struct SyncService: Service, CustomStringConvertible {
         case .interrupted:
             logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next start")
             return .interrupted
+        case .removed:
+            logger.notice("not syncing a repository removed from mirroring (its history is kept); take it out of the configuration")
+            return .removed
         case .failed(let failure) where Task.isShuttingDownGracefully:
             logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
             return .interrupted

@@ -233,6 +233,17 @@ import Testing
             #expect(locks.count == 11 && !locks.contains("acme+tool-1.lock"), "\(locks)")
             #expect(try await run("commitsctl", ["check", "--db", store]).status == 0)
 
+            // A configuration naming it on its own skips it, and says so.
+            let config = try directory.write(
+                "removed.yaml", "store: commits.sqlite\napi_url: \(simulator.baseURL)\nrepositories: [acme/tool-1, acme/tool-4]\n")
+            let configured = try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
+            #expect(configured.status == 0, "\(configured.stderr)")
+            #expect(configured.lines.count == 1 && configured.lines[0].hasPrefix("acme/tool-4@main: "), "\(configured.stdout)")
+            #expect(
+                configured.stderr
+                    == "commitsctl: warning: acme/tool-1 was removed from mirroring (commitsctl repos remove); skipped it: take it out of the configuration, or `commitsctl sync acme/tool-1` to mirror it again\n"
+            )
+
             // A mistyped name: an error, and nothing that makes `check` wait forever.
             let typo = try await run("commitsctl", ["repos", "remove", "acme/nope", "--db", store])
             #expect(typo.status == 1)

@@ -100,6 +100,34 @@ import Testing
             daemon.signal(SIGHUP)
             #expect(try await waitUntil(timeout: .seconds(20)) { try mirrored("lib-a") && mirrored("lib-b") }, "\(daemon.log)")
             #expect(daemon.log.contains("notice configuration changed config.change=\"pattern added: acme/lib-*\""), "\(daemon.log)")
+
+            // Removed while the daemon runs: neither the named one nor one a pattern selects is synced again.
+            for name in ["other", "lib-a"] {
+                let removed = try await run("commitsctl", ["repos", "remove", "acme/\(name)", "--db", store])
+                #expect(removed.status == 0, "\(removed.stderr)")
+            }
+            let heads = (try simulator.headSHA(owner: "acme", name: "other"), try simulator.headSHA(owner: "acme", name: "lib-a"))
+            for name in ["other", "lib-a", "lib-b"] { try simulator.moveHead(owner: "acme", name: name, back: 3) }
+            let movedB = try simulator.headSHA(owner: "acme", name: "lib-b")
+            func recordedHeads() async throws -> [String: String] {
+                let status = try await run("commitsctl", ["status", "--db", store, "--json"])
+                let rows = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]] ?? []
+                return Dictionary(
+                    rows.compactMap { row in (row["head_sha"] as? String).map { (row["repository"] as? String ?? "", $0) } },
+                    uniquingKeysWith: { first, _ in first })
+            }
+            // lib-b is still mirrored: once its move is recorded, rounds have gone by since the removals.
+            var recorded: [String: String] = [:]
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                recorded = try await recordedHeads()
+                if recorded["acme/lib-b"] == movedB && daemon.log.contains("not syncing a repository removed from mirroring") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(recorded["acme/lib-b"] == movedB, "\(daemon.log)")
+            #expect(recorded["acme/other"] == heads.0 && recorded["acme/lib-a"] == heads.1, "\(recorded)")
+            #expect(daemon.log.contains("not syncing a repository removed from mirroring"), "\(daemon.log)")
+            #expect(inspection.repositoryStates()["acme/other"] == "removed" && inspection.repositoryStates()["acme/lib-a"] == "removed")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         }

@@ -14,6 +14,8 @@ public struct RepositorySync: Sendable {
         case rateLimited(GitHubError, retryAt: Date)
         /// Cancelled (a shutdown) at a page boundary; the walk resumes on the next run.
         case interrupted
+        /// The user removed it from mirroring; not synced (its history is kept).
+        case removed
         case failed(Failure)
     }
 
@@ -37,8 +39,10 @@ public struct RepositorySync: Sendable {
         self.holder = holder
     }
 
+    /// Syncs `repository`; one the user removed from mirroring only when
+    /// `mirrorRemoved` says so (a sync by name), which mirrors it again.
     public func run(
-        _ repository: RepositoryName, branch: String?,
+        _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool = false,
         progress: ((SyncProgress) -> Void)? = nil
     ) async -> Outcome {
         let lock: RepositoryLock
@@ -52,10 +56,14 @@ public struct RepositorySync: Sendable {
         defer { lock.release() }
         do {
             let store = try MirrorStore(path: storePath)
+            // Checked under the lock: a removal (which takes it too) is never raced.
+            let stored = try store.repository(named: repository)
+            let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
+            if state == .removed && !mirrorRemoved { return .removed }
             let engine = SyncEngine(client: client, store: store, logger: logger, progress: progress)
             let report = try await engine.sync(repository, branch: branch)
-            // Synced by name: mirrored again, whatever it was.
-            if let stored = try store.repository(named: repository), try store.repositoryState(repositoryID: stored.id) != .active {
+            // It answered: a gone repository is back, a removed one synced by name is mirrored again.
+            if let stored, let state, state != .active {
                 try store.setState(.active, repositoryID: stored.id, reason: nil)
             }
             return .synced(report)

@@ -134,11 +134,12 @@ extension Commitsctl {
 
                 if repository != nil, selections.isEmpty {
                     // One repository: its error is the command's error (exit status as documented).
-                    switch await run(sync, targets[0], recorder) {
+                    switch await run(sync, targets[0], recorder, mirrorRemoved: true) {
                     case .synced(let report): print(report.summary)
                     case .skipped(let holder): throw RepositoryLockError.busy(repository: targets[0].name, holder: holder)
                     case .rateLimited(let error, _): throw error
                     case .interrupted: throw CancellationError()
+                    case .removed: preconditionFailure("a repository named on the command line is synced even when removed")
                     case .failed(let failure): throw failure.error
                     }
                     return
@@ -208,12 +209,12 @@ extension Commitsctl {
 
         private func run(
             _ sync: RepositorySync, _ target: MirrorConfiguration.Repository,
-            _ recorder: SyncMetricsRecorder?
+            _ recorder: SyncMetricsRecorder?, mirrorRemoved: Bool = false
         ) async -> RepositorySync.Outcome {
             let reporter = ProgressReporter(enabled: progress || Terminal.standardErrorIsTerminal)
             defer { reporter.finish() }
             let started = ContinuousClock.now
-            let outcome = await sync.run(target.name, branch: target.branch, progress: reporter.report)
+            let outcome = await sync.run(target.name, branch: target.branch, mirrorRemoved: mirrorRemoved, progress: reporter.report)
             recorder?.record(target, outcome, duration: ContinuousClock.now - started)
             return outcome
         }
@@ -238,6 +239,10 @@ extension Commitsctl {
                     let rest = targets[(index + 1)...].map(\.description)
                     if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
                     break targets
+                case .removed:
+                    printWarning(
+                        "\(target.name) was removed from mirroring (commitsctl repos remove); skipped it: take it out of the configuration, or `commitsctl sync \(target.name)` to mirror it again"
+                    )
                 case .interrupted:
                     tally.interrupted = true
                     return

@@ -24,6 +24,7 @@ final class SyncMetricsRecorder {
         case .skipped: kind = .skipped
         case .rateLimited: kind = .rateLimited
         case .interrupted: kind = .interrupted
+        case .removed: kind = .skipped
         case .failed: kind = .failure
         }
         metrics.recordSync(repository: target.name, outcome: kind, duration: kind == .success ? duration : nil)
