@@ -73,6 +73,8 @@ public struct RepositoryDiscovery: Sendable {
         }
     }
 
+    /// Repositories a page holds at most (`per_page=100`).
+    static let pageSize = 100
     /// Pages one listing may have (100 repositories each) before it is refused as endless.
     static let maximumPages = 2_000
     /// Repositories missing from a listing that one discovery checks one by one;
@@ -96,7 +98,7 @@ public struct RepositoryDiscovery: Sendable {
         logger[metadataKey: "owner"] = "\(owner)"
         let store = try MirrorStore(path: storePath)
         let previous = try store.ownerListing(owner: owner)
-        let listing = try await list(owner: owner, previous: previous)
+        let listing = try await list(owner: owner, previous: previous, store: store)
         var outcome = Outcome(owner: owner)
 
         let selections = selections.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
@@ -187,7 +189,7 @@ public struct RepositoryDiscovery: Sendable {
     }
 
     /// Every page of the owner's listing, each sent with its last ETag.
-    private func list(owner: String, previous: OwnerListing?) async throws -> Listed {
+    private func list(owner: String, previous: OwnerListing?, store: MirrorStore) async throws -> Listed {
         let origin = APIOrigin(url: client.configuration.apiURL)
         var kind = previous?.kind ?? .organization
         var url = client.ownerRepositoriesURL(owner, kind: kind)
@@ -216,7 +218,6 @@ public struct RepositoryDiscovery: Sendable {
                     allNotModified = false
                     continue
                 }
-                let store = try MirrorStore(path: storePath)
                 throw DiscoveryError.ownerNotFound(
                     owner: owner, tokenSource: client.configuration.token?.source,
                     mirrored: try store.activeRepositories(ownedBy: owner).count)
@@ -231,6 +232,10 @@ public struct RepositoryDiscovery: Sendable {
                 page = cached
             case .listed(let repositories, let etag, let next, _):
                 allNotModified = false
+                guard repositories.count <= Self.pageSize else {
+                    throw DiscoveryError.inconsistentListing(
+                        owner: owner, detail: "a page of \(repositories.count) repositories, more than the \(Self.pageSize) asked for")
+                }
                 if let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
                     throw DiscoveryError.inconsistentListing(
                         owner: owner, detail: "it lists \(stranger.fullName.prefix(200)), owned by \(stranger.ownerLogin.prefix(100))")
