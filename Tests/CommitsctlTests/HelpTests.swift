@@ -22,7 +22,7 @@ import Testing
 /// protocol conformance in the binary (an eighth of `commitsctl --version`'s time).
 @Suite struct CommandNameTests {
     @Test func everySubcommandNamesItself() {
-        for command in Commitsctl.configuration.subcommands {
+        for command in Commitsctl.configuration.subcommands + Commitsctl.Repos.configuration.subcommands {
             #expect(command.configuration.commandName != nil, "\(command) has no commandName")
         }
     }

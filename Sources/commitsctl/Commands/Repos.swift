@@ -5,6 +5,7 @@ import MirrorCore
 extension Commitsctl {
     struct Repos: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "repos",
             abstract: "List the mirrored repositories, or stop mirroring one.",
             subcommands: [List.self, Remove.self],
             defaultSubcommand: List.self
@@ -12,6 +13,7 @@ extension Commitsctl {
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "List every repository in the store: name, former names, branches, commits, state and last success.",
                 discussion: """
                     State is active, gone (left its owner's listing or answered 404: history kept, no longer \
@@ -131,6 +133,7 @@ extension Commitsctl {
 
         struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Stop mirroring a repository; its history is kept.",
                 discussion: """
                     The repository is marked removed: no sync or pattern (OWNER/*) polls it again, its commits \
