@@ -108,6 +108,27 @@ extension MirrorReader {
         }
     }
 
+    /// SQLite's `EXPLAIN QUERY PLAN` steps for every statement a query runs
+    /// (the candidate-set probes and the query itself), for tests: no shape may
+    /// read `commits` whole.
+    func queryPlanSteps(_ filter: CommitFilter, strategy: QueryStrategy) throws -> [String] {
+        guard let plan = try makePlan(filter, strategy: strategy) else { return [] }
+        var statements: [(sql: String, arguments: [any SQLiteBindable])] = []
+        switch plan.driver {
+        case .people(let column, let ids):
+            statements.append((plan.peopleSQL(column: column), [ids[0]] + plan.arguments + [plan.limit ?? -1]))
+            statements.append((Self.commitSelect() + "\nWHERE c.id = ?", [Int64(1)]))
+        case .set(let set):
+            statements.append(("SELECT count(*) FROM (\(set.sql) LIMIT ?)", set.arguments + [1]))
+            statements.append((plan.sql(), plan.statementArguments))
+        case .dateIndex:
+            statements.append((plan.sql(), plan.statementArguments))
+        }
+        return try statements.flatMap { statement in
+            try db.prepare("EXPLAIN QUERY PLAN " + statement.sql).bind(statement.arguments).map { $0.string(3) }
+        }
+    }
+
     // MARK: - Rows
 
     /// The columns `commitSummary(from:)` reads, for commits aliased `c`.
