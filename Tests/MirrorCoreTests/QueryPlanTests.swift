@@ -53,7 +53,10 @@ import Testing
             ("no merges", CommitFilter(merges: .exclude, limit: 50)),
             ("since and until", CommitFilter(since: day.addingTimeInterval(86_400), until: day.addingTimeInterval(3 * 86_400), limit: 50)),
             ("repository", CommitFilter(repository: RepositoryName(parsing: "acme/widgets"), limit: 50)),
-            ("repository with rewritten-away commits", CommitFilter(repository: RepositoryName(parsing: "acme/widgets"), includeOffBranch: true)),
+            (
+                "repository with rewritten-away commits",
+                CommitFilter(repository: RepositoryName(parsing: "acme/widgets"), includeOffBranch: true)
+            ),
             ("follow (stored after)", follow),
         ]
     }()
