@@ -44,6 +44,7 @@ trap cleanup EXIT
 log "github-sim with $N repositories of $COMMITS commits"
 args=()
 for ((i = 1; i <= N; i++)); do args+=(--synthetic "many/r$i=$COMMITS:$i"); done
+: > "$WORK/sim.out"
 "$BIN/github-sim" --authenticated-limit 1000000000 "${args[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
 SIM_PID=$!
 for _ in $(seq 1200); do
