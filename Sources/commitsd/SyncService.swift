@@ -179,7 +179,7 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         }
         do {
-            try metrics.recordStored(try MirrorReader(path: settings.storePath))
+            try metrics.recordStored(try MirrorReader(path: settings.storePath), repository: repository.name)
         } catch {
             logger.debug("could not read the store for metrics", metadata: ["error": "\(error)"])
         }

@@ -71,11 +71,19 @@ public struct MirrorMetrics: Sendable {
     }
 
     /// What the store holds: commits per repository and the last success per
-    /// repository and branch. Read from the store, so a restarted service
-    /// reports them before its first sync.
-    public func recordStored(_ store: MirrorReader) throws {
+    /// repository and branch, for every repository (at start-up, so a restarted
+    /// service reports them before its first sync) or for the one just synced
+    /// (reading every repository after each sync made a round quadratic).
+    public func recordStored(_ store: MirrorReader, repository: RepositoryName? = nil) throws {
         var commits: [String: Int] = [:]
-        for state in try store.syncStates() {
+        let states: [SyncState]
+        if let repository {
+            guard let stored = try store.repository(named: repository) else { return }
+            states = try store.syncStates(repositoryID: stored.id)
+        } else {
+            states = try store.syncStates()
+        }
+        for state in states {
             let name = state.repository.lowercased()
             commits[name] = max(commits[name] ?? 0, state.commits)
             if let text = state.lastSuccessAt, let date = ISO8601Timestamp.parse(text) {

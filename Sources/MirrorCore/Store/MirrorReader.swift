@@ -53,8 +53,9 @@ public final class MirrorReader {
     }
 
     /// What the store knows about syncing every mirrored branch.
-    public func syncStates() throws -> [SyncState] {
-        try StoreLookups.syncStates(in: db)
+    /// Every repository's branches, or one repository's.
+    public func syncStates(repositoryID: Int64? = nil) throws -> [SyncState] {
+        try StoreLookups.syncStates(repositoryID: repositoryID, in: db)
     }
 
     public func commitCount(repositoryID: Int64? = nil) throws -> Int {

@@ -24,8 +24,12 @@ enum StoreLookups {
             .bind([repositoryID, branch]).first(syncState(from:))
     }
 
-    static func syncStates(in db: Connection) throws -> [SyncState] {
-        try db.prepare(syncStateQuery + " ORDER BY r.full_name, s.branch").map(syncState(from:))
+    static func syncStates(repositoryID: Int64? = nil, in db: Connection) throws -> [SyncState] {
+        guard let repositoryID else {
+            return try db.prepare(syncStateQuery + " ORDER BY r.full_name, s.branch").map(syncState(from:))
+        }
+        return try db.prepare(syncStateQuery + " WHERE s.repository_id = ? ORDER BY s.branch").bind([repositoryID])
+            .map(syncState(from:))
     }
 
     private static let syncStateQuery = """
