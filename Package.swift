@@ -39,12 +39,14 @@ let package = Package(
         // MARK: - Thin wrappers
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other.
+        .target(name: "GitHash", swiftSettings: swiftSettings),
 
         // MARK: - The product
         .target(
             name: "MirrorCore",
             dependencies: [
-                "Curl", "SQLite",
+                "Curl", "SQLite", "CZlib", "GitHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Yams", package: "Yams"),
@@ -111,10 +113,11 @@ let package = Package(
         // Paths, temporary directories and process runners every test target shares.
         .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "GitHubSim", "MirrorCore"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
+        .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
-            dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", "GitHash", "CZlib", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "Curl"], swiftSettings: swiftSettings),

@@ -15,4 +15,13 @@ static inline int czlib_deflate_init_gzip(z_stream *stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
 
+static inline int czlib_inflate_init_zlib(z_stream *stream) {
+    // A zlib header and checksum, as git stores every object.
+    return inflateInit(stream);
+}
+
+static inline int czlib_deflate_init_zlib(z_stream *stream, int level) {
+    return deflateInit(stream, level);
+}
+
 #endif

@@ -21,6 +21,11 @@ final class EasyHandle {
     private var maximumBodySize = Int.max
     private var bodyTooLarge = false
     private var cancellation: CancellationFlag?
+    /// Receives a 2xx body instead of `responseBody` (`HTTPClient.send(_:streamingBodyTo:)`).
+    private var bodyConsumer: ((UnsafeRawBufferPointer) throws -> Void)?
+    /// Whether this transfer's body goes to `bodyConsumer`; decided at its first byte, once the status is known.
+    private var streamsBody: Bool?
+    private var bodyConsumerError: (any Error)?
 
     init(configuration: HTTPClient.Configuration) throws {
         if let curlLoadFailure {
@@ -74,7 +79,10 @@ final class EasyHandle {
     // MARK: - One transfer
 
     /// Runs one blocking transfer. Call only from the owning serial queue.
-    func perform(_ request: HTTPRequest, cancellation: CancellationFlag) throws -> HTTPResponse {
+    func perform(
+        _ request: HTTPRequest, cancellation: CancellationFlag,
+        bodyConsumer: ((UnsafeRawBufferPointer) throws -> Void)? = nil
+    ) throws -> HTTPResponse {
         if cancellation.isCancelled {
             throw CurlError(code: CURLE_ABORTED_BY_CALLBACK, detail: "the request was cancelled")
         }
@@ -82,8 +90,15 @@ final class EasyHandle {
         responseBody = []
         responseHeaders = HTTPHeaders()
         bodyTooLarge = false
+        self.bodyConsumer = bodyConsumer
+        streamsBody = nil
+        bodyConsumerError = nil
         errorBuffer[0] = 0
-        defer { self.cancellation = nil }
+        defer {
+            self.cancellation = nil
+            self.bodyConsumer = nil
+            self.bodyConsumerError = nil
+        }
 
         urlStorage = Array(request.url.utf8CString)
         try urlStorage.withUnsafeBufferPointer { try set(CURLOPT_URL, cString: $0.baseAddress!) }
@@ -112,6 +127,7 @@ final class EasyHandle {
         headerList = list
 
         let code = ccurl_easy_perform(rawHandle)
+        if let bodyConsumerError { throw bodyConsumerError }
         guard code == CURLE_OK else {
             throw CurlError(code: code, detail: transferErrorDetail(code))
         }
@@ -139,6 +155,21 @@ final class EasyHandle {
     // MARK: - Callbacks (C function pointers; no captures, `self` via userdata)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let bodyConsumer {
+            if streamsBody == nil {
+                var status = 0
+                streamsBody = ccurl_easy_getinfo_long(rawHandle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && (200..<300).contains(status)
+            }
+            if streamsBody == true {
+                do {
+                    try bodyConsumer(bytes)
+                    return true
+                } catch {
+                    bodyConsumerError = error
+                    return false
+                }
+            }
+        }
         guard responseBody.count + bytes.count <= maximumBodySize else {
             bodyTooLarge = true
             return false

@@ -36,12 +36,33 @@ public final class HTTPClient: @unchecked Sendable {
     /// returned as they are, never followed. A URL or header with CR, LF or NUL
     /// is refused (`CurlError.isInvalidRequest`) without any transfer.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await transfer(request, bodyConsumer: nil)
+    }
+
+    /// Like `send(_:)`, but the body of a 2xx response goes to `consumeBody`
+    /// piece by piece as it arrives, on the client's transfer thread, instead
+    /// of into the returned response (whose `body` is then empty); the body of
+    /// any other status is collected as usual. `maximumBodySize` does not apply
+    /// to a streamed body: the consumer bounds it. An error `consumeBody` throws
+    /// aborts the transfer and is rethrown as it is.
+    public func send(
+        _ request: HTTPRequest, streamingBodyTo consumeBody: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void
+    ) async throws -> HTTPResponse {
+        try await transfer(request, bodyConsumer: consumeBody)
+    }
+
+    private func transfer(
+        _ request: HTTPRequest, bodyConsumer: (@Sendable (UnsafeRawBufferPointer) throws -> Void)?
+    ) async throws -> HTTPResponse {
         try request.checkFields()
         let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 queue.async {
-                    continuation.resume(with: Result { try self.handle.perform(request, cancellation: cancellation) })
+                    continuation.resume(
+                        with: Result {
+                            try self.handle.perform(request, cancellation: cancellation, bodyConsumer: bodyConsumer)
+                        })
                 }
             }
         } onCancel: {

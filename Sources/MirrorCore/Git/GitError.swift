@@ -1,0 +1,93 @@
+/// Why reading history over git's smart HTTP failed. Each case says what went
+/// wrong in one line, for the sync to log before it falls back to REST; none
+/// ever holds a token. URLs are shown as `APIOrigin.displayable` makes them.
+public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
+    // MARK: The server and the protocol
+    /// A connection, TLS or timeout failure (libcurl's text).
+    case transport(url: String, detail: String)
+    /// 401 or 403: private without access, or a token the git host refused.
+    case accessDenied(url: String, status: Int, sentCredentials: Bool)
+    /// 404: no repository there, or a private one this client may not see.
+    case repositoryNotFound(url: String)
+    case unexpectedStatus(url: String, status: Int)
+    /// A redirect to another origin, or one that does not keep git's URL shape.
+    case redirectRefused(from: String, to: String)
+    case tooManyRedirects(url: String)
+    /// The server answered with protocol v0/v1 (or not git at all).
+    case protocolV2Unsupported(url: String)
+    /// The server's `fetch` has no `filter`, so a commits-only fetch would carry every blob.
+    case filterUnsupported(url: String)
+    case unsupportedObjectFormat(String)
+    case branchNotFound(branch: String)
+    /// An `ERR` packet or side-band 3: the server's own words.
+    case remoteError(String)
+    case malformedPacketLine(String)
+    case malformedResponse(String)
+
+    // MARK: The pack
+    case malformedPack(String)
+    /// The pack grew past the configured bound before it ended.
+    case packTooLarge(limit: Int)
+    /// An object declares (or a delta builds) a body over the configured bound.
+    case objectTooLarge(offset: Int, size: Int, limit: Int)
+    case packChecksumMismatch
+    case malformedCommit(sha: String, detail: String)
+    /// The tip that ls-refs announced is not among the pack's commits.
+    case tipMissing(tip: String)
+    /// A commit of the pack names a parent the pack does not hold.
+    case parentMissing(commit: String, parent: String)
+
+    // MARK: Local
+    case temporaryFile(String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .transport(let url, let detail):
+            return "git fetch from \(url) failed: \(detail)"
+        case .accessDenied(let url, let status, let sentCredentials):
+            return "the git host refused access to \(url) (HTTP \(status)); "
+                + (sentCredentials ? "the token was sent and not accepted" : "no credentials were sent to this host")
+        case .repositoryNotFound(let url):
+            return "no git repository at \(url) (HTTP 404), or it is private and not visible with these credentials"
+        case .unexpectedStatus(let url, let status):
+            return "the git host answered HTTP \(status) for \(url)"
+        case .redirectRefused(let from, let to):
+            return "refused a redirect from \(from) to \(to): git history is read only from the clone URL's own origin"
+        case .tooManyRedirects(let url):
+            return "too many redirects from \(url)"
+        case .protocolV2Unsupported(let url):
+            return "the git server at \(url) does not speak git protocol version 2"
+        case .filterUnsupported(let url):
+            return "the git server at \(url) does not allow partial fetches (no 'filter' for fetch)"
+        case .unsupportedObjectFormat(let format):
+            return "the repository uses object format \(format); only sha1 is supported"
+        case .branchNotFound(let branch):
+            return "the git server lists no branch \(BranchName.quoted(branch))"
+        case .remoteError(let message):
+            return "the git server reported an error: \(message)"
+        case .malformedPacketLine(let detail):
+            return "malformed git protocol data: \(detail)"
+        case .malformedResponse(let detail):
+            return "malformed git protocol response: \(detail)"
+        case .malformedPack(let detail):
+            return "malformed pack: \(detail)"
+        case .packTooLarge(let limit):
+            return "the pack is larger than the \(limit)-byte limit"
+        case .objectTooLarge(let offset, let size, let limit):
+            return "the pack object at offset \(offset) is \(size) bytes, over the \(limit)-byte limit"
+        case .packChecksumMismatch:
+            return "the pack's trailing SHA-1 does not match its content"
+        case .malformedCommit(let sha, let detail):
+            return "commit \(sha) is malformed: \(detail)"
+        case .tipMissing(let tip):
+            return "the pack does not contain the announced tip \(tip) (its commits hash to other names)"
+        case .parentMissing(let commit, let parent):
+            return "the pack is incomplete: commit \(commit) names parent \(parent), which it does not hold"
+        case .temporaryFile(let detail):
+            return "cannot spool the pack to a temporary file: \(detail)"
+        case .cancelled:
+            return "the git fetch was cancelled"
+        }
+    }
+}

@@ -1,0 +1,282 @@
+import Curl
+import Foundation
+import Logging
+import Synchronization
+
+/// Reads one branch's commits over git's smart HTTP, protocol version 2, in
+/// three requests: the capability advertisement (`info/refs`), `ls-refs` for
+/// the branch tip, and a commits-only `fetch` (`filter tree:0`). The pack is
+/// spooled to an unlinked temporary file and read back with bounded memory
+/// (`PackHistoryReader`); commits reach `deliver` only after the whole pack
+/// checked out. See docs/GIT-PROTOCOL.md for what of git's protocol it relies on.
+public final class GitHistoryFetcher: Sendable {
+    public struct Configuration: Sendable {
+        /// The repository's `clone_url` (e.g. `https://github.com/owner/repo.git`).
+        public var cloneURL: String
+        /// From `GitCredentials.forClone(url:apiURL:token:)`; `nil` sends none.
+        public var credentials: GitCredentials?
+        public var userAgent = "commits-mirror/\(MirrorVersion.current)"
+        /// Where the pack is spooled (the file is unlinked as soon as it is created).
+        public var temporaryDirectory = NSTemporaryDirectory()
+        /// The largest pack accepted; a longer one fails the fetch.
+        public var maximumPackSize = 4 << 30
+        public var limits = PackLimits()
+        /// Commits per `deliver` call.
+        public var batchSize = 1000
+        /// The repository's web page, for each commit's `htmlURL` (`<prefix>/commit/<sha>`).
+        public var htmlURLPrefix: String?
+        public var http: HTTPClient.Configuration
+
+        public init(cloneURL: String, credentials: GitCredentials?) {
+            self.cloneURL = cloneURL
+            self.credentials = credentials
+            var http = HTTPClient.Configuration()
+            // A large history is one long response; the stall timeout still catches a dead peer.
+            http.timeout = .seconds(1800)
+            // Bodies that are not streamed (advertisement, ls-refs, errors) are small.
+            http.maximumBodySize = 8 << 20
+            self.http = http
+        }
+    }
+
+    public struct Result: Sendable, Equatable {
+        /// The branch tip ls-refs announced, which the pack was checked against.
+        public var tip: String
+        /// Commits delivered: every commit the tip reaches.
+        public var commits: Int
+        public var packBytes: Int
+        /// Pack objects stored as deltas (resolved here).
+        public var deltaObjects: Int
+        public var requests: Int
+    }
+
+    public let configuration: Configuration
+    private let http: HTTPClient
+    private let logger: Logger
+    private let parsing = DispatchQueue(label: "commits-mirror.git-pack")
+
+    public init(configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.http = try HTTPClient(configuration: configuration.http)
+        self.logger = logger
+    }
+
+    /// Fetches `branch` and hands its commits to `deliver` in batches (pack
+    /// order: newest first, as git writes them; parents are not guaranteed
+    /// to come before children). `deliver` runs off the cooperative pool and is
+    /// never called for a pack that fails a check.
+    /// - Throws: `GitError`, or what `deliver` threw.
+    public func fetchHistory(branch: String, deliver: @escaping @Sendable ([Commit]) throws -> Void) async throws -> Result {
+        if let problem = BranchName.problem(with: branch) {
+            throw GitError.branchNotFound(branch: "\(branch) (\(problem))")
+        }
+        guard let origin = APIOrigin(url: configuration.cloneURL) else {
+            throw GitError.malformedResponse("the clone URL \(APIOrigin.displayable(configuration.cloneURL)) is not an http(s) URL")
+        }
+        var base = configuration.cloneURL
+        while base.hasSuffix("/") { base.removeLast() }
+        var requests = 0
+        let capabilities = try await advertisement(base: &base, origin: origin, requests: &requests)
+        let tip = try await lsRefs(base: base, branch: branch, capabilities: capabilities, requests: &requests)
+        logger.debug("git: branch tip", metadata: ["git.url": "\(APIOrigin.displayable(base))", "git.tip": "\(tip.hex)"])
+        let storage = try await fetchPack(base: base, tip: tip, capabilities: capabilities, requests: &requests)
+        let summary = try await readPack(storage, tip: tip, deliver: deliver)
+        logger.debug(
+            "git: history read",
+            metadata: ["git.commits": "\(summary.commits)", "git.pack.bytes": "\(storage.byteCount)", "git.pack.skipped": "\(summary.skippedObjects)"])
+        return Result(tip: tip.hex, commits: summary.commits, packBytes: storage.byteCount, deltaObjects: summary.deltaObjects,
+            requests: requests)
+    }
+
+    // MARK: - The three requests
+
+    private struct Capabilities {
+        var sendsObjectFormat: Bool
+    }
+
+    /// `GET info/refs?service=git-upload-pack`; follows redirects within the clone URL's origin.
+    private func advertisement(base: inout String, origin: APIOrigin, requests: inout Int) async throws -> Capabilities {
+        let suffix = "/info/refs?service=git-upload-pack"
+        var response: HTTPResponse
+        var redirects = 0
+        while true {
+            let url = base + suffix
+            response = try await send(HTTPRequest(url: url, headers: headers()), requests: &requests)
+            guard [301, 302, 303, 307, 308].contains(response.status) else { break }
+            let location = response.headers["location"] ?? ""
+            guard let target = origin.resolve(location, against: url), target.hasSuffix(suffix) else {
+                throw GitError.redirectRefused(from: APIOrigin.displayable(url), to: APIOrigin.displayable(location))
+            }
+            redirects += 1
+            guard redirects <= 5 else { throw GitError.tooManyRedirects(url: APIOrigin.displayable(configuration.cloneURL)) }
+            base = String(target.dropLast(suffix.count))
+        }
+        try checkStatus(response, url: base + suffix)
+        let shownURL = APIOrigin.displayable(base)
+        guard response.headers["content-type"]?.hasPrefix("application/x-git-upload-pack-advertisement") == true else {
+            throw GitError.protocolV2Unsupported(url: shownURL)
+        }
+        var lines = try Self.packetLines(response.body)
+        if lines.first?.text?.hasPrefix("# service=") == true {
+            // The v0 preamble, which some servers keep before a v2 advertisement.
+            guard lines.count >= 2, lines[1] == .flush else { throw GitError.malformedResponse("no flush after the service line") }
+            lines.removeFirst(2)
+        }
+        guard lines.first?.text == "version 2" else { throw GitError.protocolV2Unsupported(url: shownURL) }
+        var fetchFeatures: [Substring]?
+        var hasLsRefs = false
+        var objectFormat: String?
+        for line in lines.dropFirst() {
+            guard let text = line.text else { break }
+            let (key, value) = text.firstIndex(of: "=").map { (text[..<$0], text[text.index(after: $0)...]) } ?? (text[...], "")
+            switch key {
+            case "fetch": fetchFeatures = value.split(separator: " ")
+            case "ls-refs": hasLsRefs = true
+            case "object-format": objectFormat = String(value)
+            default: break
+            }
+        }
+        guard let fetchFeatures, hasLsRefs else { throw GitError.protocolV2Unsupported(url: shownURL) }
+        guard fetchFeatures.contains("filter") else { throw GitError.filterUnsupported(url: shownURL) }
+        if let objectFormat, objectFormat != "sha1" { throw GitError.unsupportedObjectFormat(objectFormat) }
+        return Capabilities(sendsObjectFormat: objectFormat != nil)
+    }
+
+    /// `ls-refs` limited to the branch: its tip.
+    private func lsRefs(base: String, branch: String, capabilities: Capabilities, requests: inout Int) async throws -> ObjectID {
+        let ref = "refs/heads/\(branch)"
+        var body = commandHeader("ls-refs", capabilities)
+        body.write("ref-prefix \(ref)")
+        body.writeFlush()
+        let url = base + "/git-upload-pack"
+        let response = try await send(uploadPackRequest(url: url, body: body), requests: &requests)
+        try checkStatus(response, url: url)
+        for line in try Self.packetLines(response.body) {
+            guard let text = line.text else { break }
+            if text.hasPrefix("ERR ") { throw GitError.remoteError(SideBand.printable(Array(text.utf8).dropFirst(4))) }
+            let fields = text.split(separator: " ")
+            guard fields.count >= 2 else { throw GitError.malformedResponse("an ls-refs line without a ref name") }
+            guard fields[1] == ref else { continue }
+            guard let tip = ObjectID(hex: Array(fields[0].utf8)) else {
+                throw GitError.malformedResponse("ls-refs gave \(ref) a tip that is not 40 hex digits")
+            }
+            return tip
+        }
+        throw GitError.branchNotFound(branch: branch)
+    }
+
+    /// `fetch` of the tip's commits only, the response streamed into a spool file.
+    private func fetchPack(base: String, tip: ObjectID, capabilities: Capabilities, requests: inout Int) async throws -> FilePackStorage {
+        var body = commandHeader("fetch", capabilities)
+        body.write("no-progress")
+        body.write("ofs-delta")
+        body.write("filter tree:0")
+        body.write("want \(tip.hex)")
+        body.write("done")
+        body.writeFlush()
+        let url = base + "/git-upload-pack"
+        let receiver = SendableReceiver(
+            FetchResponseReceiver(
+                spool: try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize)))
+        let response = try await send(uploadPackRequest(url: url, body: body), requests: &requests) { bytes in
+            try receiver.value.receive(bytes)
+        }
+        try checkStatus(response, url: url)
+        return try receiver.value.finish()
+    }
+
+    private func readPack(
+        _ storage: FilePackStorage, tip: ObjectID, deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> PackHistoryReader.Summary {
+        var reader = PackHistoryReader()
+        reader.limits = configuration.limits
+        reader.batchSize = configuration.batchSize
+        reader.htmlURLPrefix = configuration.htmlURLPrefix
+        let cancelled = CancelFlag()
+        let work = SendableReceiver((reader, storage))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                parsing.async {
+                    let (reader, storage) = work.value
+                    continuation.resume(
+                        with: Swift.Result {
+                            try reader.read(storage, tip: tip, isCancelled: { cancelled.isSet }, deliver: deliver)
+                        })
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+    }
+
+    // MARK: - Request plumbing
+
+    private func headers() -> HTTPHeaders {
+        var headers: HTTPHeaders = [("User-Agent", configuration.userAgent), ("Git-Protocol", "version=2")]
+        if let credentials = configuration.credentials { headers.add(name: "Authorization", value: credentials.authorization) }
+        return headers
+    }
+
+    private func uploadPackRequest(url: String, body: PacketLineWriter) -> HTTPRequest {
+        var headers = headers()
+        headers.add(name: "Content-Type", value: "application/x-git-upload-pack-request")
+        headers.add(name: "Accept", value: "application/x-git-upload-pack-result")
+        return HTTPRequest(url: url, method: "POST", headers: headers, body: body.bytes)
+    }
+
+    private func commandHeader(_ command: String, _ capabilities: Capabilities) -> PacketLineWriter {
+        var body = PacketLineWriter()
+        body.write("command=\(command)")
+        body.write("agent=\(configuration.userAgent.filter { $0.isASCII && !$0.isWhitespace })")
+        if capabilities.sendsObjectFormat { body.write("object-format=sha1") }
+        body.writeDelimiter()
+        return body
+    }
+
+    private func send(
+        _ request: HTTPRequest, requests: inout Int,
+        streamingBodyTo consumer: (@Sendable (UnsafeRawBufferPointer) throws -> Void)? = nil
+    ) async throws -> HTTPResponse {
+        requests += 1
+        do {
+            if let consumer { return try await http.send(request, streamingBodyTo: consumer) }
+            return try await http.send(request)
+        } catch let error as CurlError {
+            if error.isCancellation { throw GitError.cancelled }
+            throw GitError.transport(url: APIOrigin.displayable(request.url), detail: error.description)
+        }
+    }
+
+    private func checkStatus(_ response: HTTPResponse, url: String) throws {
+        let shown = APIOrigin.displayable(url)
+        switch response.status {
+        case 200..<300: return
+        case 401, 403: throw GitError.accessDenied(url: shown, status: response.status, sentCredentials: configuration.credentials != nil)
+        case 404: throw GitError.repositoryNotFound(url: shown)
+        case 300..<400: throw GitError.redirectRefused(from: shown, to: APIOrigin.displayable(response.headers["location"] ?? ""))
+        default: throw GitError.unexpectedStatus(url: shown, status: response.status)
+        }
+    }
+
+    private static func packetLines(_ body: [UInt8]) throws -> [PacketLine] {
+        var reader = PacketLineReader()
+        reader.append(body)
+        var lines: [PacketLine] = []
+        while let line = try reader.next() { lines.append(line) }
+        guard reader.pendingByteCount == 0 else { throw GitError.malformedPacketLine("the response ends inside a pkt-line") }
+        return lines
+    }
+}
+
+/// Hands a value that is not `Sendable` to one other thread: the transfer
+/// thread while a request runs, or the parsing queue, never both at once.
+private final class SendableReceiver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+private final class CancelFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
+}

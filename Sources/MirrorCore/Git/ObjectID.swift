@@ -1,0 +1,60 @@
+/// A git object name: the 20 bytes of a SHA-1, compact enough to keep one per
+/// object of a large pack in memory (a `String` would cost several times more).
+struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    private let high: UInt64
+    private let middle: UInt64
+    private let low: UInt32
+
+    /// From the first 20 bytes of `bytes` (a digest, or a REF_DELTA base).
+    init(bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count >= 20)
+        high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        middle = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        low = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+    }
+
+    init(digest: [UInt8]) {
+        self = digest.withUnsafeBytes { ObjectID(bytes: $0) }
+    }
+
+    /// From 40 hex digits (either case); `nil` for anything else.
+    init?<Text: Collection>(hex: Text) where Text.Element == UInt8 {
+        guard hex.count == 40 else { return nil }
+        var digest = [UInt8](repeating: 0, count: 20)
+        var index = hex.startIndex
+        for i in 0..<20 {
+            guard let high = Self.nibble(hex[index]), let low = Self.nibble(hex[hex.index(after: index)]) else { return nil }
+            digest[i] = high << 4 | low
+            index = hex.index(index, offsetBy: 2)
+        }
+        self.init(digest: digest)
+    }
+
+    init?(hex: String) {
+        self.init(hex: Array(hex.utf8))
+    }
+
+    /// 40 lowercase hex digits, as git and GitHub print object names.
+    var hex: String {
+        var text = [UInt8](repeating: 0, count: 40)
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            for (index, word) in [(0, high), (16, middle)] {
+                for i in 0..<16 { text[index + i] = digits[Int(word >> UInt64(60 - 4 * i) & 15)] }
+            }
+            for i in 0..<8 { text[32 + i] = digits[Int(low >> UInt32(28 - 4 * i) & 15)] }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    var description: String { hex }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+}
