@@ -2,6 +2,9 @@
 # Builds and runs the libFuzzer targets for what the network hands the mirror:
 #   link     the Link header parser      (Sources/MirrorCore/GitHub/LinkHeader.swift)
 #   payload  list-commits page decoding  (PayloadDecoder, CommitPayload, its mapping to Commit, ISO8601Timestamp)
+#   pktline  git's pkt-line reader and side-band demultiplexing (Sources/MirrorCore/Git)
+#   pack     the git pack reader, deltas and the history read from it (Sources/MirrorCore/Git)
+#   commit   git commit objects and their mapping to Commit (Sources/MirrorCore/Git)
 # Each target is compiled from those source files with `swiftc -sanitize=fuzzer,address`
 # (the Swift 6.3 toolchain on Linux ships libFuzzer) and run for a bounded time.
 #
@@ -16,7 +19,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(link payload)
+((${#targets[@]})) || targets=(link payload pktline pack commit)
 out=.build-fuzz
 mkdir -p "$out"
 
@@ -24,9 +27,20 @@ sources_for() {
     case "$1" in
         link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift" ;;
         payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Domain/Commit.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
-        *) echo "fuzz: unknown target $1 (link, payload)" >&2; exit 64 ;;
+        pktline) echo "Tests/Fuzz/PacketLineFuzz.swift $git/PacketLine.swift $git/SideBand.swift $git_errors" ;;
+        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
+        commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git/ObjectID.swift $git_commits $git_errors" ;;
+        *) echo "fuzz: unknown target $1 (link, payload, pktline, pack, commit)" >&2; exit 64 ;;
     esac
 }
+git=Sources/MirrorCore/Git
+git_errors="$git/GitError.swift Sources/MirrorCore/GitHub/BranchName.swift"
+git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorCore/Domain/Commit.swift"
+
+# The git targets import GitHash (SHA-1) as its own module, as MirrorCore does, and zlib through CZlib.
+swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash -emit-module -emit-module-path "$out/GitHash.swiftmodule" \
+    -emit-library -static Sources/GitHash/SHA1.swift -o "$out/libGitHash.a" 2> "$out/GitHash.build.log" \
+    || { cat "$out/GitHash.build.log" >&2; exit 1; }
 
 status=0
 for target in "${targets[@]}"; do
@@ -35,7 +49,7 @@ for target in "${targets[@]}"; do
     # -parse-as-library: the sources are library code; libFuzzer provides main().
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz \
-        $sources -o "$out/$target" 2> "$out/$target.build.log" \
+        -I "$out" -I Sources/CZlib -L "$out" -lGitHash $sources -o "$out/$target" 2> "$out/$target.build.log" \
         || { cat "$out/$target.build.log" >&2; exit 1; }
     # The committed seeds are copied, so fuzzing never edits the repository.
     corpus="$out/corpus-$target"

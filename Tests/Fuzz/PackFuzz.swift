@@ -1,0 +1,42 @@
+// libFuzzer target for the pack reader (Sources/MirrorCore/Git: PackReader, PackCursor,
+// Inflater, DeltaInstructions) and what reads history from it (PackHistoryReader,
+// PackCommitGraph, the commit parser), compiled together by Tests/Fuzz/run.sh with
+// zlib and the GitHash module. A pack comes straight from the network: any bytes
+// must read or be refused with an error, within the limits, never crash or hang.
+
+import GitHash
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func packFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    var bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // A valid trailer half of the time, so inputs get past the checksum to the objects.
+    if size % 2 == 0, size >= 20 {
+        bytes.removeLast(20)
+        bytes += SHA1.hash(bytes)
+    }
+    var limits = PackLimits()
+    limits.maximumObjectSize = 1 << 20
+    limits.maximumDeltaChain = 64
+    limits.baseCacheBytes = 1 << 16
+    let storage = MemoryPackStorage(bytes: bytes)
+    var firstCommit: ObjectID?
+    do {
+        let reader = try PackReader(storage: storage, limits: limits)
+        try reader.verifyChecksum()
+        try reader.forEachObject { object in
+            precondition(object.body.count <= limits.maximumObjectSize, "an object over the limit")
+            precondition(object.id == PackReader.objectID(type: object.type, body: object.body), "a name that is not the content's")
+            if object.type == .commit, firstCommit == nil { firstCommit = object.id }
+        }
+    } catch {
+        return 0
+    }
+    guard let firstCommit else { return 0 }
+    var history = PackHistoryReader()
+    history.limits = limits
+    var delivered = 0
+    if let summary = try? history.read(storage, tip: firstCommit, deliver: { delivered += $0.count }) {
+        precondition(summary.commits == delivered, "delivered \(delivered) but counted \(summary.commits)")
+    }
+    return 0
+}
