@@ -158,7 +158,8 @@ final class EasyHandle {
         if let bodyConsumer {
             if streamsBody == nil {
                 var status = 0
-                streamsBody = ccurl_easy_getinfo_long(rawHandle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && (200..<300).contains(status)
+                streamsBody =
+                    ccurl_easy_getinfo_long(rawHandle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && (200..<300).contains(status)
             }
             if streamsBody == true {
                 do {

@@ -57,7 +57,10 @@ public struct SHA1: Sendable {
         var digest: [UInt8] = []
         digest.reserveCapacity(20)
         for word in [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4] {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+            digest += [
+                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
+                UInt8(truncatingIfNeeded: word),
+            ]
         }
         return digest
     }

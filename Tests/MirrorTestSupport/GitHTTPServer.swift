@@ -11,8 +11,21 @@ public final class GitHTTPServer: Sendable {
     public let authorizationLog: String
     private let process: ChildProcess
 
-    /// - Parameter redirectTo: when set, every request is answered with a 302 to this origin (same path).
-    public init(root: String, scratch: TemporaryDirectory, redirectTo: String? = nil) async throws {
+    /// How the bridge departs from plain `git http-backend`, to test failures.
+    public struct Faults: Sendable {
+        /// Answer every request with a 302 to this origin (same path).
+        public var redirectTo: String?
+        /// Do not pass `Git-Protocol` on: git then answers with protocol v0.
+        public var protocolV0Only = false
+        /// Answer 401 unless `Authorization` is exactly this.
+        public var requiredAuthorization: String?
+        /// Cut the response to `fetch` (the pack) in half.
+        public var truncatePack = false
+
+        public init() {}
+    }
+
+    public init(root: String, scratch: TemporaryDirectory, faults: Faults = Faults()) async throws {
         let script = try scratch.write("git-cgi-bridge.py", Self.bridge)
         authorizationLog = scratch.path("authorization.log")
         let globalConfig = try scratch.write("server.gitconfig", "[uploadpack]\n\tallowFilter = true\n[protocol]\n\tversion = 2\n")
@@ -20,7 +33,10 @@ public final class GitHTTPServer: Sendable {
             "GIT_PROJECT_ROOT": root, "AUTH_LOG": authorizationLog, "GIT_CONFIG_GLOBAL": globalConfig,
             "GIT_CONFIG_NOSYSTEM": "1", "HOME": scratch.path("."),
         ]
-        if let redirectTo { environment["REDIRECT_TO"] = redirectTo }
+        if let redirectTo = faults.redirectTo { environment["REDIRECT_TO"] = redirectTo }
+        if faults.protocolV0Only { environment["PROTOCOL_V0_ONLY"] = "1" }
+        if let required = faults.requiredAuthorization { environment["REQUIRED_AUTHORIZATION"] = required }
+        if faults.truncatePack { environment["TRUNCATE_PACK"] = "1" }
         process = try ChildProcess(
             "/usr/bin/python3", [script], environment: Executables.environment(environment), stdout: .pipe,
             stderr: .file(scratch.path("bridge.stderr")))
@@ -72,6 +88,13 @@ public final class GitHTTPServer: Sendable {
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+                required = os.environ.get("REQUIRED_AUTHORIZATION")
+                if required and self.headers.get("Authorization") != required:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="git"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 path, _, query = self.path.partition("?")
                 env = dict(os.environ)
                 env.update({
@@ -79,7 +102,7 @@ public final class GitHTTPServer: Sendable {
                     "QUERY_STRING": query, "CONTENT_TYPE": self.headers.get("Content-Type", ""),
                     "CONTENT_LENGTH": str(len(body)), "REMOTE_ADDR": "127.0.0.1", "GIT_HTTP_EXPORT_ALL": "1",
                 })
-                if self.headers.get("Git-Protocol"):
+                if self.headers.get("Git-Protocol") and not os.environ.get("PROTOCOL_V0_ONLY"):
                     env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
                 result = subprocess.run(["git", "http-backend"], input=body, capture_output=True, env=env)
                 head, _, payload = result.stdout.partition(b"\r\n\r\n")
@@ -92,6 +115,8 @@ public final class GitHTTPServer: Sendable {
                         status = int(value.strip().split()[0])
                     elif name:
                         headers.append((name, value.strip()))
+                if os.environ.get("TRUNCATE_PACK") and b"command=fetch" in body:
+                    payload = payload[: len(payload) // 2]
                 self.send_response(status)
                 for name, value in headers:
                     self.send_header(name, value)

@@ -19,6 +19,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case filterUnsupported(url: String)
     case unsupportedObjectFormat(String)
     case branchNotFound(branch: String)
+    /// A name git would refuse as a branch (`BranchName`), or too long to ask for.
+    case invalidBranchName(String, problem: String)
     /// An `ERR` packet or side-band 3: the server's own words.
     case remoteError(String)
     case malformedPacketLine(String)
@@ -64,6 +66,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the repository uses object format \(format); only sha1 is supported"
         case .branchNotFound(let branch):
             return "the git server lists no branch \(BranchName.quoted(branch))"
+        case .invalidBranchName(let branch, let problem):
+            return "\(BranchName.quoted(branch)) is not a branch name git accepts: \(problem)"
         case .remoteError(let message):
             return "the git server reported an error: \(message)"
         case .malformedPacketLine(let detail):

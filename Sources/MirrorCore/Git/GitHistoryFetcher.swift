@@ -68,8 +68,10 @@ public final class GitHistoryFetcher: Sendable {
     /// - Throws: `GitError`, or what `deliver` threw.
     public func fetchHistory(branch: String, deliver: @escaping @Sendable ([Commit]) throws -> Void) async throws -> Result {
         if let problem = BranchName.problem(with: branch) {
-            throw GitError.branchNotFound(branch: "\(branch) (\(problem))")
+            throw GitError.invalidBranchName(branch, problem: problem)
         }
+        // A request line must fit one pkt-line.
+        guard branch.utf8.count <= 1024 else { throw GitError.invalidBranchName(branch, problem: "it is over 1024 bytes long") }
         guard let origin = APIOrigin(url: configuration.cloneURL) else {
             throw GitError.malformedResponse("the clone URL \(APIOrigin.displayable(configuration.cloneURL)) is not an http(s) URL")
         }
@@ -83,8 +85,12 @@ public final class GitHistoryFetcher: Sendable {
         let summary = try await readPack(storage, tip: tip, deliver: deliver)
         logger.debug(
             "git: history read",
-            metadata: ["git.commits": "\(summary.commits)", "git.pack.bytes": "\(storage.byteCount)", "git.pack.skipped": "\(summary.skippedObjects)"])
-        return Result(tip: tip.hex, commits: summary.commits, packBytes: storage.byteCount, deltaObjects: summary.deltaObjects,
+            metadata: [
+                "git.commits": "\(summary.commits)", "git.pack.bytes": "\(storage.byteCount)",
+                "git.pack.skipped": "\(summary.skippedObjects)",
+            ])
+        return Result(
+            tip: tip.hex, commits: summary.commits, packBytes: storage.byteCount, deltaObjects: summary.deltaObjects,
             requests: requests)
     }
 
@@ -227,7 +233,7 @@ public final class GitHistoryFetcher: Sendable {
     private func commandHeader(_ command: String, _ capabilities: Capabilities) -> PacketLineWriter {
         var body = PacketLineWriter()
         body.write("command=\(command)")
-        body.write("agent=\(configuration.userAgent.filter { $0.isASCII && !$0.isWhitespace })")
+        body.write("agent=\(configuration.userAgent.filter { $0.isASCII && !$0.isWhitespace }.prefix(200))")
         if capabilities.sendsObjectFormat { body.write("object-format=sha1") }
         body.writeDelimiter()
         return body

@@ -45,7 +45,8 @@ final class Inflater {
             switch status {
             case Z_STREAM_END:
                 guard produced == size else {
-                    throw GitError.malformedPack("the object at offset \(objectOffset) inflates to \(produced) bytes, not its declared \(size)")
+                    throw GitError.malformedPack(
+                        "the object at offset \(objectOffset) inflates to \(produced) bytes, not its declared \(size)")
                 }
                 output.removeLast(output.count - size)
                 return output

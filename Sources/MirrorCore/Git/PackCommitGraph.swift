@@ -1,9 +1,8 @@
-/// The parent links of a pack's commits, compact (about 60 bytes a commit),
+/// The parent links of a pack's commits, compact (about 100 bytes a commit),
 /// to decide which commits the wanted tip reaches and that none of those
 /// lacks a parent, before any commit is handed on.
 struct PackCommitGraph {
     private var indexByID: [ObjectID: Int32] = [:]
-    private var ids: [ObjectID] = []
     /// Per node: where its parents start in `parentIndexes`, or -1 while the pack has not held it.
     private var firstParent: [Int32] = []
     private var parentCount: [Int32] = []
@@ -25,14 +24,14 @@ struct PackCommitGraph {
         guard let start = indexByID[tip], firstParent[Int(start)] >= 0 else {
             throw GitError.tipMissing(tip: tip.hex)
         }
-        var reached = [Bool](repeating: false, count: ids.count)
+        var reached = [Bool](repeating: false, count: firstParent.count)
         var stack = [Int(start)]
         reached[Int(start)] = true
         while let node = stack.popLast() {
             let first = Int(firstParent[node])
             for parent in parentIndexes[first..<first + Int(parentCount[node])].map(Int.init) where !reached[parent] {
                 guard firstParent[parent] >= 0 else {
-                    throw GitError.parentMissing(commit: ids[node].hex, parent: ids[parent].hex)
+                    throw GitError.parentMissing(commit: id(of: node).hex, parent: id(of: parent).hex)
                 }
                 reached[parent] = true
                 stack.append(parent)
@@ -41,11 +40,15 @@ struct PackCommitGraph {
         return ReachableCommits(indexByID: indexByID, reached: reached)
     }
 
+    /// Only for an error message: names are not kept twice.
+    private func id(of node: Int) -> ObjectID {
+        indexByID.first { $0.value == node }!.key
+    }
+
     private mutating func index(of id: ObjectID) -> Int {
         if let index = indexByID[id] { return Int(index) }
-        let index = ids.count
+        let index = firstParent.count
         indexByID[id] = Int32(index)
-        ids.append(id)
         firstParent.append(-1)
         parentCount.append(0)
         return index

@@ -56,7 +56,8 @@ struct PackHistoryReader {
         }
         if !batch.isEmpty { try deliver(batch) }
         let delivered = reachable.count
-        return Summary(commits: delivered, packObjects: pack.objectCount, skippedObjects: pack.objectCount - delivered,
+        return Summary(
+            commits: delivered, packObjects: pack.objectCount, skippedObjects: pack.objectCount - delivered,
             deltaObjects: pack.deltaCount)
     }
 }

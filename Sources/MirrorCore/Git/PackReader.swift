@@ -7,7 +7,7 @@ public struct PackLimits: Sendable {
     /// The longest chain of deltas resolved for one object (git's default depth is 50).
     public var maximumDeltaChain = 4096
     /// Resolved objects kept for later deltas against them.
-    public var baseCacheBytes = 8 << 20
+    public var baseCacheBytes = 2 << 20
 
     public init() {}
 }
@@ -54,8 +54,13 @@ final class PackReader {
     /// A second cursor for delta bases, so the forward scan keeps its buffer.
     private let baseCursor: PackCursor
     private var baseCache: BaseCache
-    /// Every object met so far, for REF_DELTA bases.
+    /// Object names to offsets, for REF_DELTA bases only: built on the first
+    /// one, as far as it needs, so the usual pack (OFS_DELTA only, as
+    /// `ofs-delta` asks) never pays its memory.
     private var offsetsByID: [ObjectID: Int] = [:]
+    /// Objects before this offset are in `offsetsByID`.
+    private var indexedUpTo = PackReader.headerSize
+    private let indexCursor: PackCursor
     static let headerSize = 12
 
     init(storage: any PackStorage, limits: PackLimits = PackLimits()) throws {
@@ -67,6 +72,7 @@ final class PackReader {
         inflater = try Inflater()
         cursor = PackCursor(storage: storage)
         baseCursor = PackCursor(storage: storage, bufferSize: 1 << 13)
+        indexCursor = PackCursor(storage: storage, bufferSize: 1 << 13)
         baseCache = BaseCache(capacity: limits.baseCacheBytes)
         let header = try cursor.readBytes(Self.headerSize)
         guard header[0..<4].elementsEqual("PACK".utf8) else {
@@ -119,7 +125,6 @@ final class PackReader {
                 content = try DeltaInstructions.apply(content, to: resolved.body, limit: limits.maximumObjectSize, objectOffset: offset)
             }
             let object = PackedObject(offset: offset, type: type, body: content, id: Self.objectID(type: type, body: content))
-            offsetsByID[object.id] = offset
             baseCache.insert(offset: offset, type: type, body: content)
             try body(object)
         }
@@ -191,17 +196,37 @@ final class PackReader {
 
     // MARK: - Delta bases
 
+    /// Where the object named `id` starts, which must be before `limit` (git
+    /// writes bases first; it also rules out cycles). Indexes the objects
+    /// before `limit` that are not indexed yet, resolving their own deltas.
+    private func offset(of id: ObjectID, before limit: Int) throws -> Int {
+        while offsetsByID[id] == nil, indexedUpTo < limit {
+            let offset = indexedUpTo
+            indexCursor.seek(to: offset)
+            let header = try readHeader(indexCursor)
+            var content = try inflater.inflate(from: indexCursor, size: header.size, objectOffset: offset)
+            indexedUpTo = indexCursor.offset
+            var type = header.type
+            if let base = header.base {
+                let resolved = try resolveBase(base, of: offset)
+                type = resolved.type
+                content = try DeltaInstructions.apply(content, to: resolved.body, limit: limits.maximumObjectSize, objectOffset: offset)
+            }
+            offsetsByID[Self.objectID(type: type, body: content)] = offset
+        }
+        guard let offset = offsetsByID[id], offset < limit else {
+            throw GitError.malformedPack("the delta at offset \(limit) names base \(id.hex), which is not earlier in the pack")
+        }
+        return offset
+    }
+
     /// The resolved object at a base reference: from the cache, or rebuilt from
     /// storage by walking its own delta chain back to a whole object.
     private func resolveBase(_ base: DeltaBase, of deltaOffset: Int) throws -> (type: PackObjectType, body: [UInt8]) {
         var baseOffset: Int
         switch base {
         case .offset(let offset): baseOffset = offset
-        case .id(let id):
-            guard let offset = offsetsByID[id] else {
-                throw GitError.malformedPack("the delta at offset \(deltaOffset) names base \(id.hex), which is not earlier in the pack")
-            }
-            baseOffset = offset
+        case .id(let id): baseOffset = try offset(of: id, before: deltaOffset)
         }
         // Walk back until a cached or whole object, remembering the deltas on the way.
         var chain: [(offset: Int, size: Int)] = []
@@ -223,18 +248,15 @@ final class PackReader {
             chain.append((baseOffset, header.size))
             switch next {
             case .offset(let offset): baseOffset = offset
-            case .id(let id):
-                guard let offset = offsetsByID[id], offset != baseOffset else {
-                    throw GitError.malformedPack("the delta at offset \(baseOffset) names base \(id.hex), which is not earlier in the pack")
-                }
-                baseOffset = offset
+            case .id(let id): baseOffset = try offset(of: id, before: baseOffset)
             }
         }
         for link in chain.reversed() {
             baseCursor.seek(to: link.offset)
             _ = try readHeader(baseCursor)
             let delta = try inflater.inflate(from: baseCursor, size: link.size, objectOffset: link.offset)
-            resolved.body = try DeltaInstructions.apply(delta, to: resolved.body, limit: limits.maximumObjectSize, objectOffset: link.offset)
+            resolved.body = try DeltaInstructions.apply(
+                delta, to: resolved.body, limit: limits.maximumObjectSize, objectOffset: link.offset)
             baseCache.insert(offset: link.offset, type: resolved.type, body: resolved.body)
         }
         return resolved

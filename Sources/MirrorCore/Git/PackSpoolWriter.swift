@@ -14,7 +14,8 @@ final class PackSpoolWriter {
     ///   - directory: where the file is created (it is unlinked at once).
     ///   - limit: the most bytes the pack may have.
     init(directory: String, limit: Int) throws {
-        var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
+        var template =
+            Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
             + Array("commits-mirror-pack-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {

@@ -59,7 +59,8 @@ struct PacketLineReader {
         case 1: start += 4; return .delimiter
         case 2: start += 4; return .responseEnd
         case 3: throw GitError.malformedPacketLine("the length 0003 is reserved")
-        case let length where length > PacketLine.maximumLength: throw GitError.malformedPacketLine("the length \(length) is over git's maximum \(PacketLine.maximumLength)")
+        case let length where length > PacketLine.maximumLength:
+            throw GitError.malformedPacketLine("the length \(length) is over git's maximum \(PacketLine.maximumLength)")
         default: break
         }
         guard buffer.count - start >= length else { return nil }

@@ -40,8 +40,11 @@ import Testing
         let commit = try parse(Array(text.utf8))
         #expect(commit.tree.hex == Self.tree)
         #expect(commit.parents.map(\.hex) == [Self.parentA, Self.parentB])
-        #expect(commit.author == GitIdentityLine(name: "Ada Lovelace", email: "ada@example.com", time: 1_700_000_000, utcOffsetMinutes: 330))
-        #expect(commit.committer == GitIdentityLine(name: "Grace Hopper", email: "grace@example.com", time: 1_700_003_600, utcOffsetMinutes: -480))
+        #expect(
+            commit.author == GitIdentityLine(name: "Ada Lovelace", email: "ada@example.com", time: 1_700_000_000, utcOffsetMinutes: 330))
+        #expect(
+            commit.committer
+                == GitIdentityLine(name: "Grace Hopper", email: "grace@example.com", time: 1_700_003_600, utcOffsetMinutes: -480))
         #expect(commit.message == "Subject line\n\nBody, with a trailing newline.\n")
 
         let mirrored = Commit(commit, id: Self.id, htmlURLPrefix: "https://github.com/o/r")
@@ -55,16 +58,25 @@ import Testing
 
     /// `encoding` applies to names and message; invalid bytes become U+FFFD.
     @Test func declaredEncodingIsTranscoded() throws {
-        var bytes = Array("tree \(Self.tree)\nauthor Jos".utf8) + [0xE9] + Array(" <j@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding ISO-8859-1\n\nCaf".utf8) + [0xE9]
+        var bytes =
+            Array("tree \(Self.tree)\nauthor Jos".utf8) + [0xE9]
+            + Array(" <j@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding ISO-8859-1\n\nCaf".utf8) + [0xE9]
         #expect(try parse(bytes).author.name == "José")
         #expect(try parse(bytes).message == "Café")
-        bytes = Array("tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding windows-1252\n\n".utf8) + [0x80, 0x20, 0x81]
+        bytes =
+            Array(
+                "tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding windows-1252\n\n".utf8)
+            + [0x80, 0x20, 0x81]
         #expect(try parse(bytes).message == "€ \u{FFFD}")
         // No declared encoding: UTF-8, invalid bytes replaced.
-        bytes = Array("tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\n\nna".utf8) + [0xEF, 0x76, 0x65]
+        bytes =
+            Array("tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\n\nna".utf8) + [
+                0xEF, 0x76, 0x65,
+            ]
         #expect(try parse(bytes).message == "na\u{FFFD}ve")
         // An encoding iconv does not know: the bytes as UTF-8, as git shows them.
-        bytes = Array("tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding no-such-thing\n\nok ✓".utf8)
+        bytes = Array(
+            "tree \(Self.tree)\nauthor A <a@example.com> 1 +0000\ncommitter C <c@example.com> 2 +0000\nencoding no-such-thing\n\nok ✓".utf8)
         #expect(try parse(bytes).message == "ok ✓")
     }
 

@@ -17,19 +17,19 @@ import Testing
     }
 
     func fetch(
-        cloneURL: String? = nil, credentials: GitCredentials? = nil, branch: String = "main"
+        cloneURL: String? = nil, credentials: GitCredentials? = nil, branch: String = "main",
+        collected: DeliveredCommits = DeliveredCommits()
     ) async throws -> (GitHistoryFetcher.Result, [Commit]) {
         var configuration = GitHistoryFetcher.Configuration(cloneURL: cloneURL ?? server.baseURL + "/repo.git", credentials: credentials)
         configuration.temporaryDirectory = fixture.directory.url.path
         configuration.batchSize = 50
         configuration.htmlURLPrefix = "https://github.com/acme/repo"
         let fetcher = try GitHistoryFetcher(configuration: configuration, logger: TestSupport.quietLogger)
-        let collected = Mutex<[Commit]>([])
         let result = try await fetcher.fetchHistory(branch: branch) { batch in
             #expect(batch.count <= 50)
-            collected.withLock { $0 += batch }
+            collected.commits.withLock { $0 += batch }
         }
-        return (result, collected.withLock { $0 })
+        return (result, collected.commits.withLock { $0 })
     }
 
     @Test func fetchedHistoryEqualsGitLog() async throws {
@@ -136,7 +136,9 @@ import Testing
 
     @Test func aRedirectToAnotherOriginIsRefused() async throws {
         let scratch = try TemporaryDirectory()
-        let redirecting = try await GitHTTPServer(root: fixture.root, scratch: scratch, redirectTo: server.baseURL)
+        var faults = GitHTTPServer.Faults()
+        faults.redirectTo = server.baseURL
+        let redirecting = try await GitHTTPServer(root: fixture.root, scratch: scratch, faults: faults)
         defer { redirecting.stop() }
         let token = GitHubToken(value: "ghp_staysput", source: "test")
         let cloneURL = redirecting.baseURL + "/repo.git"
@@ -173,4 +175,34 @@ import Testing
         }
         #expect(server.receivedAuthorizations().count == 1)
     }
+
+    /// Failures of the server side: each is named, and nothing is delivered.
+    @Test(arguments: ["v0", "401", "truncated"])
+    func serverFailuresAreNamedAndDeliverNothing(_ fault: String) async throws {
+        var faults = GitHTTPServer.Faults()
+        switch fault {
+        case "v0": faults.protocolV0Only = true
+        case "401": faults.requiredAuthorization = "Basic c29tZW9uZSBlbHNl"
+        default: faults.truncatePack = true
+        }
+        let scratch = try TemporaryDirectory()
+        let faulty = try await GitHTTPServer(root: fixture.root, scratch: scratch, faults: faults)
+        defer { faulty.stop() }
+        let delivered = DeliveredCommits()
+        do {
+            _ = try await fetch(cloneURL: faulty.baseURL + "/repo.git", collected: delivered)
+            Issue.record("the \(fault) fetch succeeded")
+        } catch let error as GitError {
+            switch (fault, error) {
+            case ("v0", .protocolV2Unsupported), ("401", .accessDenied(_, 401, false)), ("truncated", .malformedResponse): break
+            default: Issue.record("\(fault): unexpected \(error)")
+            }
+        }
+        #expect(delivered.commits.withLock { $0.isEmpty })
+    }
+}
+
+/// What `deliver` was handed, kept even when the fetch then fails.
+final class DeliveredCommits: Sendable {
+    let commits = Mutex<[Commit]>([])
 }

@@ -129,7 +129,8 @@ struct GitFixtureRepository {
 
             """
         parent = try await writeCommit(Array(signed.utf8), name: "signed")
-        let bare = "tree \(tree)\nparent \(parent)\nauthor Last <last@example.com> 1700000400 +1400\ncommitter Last <last@example.com> 1700000500 -1200\n\nNo newline at the very end"
+        let bare =
+            "tree \(tree)\nparent \(parent)\nauthor Last <last@example.com> 1700000400 +1400\ncommitter Last <last@example.com> 1700000500 -1200\n\nNo newline at the very end"
         parent = try await writeCommit(Array(bare.utf8), name: "bare")
         try await git(["update-ref", "refs/heads/main", parent])
     }

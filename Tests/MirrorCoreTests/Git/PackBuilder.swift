@@ -118,7 +118,10 @@ struct PackBuilder {
     }
 
     private func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     /// A commit object's bytes.

@@ -126,7 +126,9 @@ import Testing
             .whole(type: 1, body: Self.base),
             .offsetDelta(baseIndex: 0, delta: PackBuilder.varint(Self.base.count) + PackBuilder.varint(1 << 40) + [0x91, 0, 1]),
         ]
-        #expect(error(pack.build().bytes) == .objectTooLarge(offset: 12 + 2 + PackBuilder.deflate(Self.base).count, size: 1 << 40, limit: 32 << 20))
+        #expect(
+            error(pack.build().bytes)
+                == .objectTooLarge(offset: 12 + 2 + PackBuilder.deflate(Self.base).count, size: 1 << 40, limit: 32 << 20))
     }
 
     @Test func streamLongerThanDeclaredIsRefused() {

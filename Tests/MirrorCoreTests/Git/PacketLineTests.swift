@@ -84,8 +84,10 @@ import Testing
             _ = try bytes.withUnsafeMutableBytes { try storage.read(at: 0, into: $0) }
             return bytes
         }
-        let pack: [UInt8] = Array("0011shallow-info\n".utf8) + Array("0035shallow 0123456789012345678901234567890123456789\n".utf8)
-            + Array("0001000dpackfile\n".utf8) + Array("0008\u{1}PAC".utf8) + Array("0009\u{2}prog".utf8) + Array("0006\u{1}K".utf8) + Array("0000".utf8)
+        let pack: [UInt8] =
+            Array("0011shallow-info\n".utf8) + Array("0035shallow 0123456789012345678901234567890123456789\n".utf8)
+            + Array("0001000dpackfile\n".utf8) + Array("0008\u{1}PAC".utf8) + Array("0009\u{2}prog".utf8) + Array("0006\u{1}K".utf8)
+            + Array("0000".utf8)
         #expect(try receive(pack) == Array("PACK".utf8))
         #expect(throws: GitError.self) { try receive(Array("000dpackfile\n0006\u{1}K".utf8)) }
         #expect(throws: GitError.remoteError("access denied")) { try receive(Array("0015ERR access denied".utf8)) }
