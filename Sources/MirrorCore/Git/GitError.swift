@@ -3,6 +3,8 @@
 /// ever holds a token. URLs are shown as `APIOrigin.displayable` makes them.
 public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     // MARK: The server and the protocol
+    /// The clone URL is not an absolute http(s) URL without user information.
+    case invalidCloneURL(String)
     /// A connection, TLS or timeout failure (libcurl's text).
     case transport(url: String, detail: String)
     /// 401 or 403: private without access, or a token the git host refused.
@@ -45,6 +47,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .invalidCloneURL(let url):
+            return "the clone URL \(url) is not an http or https URL (without user information)"
         case .transport(let url, let detail):
             return "git fetch from \(url) failed: \(detail)"
         case .accessDenied(let url, let status, let sentCredentials):

@@ -73,7 +73,7 @@ public final class GitHistoryFetcher: Sendable {
         // A request line must fit one pkt-line.
         guard branch.utf8.count <= 1024 else { throw GitError.invalidBranchName(branch, problem: "it is over 1024 bytes long") }
         guard let origin = APIOrigin(url: configuration.cloneURL) else {
-            throw GitError.malformedResponse("the clone URL \(APIOrigin.displayable(configuration.cloneURL)) is not an http(s) URL")
+            throw GitError.invalidCloneURL(APIOrigin.displayable(configuration.cloneURL))
         }
         var base = configuration.cloneURL
         while base.hasSuffix("/") { base.removeLast() }

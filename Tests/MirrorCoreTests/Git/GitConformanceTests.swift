@@ -153,6 +153,19 @@ import Testing
         #expect(redirecting.receivedAuthorizations().count == 1)
     }
 
+    @Test func badInputIsRefusedBeforeAnyRequest() async throws {
+        await #expect(throws: GitError.invalidBranchName("-rf", problem: "it starts with '-'")) {
+            _ = try await fetch(branch: "-rf")
+        }
+        await #expect(throws: GitError.invalidCloneURL("ftp://127.0.0.1/repo.git")) {
+            _ = try await fetch(cloneURL: "ftp://127.0.0.1/repo.git")
+        }
+        await #expect(throws: GitError.invalidCloneURL("https://127.0.0.1/repo.git")) {
+            _ = try await fetch(cloneURL: "https://user:secret@127.0.0.1/repo.git")
+        }
+        #expect(server.receivedAuthorizations().isEmpty)
+    }
+
     @Test func missingBranchAndRepositoryAreNamed() async throws {
         await #expect(throws: GitError.branchNotFound(branch: "no-such-branch")) {
             _ = try await fetch(branch: "no-such-branch")
