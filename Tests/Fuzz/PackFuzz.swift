@@ -23,10 +23,17 @@ public func packFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         let reader = try PackReader(storage: storage, limits: limits)
         try reader.verifyChecksum()
+        var objects: [(offset: Int, type: PackObjectType, body: [UInt8])] = []
         try reader.forEachObject { object in
             precondition(object.body.count <= limits.maximumObjectSize, "an object over the limit")
             precondition(object.id == PackReader.objectID(type: object.type, body: object.body), "a name that is not the content's")
             if object.type == .commit, firstCommit == nil { firstCommit = object.id }
+            objects.append((object.offset, object.type, object.body))
+        }
+        // Read again by offset, last first, as the history's second pass does: the same objects.
+        for object in objects.reversed() {
+            let again = try reader.object(at: object.offset)
+            precondition(again.type == object.type && again.body == object.body, "object at \(object.offset) read differently")
         }
     } catch {
         return 0

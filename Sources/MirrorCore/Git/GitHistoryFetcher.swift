@@ -61,10 +61,10 @@ public final class GitHistoryFetcher: Sendable {
         self.logger = logger
     }
 
-    /// Fetches `branch` and hands its commits to `deliver` in batches (pack
-    /// order: newest first, as git writes them; parents are not guaranteed
-    /// to come before children). `deliver` runs off the cooperative pool and is
-    /// never called for a pack that fails a check.
+    /// Fetches `branch` and hands its commits to `deliver` in batches, every
+    /// commit after its parents, so the batches stored so far always form a
+    /// closed history. `deliver` runs off the cooperative pool and is never
+    /// called for a pack that fails a check.
     /// - Throws: `GitError`, or what `deliver` threw.
     public func fetchHistory(branch: String, deliver: @escaping @Sendable ([Commit]) throws -> Void) async throws -> Result {
         if let problem = BranchName.problem(with: branch) {

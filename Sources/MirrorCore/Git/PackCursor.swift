@@ -9,22 +9,40 @@ final class PackCursor {
     private var bufferCount = 0
     private var position = 0
 
-    init(storage: any PackStorage, bufferSize: Int = 1 << 16) {
+    /// How far before a sought offset a fresh buffer starts, for readers that go backwards.
+    private let backwardReach: Int
+
+    /// - Parameter backwardReach: for random access that mostly moves towards
+    ///   the start of the pack (commits read oldest first), so a seek just
+    ///   before the previous one still finds its bytes buffered.
+    init(storage: any PackStorage, bufferSize: Int = 1 << 16, backwardReach: Int = 0) {
         self.storage = storage
         self.end = max(0, storage.byteCount - 20)
         self.buffer = [UInt8](repeating: 0, count: bufferSize)
+        self.backwardReach = min(backwardReach, bufferSize / 2)
     }
 
     var offset: Int { bufferOffset + position }
 
-    func seek(to offset: Int) {
+    func seek(to offset: Int) throws {
         if offset >= bufferOffset, offset <= bufferOffset + bufferCount {
             position = offset - bufferOffset
-        } else {
+            return
+        }
+        let start = max(0, min(offset, end) - backwardReach)
+        bufferCount = 0
+        position = 0
+        bufferOffset = offset
+        guard start < offset else { return }  // filled by the next read
+        bufferOffset = start
+        try fill()
+        // Past the data: the next read finds nothing buffered and says where.
+        guard offset <= bufferOffset + bufferCount else {
             bufferOffset = offset
             bufferCount = 0
-            position = 0
+            return
         }
+        position = offset - bufferOffset
     }
 
     func readByte() throws -> UInt8 {
@@ -58,7 +76,15 @@ final class PackCursor {
     }
 
     private func refill() throws {
-        let start = bufferOffset + bufferCount
+        bufferOffset += bufferCount
+        bufferCount = 0
+        position = 0
+        try fill()
+    }
+
+    /// Reads into the buffer from `bufferOffset`, up to the trailer.
+    private func fill() throws {
+        let start = bufferOffset
         let wanted = min(buffer.count, end - start)
         guard wanted > 0 else {
             throw GitError.malformedPack("truncated: object data runs into the trailer at offset \(start)")
@@ -67,8 +93,6 @@ final class PackCursor {
             try storage.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<wanted]))
         }
         guard count > 0 else { throw GitError.malformedPack("truncated at offset \(start)") }
-        bufferOffset = start
         bufferCount = count
-        position = 0
     }
 }

@@ -71,7 +71,8 @@ final class PackReader {
         }
         inflater = try Inflater()
         cursor = PackCursor(storage: storage)
-        baseCursor = PackCursor(storage: storage, bufferSize: 1 << 13)
+        // Small: bases are scattered, and each miss copies a whole buffer.
+        baseCursor = PackCursor(storage: storage, bufferSize: 1 << 12, backwardReach: 1 << 11)
         indexCursor = PackCursor(storage: storage, bufferSize: 1 << 13)
         baseCache = BaseCache(capacity: limits.baseCacheBytes)
         let header = try cursor.readBytes(Self.headerSize)
@@ -108,7 +109,7 @@ final class PackReader {
     /// Calls `body` with every object in pack order, deltas resolved, then
     /// checks that the objects end exactly at the trailer.
     func forEachObject(_ body: (PackedObject) throws -> Void) throws {
-        cursor.seek(to: Self.headerSize)
+        try cursor.seek(to: Self.headerSize)
         deltaCount = 0
         for _ in 0..<objectCount {
             let offset = cursor.offset
@@ -202,7 +203,7 @@ final class PackReader {
     private func offset(of id: ObjectID, before limit: Int) throws -> Int {
         while offsetsByID[id] == nil, indexedUpTo < limit {
             let offset = indexedUpTo
-            indexCursor.seek(to: offset)
+            try indexCursor.seek(to: offset)
             let header = try readHeader(indexCursor)
             var content = try inflater.inflate(from: indexCursor, size: header.size, objectOffset: offset)
             indexedUpTo = indexCursor.offset
@@ -220,14 +221,27 @@ final class PackReader {
         return offset
     }
 
-    /// The resolved object at a base reference: from the cache, or rebuilt from
-    /// storage by walking its own delta chain back to a whole object.
-    private func resolveBase(_ base: DeltaBase, of deltaOffset: Int) throws -> (type: PackObjectType, body: [UInt8]) {
-        var baseOffset: Int
-        switch base {
-        case .offset(let offset): baseOffset = offset
-        case .id(let id): baseOffset = try offset(of: id, before: deltaOffset)
+    /// The type and body of the object that starts at `offset` (as
+    /// `forEachObject` met it), deltas resolved, for reading objects in
+    /// another order than the pack's.
+    func object(at offset: Int) throws -> (type: PackObjectType, body: [UInt8]) {
+        guard offset >= Self.headerSize, offset < cursor.end else {
+            throw GitError.malformedPack("no object at offset \(offset)")
         }
+        return try resolve(at: offset, for: offset)
+    }
+
+    private func resolveBase(_ base: DeltaBase, of deltaOffset: Int) throws -> (type: PackObjectType, body: [UInt8]) {
+        switch base {
+        case .offset(let offset): try resolve(at: offset, for: deltaOffset)
+        case .id(let id): try resolve(at: try self.offset(of: id, before: deltaOffset), for: deltaOffset)
+        }
+    }
+
+    /// The object at `start`: from the cache, or rebuilt from storage by walking
+    /// its delta chain back to a whole object (`deltaOffset` is named in errors).
+    private func resolve(at start: Int, for deltaOffset: Int) throws -> (type: PackObjectType, body: [UInt8]) {
+        var baseOffset = start
         // Walk back until a cached or whole object, remembering the deltas on the way.
         var chain: [(offset: Int, size: Int)] = []
         var resolved: (type: PackObjectType, body: [UInt8])
@@ -239,7 +253,7 @@ final class PackReader {
             guard chain.count < limits.maximumDeltaChain else {
                 throw GitError.malformedPack("the delta at offset \(deltaOffset) has a chain longer than \(limits.maximumDeltaChain)")
             }
-            baseCursor.seek(to: baseOffset)
+            try baseCursor.seek(to: baseOffset)
             let header = try readHeader(baseCursor)
             guard let next = header.base else {
                 resolved = (header.type, try inflater.inflate(from: baseCursor, size: header.size, objectOffset: baseOffset))
@@ -252,7 +266,7 @@ final class PackReader {
             }
         }
         for link in chain.reversed() {
-            baseCursor.seek(to: link.offset)
+            try baseCursor.seek(to: link.offset)
             _ = try readHeader(baseCursor)
             let delta = try inflater.inflate(from: baseCursor, size: link.size, objectOffset: link.offset)
             resolved.body = try DeltaInstructions.apply(

@@ -42,6 +42,11 @@ import Testing
         #expect(result.deltaObjects > 0, "the served pack should hold deltas")
         #expect(commits.count == records.count)
         let bySHA = Dictionary(uniqueKeysWithValues: commits.map { ($0.sha, $0) })
+        // Parents come first: every prefix of what was delivered is a closed history.
+        let position = Dictionary(uniqueKeysWithValues: commits.enumerated().map { ($1.sha, $0) })
+        for (index, commit) in commits.enumerated() {
+            #expect(commit.parents.allSatisfy { (position[$0] ?? .max) < index }, "\(commit.sha) before a parent")
+        }
         for record in records {
             guard let commit = bySHA[record.sha] else {
                 Issue.record("commit \(record.sha) not fetched")

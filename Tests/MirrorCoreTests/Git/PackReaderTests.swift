@@ -160,6 +160,31 @@ import Testing
         limits.maximumDeltaChain = 5
         #expect(error(pack.build().bytes, limits: limits)?.description.contains("chain longer") == true)
     }
+
+    /// Objects read by offset, newest first or oldest first, equal those of the forward pass.
+    @Test func objectsByOffsetInAnyOrder() throws {
+        var pack = PackBuilder()
+        pack.entries = [.whole(type: 1, body: Self.base)]
+        for index in 0..<40 {
+            let previous = index == 0 ? Self.base.count : Self.base.count + 1
+            pack.entries.append(
+                .offsetDelta(
+                    baseIndex: 0, delta: PackBuilder.delta(baseSize: previous, copy: 0..<Self.base.count, insert: [UInt8(index + 1)])))
+        }
+        for cache in [0, 1 << 20] {
+            var limits = PackLimits()
+            limits.baseCacheBytes = cache
+            let forward = try objects(pack.build().bytes, limits: limits)
+            #expect(forward.count == 41)
+            let reader = try PackReader(storage: MemoryPackStorage(bytes: pack.build().bytes), limits: limits)
+            for object in forward.reversed() + forward {
+                let again = try reader.object(at: object.offset)
+                #expect(again.body == object.body && again.type == object.type)
+            }
+            #expect(throws: GitError.self) { try reader.object(at: 3) }
+            #expect(throws: GitError.self) { try reader.object(at: forward[1].offset + 1) }
+        }
+    }
 }
 
 extension PackBuilder {
