@@ -97,6 +97,8 @@ public final class GitHistoryFetcher: Sendable {
     // MARK: - The three requests
 
     private struct Capabilities {
+        // A v2 client sends only capabilities the server advertised.
+        var sendsAgent: Bool
         var sendsObjectFormat: Bool
     }
 
@@ -131,6 +133,7 @@ public final class GitHistoryFetcher: Sendable {
         guard lines.first?.text == "version 2" else { throw GitError.protocolV2Unsupported(url: shownURL) }
         var fetchFeatures: [Substring]?
         var hasLsRefs = false
+        var hasAgent = false
         var objectFormat: String?
         for line in lines.dropFirst() {
             guard let text = line.text else { break }
@@ -138,6 +141,7 @@ public final class GitHistoryFetcher: Sendable {
             switch key {
             case "fetch": fetchFeatures = value.split(separator: " ")
             case "ls-refs": hasLsRefs = true
+            case "agent": hasAgent = true
             case "object-format": objectFormat = String(value)
             default: break
             }
@@ -145,7 +149,7 @@ public final class GitHistoryFetcher: Sendable {
         guard let fetchFeatures, hasLsRefs else { throw GitError.protocolV2Unsupported(url: shownURL) }
         guard fetchFeatures.contains("filter") else { throw GitError.filterUnsupported(url: shownURL) }
         if let objectFormat, objectFormat != "sha1" { throw GitError.unsupportedObjectFormat(objectFormat) }
-        return Capabilities(sendsObjectFormat: objectFormat != nil)
+        return Capabilities(sendsAgent: hasAgent, sendsObjectFormat: objectFormat != nil)
     }
 
     /// `ls-refs` limited to the branch: its tip.
@@ -233,7 +237,9 @@ public final class GitHistoryFetcher: Sendable {
     private func commandHeader(_ command: String, _ capabilities: Capabilities) -> PacketLineWriter {
         var body = PacketLineWriter()
         body.write("command=\(command)")
-        body.write("agent=\(configuration.userAgent.filter { $0.isASCII && !$0.isWhitespace }.prefix(200))")
+        if capabilities.sendsAgent {
+            body.write("agent=\(configuration.userAgent.filter { $0.isASCII && !$0.isWhitespace }.prefix(200))")
+        }
         if capabilities.sendsObjectFormat { body.write("object-format=sha1") }
         body.writeDelimiter()
         return body

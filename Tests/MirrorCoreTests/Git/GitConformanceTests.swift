@@ -171,6 +171,32 @@ import Testing
         #expect(server.receivedAuthorizations().isEmpty)
     }
 
+    /// Cancelling the task stops the deliveries at the next batch.
+    @Test func cancellingStopsTheDeliveries() async throws {
+        var configuration = GitHistoryFetcher.Configuration(cloneURL: server.baseURL + "/repo.git", credentials: nil)
+        configuration.temporaryDirectory = fixture.directory.url.path
+        configuration.batchSize = 10
+        let fetcher = try GitHistoryFetcher(configuration: configuration, logger: TestSupport.quietLogger)
+        let firstBatch = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let batches = Mutex(0)
+        let task = Task {
+            try await fetcher.fetchHistory(branch: "main") { _ in
+                if batches.withLock({
+                    $0 += 1; return $0
+                }) == 1 {
+                    firstBatch.signal()
+                    cancelled.wait()
+                }
+            }
+        }
+        await onThread { firstBatch.wait() }
+        task.cancel()
+        cancelled.signal()
+        await #expect(throws: GitError.cancelled) { _ = try await task.value }
+        #expect(batches.withLock { $0 } == 1)
+    }
+
     @Test func missingBranchAndRepositoryAreNamed() async throws {
         await #expect(throws: GitError.branchNotFound(branch: "no-such-branch")) {
             _ = try await fetch(branch: "no-such-branch")
