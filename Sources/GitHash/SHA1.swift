@@ -1,31 +1,33 @@
 /// SHA-1 (FIPS 180-4), incrementally: what git names its objects and checks
 /// its packs with. Not for security decisions beyond git's own: it exists so
 /// the mirror and github-sim can compute git object ids without a crypto
-/// library in every binary.
+/// library in every binary. No heap allocation until the digest.
 public struct SHA1: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
     )
-    /// Bytes of the current, incomplete 64-byte block.
-    private var pending: [UInt8] = []
+    /// The current, incomplete 64-byte block, inline.
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var totalLength: UInt64 = 0
 
-    public init() {
-        pending.reserveCapacity(64)
-    }
+    public init() {}
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
         totalLength &+= UInt64(remaining)
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, remaining)
-            pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: take))
+        if pendingCount > 0 {
+            let take = min(64 - pendingCount, remaining)
+            let offset = pendingCount
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.advanced(by: offset).copyMemory(from: base, byteCount: take) }
+            pendingCount += take
             base += take
             remaining -= take
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { compress($0.baseAddress!) }
-            pending.removeAll(keepingCapacity: true)
+            guard pendingCount == 64 else { return }
+            var block = pending
+            withUnsafeBytes(of: &block) { compress($0.baseAddress!) }
+            pendingCount = 0
         }
         while remaining >= 64 {
             compress(base)
@@ -33,7 +35,8 @@ public struct SHA1: Sendable {
             remaining -= 64
         }
         if remaining > 0 {
-            pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: remaining))
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.copyMemory(from: base, byteCount: remaining) }
+            pendingCount = remaining
         }
     }
 
@@ -49,20 +52,24 @@ public struct SHA1: Sendable {
     public func finalize() -> [UInt8] {
         var copy = self
         let bitLength = totalLength &* 8
-        var padding: [UInt8] = [0x80]
-        let afterMarker = (pending.count + 1) % 64
-        padding += [UInt8](repeating: 0, count: afterMarker <= 56 ? 56 - afterMarker : 120 - afterMarker)
-        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        padding.withUnsafeBytes { copy.update($0) }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(20)
-        for word in [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4] {
-            digest += [
-                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
-                UInt8(truncatingIfNeeded: word),
-            ]
+        // 0x80, zeros up to 56 bytes into a block, then the length in bits, big-endian.
+        var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let zeros = (pendingCount + 1) % 64 <= 56 ? 56 - (pendingCount + 1) % 64 : 120 - (pendingCount + 1) % 64
+        withUnsafeMutableBytes(of: &padding) { raw in
+            raw[0] = 0x80
+            for index in 0..<8 { raw[1 + zeros + index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(56 - 8 * index)) }
+            copy.update(UnsafeRawBufferPointer(rebasing: raw[0..<(1 + zeros + 8)]))
         }
-        return digest
+        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4]
+        return [UInt8](unsafeUninitializedCapacity: 20) { digest, count in
+            for (index, word) in words.enumerated() {
+                digest[4 * index] = UInt8(word >> 24)
+                digest[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                digest[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                digest[4 * index + 3] = UInt8(truncatingIfNeeded: word)
+            }
+            count = 20
+        }
     }
 
     /// The digest of `bytes` alone.
@@ -72,37 +79,41 @@ public struct SHA1: Sendable {
         return hasher.finalize()
     }
 
+    @inline(__always)
+    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value << count) | (value >> (32 - count))
+    }
+
     private mutating func compress(_ block: UnsafeRawPointer) {
-        var w = (
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0)
-        )
-        withUnsafeMutableBytes(of: &w) { raw in
-            let words = raw.bindMemory(to: UInt32.self)
+        // The whole 80-word schedule first (on the stack), then the rounds.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
             for i in 0..<16 {
-                words[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+            }
+            for i in 16..<80 {
+                w[i] = Self.rotate(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1)
             }
             var (a, b, c, d, e) = state
             for i in 0..<80 {
-                let value: UInt32
-                if i < 16 {
-                    value = words[i]
+                let f: UInt32
+                let k: UInt32
+                if i < 20 {
+                    f = (b & c) | (~b & d)
+                    k = 0x5A82_7999
+                } else if i < 40 {
+                    f = b ^ c ^ d
+                    k = 0x6ED9_EBA1
+                } else if i < 60 {
+                    f = (b & c) | (b & d) | (c & d)
+                    k = 0x8F1B_BCDC
                 } else {
-                    let mixed = words[(i - 3) & 15] ^ words[(i - 8) & 15] ^ words[(i - 14) & 15] ^ words[i & 15]
-                    value = (mixed << 1) | (mixed >> 31)
-                    words[i & 15] = value
+                    f = b ^ c ^ d
+                    k = 0xCA62_C1D6
                 }
-                let f: UInt32, k: UInt32
-                switch i {
-                case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
-                }
-                let temp = ((a << 5) | (a >> 27)) &+ f &+ e &+ k &+ value
+                let temp = Self.rotate(a, 5) &+ f &+ e &+ k &+ w[i]
                 e = d
                 d = c
-                c = (b << 30) | (b >> 2)
+                c = Self.rotate(b, 30)
                 b = a
                 a = temp
             }
