@@ -8,7 +8,7 @@
 # Each target is compiled from those source files with `swiftc -sanitize=fuzzer,address`
 # (the Swift 6.3 toolchain on Linux ships libFuzzer) and run for a bounded time.
 #
-# Usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, both targets;
+# Usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, every target;
 # FUZZ_SEED=N picks libFuzzer's seed, default 1, so a CI run can be replayed)
 # Outputs go to .build-fuzz/ (git-ignored): binaries, the growing corpus, and any crash
 # input (crash-*, timeout-*, oom-*), which reproduces with `.build-fuzz/<target> <file>`.
