@@ -72,6 +72,9 @@ import Testing
         #expect(commits.contains { $0.message == "A signed commit\n\nIts signature spans continuation lines." })
         #expect(commits.first { $0.sha == result.tip }?.message == "No newline at the very end")
         #expect(server.receivedAuthorizations() == ["-", "-", "-"])
+        // The spool file was unlinked as soon as it was made: nothing is left behind.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!leftovers.contains { $0.hasPrefix("commits-mirror-pack-") })
     }
 
     /// git's own pack of the repository, read object by object: every
