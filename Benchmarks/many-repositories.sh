@@ -76,38 +76,37 @@ now() { date +%s.%N; }
 calc() { python3 -c "print($1)"; }
 TICK=$(getconf CLK_TCK)
 
-write_config 1h
-curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
+# round INTERVAL DONE-CONDITION POLL-SECONDS: starts the daemon with INTERVAL and waits
+# until DONE-CONDITION (a shell command) holds; sets WALL, CPU, STATS and RSS (MB).
+round() {
+    write_config "$1"
+    curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
+    local start
+    start=$(now)
+    "$BIN/commitsd" --config "$WORK/config.yaml" > "$WORK/daemon.out" 2>> "$WORK/daemon.err" &
+    DAEMON_PID=$!
+    until eval "$2"; do
+        kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
+        sleep "$3"
+    done
+    WALL=$(calc "$(now) - $start")
+    CPU=$(calc "$(ticks) / $TICK")
+    STATS=$(stats)
+    RSS=$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$DAEMON_PID/status")
+    kill "$DAEMON_PID"
+    wait "$DAEMON_PID" || true
+    DAEMON_PID=
+}
+
 log "round 1: first syncs"
-start=$(now)
-"$BIN/commitsd" --config "$WORK/config.yaml" > "$WORK/daemon.out" 2> "$WORK/daemon.err" &
-DAEMON_PID=$!
-until [ "$(synced)" -ge "$N" ]; do
-    kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
-    sleep 1
-done
-first_wall=$(calc "$(now) - $start")
-first_cpu=$(calc "$(ticks) / $TICK")
-first=$(stats)
-first_rss=$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$DAEMON_PID/status")
+round 1h '[ "$(synced)" -ge "$N" ]' 1
+first_wall=$WALL first_cpu=$CPU first=$STATS first_rss=$RSS
 log "  $N repositories in ${first_wall}s"
-kill "$DAEMON_PID"
-wait "$DAEMON_PID" || true
 
 log "round 2: idle polls"
-write_config 10s
-curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
-start=$(now)
-"$BIN/commitsd" --config "$WORK/config.yaml" > "$WORK/daemon.out" 2>> "$WORK/daemon.err" &
-DAEMON_PID=$!
-until [ "$(stats | jq .requests)" -ge "$N" ]; do
-    kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
-    sleep 0.05
-done
-idle_wall=$(calc "$(now) - $start")
-idle_cpu=$(calc "$(ticks) / $TICK")
-idle=$(stats)
-idle_rss=$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$DAEMON_PID/status")
+round 10s '[ "$(stats | jq .requests)" -ge "$N" ]' 0.05
+idle_wall=$WALL idle_cpu=$CPU idle=$STATS idle_rss=$RSS
+log "  idle round: $(jq .requests <<< "$idle") requests in ${idle_wall}s"
 peak_rss=$(calc "max($first_rss, $idle_rss)")
 log "  idle round: $(jq .requests <<< "$idle") requests in ${idle_wall}s"
 
