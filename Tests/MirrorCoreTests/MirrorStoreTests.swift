@@ -44,6 +44,27 @@ import Testing
         #expect(try store.db.prepare("SELECT message FROM commits").first { $0.string(0) } == "New subject\n\nWith a body")
     }
 
+    /// New messages join the search index when their batch commits; a message
+    /// changed before then (the same sha twice, as a hostile server may send it)
+    /// must leave the index exact, in a batch and in a single page.
+    @Test(arguments: [true, false])
+    func aMessageChangedBeforeItsBatchCommitsLeavesTheIndexExact(batched: Bool) throws {
+        let sha = PayloadFixtures.sha(9)
+        let twice = try payloads([
+            PayloadFixtures.element(sha: PayloadFixtures.sha(8), message: "Another commit"),
+            PayloadFixtures.element(sha: sha, message: "First wording"),
+        ])
+        let again = try payloads([PayloadFixtures.element(sha: sha, message: "Second wording")])
+        if batched { try store.beginBatch() }
+        _ = try storePage(twice + again, in: "o/r")
+        try store.commitBatch()
+        try store.db.execute("INSERT INTO commits_fts (commits_fts) VALUES ('integrity-check')")
+        let found = try store.db.prepare("SELECT rowid FROM commits_fts WHERE commits_fts MATCH '\"wording\"'").map { $0.int64(0) }
+        #expect(found.count == 1)
+        #expect(try store.db.prepare("SELECT count(*) FROM commits_fts WHERE commits_fts MATCH '\"first\"'").first { $0.int(0) } == 0)
+        #expect(try MirrorReader(path: store.path).check().unindexedMessages == 0)
+    }
+
     @Test func oneSHAInTwoRepositoriesIsStoredOnceAndBelongsToBoth() throws {
         let shared = try payloads([PayloadFixtures.element(sha: PayloadFixtures.sha(1))])
         #expect(try storePage(shared, in: "upstream/project").added == 1)

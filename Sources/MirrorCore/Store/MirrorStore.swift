@@ -175,6 +175,9 @@ public final class MirrorStore {
                 }
                 try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message, isNew: true)
             } else {
+                // A changed message is re-indexed by the update trigger, which must
+                // find every message it replaces in the index: index the new ones first.
+                try indexPendingMessages(&insertedIDs)
                 try update.bind([
                     commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
                     committerID, committerDate, commit.treeSHA,
@@ -197,6 +200,16 @@ public final class MirrorStore {
             try indexMessages(ofCommits: insertedIDs)
         }
         return outcome
+    }
+
+    /// Indexes the messages of the commits inserted so far (this call's and the
+    /// open batch's) now rather than at the end.
+    private func indexPendingMessages(_ inserted: inout [Int64]) throws {
+        let pending = (batch?.unindexed ?? []) + inserted
+        guard !pending.isEmpty else { return }
+        try indexMessages(ofCommits: pending)
+        batch?.unindexed = []
+        inserted = []
     }
 
     /// Adds new commits' messages to `commits_fts` in one statement: FTS5 writes
