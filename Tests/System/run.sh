@@ -131,6 +131,10 @@ eventually 60 synced acme/widgets || fail "acme/widgets never synced: $(cat "$wo
 say "commitsd active and synced acme/widgets"
 warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail|error|errno' || true)
 [[ -z $warnings ]] || fail "commitsd logged at start: $warnings"
+# Mirroring yields the CPU to queries (Nice=10 in the unit).
+pid=$(inside systemctl show commitsd -p MainPID --value)
+nice=$(inside cat "/proc/$pid/stat" | awk '{ print $19 }')
+[[ $nice == 10 ]] || fail "commitsd runs at nice $nice, not 10"
 
 # 2. Metrics on the host's loopback.
 metrics=$(curl -fsS "http://127.0.0.1:$metrics_port/metrics") || fail "no /metrics on 127.0.0.1:$metrics_port"
