@@ -2,17 +2,17 @@
 # during a sync are not slower than before #14's work. "Before" is commitsctl
 # built from BASELINE_REV (default 95f2b9b, the last commit before the batched
 # store). Sourced by Benchmarks/run, which provides the simulator, the helpers
-# (sim_head, fresh_db, hf, pick_cases, median, calc, log) and BIN/CTL/RUN/WORK.
+# (sim_head, fresh_db, hf, pick_cases, median, calc, log) and BIN/CTL/RUN.
 
 BASELINE_REV=${BASELINE_REV:-95f2b9b}
 BASELINE_REPEATS=${BASELINE_REPEATS:-10}
 
-# Builds the baseline once per revision into Benchmarks/work (kept between runs);
-# sets BASE_CTL.
+# Builds the baseline once per revision into .build-bench-baseline (kept between
+# runs, ignored by git and by the format lint); sets BASE_CTL.
 baseline_build() {
     local rev src
     rev=$(git rev-parse --short "$BASELINE_REV")
-    src=$WORK/baseline-$rev
+    src=.build-bench-baseline/$rev
     BASE_CTL=$src/.build/release/commitsctl
     [ -x "$BASE_CTL" ] && return
     log "building the baseline commitsctl ($rev) into $src"

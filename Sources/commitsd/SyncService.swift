@@ -212,7 +212,9 @@ struct SyncService: Service, CustomStringConvertible {
         var logger = logger
         logger[metadataKey: "repo"] = "\(repository.name)"
         if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
-        let sync = RepositorySync(storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd")
+        let sync = RepositorySync(
+            storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd",
+            gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) }
         switch outcome {

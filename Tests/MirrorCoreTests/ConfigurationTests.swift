@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
     static let allKeys =
-        "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived"
+        "store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
@@ -47,6 +47,14 @@ import Testing
             configuration.interval(
                 for: .init(name: RepositoryName(owner: "other", name: "swift-x"), interval: configuration.patterns[1].interval))
                 == .seconds(3600))
+    }
+
+    @Test func gitBootstrapIsOnUnlessTurnedOff() throws {
+        #expect(try parse("repositories: [a/b]").gitBootstrap)
+        #expect(try parse("git_bootstrap: false\nrepositories: [a/b]").gitBootstrap == false)
+        #expect(
+            message("git_bootstrap: sometimes\nrepositories: [a/b]")
+                == "cfg.yaml:1: git_bootstrap: 'sometimes' is not true or false; expected true or false")
     }
 
     @Test(arguments: [

@@ -100,7 +100,7 @@ struct ConfigurationLoader {
 
     enum TopKey: String, CaseIterable {
         case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen
-        case include_forks, include_archived
+        case include_forks, include_archived, git_bootstrap
     }
 
     enum RepositoryKey: String, CaseIterable {
@@ -151,6 +151,8 @@ struct ConfigurationLoader {
                 configuration.includeForks = try bool(value, key: keyText)
             case .include_archived:
                 configuration.includeArchived = try bool(value, key: keyText)
+            case .git_bootstrap:
+                configuration.gitBootstrap = try bool(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
             case .rate_limit_reserve:

@@ -99,6 +99,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var mailmap: String?
     /// The line of `mailmap`, for messages about it.
     public var mailmapLine: Int?
+    /// `git_bootstrap`: whether a long first sync reads the history over git (default: yes).
+    public var gitBootstrap = true
     /// `default_interval`: how often a repository is polled unless it says otherwise.
     public var defaultInterval: Duration
     /// `rate_limit_reserve`: requests left unused for other clients of the same token.
@@ -136,7 +138,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
             && lhs.defaultInterval == rhs.defaultInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
-            && lhs.metricsListen == rhs.metricsListen
+            && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -257,6 +259,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         for repository in repositories where newByKey[repository.key] == nil {
             changes.append("repository removed: \(repository)")
         }
+        compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
         let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

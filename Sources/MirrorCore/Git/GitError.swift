@@ -21,6 +21,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case filterUnsupported(url: String)
     case unsupportedObjectFormat(String)
     case branchNotFound(branch: String)
+    /// ls-refs names another tip than the one the history must end at.
+    case tipDiffers(branch: String, expected: String, found: String)
     /// A name git would refuse as a branch (`BranchName`), or too long to ask for.
     case invalidBranchName(String, problem: String)
     /// An `ERR` packet or side-band 3: the server's own words.
@@ -70,6 +72,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the repository uses object format \(format); only sha1 is supported"
         case .branchNotFound(let branch):
             return "the git server lists no branch \(BranchName.quoted(branch))"
+        case .tipDiffers(let branch, let expected, let found):
+            return "git's tip of \(BranchName.quoted(branch)) is \(found), not \(expected) as the API says"
         case .invalidBranchName(let branch, let problem):
             return "\(BranchName.quoted(branch)) is not a branch name git accepts: \(problem)"
         case .remoteError(let message):

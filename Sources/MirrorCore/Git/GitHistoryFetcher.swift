@@ -64,9 +64,12 @@ public final class GitHistoryFetcher: Sendable {
     /// Fetches `branch` and hands its commits to `deliver` in batches, every
     /// commit after its parents, so the batches stored so far always form a
     /// closed history. `deliver` runs off the cooperative pool and is never
-    /// called for a pack that fails a check.
+    /// called for a pack that fails a check. With `expectedTip`, a branch whose
+    /// tip is another commit fails before the pack is fetched.
     /// - Throws: `GitError`, or what `deliver` threw.
-    public func fetchHistory(branch: String, deliver: @escaping @Sendable ([Commit]) throws -> Void) async throws -> Result {
+    public func fetchHistory(
+        branch: String, expectedTip: String? = nil, deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> Result {
         if let problem = BranchName.problem(with: branch) {
             throw GitError.invalidBranchName(branch, problem: problem)
         }
@@ -81,6 +84,9 @@ public final class GitHistoryFetcher: Sendable {
         let capabilities = try await advertisement(base: &base, origin: origin, requests: &requests)
         let tip = try await lsRefs(base: base, branch: branch, capabilities: capabilities, requests: &requests)
         logger.debug("git: branch tip", metadata: ["git.url": "\(APIOrigin.displayable(base))", "git.tip": "\(tip.hex)"])
+        if let expectedTip, tip.hex != expectedTip.lowercased() {
+            throw GitError.tipDiffers(branch: branch, expected: expectedTip, found: tip.hex)
+        }
         let storage = try await fetchPack(base: base, tip: tip, capabilities: capabilities, requests: &requests)
         let summary = try await readPack(storage, tip: tip, deliver: deliver)
         logger.debug(

@@ -66,12 +66,15 @@ public final class GitHubClient: Sendable {
         public var fullName: String
         public var defaultBranch: String
         public var htmlURL: String?
+        /// Where git fetches the repository from (GitHub Enterprise's own host included).
+        public var cloneURL: String?
 
         enum CodingKeys: String, CodingKey {
             case id
             case fullName = "full_name"
             case defaultBranch = "default_branch"
             case htmlURL = "html_url"
+            case cloneURL = "clone_url"
         }
     }
 

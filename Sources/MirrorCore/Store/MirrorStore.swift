@@ -136,9 +136,20 @@ public final class MirrorStore {
         return outcome
     }
 
+    /// Stores commits read from git objects in one transaction: new ones join
+    /// the repository, and a commit already stored keeps its row, since a REST
+    /// listing knows more of it (the accounts) than its git object does.
+    /// Returns how many joined the repository.
+    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        var added = 0
+        try write { added = try upsert(commits, repositoryID: repositoryID, replacingStored: false).added }
+        return added
+    }
+
     /// Upserts commits (and their authors, parents and membership) without
-    /// touching sync progress. Call inside a transaction.
-    func upsert(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
+    /// touching sync progress; a stored commit takes the new data unless
+    /// `replacingStored` is false. Call inside a transaction.
+    func upsert(_ commits: [Commit], repositoryID: Int64, replacingStored: Bool = true) throws -> PageOutcome {
         var outcome = PageOutcome()
         let insert = try db.cachedStatement(
             """
@@ -155,6 +166,13 @@ public final class MirrorStore {
         let lookup = try db.cachedStatement("SELECT id FROM commits WHERE sha = ?")
         let insertParent = try db.cachedStatement("INSERT OR IGNORE INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)")
         let addMember = try db.cachedStatement("INSERT OR IGNORE INTO repository_commits (repository_id, commit_id) VALUES (?, ?)")
+
+        func storedID(of sha: String) throws -> Int64 {
+            guard let id = try lookup.bind([sha]).first({ $0.int64(0) }) else {
+                throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(sha) vanished during upsert"))
+            }
+            return id
+        }
 
         var insertedIDs: [Int64] = []
         for commit in commits {
@@ -174,6 +192,8 @@ public final class MirrorStore {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
                 try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message, isNew: true)
+            } else if !replacingStored {
+                commitID = try storedID(of: commit.sha)
             } else {
                 // A changed message is re-indexed by the update trigger, which must
                 // find every message it replaces in the index: index the new ones first.
@@ -184,10 +204,7 @@ public final class MirrorStore {
                 ]).run()
                 let changed = db.changes == 1
                 if changed { outcome.updated += 1 }
-                guard let id = try lookup.bind([commit.sha]).first({ $0.int64(0) }) else {
-                    throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commit.sha) vanished during upsert"))
-                }
-                commitID = id
+                commitID = try storedID(of: commit.sha)
                 // A changed message may credit other people.
                 if changed { try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message) }
             }

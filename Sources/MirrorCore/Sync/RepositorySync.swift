@@ -31,12 +31,15 @@ public struct RepositorySync: Sendable {
     public let logger: Logger
     /// Written into the lock file, so a skipped writer can say who holds it.
     public let holder: String
+    /// Long first syncs read the history over git when set.
+    public let gitBootstrap: GitBootstrap?
 
-    public init(storePath: String, client: GitHubClient, logger: Logger, holder: String) {
+    public init(storePath: String, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
         self.storePath = storePath
         self.client = client
         self.logger = logger
         self.holder = holder
+        self.gitBootstrap = gitBootstrap
     }
 
     /// Syncs `repository`; one the user removed from mirroring only when
@@ -60,7 +63,7 @@ public struct RepositorySync: Sendable {
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
             if state == .removed && !mirrorRemoved { return .removed }
-            let engine = SyncEngine(client: client, store: store, logger: logger, progress: progress)
+            let engine = SyncEngine(client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress)
             let report = try await engine.sync(repository, branch: branch)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again.
             if let stored, let state, state != .active {

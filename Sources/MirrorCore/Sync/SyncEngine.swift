@@ -33,6 +33,12 @@ public final class SyncEngine {
     private let progress: ((SyncProgress) -> Void)?
     /// Where links may lead; `nil` (an unusable API URL) refuses every link.
     private let origin: APIOrigin?
+    /// Reads long first walks over git when set.
+    private let gitBootstrap: GitBootstrap?
+    /// What this sync's repository lookup said (the clone URL a bootstrap needs).
+    private var lookedUp: GitHubClient.RepositoryInfo?
+    /// Requests the git bootstraps of this sync made (not REST requests).
+    private var gitRequests = 0
 
     /// Listings of missing parents one sync may start before it gives up on the server.
     static let maximumRelistings = 1_000
@@ -46,10 +52,14 @@ public final class SyncEngine {
     /// How long an open batch waits for the page fetched ahead before it commits.
     static let maximumBatchWait = Duration.milliseconds(50)
 
-    public init(client: GitHubClient, store: MirrorStore, logger: Logger, progress: ((SyncProgress) -> Void)? = nil) {
+    public init(
+        client: GitHubClient, store: MirrorStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
+        progress: ((SyncProgress) -> Void)? = nil
+    ) {
         self.client = client
         self.store = store
         self.logger = logger
+        self.gitBootstrap = gitBootstrap
         self.progress = progress
         self.origin = APIOrigin(url: client.configuration.apiURL)
     }
@@ -91,6 +101,8 @@ public final class SyncEngine {
             report.added = outcome.tally.added
             report.updated = outcome.tally.updated
             report.pages = outcome.tally.pages
+            report.addedOverGit = outcome.tally.addedOverGit
+            report.gitRequests = gitRequests
             report.leftBranch = outcome.marks.leftBranch
             report.returned = outcome.marks.returned
         } catch {
@@ -121,6 +133,7 @@ public final class SyncEngine {
     /// GitHub id than the one stored is refused: it is another repository.
     private func checkIdentity(of repository: MirrorStore.Repository?, name: RepositoryName) async throws -> MirrorStore.Repository {
         let info = try await client.repository(name)
+        lookedUp = info
         if let storedID = repository?.githubID, storedID != info.id {
             throw SyncError.repositoryIdentityChanged(
                 repository: name.description, storedID: storedID, foundID: info.id,
@@ -158,9 +171,13 @@ public final class SyncEngine {
         var added = 0
         var updated = 0
         var pages = 0
+        /// Of `added`, the commits read over git.
+        var addedOverGit = 0
 
         static func + (lhs: Tally, rhs: Tally) -> Tally {
-            Tally(added: lhs.added + rhs.added, updated: lhs.updated + rhs.updated, pages: lhs.pages + rhs.pages)
+            Tally(
+                added: lhs.added + rhs.added, updated: lhs.updated + rhs.updated, pages: lhs.pages + rhs.pages,
+                addedOverGit: lhs.addedOverGit + rhs.addedOverGit)
         }
     }
 
@@ -201,7 +218,7 @@ public final class SyncEngine {
             // The oldest walk of a never-completed history only ends at the roots,
             // so fetching its next page ahead of time can never waste a request.
             let prefetch = neverComplete && index == walks.count - 1
-            outcome.tally = outcome.tally + (try await self.walk(walk, context, prefetch: prefetch))
+            outcome.tally = outcome.tally + (try await self.walk(walk, context, prefetch: prefetch, mayBootstrap: prefetch))
         }
         outcome.complete = (state?.complete ?? false) || !walks.isEmpty
         if let oldHead = state?.headSHA, let newestHead = outcome.headSHA, oldHead != newestHead {
@@ -217,10 +234,14 @@ public final class SyncEngine {
     // MARK: - Walks
 
     /// Runs one walk until its frontier is empty, listing missing parents on
-    /// their own when a listing runs out before that.
-    private func walk(_ initial: Walk, _ context: Context, prefetch: Bool) async throws -> Tally {
+    /// their own when a listing runs out before that. With `mayBootstrap` (the
+    /// walk of a history never completed), a walk with at least
+    /// `GitBootstrap.minimumPages` pages ahead reads the history over git, and
+    /// goes on over REST only for what git did not give.
+    private func walk(_ initial: Walk, _ context: Context, prefetch: Bool, mayBootstrap: Bool) async throws -> Tally {
         var walk = initial
         var tally = Tally()
+        var bootstrapAllowed = mayBootstrap && gitBootstrap != nil
         if walk.pagesDone > 0 {
             context.logger.info(
                 "resuming interrupted walk",
@@ -230,6 +251,18 @@ public final class SyncEngine {
             if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
                 try store.finishWalk(walk)
                 return tally
+            }
+            // An interrupted bootstrap (or a long walk) resumes over git.
+            if bootstrapAllowed, walk.nextURL != nil, let gitBootstrap, let total = walk.pagesTotal,
+                total - walk.pagesDone >= gitBootstrap.minimumPages
+            {
+                bootstrapAllowed = false
+                tally.addedOverGit = try await bootstrap(walk, context)
+                tally.added += tally.addedOverGit
+                if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
+                    try store.finishWalk(walk)
+                    return tally
+                }
             }
         }
         if let resume = walk.nextURL, origin?.contains(resume) != true {
@@ -262,9 +295,17 @@ public final class SyncEngine {
             } else {
                 break
             }
-            let listed = try await list(listing, walk: walk, context, prefetch: prefetch && relisted == 0)
+            let handOff = bootstrapAllowed && relisted == 0 && listing.pinnedTo == walk.headSHA
+            let listed = try await list(listing, walk: walk, context, prefetch: prefetch && relisted == 0, handOffToGit: handOff)
             tally = tally + listed.tally
             walk = listed.walk
+            if listed.handedOffToGit {
+                bootstrapAllowed = false
+                let added = try await bootstrap(walk, context)
+                tally = tally + Tally(added: added, addedOverGit: added)
+                if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 { break }
+                continue  // over REST from the page after the first
+            }
             if listed.frontierEmptied { break }
             walk.nextURL = nil
         }
@@ -286,10 +327,16 @@ public final class SyncEngine {
         var walk: Walk
         /// True when the walk's frontier emptied, false when the listing ran out first.
         var frontierEmptied: Bool
+        /// True when the listing stopped after its first page for git to read the rest.
+        var handedOffToGit = false
     }
 
-    /// Follows one listing page by page.
-    private func list(_ listing: Listing, walk initial: Walk, _ context: Context, prefetch: Bool) async throws -> Listed {
+    /// Follows one listing page by page. With `handOffToGit`, a first page that
+    /// announces at least `GitBootstrap.minimumPages` more is stored and the
+    /// listing stops there, with nothing fetched ahead.
+    private func list(_ listing: Listing, walk initial: Walk, _ context: Context, prefetch: Bool, handOffToGit: Bool) async throws
+        -> Listed
+    {
         var walk = initial
         var tally = Tally()
         let clock = ContinuousClock()
@@ -343,9 +390,12 @@ public final class SyncEngine {
             if let next, !visited.insert(next).inserted {
                 throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
             }
+            let handOff =
+                handOffToGit && pagesRead == 1 && next != nil
+                && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
             // A page whose parents all lie within itself holds the roots: the walk
             // is about to end, so fetching ahead could only waste a request.
-            if prefetch, let next, page.hasParentsOutsideItself {
+            if prefetch, !handOff, let next, page.hasParentsOutsideItself {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
             }
@@ -372,6 +422,10 @@ public final class SyncEngine {
                 try store.commitBatch()
                 return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
             }
+            if handOff {
+                try store.commitBatch()
+                return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
+            }
             url = next
         }
     }
@@ -386,6 +440,31 @@ public final class SyncEngine {
                 origin: origin?.description ?? "the API")
         }
         return resolved
+    }
+
+    /// Reads the walk's history over git; returns the commits that joined the
+    /// repository (0 when git could not give it: the walk goes on over REST).
+    private func bootstrap(_ walk: Walk, _ context: Context) async throws -> Int {
+        guard let gitBootstrap else { return 0 }
+        if lookedUp == nil { _ = try await checkIdentity(of: context.repository, name: context.name) }
+        guard let cloneURL = lookedUp?.cloneURL else {
+            context.logger.notice("the repository has no clone URL; listing its history over REST")
+            return 0
+        }
+        let target = GitBootstrap.Target(
+            cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, branch: context.branch, head: walk.headSHA,
+            repositoryID: context.repository.id)
+        switch try await gitBootstrap.run(target, client: client, store: store, logger: context.logger) {
+        case .stored(let added, let requests, let packBytes):
+            gitRequests += requests
+            context.logger.info(
+                "history read over git",
+                metadata: ["git.new_commits": "\(added)", "git.requests": "\(requests)", "git.pack.bytes": "\(packBytes)"])
+            return added
+        case .unavailable(let reason):
+            context.logger.warning("history not read over git; listing it over REST", metadata: ["git.reason": "\(reason)"])
+            return 0
+        }
     }
 
     func inconsistency(_ context: Context, _ detail: String) -> SyncError {

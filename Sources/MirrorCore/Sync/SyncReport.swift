@@ -15,7 +15,12 @@ public struct SyncReport: Sendable, Equatable {
     /// Commits marked off-branch before that a branch reaches again.
     public var returned = 0
     public var pages = 0
+    /// Of `added`, the commits read over git (`GitBootstrap`).
+    public var addedOverGit = 0
+    /// REST API requests.
     public var requests = 0
+    /// Requests to the git host (they spend no REST rate limit).
+    public var gitRequests = 0
     public var notModified = 0
     public var rateLimit: RateLimitStatus?
     public var elapsed: Duration = .zero
@@ -24,11 +29,14 @@ public struct SyncReport: Sendable, Equatable {
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
-        var text = "\(repository)@\(branch): \(added) new, \(updated) updated"
+        var text = "\(repository)@\(branch): \(added) new"
+        if addedOverGit > 0 { text += " (\(addedOverGit) over git)" }
+        text += ", \(updated) updated"
         if leftBranch > 0 { text += ", \(leftBranch) left the branch (history rewritten; kept, hidden from queries)" }
         if returned > 0 { text += ", \(returned) back on the branch" }
         text += ", \(plural(requests, "request"))"
         if notModified > 0 { text += " (\(notModified) not modified)" }
+        if gitRequests > 0 { text += ", \(plural(gitRequests, "git request"))" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         text += String(format: ", %.1f s", seconds)

@@ -46,6 +46,12 @@ extension Commitsctl {
         )
         var progress = false
 
+        @Flag(
+            help:
+                "Read every history over the REST API only, even a long first sync (default: the configuration's git_bootstrap, else over git)."
+        )
+        var noGitBootstrap = false
+
         @Option(help: "After the run, write its metrics (Prometheus text) to this file atomically, for node_exporter's textfile collector.")
         var metricsTextfile: String?
 
@@ -120,7 +126,10 @@ extension Commitsctl {
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
                 reportUpgrade(of: try MirrorStore(path: settings.storePath))
-                let sync = RepositorySync(storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl")
+                let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
+                let sync = RepositorySync(
+                    storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl",
+                    gitBootstrap: overGit ? GitBootstrap() : nil)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token?.source ?? "none")
