@@ -43,7 +43,9 @@ baseline_compare() {
         fresh_db "${db[$who]}"
     done
     declare -A bin=([now]=$CTL [base]=$BASE_CTL)
-    sync_with() { GITHUB_TOKEN=$TOKEN "${bin[$1]}" sync "$2" --db "${db[$1]}" --api-url "$SIM"; }
+    # Both over REST: the baseline has no other way.
+    declare -A rest_only=([now]=--no-git-bootstrap [base]=)
+    sync_with() { GITHUB_TOKEN=$TOKEN "${bin[$1]}" sync "$2" --db "${db[$1]}" --api-url "$SIM" ${rest_only[$1]}; }
 
     # Incremental syncs: both stores start at the same head, then follow it as it
     # moves forward 100 first-parent commits at a time; idle polls between. The two
@@ -76,9 +78,9 @@ baseline_compare() {
             [ -f "${db[$who]}-wal" ] && cp "${db[$who]}-wal" "$work-wal"
             before=$(sqlite3 "$work" 'SELECT count(*) FROM commits')
             if [ "$variant" = nice ]; then
-                GITHUB_TOKEN=$TOKEN nice -n 10 "${bin[$who]}" sync "$REAL" --db "$work" --api-url "$SIM" > /dev/null &
+                GITHUB_TOKEN=$TOKEN nice -n 10 "${bin[$who]}" sync "$REAL" --db "$work" --api-url "$SIM" ${rest_only[$who]} > /dev/null &
             else
-                GITHUB_TOKEN=$TOKEN "${bin[$who]}" sync "$REAL" --db "$work" --api-url "$SIM" > /dev/null &
+                GITHUB_TOKEN=$TOKEN "${bin[$who]}" sync "$REAL" --db "$work" --api-url "$SIM" ${rest_only[$who]} > /dev/null &
             fi
             pid=$!
             # Queries start once the sync is storing (its first page committed).

@@ -78,11 +78,16 @@ public struct StoreInspection: Sendable {
 
     /// Every stored fact about one repository's commits (author search text included),
     /// one JSON line per commit by sha; independent of row ids and insertion order.
-    public func commitFacts(of repository: String) throws -> [String] {
-        try connection().prepare(
+    /// Without `includingLogins`, what a git object holds too: no logins (nor the
+    /// search text that holds them).
+    public func commitFacts(of repository: String, includingLogins: Bool = true) throws -> [String] {
+        let people =
+            includingLogins
+            ? "a.name, a.email, a.login, a.search_text, c.author_date, m.name, m.email, m.login"
+            : "a.name, a.email, c.author_date, m.name, m.email"
+        return try connection().prepare(
             """
-            SELECT json_array(c.sha, c.message, c.html_url, a.name, a.email, a.login, a.search_text, c.author_date,
-                              m.name, m.email, m.login, c.committer_date, c.parent_count, c.tree_sha,
+            SELECT json_array(c.sha, c.message, c.html_url, \(people), c.committer_date, c.parent_count, c.tree_sha,
                               (SELECT group_concat(parent_sha, ',') FROM
                                   (SELECT parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY position)))
             FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id
@@ -107,6 +112,15 @@ public struct StoreInspection: Sendable {
     }
 
     /// Pages the unfinished walks have committed (0 when none is stored yet, or it cannot be read now).
+    /// Commits with a parent the store does not hold (0 for a closed history).
+    public func commitsWithMissingParents() -> Int {
+        count(
+            """
+            SELECT count(DISTINCT p.commit_id) FROM commit_parents p
+            WHERE NOT EXISTS (SELECT 1 FROM commits c WHERE c.sha = p.parent_sha)
+            """)
+    }
+
     public func committedWalkPages() -> Int { count("SELECT coalesce(sum(pages_done), 0) FROM sync_walks") }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.

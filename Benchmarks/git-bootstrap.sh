@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# First syncs over git against REST only (issue #12): the same 100,000-commit
+# history synced into new stores by `commitsctl sync` with and without
+# `--no-git-bootstrap`, side by side, with github-sim adding 0, 100 and 300 ms
+# to every request (`--latency-ms`, a network's round trip); then the
+# bootstrap's peak memory at 10,000, 100,000 and 1,000,000 commits.
+#
+#   Benchmarks/git-bootstrap.sh                 # LATENCIES="0 100 300" SIZES="10000 100000 1000000"
+#   LATENCIES="0 100" SIZES="10000 100000" Benchmarks/git-bootstrap.sh
+#
+# Writes a Markdown section to stdout (Benchmarks/run puts it in BENCHMARKS.md);
+# progress goes to stderr.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+LATENCIES=${LATENCIES:-"0 100 300"}
+SIZES=${SIZES:-"10000 100000 1000000"}
+SCRATCH=${SCRATCH:-.build-bench-static}
+WORK=Benchmarks/work/git-bootstrap
+TOKEN=benchmark-token
+REPO=bench/g100000
+log() { printf '== %s\n' "$*" >&2; }
+calc() { python3 -c "print($1)"; }
+
+for product in github-sim commitsctl; do
+    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
+done
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+CTL=$BIN/commitsctl
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+SIM_PID=
+stop_sim() {
+    if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
+}
+trap stop_sim EXIT
+start_sim() {  # ARGS… : sets SIM
+    : > "$WORK/sim.out"
+    "$BIN/github-sim" --authenticated-limit 1000000000 "$@" > "$WORK/sim.out" 2> "$WORK/sim.err" &
+    SIM_PID=$!
+    for _ in $(seq 1200); do
+        SIM=$(head -n 1 "$WORK/sim.out")
+        [ -n "$SIM" ] && return
+        kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "github-sim did not start" >&2; exit 1
+}
+stats() { curl -sf "$SIM/_sim/stats"; }
+
+# one_sync REPO DB [FLAGS…] : a first sync; sets WALL, RSS_MB, REQ, POINTS, GIT_REQ, PACK_BYTES, OVER_GIT, NEW
+one_sync() {
+    local repo=$1 db=$2; shift 2
+    rm -rf "$db" "$db-wal" "$db-shm" "$db.locks"
+    curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
+    local s e
+    s=$(date +%s%N)
+    GITHUB_TOKEN=$TOKEN /usr/bin/time -v -o "$WORK/time.txt" "$CTL" sync "$repo" --db "$db" --api-url "$SIM" "$@" \
+        > "$WORK/sync.out" 2> "$WORK/sync.err" || { cat "$WORK/sync.err" >&2; exit 1; }
+    e=$(date +%s%N)
+    WALL=$(calc "($e - $s) / 1e9")
+    RSS_MB=$(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$WORK/time.txt")
+    local st
+    st=$(stats)
+    REQ=$(jq .requests <<< "$st")
+    POINTS=$(jq '[.rateLimitUsed[]] | add // 0' <<< "$st")
+    GIT_REQ=$(jq '.gitRequests // 0' <<< "$st")
+    PACK_BYTES=$(jq '.gitPackBytes // 0' <<< "$st")
+    NEW=$(sed -n 's/.*: \([0-9]*\) new.*/\1/p' "$WORK/sync.out")
+    OVER_GIT=$(sed -n 's/.* new (\([0-9]*\) over git).*/\1/p' "$WORK/sync.out")
+    OVER_GIT=${OVER_GIT:-0}
+    log "  $(cat "$WORK/sync.out") | ${RSS_MB} MB"
+}
+
+# A digest of every stored fact but the logins (only REST knows them): the
+# same digest means the same commits, messages, people, dates and parents.
+facts() {
+    sqlite3 "$1" "SELECT c.sha, c.message, c.html_url, a.name, a.email, c.author_date, m.name, m.email, c.committer_date, c.tree_sha,
+        (SELECT group_concat(parent_sha) FROM (SELECT parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY position))
+        FROM commits c JOIN authors a ON a.id = c.author_id JOIN authors m ON m.id = c.committer_id ORDER BY c.sha" | sha256sum
+}
+
+ROWS=
+for latency in $LATENCIES; do
+    log "first sync of $REPO at ${latency} ms a request"
+    start_sim --latency-ms "$latency" --synthetic "$REPO=100000:5:realistic"
+    one_sync "$REPO" "$WORK/rest.sqlite" --no-git-bootstrap
+    rest_wall=$WALL rest_req=$REQ rest_points=$POINTS rest_rss=$RSS_MB
+    one_sync "$REPO" "$WORK/git.sqlite"
+    same=$([ "$(facts "$WORK/rest.sqlite")" = "$(facts "$WORK/git.sqlite")" ] && echo yes || echo **no**)
+    ROWS+="| $latency | $(printf %.1f "$rest_wall") | $rest_req | $rest_points | $rest_rss | $(printf %.1f "$WALL") | $REQ | $POINTS | $GIT_REQ | $(python3 -c "print(f'{$PACK_BYTES / 1e6:.1f}')") | $OVER_GIT | $RSS_MB | **$(calc "round($rest_wall / $WALL, 1)")×** | $same |"$'\n'
+    stop_sim
+done
+
+MEMORY_ROWS=
+for n in $SIZES; do
+    log "bootstrap memory at $n commits"
+    start_sim --synthetic "bench/m$n=$n:1"
+    one_sync "bench/m$n" "$WORK/memory.sqlite"
+    MEMORY_ROWS+="| $(printf "%'d" "$n") | $OVER_GIT | $(printf %.1f "$WALL") | $(python3 -c "print(f'{$PACK_BYTES / 1e6:.1f}')") | **$RSS_MB** |"$'\n'
+    stop_sim
+done
+
+cat << EOF
+## 7. First syncs over git (#12)
+
+\`commitsctl sync $REPO\` into a new store (100,000 commits shaped like a real
+history: \`--synthetic $REPO=100000:5:realistic\`), over REST only
+(\`--no-git-bootstrap\`) and with the history read over git (the default), one
+run each, github-sim adding the given latency to every request, REST and git
+alike. *Requests* and *points* are the API's (counted by the simulator); git's
+requests spend no rate limit. *Same rows*: both stores hold the same commits,
+messages, people, dates and parents (\`Benchmarks/git-bootstrap.sh\`, logins aside).
+
+| latency (ms) | REST only: s | requests | points | peak RSS (MB) | over git: s | requests | points | git requests | pack (MB) | commits over git | peak RSS (MB) | REST / git | same rows |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+$ROWS
+### The bootstrap's memory
+
+The same first sync (\`--synthetic bench/mN=N:1\`, no added latency), peak resident
+memory of the whole commitsctl process (\`/usr/bin/time -v\`).
+
+| commits | over git | seconds | pack (MB) | peak RSS (MB) |
+|---:|---:|---:|---:|---:|
+$MEMORY_ROWS
+EOF
