@@ -48,7 +48,7 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
             "commitsctl",
             [
                 "sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
-                "--log-level", "trace",
+                "--log-level", "trace", "--no-git-bootstrap",
             ] + extra,
             environment: ["GITHUB_TOKEN": SecretScan.token])
     }

@@ -70,7 +70,7 @@ import Testing
 
     private func startSync(db: String, sim: SimulatorProcess) throws -> ChildProcess {
         try ChildProcess(
-            Executables.path("commitsctl"), ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL],
+            Executables.path("commitsctl"), ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL, "--no-git-bootstrap"],
             environment: ["GITHUB_TOKEN": "resume-test-token", "PATH": "/usr/bin:/bin"])
     }
 }

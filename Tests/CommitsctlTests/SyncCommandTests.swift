@@ -44,7 +44,7 @@ import Testing
     @Test func syntheticSyncThenQuery() async throws {
         let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
         defer { sim.stop() }
-        let result = try await sync("acme/widgets", sim)
+        let result = try await sync("acme/widgets", sim, extra: ["--no-git-bootstrap"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"))
         let all = try await run("commitsctl", ["query", "--db", db])
@@ -57,6 +57,18 @@ import Testing
         #expect(fields[1].count == 10)
     }
 
+    /// Issue #12: a long first sync reads its history over git by default and says
+    /// so; the REST requests are the lookup, the head probe and the first page.
+    @Test func aLongFirstSyncSaysWhatCameOverGit() async throws {
+        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
+        defer { sim.stop() }
+        let result = try await sync("acme/widgets", sim)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new (2400 over git), 0 updated, 3 requests, 3 git requests"))
+        let all = try await run("commitsctl", ["query", "--db", db])
+        #expect(all.lines.count == 2500)
+    }
+
     /// Issue #2 acceptance 3: a sync killed between pages leaves a sound store
     /// holding whole pages only; the next run completes it exactly.
     @Test func killedSyncLeavesASoundStoreAndResumes() async throws {
@@ -65,7 +77,7 @@ import Testing
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 60}"#)
 
         let process = try ChildProcess(
-            Executables.path("commitsctl"), ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
+            Executables.path("commitsctl"), ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL, "--no-git-bootstrap"],
             environment: ["GITHUB_TOKEN": "test-token", "PATH": "/usr/bin:/bin"])
         // Wait until a few pages are in, then kill without warning. The watch runs on
         // its own thread: a busy cooperative pool must not let the sync finish unseen.
