@@ -211,4 +211,37 @@ import Testing
         let stats = simulator.stats()
         #expect(stats.requests == 1 && stats.gitRequests == 1)
     }
+
+    @Test func theCommandLineSetsLatencyAndAGitFaultAndRefusesBadOnes() async throws {
+        let unknown = try await run("github-sim", ["--synthetic", "acme/widgets=5", "--git-fault", "flaky"])
+        #expect(unknown.status != 0)
+        #expect(
+            unknown.stderr
+                == "github-sim: --git-fault flaky: unknown fault; use one of truncated-pack, bad-pack-checksum, side-band-error, protocol-v0-only, unauthorized, altered-commit\n"
+        )
+        let negative = try await run("github-sim", ["--synthetic", "acme/widgets=5", "--latency-ms=-5"])
+        #expect(negative.status != 0 && negative.stderr.hasPrefix("github-sim: --latency-ms -5: expected milliseconds"))
+
+        let simulator = try SimulatorProcess(["--synthetic", "acme/widgets=20", "--git-fault", "protocol-v0-only", "--latency-ms", "200"])
+        defer { simulator.stop() }
+        let started = ContinuousClock.now
+        let response = try await HTTPClient().send(
+            HTTPRequest(
+                url: simulator.baseURL + "/acme/widgets.git/info/refs?service=git-upload-pack",
+                headers: [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]))
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 200 && !text.contains("version 2") && text.contains(" refs/heads/main"))
+        let stats = try await simulator.control("/_sim/stats")
+        #expect(stats["gitRequests"] as? Int == 1 && stats["requests"] as? Int == 0)
+        // The fault is steered at run time like the others.
+        try await simulator.control("/_sim/faults", method: "POST", body: #"{"git":null}"#)
+        let healthy = try await HTTPClient().send(
+            HTTPRequest(
+                url: simulator.baseURL + "/acme/widgets.git/info/refs?service=git-upload-pack",
+                headers: [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]))
+        #expect(String(decoding: healthy.body, as: UTF8.self).contains("version 2"))
+        let refused = try await simulator.control("/_sim/faults", method: "POST", body: #"{"git":"sometimes"}"#)
+        #expect((refused["message"] as? String)?.hasPrefix("git must be null or one of truncated-pack") == true)
+    }
 }
