@@ -97,14 +97,23 @@ final class LazyObjectNames: Sendable {
     private struct WeakReference: Sendable {
         weak var value: LazyObjectNames?
     }
-    private static let shared = Mutex<[SyntheticSpec: WeakReference]>([:])
+    private struct SharedTables: Sendable {
+        var bySpec: [SyntheticSpec: WeakReference] = [:]
+        /// Entries of repositories gone are dropped when the cache reaches this size, which then
+        /// doubles: a simulator of 10,000 repositories does not sweep the cache 10,000 times.
+        var sweepAt = 64
+    }
+    private static let shared = Mutex(SharedTables())
 
     static func shared(for spec: SyntheticSpec) -> LazyObjectNames {
         shared.withLock { cache in
-            if let names = cache[spec]?.value { return names }
-            cache = cache.filter { $0.value.value != nil }
+            if let names = cache.bySpec[spec]?.value { return names }
+            if cache.bySpec.count >= cache.sweepAt {
+                cache.bySpec = cache.bySpec.filter { $0.value.value != nil }
+                cache.sweepAt = max(64, cache.bySpec.count * 2)
+            }
             let names = LazyObjectNames()
-            cache[spec] = WeakReference(value: names)
+            cache.bySpec[spec] = WeakReference(value: names)
             return names
         }
     }
