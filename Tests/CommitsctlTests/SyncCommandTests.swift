@@ -46,7 +46,10 @@ import Testing
         defer { sim.stop() }
         let result = try await sync("acme/widgets", sim)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"))
+        // 25 pages: the first one, then the rest of the history over git from github-sim.
+        #expect(
+            result.stdout.hasPrefix("acme/widgets@main: 2500 new (2400 over git), 0 updated, 3 requests, 3 git requests"),
+            "\(result.stdout)")
         let all = try await run("commitsctl", ["query", "--db", db])
         #expect(all.lines.count == 2500)
         let limited = try await run("commitsctl", ["query", "--db", db, "-n", "3"])
