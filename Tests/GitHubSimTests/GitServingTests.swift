@@ -34,50 +34,53 @@ import Testing
         let simulator = try await Self.started([
             SimRepository(owner: "acme", name: "widgets", id: 7, source: .synthetic(SyntheticSpec(commits: 240, shape: shape, seed: 21)))
         ])
-        defer { Task { try? await simulator.shutdown() } }
-        let scratch = try TemporaryDirectory()
-        let git = GitClient(scratch: scratch)
-        let clone = scratch.path("widgets.git")
-        let cloned = try await git.run(["clone", "--quiet", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/widgets.git", clone])
-        #expect(cloned.status == 0, "\(cloned.stderr)")
-        #expect(try await git.run(["rev-list", "--all", "--count"], in: clone).stdout == "240\n")
-        // git verified the pack (index-pack hashes every object); its deltas are the simulator's.
-        let verify = try await git.run(["verify-pack", "-v"] + [try Self.packIndex(in: clone)], in: clone)
-        #expect(verify.lines.filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }.count > 200)
+        try await withRunning(simulator) { simulator async throws in
+            let scratch = try TemporaryDirectory()
+            let git = GitClient(scratch: scratch)
+            let clone = scratch.path("widgets.git")
+            let cloned = try await git.run([
+                "clone", "--quiet", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/widgets.git", clone,
+            ])
+            #expect(cloned.status == 0, "\(cloned.stderr)")
+            #expect(try await git.run(["rev-list", "--all", "--count"], in: clone).stdout == "240\n")
+            // git verified the pack (index-pack hashes every object); its deltas are the simulator's.
+            let verify = try await git.run(["verify-pack", "-v"] + [try Self.packIndex(in: clone)], in: clone)
+            #expect(verify.lines.filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }.count > 200)
 
-        let stats = simulator.stats()
-        #expect(stats.gitRequests == 3)  // info/refs, ls-refs, fetch
-        #expect(stats.requests == 0 && stats.rateLimitUsed.isEmpty)
-        #expect(stats.gitPackBytes > 240 * 100)
+            let stats = simulator.stats()
+            #expect(stats.gitRequests == 3)  // info/refs, ls-refs, fetch
+            #expect(stats.requests == 0 && stats.rateLimitUsed.isEmpty)
+            #expect(stats.gitPackBytes > 240 * 100)
 
-        let objects = try await git.commitObjects(in: clone)
-        let listing = try await Self.restListing(simulator)
-        #expect(listing.count == 240 && objects.count == 240)
-        var merges = 0
-        var withoutNewline = 0
-        for element in listing {
-            let sha = try #require(element["sha"] as? String)
-            let object = try #require(objects[sha], "\(sha) is not in the clone")
-            let commit = try #require(element["commit"] as? [String: Any])
-            #expect(object.tree == (commit["tree"] as? [String: Any])?["sha"] as? String)
-            #expect(object.parents == (element["parents"] as? [[String: Any]])?.compactMap { $0["sha"] as? String })
-            for (ident, person) in [(object.author, commit["author"]), (object.committer, commit["committer"])] {
-                let person = try #require(person as? [String: String])
-                #expect(ident.name == person["name"] && ident.email == person["email"])
-                #expect(Timestamp.iso8601UTC(ident.time) == person["date"])
+            let objects = try await git.commitObjects(in: clone)
+            let listing = try await Self.restListing(simulator)
+            #expect(listing.count == 240 && objects.count == 240)
+            var merges = 0
+            var withoutNewline = 0
+            for element in listing {
+                let sha = try #require(element["sha"] as? String)
+                let object = try #require(objects[sha], "\(sha) is not in the clone")
+                let commit = try #require(element["commit"] as? [String: Any])
+                #expect(object.tree == (commit["tree"] as? [String: Any])?["sha"] as? String)
+                #expect(object.parents == (element["parents"] as? [[String: Any]])?.compactMap { $0["sha"] as? String })
+                for (ident, person) in [(object.author, commit["author"]), (object.committer, commit["committer"])] {
+                    let person = try #require(person as? [String: String])
+                    #expect(ident.name == person["name"] && ident.email == person["email"])
+                    #expect(Timestamp.iso8601UTC(ident.time) == person["date"])
+                }
+                let message = try #require(commit["message"] as? String)
+                if object.message.hasSuffix("\n") {
+                    #expect(String(object.message.dropLast()) == message)
+                } else {
+                    #expect(object.message == message)
+                    withoutNewline += 1
+                }
+                if object.parents.count > 1 { merges += 1 }
             }
-            let message = try #require(commit["message"] as? String)
-            if object.message.hasSuffix("\n") {
-                #expect(String(object.message.dropLast()) == message)
-            } else {
-                #expect(object.message == message)
-                withoutNewline += 1
-            }
-            if object.parents.count > 1 { merges += 1 }
+            #expect(merges >= 240 / (shape == .simple ? 8 : 4) - 1)
+            #expect(withoutNewline > 0)
+            #expect(simulator.stats().gitRequests == 3, "the REST pages are not git requests")
         }
-        #expect(merges >= 240 / (shape == .simple ? 8 : 4) - 1)
-        #expect(withoutNewline > 0)
-        #expect(simulator.stats().gitRequests == 3, "the REST pages are not git requests")
     }
 
     static func packIndex(in repository: String) throws -> String {
@@ -90,51 +93,52 @@ import Testing
         let simulator = try await Self.started([
             SimRepository(owner: "acme", name: "secret", id: 8, source: .synthetic(SyntheticSpec(commits: 30)), isPrivate: true)
         ])
-        defer { Task { try? await simulator.shutdown() } }
-        let client = try HTTPClient()
-        let url = simulator.baseURL + "/acme/secret.git/info/refs?service=git-upload-pack"
-        func advertisement(_ authorization: String?) async throws -> HTTPResponse {
-            var headers: Curl.HTTPHeaders = [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]
-            if let authorization { headers.add(name: "Authorization", value: authorization) }
-            return try await client.send(HTTPRequest(url: url, headers: headers))
+        try await withRunning(simulator) { simulator async throws in
+            let client = try HTTPClient()
+            let url = simulator.baseURL + "/acme/secret.git/info/refs?service=git-upload-pack"
+            func advertisement(_ authorization: String?) async throws -> HTTPResponse {
+                var headers: Curl.HTTPHeaders = [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]
+                if let authorization { headers.add(name: "Authorization", value: authorization) }
+                return try await client.send(HTTPRequest(url: url, headers: headers))
+            }
+            let anonymous = try await advertisement(nil)
+            #expect(anonymous.status == 401)
+            #expect(anonymous.headers["www-authenticate"]?.hasPrefix("Basic") == true)
+            let wrong = try await advertisement("Basic " + Data("x-access-token:ghp_wrong".utf8).base64EncodedString())
+            #expect(wrong.status == 401)
+            let granted = try await advertisement("Basic " + Data("x-access-token:\(Self.token)".utf8).base64EncodedString())
+            #expect(granted.status == 200)
+            #expect(String(decoding: granted.body, as: UTF8.self).contains("version 2"))
+            #expect(granted.headers["content-type"] == "application/x-git-upload-pack-advertisement")
+
+            // Real git with the token in its configuration (from the environment, never argv).
+            let scratch = try TemporaryDirectory()
+            var git = GitClient(scratch: scratch)
+            let refused = try await git.run([
+                "clone", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/secret.git", scratch.path("a.git"),
+            ])
+            #expect(refused.status != 0)
+            git.configuration = [
+                ("http.extraHeader", "Authorization: Basic " + Data("x-access-token:\(Self.token)".utf8).base64EncodedString())
+            ]
+            let cloned = try await git.run([
+                "clone", "--quiet", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/secret.git", scratch.path("b.git"),
+            ])
+            #expect(cloned.status == 0, "\(cloned.stderr)")
+            #expect(try await git.run(["rev-list", "--all", "--count"], in: scratch.path("b.git")).stdout == "30\n")
+
+            // The API hides it from anonymous requests, as GitHub does.
+            let rest = try await client.send(
+                HTTPRequest(url: simulator.baseURL + "/repos/acme/secret", headers: [("User-Agent", "tests")]))
+            #expect(rest.status == 404)
+            let seen = try await client.send(
+                HTTPRequest(
+                    url: simulator.baseURL + "/repos/acme/secret",
+                    headers: [("User-Agent", "tests"), ("Authorization", "Bearer \(Self.token)")]))
+            #expect(seen.status == 200)
+            let repository = try JSONSerialization.jsonObject(with: Data(seen.body)) as? [String: Any]
+            #expect(repository?["private"] as? Bool == true && repository?["visibility"] as? String == "private")
         }
-        let anonymous = try await advertisement(nil)
-        #expect(anonymous.status == 401)
-        #expect(anonymous.headers["www-authenticate"]?.hasPrefix("Basic") == true)
-        let wrong = try await advertisement("Basic " + Data("x-access-token:ghp_wrong".utf8).base64EncodedString())
-        #expect(wrong.status == 401)
-        let granted = try await advertisement("Basic " + Data("x-access-token:\(Self.token)".utf8).base64EncodedString())
-        #expect(granted.status == 200)
-        #expect(String(decoding: granted.body, as: UTF8.self).contains("version 2"))
-        #expect(granted.headers["content-type"] == "application/x-git-upload-pack-advertisement")
-
-        // Real git with the token in its configuration (from the environment, never argv).
-        let scratch = try TemporaryDirectory()
-        var git = GitClient(scratch: scratch)
-        let refused = try await git.run([
-            "clone", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/secret.git", scratch.path("a.git"),
-        ])
-        #expect(refused.status != 0)
-        git.configuration = [
-            ("http.extraHeader", "Authorization: Basic " + Data("x-access-token:\(Self.token)".utf8).base64EncodedString())
-        ]
-        let cloned = try await git.run([
-            "clone", "--quiet", "--bare", "--filter=tree:0", simulator.baseURL + "/acme/secret.git", scratch.path("b.git"),
-        ])
-        #expect(cloned.status == 0, "\(cloned.stderr)")
-        #expect(try await git.run(["rev-list", "--all", "--count"], in: scratch.path("b.git")).stdout == "30\n")
-
-        // The API hides it from anonymous requests, as GitHub does.
-        let rest = try await client.send(
-            HTTPRequest(url: simulator.baseURL + "/repos/acme/secret", headers: [("User-Agent", "tests")]))
-        #expect(rest.status == 404)
-        let seen = try await client.send(
-            HTTPRequest(
-                url: simulator.baseURL + "/repos/acme/secret",
-                headers: [("User-Agent", "tests"), ("Authorization", "Bearer \(Self.token)")]))
-        #expect(seen.status == 200)
-        let repository = try JSONSerialization.jsonObject(with: Data(seen.body)) as? [String: Any]
-        #expect(repository?["private"] as? Bool == true && repository?["visibility"] as? String == "private")
     }
 
     @Test func cloneURLIsTheSimulatorsOwnForEveryRepository() throws {
@@ -197,19 +201,20 @@ import Testing
         var configuration = SimConfiguration()
         configuration.latency = .milliseconds(250)
         let simulator = try await Self.started([synthetic(10)], configuration: configuration)
-        defer { Task { try? await simulator.shutdown() } }
-        let client = try HTTPClient()
-        for (url, headers) in [
-            ("/repos/acme/widgets", [("User-Agent", "tests")]),
-            ("/acme/widgets.git/info/refs?service=git-upload-pack", [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]),
-        ] {
-            let started = ContinuousClock.now
-            let response = try await client.send(HTTPRequest(url: simulator.baseURL + url, headers: Curl.HTTPHeaders(headers)))
-            #expect(response.status == 200)
-            #expect(ContinuousClock.now - started >= .milliseconds(250), "\(url) was not delayed")
+        try await withRunning(simulator) { simulator async throws in
+            let client = try HTTPClient()
+            for (url, headers) in [
+                ("/repos/acme/widgets", [("User-Agent", "tests")]),
+                ("/acme/widgets.git/info/refs?service=git-upload-pack", [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]),
+            ] {
+                let started = ContinuousClock.now
+                let response = try await client.send(HTTPRequest(url: simulator.baseURL + url, headers: Curl.HTTPHeaders(headers)))
+                #expect(response.status == 200)
+                #expect(ContinuousClock.now - started >= .milliseconds(250), "\(url) was not delayed")
+            }
+            let stats = simulator.stats()
+            #expect(stats.requests == 1 && stats.gitRequests == 1)
         }
-        let stats = simulator.stats()
-        #expect(stats.requests == 1 && stats.gitRequests == 1)
     }
 
     @Test func theCommandLineSetsLatencyAndAGitFaultAndRefusesBadOnes() async throws {

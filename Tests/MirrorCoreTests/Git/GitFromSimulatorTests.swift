@@ -43,49 +43,51 @@ import Testing
 
     @Test func theHistoryReadOverGitIsTheOneRESTLists() async throws {
         let simulator = try await Self.simulator(commits: 3_000)
-        defer { Task { try? await simulator.shutdown() } }
-        let delivered = DeliveredCommits()
-        let result = try await Self.fetch(simulator, collected: delivered)
-        let gitStats = simulator.stats()
+        try await withRunning(simulator) { simulator async throws in
+            let delivered = DeliveredCommits()
+            let result = try await Self.fetch(simulator, collected: delivered)
+            let gitStats = simulator.stats()
 
-        var rest: [Commit] = []
-        for page in try await savedPages(simulator, repository: "acme/widgets", token: Self.token.value) {
-            rest += try PayloadDecoder().decodeCommits(page)
-        }
-        let commits = delivered.commits.withLock { $0 }
-        #expect(result.commits == 3_000 && commits.count == 3_000 && rest.count == 3_000)
-        #expect(result.tip == rest.first?.sha)
-        #expect(result.requests == 3)
-        #expect(result.deltaObjects > 2_000, "most objects are OFS_DELTAs")
-        let fromGit = Dictionary(uniqueKeysWithValues: commits.map { ($0.sha, $0) })
-        for var commit in rest {
-            // Logins exist only in REST.
-            commit.author.identity.login = nil
-            commit.committer.identity.login = nil
-            #expect(fromGit[commit.sha] == commit)
-        }
-        #expect(rest.contains { $0.isMerge })
+            var rest: [Commit] = []
+            for page in try await savedPages(simulator, repository: "acme/widgets", token: Self.token.value) {
+                rest += try PayloadDecoder().decodeCommits(page)
+            }
+            let commits = delivered.commits.withLock { $0 }
+            #expect(result.commits == 3_000 && commits.count == 3_000 && rest.count == 3_000)
+            #expect(result.tip == rest.first?.sha)
+            #expect(result.requests == 3)
+            #expect(result.deltaObjects > 2_000, "most objects are OFS_DELTAs")
+            let fromGit = Dictionary(uniqueKeysWithValues: commits.map { ($0.sha, $0) })
+            for var commit in rest {
+                // Logins exist only in REST.
+                commit.author.identity.login = nil
+                commit.committer.identity.login = nil
+                #expect(fromGit[commit.sha] == commit)
+            }
+            #expect(rest.contains { $0.isMerge })
 
-        // Three git requests and the pack, apart from the API's requests and rate limit.
-        #expect(gitStats.gitRequests == 3 && gitStats.requests == 0 && gitStats.rateLimitUsed.isEmpty)
-        #expect(gitStats.gitPackBytes == result.packBytes)
-        let after = simulator.stats()
-        #expect(after.gitRequests == 3 && after.requests == 31)  // 30 full pages and the empty one
-        #expect(after.rateLimitUsed.values.reduce(0, +) == 31)
+            // Three git requests and the pack, apart from the API's requests and rate limit.
+            #expect(gitStats.gitRequests == 3 && gitStats.requests == 0 && gitStats.rateLimitUsed.isEmpty)
+            #expect(gitStats.gitPackBytes == result.packBytes)
+            let after = simulator.stats()
+            #expect(after.gitRequests == 3 && after.requests == 31)  // 30 full pages and the empty one
+            #expect(after.rateLimitUsed.values.reduce(0, +) == 31)
+        }
     }
 
     @Test func aPrivateRepositoryIsReadWithTheTokenAndRefusedWithout() async throws {
         let simulator = try await Self.simulator(commits: 40, isPrivate: true)
-        defer { Task { try? await simulator.shutdown() } }
-        #expect(try await Self.fetch(simulator).commits == 40)
-        let delivered = DeliveredCommits()
-        await #expect(
-            throws: GitError.accessDenied(
-                url: simulator.baseURL + "/acme/widgets.git/info/refs?service=git-upload-pack", status: 401, sentCredentials: false)
-        ) {
-            _ = try await Self.fetch(simulator, token: nil, collected: delivered)
+        try await withRunning(simulator) { simulator async throws in
+            #expect(try await Self.fetch(simulator).commits == 40)
+            let delivered = DeliveredCommits()
+            await #expect(
+                throws: GitError.accessDenied(
+                    url: simulator.baseURL + "/acme/widgets.git/info/refs?service=git-upload-pack", status: 401, sentCredentials: false)
+            ) {
+                _ = try await Self.fetch(simulator, token: nil, collected: delivered)
+            }
+            #expect(delivered.commits.withLock { $0.isEmpty })
         }
-        #expect(delivered.commits.withLock { $0.isEmpty })
     }
 
     /// Each fault: the error that names it, and not one commit handed on.
@@ -94,21 +96,22 @@ import Testing
         var faults = FaultPlan()
         faults.git = fault
         let simulator = try await Self.simulator(commits: 400, faults: faults)
-        defer { Task { try? await simulator.shutdown() } }
-        let delivered = DeliveredCommits()
-        do {
-            _ = try await Self.fetch(simulator, collected: delivered)
-            Issue.record("the fetch with \(fault) succeeded")
-        } catch let error as GitError {
-            switch (fault, error) {
-            case (.truncatedPack, .malformedResponse), (.badPackChecksum, .packChecksumMismatch), (.sideBandError, .remoteError),
-                (.protocolV0Only, .protocolV2Unsupported), (.unauthorized, .accessDenied(_, 401, true)), (.alteredCommit, .tipMissing):
-                break
-            default:
-                Issue.record("\(fault): unexpected \(error)")
+        try await withRunning(simulator) { simulator async throws in
+            let delivered = DeliveredCommits()
+            do {
+                _ = try await Self.fetch(simulator, collected: delivered)
+                Issue.record("the fetch with \(fault) succeeded")
+            } catch let error as GitError {
+                switch (fault, error) {
+                case (.truncatedPack, .malformedResponse), (.badPackChecksum, .packChecksumMismatch), (.sideBandError, .remoteError),
+                    (.protocolV0Only, .protocolV2Unsupported), (.unauthorized, .accessDenied(_, 401, true)), (.alteredCommit, .tipMissing):
+                    break
+                default:
+                    Issue.record("\(fault): unexpected \(error)")
+                }
             }
+            #expect(delivered.commits.withLock { $0.isEmpty })
+            #expect(simulator.stats().requests == 0 && simulator.stats().rateLimitUsed.isEmpty)
         }
-        #expect(delivered.commits.withLock { $0.isEmpty })
-        #expect(simulator.stats().requests == 0 && simulator.stats().rateLimitUsed.isEmpty)
     }
 }
