@@ -194,7 +194,19 @@ import Testing
             post(["command=fetch", "<delim>", "want \(String(repeating: "1", count: 40))", "filter tree:0", "done", "<flush>"])
                 == ["ERR upload-pack: not our ref \(String(repeating: "1", count: 40))"])
         #expect(post(["command=fetch", "<delim>", "want \(head)", "filter tree:0", "<flush>"]) == ["acknowledgments", "NAK", "<flush>"])
-        #expect(client.core.stats().requests == 0 && client.core.stats().gitRequests == 6)
+        // A gzip'd command is read; one that inflates past 1 MB is refused, not inflated whole.
+        func gzipped(_ lines: [UInt8]) -> SimResponse {
+            client.core.handle(
+                SimRequest(
+                    method: .POST, uri: "/acme/widgets.git/git-upload-pack",
+                    headers: NIOHTTP1.HTTPHeaders([("Git-Protocol", "version=2"), ("Content-Encoding", "gzip")]),
+                    body: Gzip.compress(ByteBuffer(bytes: lines))))
+        }
+        let lsRefs = Array("0014command=ls-refs\n00010000".utf8)
+        #expect(PacketLine.parse(Array(gzipped(lsRefs).body!.readableBytesView))?.count == 3)  // HEAD, main, flush
+        let bomb = gzipped(lsRefs + [UInt8](repeating: 0x30, count: 2 << 20))
+        #expect(bomb.text.contains("ERR github-sim: the request is not a protocol v2 command"))
+        #expect(client.core.stats().requests == 0 && client.core.stats().gitRequests == 8)
     }
 
     @Test func latencyDelaysAPIAndGitAnswersAlike() async throws {

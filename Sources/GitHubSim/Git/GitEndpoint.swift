@@ -225,7 +225,8 @@ struct UploadPackCommand {
     init?(_ request: SimRequest) {
         var bytes = request.body.map { Array($0.readableBytesView) } ?? []
         if request.header("Content-Encoding")?.lowercased() == "gzip" {
-            guard let inflated = try? Gzip.decompress(bytes) else { return nil }
+            // A command is a few lines; a body that inflates past 1 MB is not one.
+            guard let inflated = try? Gzip.decompress(bytes, limit: 1 << 20) else { return nil }
             bytes = inflated
         }
         guard let lines = PacketLine.parse(bytes), let first = lines.first?.text, first.hasPrefix("command=") else { return nil }
