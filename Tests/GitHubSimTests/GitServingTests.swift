@@ -258,6 +258,16 @@ import Testing
                 url: simulator.baseURL + "/acme/widgets.git/info/refs?service=git-upload-pack",
                 headers: [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]))
         #expect(String(decoding: healthy.body, as: UTF8.self).contains("version 2"))
+        // A private repository added at run time: hidden from anonymous API requests, 401 for git.
+        try await simulator.control("/_sim/repos/acme/hidden?commits=5&private=true", method: "POST")
+        let hidden = try await HTTPClient().send(
+            HTTPRequest(url: simulator.baseURL + "/repos/acme/hidden", headers: [("User-Agent", "tests")]))
+        #expect(hidden.status == 404)
+        let hiddenGit = try await HTTPClient().send(
+            HTTPRequest(
+                url: simulator.baseURL + "/acme/hidden.git/info/refs?service=git-upload-pack",
+                headers: [("User-Agent", "git/2.39"), ("Git-Protocol", "version=2")]))
+        #expect(hiddenGit.status == 401)
         let refused = try await simulator.control("/_sim/faults", method: "POST", body: #"{"git":"sometimes"}"#)
         #expect((refused["message"] as? String)?.hasPrefix("git must be null or one of truncated-pack") == true)
     }

@@ -4,7 +4,7 @@
 //   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
 //                                             git as a GitFault name ("truncated-pack", …)
-//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true]
+//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
 
@@ -74,7 +74,8 @@ enum ControlEndpoint {
         let repository = SimRepository(
             owner: owner, name: name, id: id,
             source: commits == 0 ? .empty : .synthetic(SyntheticSpec(commits: commits, seed: seed)),
-            fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true")
+            fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true",
+            isPrivate: request.queryValue("private") == "true")
         do {
             try core.add(repository)
             return .json(.ok, ByteBuffer(string: "{\"id\":\(id)}"))

@@ -1,3 +1,4 @@
+import Curl
 import Foundation
 import GitHubSim
 import MirrorTestSupport
@@ -87,6 +88,24 @@ import Testing
                 _ = try await Self.fetch(simulator, token: nil, collected: delivered)
             }
             #expect(delivered.commits.withLock { $0.isEmpty })
+        }
+    }
+
+    /// Without a token the API allows 60 requests an hour; git is not part of that budget.
+    @Test func gitReadsTheHistoryWhenTheAnonymousBudgetIsSpent() async throws {
+        var configuration = SimConfiguration()
+        configuration.unauthenticatedLimit = 1
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [SimRepository(owner: "acme", name: "widgets", id: 5, source: .synthetic(SyntheticSpec(commits: 500)))])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator async throws in
+            let client = try HTTPClient()
+            let headers: HTTPHeaders = [("User-Agent", "tests")]
+            #expect(try await client.send(HTTPRequest(url: simulator.baseURL + "/repos/acme/widgets", headers: headers)).status == 200)
+            #expect(try await client.send(HTTPRequest(url: simulator.baseURL + "/repos/acme/widgets", headers: headers)).status == 403)
+            #expect(try await Self.fetch(simulator, token: nil).commits == 500)
+            #expect(simulator.stats().gitRequests == 3 && simulator.stats().rateLimitUsed == ["ip:127.0.0.1": 1])
         }
     }
 
