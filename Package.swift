@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other.
-        .target(name: "GitHash", swiftSettings: swiftSettings),
+        // Optimised in debug builds too: the simulator hashes every synthetic commit at start-up, and
+        // an unoptimised SHA-1 made that most of the test suite's time.
+        .target(name: "GitHash", swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // MARK: - The product
         .target(
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "GitHubSim",
             dependencies: [
-                "CZlib",
+                "CZlib", "GitHash",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -120,7 +122,7 @@ let package = Package(
             dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", "GitHash", "CZlib", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "Curl"], swiftSettings: swiftSettings),
+        .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",
             dependencies: ["MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],

@@ -62,10 +62,12 @@ public struct SimRepository: Sendable {
     public var fork = false
     /// Rendered as `archived`.
     public var archived = false
+    /// Seen only with a token: anonymous API requests get 404, git requests 401.
+    public var isPrivate = false
 
     public init(
         owner: String, name: String, id: Int, defaultBranch: String = "main", source: RepositorySource,
-        fork: Bool = false, archived: Bool = false
+        fork: Bool = false, archived: Bool = false, isPrivate: Bool = false
     ) {
         self.owner = owner
         self.name = name
@@ -74,6 +76,7 @@ public struct SimRepository: Sendable {
         self.source = source
         self.fork = fork
         self.archived = archived
+        self.isPrivate = isPrivate
     }
 
     public var fullName: String { "\(owner)/\(name)" }
@@ -90,6 +93,12 @@ public struct SimConfiguration: Sendable {
     public var unauthenticatedLimit: Int = 60
     public var rateLimitWindow: Duration = .seconds(3600)
     public var faults: FaultPlan = .init()
+    /// Added to every response, API and git alike (not the control endpoints): a network's round trip.
+    public var latency: Duration = .zero
+    /// The host `clone_url` names instead of the API's (e.g. `localhost` for an API on
+    /// 127.0.0.1): the same server under another name, as a clone host a client must
+    /// not send the API's token to.
+    public var cloneHost: String?
     /// Gzip response bodies when the request's `Accept-Encoding` allows it, as api.github.com does.
     public var compressResponses: Bool = true
     /// Owners that are user accounts: `/orgs/{owner}/repos` answers 404 for them, as GitHub

@@ -1,4 +1,5 @@
-// Injected failures. Counters count list-commits requests only, 1-based, from the last `setFaults`.
+// Injected failures. Counters count list-commits requests only, 1-based, from the last `setFaults`;
+// a git fault applies to every git request.
 
 /// Which failures to inject; all nil/zero means none.
 public struct FaultPlan: Sendable, Equatable {
@@ -12,6 +13,8 @@ public struct FaultPlan: Sendable, Equatable {
     public var secondaryLimitEvery: Int?
     /// Added before each list-commits response.
     public var delay: Duration = .zero
+    /// How the git endpoints misbehave, for every git request while set.
+    public var git: GitFault?
 
     public init() {}
 
@@ -32,4 +35,20 @@ public struct FaultPlan: Sendable, Equatable {
 
 enum InjectedFault: Sendable {
     case reset, serverError, secondaryLimit, truncate
+}
+
+/// A way the smart HTTP endpoints can fail (docs/GIT-PROTOCOL.md, "What github-sim serves").
+public enum GitFault: String, Sendable, CaseIterable {
+    /// The fetch response ends halfway through the pack.
+    case truncatedPack = "truncated-pack"
+    /// The pack's trailing SHA-1 is wrong.
+    case badPackChecksum = "bad-pack-checksum"
+    /// Halfway through the pack, a side-band 3 (fatal error) message, then the end.
+    case sideBandError = "side-band-error"
+    /// `Git-Protocol` is ignored: info/refs answers a protocol v0 ref advertisement.
+    case protocolV0Only = "protocol-v0-only"
+    /// Every git request answers 401, whatever credentials it carries.
+    case unauthorized = "unauthorized"
+    /// The pack's newest commit is altered, so the pack lacks the tip ls-refs announced.
+    case alteredCommit = "altered-commit"
 }

@@ -12,13 +12,14 @@ enum Gzip {
         bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
     }
 
-    /// Inflates gzip (or zlib) data, including concatenated gzip members.
-    static func decompress(_ input: [UInt8]) throws -> [UInt8] {
+    /// Inflates gzip (or zlib) data, including concatenated gzip members; more than `limit`
+    /// bytes of output is refused.
+    static func decompress(_ input: [UInt8], limit: Int = .max) throws -> [UInt8] {
         var stream = z_stream()
         guard czlib_inflate_init_gzip(&stream) == Z_OK else { throw Failure(description: "inflateInit failed") }
         defer { inflateEnd(&stream) }
         var output = [UInt8]()
-        output.reserveCapacity(input.count * 6)
+        output.reserveCapacity(min(input.count * 6, limit))
         let chunkSize = 1 << 20
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         try input.withUnsafeBufferPointer { inBuffer in
@@ -30,6 +31,9 @@ enum Gzip {
                     stream.avail_out = uInt(chunkSize)
                     let status = inflate(&stream, Z_NO_FLUSH)
                     return (status, chunkSize - Int(stream.avail_out))
+                }
+                guard output.count + produced <= limit else {
+                    throw Failure(description: "the data inflates to more than \(limit) bytes")
                 }
                 output += chunk[0..<produced]
                 switch status {

@@ -32,6 +32,7 @@ final class HostedRepository: Sendable {
     let defaultBranch: String
     let fork: Bool
     let archived: Bool
+    let isPrivate: Bool
     /// nil for an empty repository.
     let graph: (any CommitGraph)?
     let elementCache: ElementCache?
@@ -42,11 +43,15 @@ final class HostedRepository: Sendable {
         defaultBranch = repository.defaultBranch
         fork = repository.fork
         archived = repository.archived
+        isPrivate = repository.isPrivate
         switch repository.source {
         case .empty:
             graph = nil
         case .synthetic(let spec):
-            graph = spec.commits > 0 ? SyntheticRepository(spec: spec) : nil
+            let synthetic = spec.commits > 0 ? SyntheticRepository(spec: spec) : nil
+            // Every sha is computed before the repository is served, so no request pays for it.
+            synthetic?.prepareObjectNames()
+            graph = synthetic
         case .dataset(let path):
             graph = try DatasetGraph.load(path: path)
         }

@@ -93,7 +93,9 @@ final class SimHTTPHandler: ChannelInboundHandler {
         }
         var headers = response.headers
         var body = response.body ?? ByteBuffer()
-        if response.status != .notModified {
+        if response.streamedBody != nil {
+            headers.remove(name: "Content-Length")  // HTTP/1.1 chunked; HTTP/1.0 ends at the close
+        } else if response.status != .notModified {
             headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         }
         let keepAlive = request.isKeepAlive && response.disposition == .complete
@@ -105,6 +107,12 @@ final class SimHTTPHandler: ChannelInboundHandler {
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers))), promise: nil)
 
+        if let stream = response.streamedBody {
+            let keepAlive = keepAlive && request.version.minor >= 1
+            context.flush()
+            pump(stream, context: context, keepAlive: keepAlive)
+            return
+        }
         if response.disposition == .truncate {
             // Promise the whole body, deliver half, hang up: what a dying proxy does.
             let half = body.readSlice(length: body.readableBytes / 2) ?? ByteBuffer()
@@ -119,6 +127,27 @@ final class SimHTTPHandler: ChannelInboundHandler {
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {
             done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+
+    /// Writes the next piece once the previous one is on its way, so at most one piece waits in
+    /// memory however slowly the client reads.
+    private func pump(_ stream: any StreamedBody, context: ChannelHandlerContext, keepAlive: Bool) {
+        guard context.channel.isActive else { return }
+        guard let chunk = stream.nextChunk() else {
+            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if !keepAlive {
+                done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            }
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).assumeIsolated().whenComplete { result in
+            guard case .success = result else {
+                context.close(promise: nil)
+                return
+            }
+            // Through the loop, not recursion: a write that completes at once must not grow the stack.
+            context.eventLoop.assumeIsolated().execute { self.pump(stream, context: context, keepAlive: keepAlive) }
         }
     }
 

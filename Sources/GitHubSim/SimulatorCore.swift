@@ -74,6 +74,13 @@ final class SimulatorCore: Sendable {
         }
     }
 
+    func currentFaults() -> FaultPlan { state.withLock { $0.faults } }
+
+    /// Counts pack data a fetch response sent.
+    func recordPackBytes(_ count: Int) {
+        state.withLock { $0.stats.gitPackBytes += count }
+    }
+
     /// The repository currently named `owner/name` (case-insensitive).
     func repository(owner: String, name: String) throws -> HostedRepository {
         let key = "\(owner)/\(name)".lowercased()
@@ -120,6 +127,14 @@ final class SimulatorCore: Sendable {
         if request.path == "/_sim" || request.path.hasPrefix("/_sim/") {
             return ControlEndpoint.respond(request, core: self)
         }
+        if let gitRoute = GitRoute(path: request.path) {
+            state.withLock { $0.stats.gitRequests += 1 }
+            var response = GitEndpoint.respond(request, route: gitRoute, core: self)
+            response.headers.add(name: "Date", value: Timestamp.httpDate(Int64(Date().timeIntervalSince1970)))
+            response.headers.add(name: "Server", value: "github-sim")
+            response.delay += configuration.latency
+            return response
+        }
         let route = Route(path: request.path)
         let (requestNumber, baseURL) = state.withLock { state in
             state.stats.requests += 1
@@ -129,6 +144,7 @@ final class SimulatorCore: Sendable {
             return (state.requestCounter, state.baseURL)
         }
         var response = serveAPI(request, route: route, baseURL: baseURL, requestID: Self.requestID(requestNumber))
+        response.delay += configuration.latency
         addCommonHeaders(&response, request: request, requestNumber: requestNumber)
         compressIfAccepted(&response, request: request)
         state.withLock { state in
@@ -238,13 +254,20 @@ final class SimulatorCore: Sendable {
         return response
     }
 
+    /// `baseURL` with its host replaced by `SimConfiguration.cloneHost`, when set.
+    private func cloneBaseURL(for baseURL: String) -> String {
+        guard let host = configuration.cloneHost, var components = URLComponents(string: baseURL) else { return baseURL }
+        components.host = host
+        return components.string ?? baseURL
+    }
+
     private func dispatch(_ request: SimRequest, route: Route, baseURL: String, authenticated: Bool) -> SimResponse {
         guard request.method == .GET else { return .notFound() }
         let repositories = self.repositories
         if case .ownerRepositories(let owner) = route {
             return OwnerRepositoriesEndpoint.respond(
                 request, owner: owner, repositories: repositories, userAccounts: configuration.userAccounts,
-                baseURL: baseURL, authenticated: authenticated)
+                baseURL: baseURL, cloneBaseURL: cloneBaseURL(for: baseURL), authenticated: authenticated)
         }
         guard case .repository(let reference, let tail) = route else { return .notFound() }
         let repository: HostedRepository
@@ -263,12 +286,15 @@ final class SimulatorCore: Sendable {
                 return .notFound()
             }
         }
+        // GitHub hides a private repository from those who may not see it.
+        if repository.isPrivate && !authenticated { return .notFound() }
         let state = repository.snapshot
         if let target = state.redirectBaseURL {
             return .movedPermanently(to: target + request.path + request.querySuffix)
         }
         let context = EndpointContext(
-            request: request, repository: repository, state: state, baseURL: baseURL, authenticated: authenticated)
+            request: request, repository: repository, state: state, baseURL: baseURL,
+            cloneBaseURL: cloneBaseURL(for: baseURL), authenticated: authenticated)
         switch tail.first {
         case nil:
             return RepositoryEndpoint.respond(context)

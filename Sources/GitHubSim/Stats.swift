@@ -2,7 +2,7 @@
 
 /// What the simulator has served since start (or the last `resetStats`).
 public struct SimStats: Sendable, Codable, Equatable {
-    /// API requests (control endpoints under `/_sim/` are not counted).
+    /// API requests (control endpoints under `/_sim/` and git requests are not counted).
     public var requests: Int
     /// 200 responses.
     public var ok: Int
@@ -14,12 +14,16 @@ public struct SimStats: Sendable, Codable, Equatable {
     public var listRequests: Int
     /// Points used in the current window per bucket: `"token:abcd…"` or `"ip:127.0.0.1"`.
     public var rateLimitUsed: [String: Int]
-    /// Requests that carried an Authorization header.
+    /// Requests that carried an Authorization header (API requests only).
     public var authorizationHeadersSeen: Int
+    /// Smart HTTP requests (`info/refs`, `git-upload-pack`); they spend no rate limit.
+    public var gitRequests: Int
+    /// Pack bytes sent in fetch responses.
+    public var gitPackBytes: Int
 
     public init(
         requests: Int = 0, ok: Int = 0, notModified: Int = 0, errors: Int = 0, listRequests: Int = 0,
-        rateLimitUsed: [String: Int] = [:], authorizationHeadersSeen: Int = 0
+        rateLimitUsed: [String: Int] = [:], authorizationHeadersSeen: Int = 0, gitRequests: Int = 0, gitPackBytes: Int = 0
     ) {
         self.requests = requests
         self.ok = ok
@@ -28,6 +32,8 @@ public struct SimStats: Sendable, Codable, Equatable {
         self.listRequests = listRequests
         self.rateLimitUsed = rateLimitUsed
         self.authorizationHeadersSeen = authorizationHeadersSeen
+        self.gitRequests = gitRequests
+        self.gitPackBytes = gitPackBytes
     }
 
     /// Counts one finished API response.

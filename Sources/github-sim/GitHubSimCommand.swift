@@ -9,7 +9,7 @@ import GitHubSim
 struct GitHubSimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "github-sim",
-        abstract: "Imitate api.github.com's commit endpoints on a local port.",
+        abstract: "Imitate api.github.com's commit endpoints, and git's smart HTTP, on a local port.",
         discussion: """
             Repository ids are 1001, 1002, … in the order: every --dataset, then every --synthetic, \
             then every --empty. The base URL is printed as the only line on stdout; diagnostics go to stderr.
@@ -49,6 +49,15 @@ struct GitHubSimCommand: AsyncParsableCommand {
 
     @Option(help: "A file with one accepted token per line; other tokens get 401 (tokens never go on the command line).")
     var tokensFile: String?
+
+    @Option(help: "Milliseconds added to every answer, API and git alike (a network's round trip).")
+    var latencyMs = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "Make every git request fail this way: \(GitFault.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "FAULT"))
+    var gitFault: String?
 
     @Option(
         name: .customLong("head-back"),

@@ -25,6 +25,17 @@ struct LaunchPlan {
         configuration.unauthenticatedLimit = command.unauthenticatedLimit
         guard command.rateWindowSeconds > 0 else { throw ArgumentProblem(description: "--rate-window-seconds must be positive") }
         configuration.rateLimitWindow = .seconds(command.rateWindowSeconds)
+        guard (0...600_000).contains(command.latencyMs) else {
+            throw ArgumentProblem(description: "--latency-ms \(command.latencyMs): expected milliseconds from 0 to 600000")
+        }
+        configuration.latency = .milliseconds(command.latencyMs)
+        if let name = command.gitFault {
+            guard let fault = GitFault(rawValue: name) else {
+                let names = GitFault.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ArgumentProblem(description: "--git-fault \(name): unknown fault; use one of \(names)")
+            }
+            configuration.faults.git = fault
+        }
         if let path = command.tokensFile {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ArgumentProblem(description: "cannot read --tokens-file \(path)")

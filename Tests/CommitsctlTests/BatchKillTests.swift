@@ -29,6 +29,8 @@ import Testing
         try await withRunning(simulator) { simulator in
             func sync(_ db: String, name: String) throws -> CapturedProcess {
                 try CapturedProcess(
+                    // Batches of REST pages are what a kill lands in; a first sync this long would
+                    // otherwise read its history over git.
                     "commitsctl", ["sync", "acme/batch", "--db", db, "--api-url", simulator.baseURL, "--no-git-bootstrap"],
                     environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: name)
             }

@@ -14,6 +14,7 @@ import Testing
         // Slow pages: the sync is still running when the test interrupts it.
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 100}"#)
         let process = try ChildProcess(
+            // Interrupted mid-walk: a first sync this long would otherwise read its history over git.
             product: "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL, "--no-git-bootstrap"],
             environment: ["GITHUB_TOKEN": "test-token"], stderr: .pipe)
         // Interrupt once a few pages are in. The watch runs on its own thread: a busy

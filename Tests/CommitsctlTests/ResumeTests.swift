@@ -70,6 +70,7 @@ import Testing
 
     private func startSync(db: String, sim: SimulatorProcess) throws -> ChildProcess {
         try ChildProcess(
+            // The REST walk is what resumes here; a first sync this long would otherwise read its history over git.
             Executables.path("commitsctl"), ["sync", "acme/big", "--db", db, "--api-url", sim.baseURL, "--no-git-bootstrap"],
             environment: ["GITHUB_TOKEN": "resume-test-token", "PATH": "/usr/bin:/bin"])
     }

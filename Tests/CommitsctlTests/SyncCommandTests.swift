@@ -46,7 +46,7 @@ import Testing
         defer { sim.stop() }
         let result = try await sync("acme/widgets", sim, extra: ["--no-git-bootstrap"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"))
+        #expect(result.stdout.hasPrefix("acme/widgets@main: 2500 new, 0 updated, 27 requests"), "\(result.stdout)")
         let all = try await run("commitsctl", ["query", "--db", db])
         #expect(all.lines.count == 2500)
         let limited = try await run("commitsctl", ["query", "--db", db, "-n", "3"])

@@ -117,7 +117,8 @@ import Testing
             var faults = FaultPlan()
             faults.delay = .milliseconds(60)
             simulator.setFaults(faults)
-            let config = try writeConfig(simulator, repositories: ["acme/big"], interval: "1h")
+            // A REST walk to stop mid-way: a first sync this long would otherwise read its history over git.
+            let config = try writeConfig(simulator, repositories: ["acme/big"], interval: "1h", extra: "git_bootstrap: false")
 
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
@@ -149,7 +150,7 @@ import Testing
         try await withRunning(startSimulator([("big", 3000), ("small", 10)])) { simulator in
             let config = try writeConfig(
                 simulator, repositories: ["acme/big", "acme/small"], interval: "1s",
-                extra: "rate_limit_reserve: 4990")
+                extra: "rate_limit_reserve: 4990\ngit_bootstrap: false")  // the reserve stops a REST walk
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
             #expect(
@@ -177,7 +178,9 @@ import Testing
             var faults = FaultPlan()
             faults.delay = .milliseconds(50)
             simulator.setFaults(faults)
-            let config = try writeConfig(simulator, repositories: ["acme/big", "acme/small"], interval: "1h")
+            // A long REST walk to overlap with: a first sync of big would otherwise read it over git.
+            let config = try writeConfig(
+                simulator, repositories: ["acme/big", "acme/small"], interval: "1h", extra: "git_bootstrap: false")
 
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
@@ -224,7 +227,7 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
             #expect(
                 daemon.log.contains(
-                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived\""
+                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap\""
                 ), "\(daemon.log)")
             #expect(await staysTrue(for: .milliseconds(1500)) { daemon.process.isRunning })
 

@@ -1,5 +1,6 @@
 import MirrorTestSupport
 import Foundation
+import GitHash
 import Testing
 @testable import GitHubSim
 
@@ -30,8 +31,42 @@ import Testing
         // A sha of the same shape from another seed is not ours.
         let other = SyntheticRepository(spec: SyntheticSpec(commits: 5_000, seed: 99))
         #expect(repo.index(ofSHA: other.sha(at: 10)) == nil)
-        let huge = SyntheticRepository(spec: SyntheticSpec(commits: 1_000_000, seed: 3))
-        #expect(huge.index(ofSHA: huge.sha(at: 987_654)) == 987_654)
+        let large = SyntheticRepository(spec: SyntheticSpec(commits: 200_000, seed: 3))
+        #expect(large.index(ofSHA: large.sha(at: 187_654)) == 187_654)
+        #expect(large.objectNames.list.bytes.count == 200_000 * 20)  // 20 bytes a commit
+    }
+
+    /// Every sha is the SHA-1 git computes for the commit's object, and the object says what
+    /// the REST element says: tree, parents in order, names, emails, instants, message.
+    @Test func shasAreTheGitNamesOfObjectsThatAgreeWithREST() throws {
+        var offsets = Set<String>()
+        var endingsWithoutNewline = 0
+        for index in [0, 1, 7, 8, 15, 16, 2_500, 4_999] + Array(100..<400) {
+            let body = repo.commitObject(at: index)
+            var hasher = SHA1()
+            hasher.update(Array("commit \(body.count)\0".utf8))
+            hasher.update(body)
+            #expect(SHA1.hex(hasher.finalize()) == repo.sha(at: index))
+            let object = try #require(ParsedCommitObject(body))
+            let rest = repo.commit(at: index)
+            #expect(object.tree == rest.tree)
+            #expect(object.parents == rest.parents)
+            #expect(object.author.name == rest.author.name && object.author.email == rest.author.email)
+            #expect(object.committer.name == rest.committer.name && object.committer.email == rest.committer.email)
+            #expect(Timestamp.iso8601UTC(object.author.time) == rest.author.date)
+            #expect(Timestamp.iso8601UTC(object.committer.time) == rest.committer.date)
+            if object.message.hasSuffix("\n") {
+                #expect(String(object.message.dropLast()) == rest.message)
+            } else {
+                #expect(object.message == rest.message)
+                endingsWithoutNewline += 1
+            }
+            offsets.insert(object.author.offset)
+            offsets.insert(object.committer.offset)
+        }
+        #expect(endingsWithoutNewline > 0, "some messages end without a newline")
+        #expect(
+            offsets.contains("+0000") && offsets.contains { $0.hasPrefix("-") } && offsets.contains { $0.hasPrefix("+") && $0 != "+0000" })
     }
 
     @Test func mergesHaveASideCommitReachableOnlyThroughTheSecondParent() {

@@ -17,7 +17,9 @@ public func startSimulator(_ repositories: [(name: String, commits: Int)], confi
 }
 
 /// Saved list-commits pages, as `gh api --paginate repos/O/R/commits` writes them.
-public func savedPages(_ simulator: GitHubSimulator, repository: String, pages limit: Int = .max) async throws -> [[UInt8]] {
+public func savedPages(
+    _ simulator: GitHubSimulator, repository: String, pages limit: Int = .max, token: String = "test-token"
+) async throws -> [[UInt8]] {
     let client = try HTTPClient()
     var url: String? = "\(simulator.baseURL)/repos/\(repository)/commits?per_page=100"
     var pages: [[UInt8]] = []
@@ -26,7 +28,7 @@ public func savedPages(_ simulator: GitHubSimulator, repository: String, pages l
             HTTPRequest(
                 url: next,
                 headers: [
-                    ("Authorization", "Bearer test-token"), ("Accept", "application/vnd.github+json"), ("User-Agent", "gh"),
+                    ("Authorization", "Bearer \(token)"), ("Accept", "application/vnd.github+json"), ("User-Agent", "gh"),
                 ]))
         pages.append(response.body)
         url = response.headers["link"].flatMap { header in

@@ -2,8 +2,9 @@
 //   GET  /_sim/stats                          SimStats as JSON
 //   POST /_sim/reset-stats
 //   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}
-//   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds
-//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true]
+//   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
+//                                             git as a GitFault name ("truncated-pack", …)
+//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
 
@@ -73,7 +74,8 @@ enum ControlEndpoint {
         let repository = SimRepository(
             owner: owner, name: name, id: id,
             source: commits == 0 ? .empty : .synthetic(SyntheticSpec(commits: commits, seed: seed)),
-            fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true")
+            fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true",
+            isPrivate: request.queryValue("private") == "true")
         do {
             try core.add(repository)
             return .json(.ok, ByteBuffer(string: "{\"id\":\(id)}"))
@@ -94,6 +96,10 @@ enum ControlEndpoint {
             throw BadFaultPlan(description: "the body must be a JSON object")
         }
         for (key, value) in object {
+            if key == "git" {
+                plan.git = try gitFault(value)
+                continue
+            }
             let number: Int?
             if value is NSNull {
                 number = nil
@@ -112,5 +118,14 @@ enum ControlEndpoint {
             }
         }
         return plan
+    }
+
+    private static func gitFault(_ value: Any) throws -> GitFault? {
+        if value is NSNull { return nil }
+        guard let name = value as? String, let fault = GitFault(rawValue: name) else {
+            let names = GitFault.allCases.map(\.rawValue).joined(separator: ", ")
+            throw BadFaultPlan(description: "git must be null or one of \(names)")
+        }
+        return fault
     }
 }

@@ -8,14 +8,20 @@ struct EndpointContext {
     /// The repository's state when the request arrived.
     let state: HostedRepository.State
     let baseURL: String
+    /// Where `clone_url` points: `baseURL`, or the same server under `SimConfiguration.cloneHost`.
+    let cloneBaseURL: String
     let authenticated: Bool
     let renderer: ElementRenderer
 
-    init(request: SimRequest, repository: HostedRepository, state: HostedRepository.State, baseURL: String, authenticated: Bool) {
+    init(
+        request: SimRequest, repository: HostedRepository, state: HostedRepository.State, baseURL: String,
+        cloneBaseURL: String? = nil, authenticated: Bool
+    ) {
         self.request = request
         self.repository = repository
         self.state = state
         self.baseURL = baseURL
+        self.cloneBaseURL = cloneBaseURL ?? baseURL
         self.authenticated = authenticated
         renderer = ElementRenderer(baseURL: baseURL, owner: state.owner, name: state.name, repoID: repository.id)
     }

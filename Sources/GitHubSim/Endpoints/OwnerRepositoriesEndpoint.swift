@@ -3,8 +3,8 @@
 //
 // As GitHub documents: an organization listing is sorted by creation, newest first; a user
 // listing by full name. `type` filters forks (`forks`) or non-forks (`sources`); the other values
-// (`all`, `public`, `private`, `member`, `owner`) list everything, since every simulated
-// repository is public. `/orgs/{user}/repos` for a user account answers 404.
+// (`all`, `member`, `owner`) list everything the client may see: private repositories only with a
+// token; `public` and `private` list those. `/orgs/{user}/repos` for a user account answers 404.
 
 import NIOCore
 
@@ -14,7 +14,7 @@ enum OwnerRepositoriesEndpoint {
 
     static func respond(
         _ request: SimRequest, owner reference: OwnerReference, repositories: [HostedRepository], userAccounts: Set<String>,
-        baseURL: String, authenticated: Bool
+        baseURL: String, cloneBaseURL: String, authenticated: Bool
     ) -> SimResponse {
         let owners = Set(repositories.map { $0.snapshot.owner.lowercased() })
         let owner: String
@@ -39,10 +39,14 @@ enum OwnerRepositoriesEndpoint {
         // while it has a repository, and is an organization unless configured as a user.
         guard owners.contains(owner), !(organization && userAccounts.contains(owner)) else { return .notFound() }
 
-        var listed = repositories.map { ($0, $0.snapshot) }.filter { $0.1.owner.lowercased() == owner }
+        var listed = repositories.map { ($0, $0.snapshot) }.filter {
+            $0.1.owner.lowercased() == owner && (authenticated || !$0.0.isPrivate)
+        }
         switch request.queryValue("type") {
         case "forks": listed = listed.filter { $0.0.fork }
         case "sources": listed = listed.filter { !$0.0.fork }
+        case "public": listed = listed.filter { !$0.0.isPrivate }
+        case "private": listed = listed.filter { $0.0.isPrivate }
         default: break
         }
         if organization {
@@ -61,7 +65,7 @@ enum OwnerRepositoriesEndpoint {
         body.writeStaticString("[")
         for (index, (repository, state)) in listed[lower..<upper].enumerated() {
             if index > 0 { body.writeStaticString(",") }
-            RepositoryJSON.write(repository, state: state, baseURL: baseURL, into: &body)
+            RepositoryJSON.write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         }
         body.writeStaticString("]")
 

@@ -5,7 +5,8 @@ import NIOCore
 enum RepositoryEndpoint {
     static func respond(_ context: EndpointContext) -> SimResponse {
         var body = ByteBuffer()
-        RepositoryJSON.write(context.repository, state: context.state, baseURL: context.baseURL, into: &body)
+        RepositoryJSON.write(
+            context.repository, state: context.state, baseURL: context.baseURL, cloneBaseURL: context.cloneBaseURL, into: &body)
         let etag = ConditionalRequest.weakETag("repo|" + String(buffer: body))
         let headers = context.cacheHeaders(
             etag: etag, lastModified: RepositoryJSON.pushedAt(context.repository, state: context.state))

@@ -1,4 +1,7 @@
-// The Authorization header and the rate-limit bucket it selects.
+// The Authorization header: a token for the API (and the rate-limit bucket it selects), HTTP Basic
+// for git.
+
+import Foundation
 
 enum Credentials: Equatable {
     case anonymous
@@ -23,4 +26,28 @@ enum Credentials: Equatable {
     /// The redacted bucket key shown in `SimStats.rateLimitUsed`.
     static func bucketKey(token: String) -> String { "token:\(token.prefix(4))…" }
     static func bucketKey(ip: String) -> String { "ip:\(ip)" }
+}
+
+/// The `Authorization` of a git request: HTTP Basic, whose password is the token.
+enum BasicCredentials: Equatable {
+    case anonymous
+    case token(String)
+    case malformed
+
+    init(authorization: String?) {
+        guard let authorization else {
+            self = .anonymous
+            return
+        }
+        let parts = authorization.trimmingASCIISpaces.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let decoded = Data(base64Encoded: String(parts[1].trimmingASCIISpaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else {
+            self = .malformed
+            return
+        }
+        let token = text[text.index(after: colon)...]
+        self = token.isEmpty ? .malformed : .token(String(token))
+    }
 }

@@ -15,6 +15,8 @@ struct SimResponse: Sendable {
     var status: HTTPResponseStatus
     var headers = HTTPHeaders()
     var body: ByteBuffer?
+    /// A body too large to hold, sent chunked as the connection drains it (instead of `body`).
+    var streamedBody: (any StreamedBody)?
     /// Wait this long before answering (slow-server fault).
     var delay: Duration = .zero
     var disposition: Disposition = .complete
@@ -79,4 +81,11 @@ struct SimResponse: Sendable {
         response.headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
         return response
     }
+}
+
+/// A response body produced piece by piece: the server asks for the next piece only once the
+/// previous one was written, so a slow reader holds the producer back.
+protocol StreamedBody: AnyObject, Sendable {
+    /// The next piece, or nil at the end.
+    func nextChunk() -> ByteBuffer?
 }

@@ -57,4 +57,14 @@ protocol CommitGraph: Sendable {
     func record(of node: Int) -> CommitRecord
     /// Whether rendered elements are worth caching (few commits, fixed text); otherwise render on demand.
     var cachesRenderedElements: Bool { get }
+    /// The history as git objects, when the graph can rebuild them (a dataset cannot: it has no
+    /// objects, only what REST showed of them).
+    var gitObjects: (any GitObjectGraph)? { get }
+}
+
+/// A history whose commits are real git objects: what the smart HTTP endpoints serve.
+protocol GitObjectGraph: Sendable {
+    /// Commit `node`'s object body, whose git name is `sha(of: node)`.
+    func commitObject(of node: Int) -> [UInt8]
+    func parents(of node: Int) -> [Int]
 }

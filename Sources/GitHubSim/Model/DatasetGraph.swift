@@ -35,6 +35,7 @@ final class DatasetGraph: CommitGraph {
 
     let initialHead = 0
     let cachesRenderedElements = true
+    var gitObjects: (any GitObjectGraph)? { nil }
 
     init(commits: [DatasetCommit], path: String) throws {
         var nodesBySHA = [String: Int32](minimumCapacity: commits.count)

@@ -1,5 +1,7 @@
-// A generated history that scales to millions of commits without storing any: every commit is a
-// pure function of (seed, index).
+// A generated history that scales to millions of commits: every commit's content is a pure
+// function of (seed, index), and its sha is the real git name of its commit object, which names its
+// parents' shas; so the shas are computed once, in index order, and kept (20 bytes a commit,
+// `ObjectNameTable`).
 //
 // Index 0 is the root, index count-1 the head. Commit i is committed at 2015-01-01 + 600·i s, so
 // descending index is git-log order. With mergeEvery = m, each i ≥ 2 with i % m == 0 is a merge
@@ -15,6 +17,8 @@ public struct SyntheticPerson: Sendable, Hashable {
     /// The GitHub login, or nil when the email belongs to no account (top-level `author: null`).
     public var login: String?
     public var userID: Int?
+    /// The time zone of this person's git dates, in minutes east of UTC (REST shows UTC).
+    public var utcOffsetMinutes: Int
 }
 
 public struct SyntheticRepository: Sendable {
@@ -25,8 +29,9 @@ public struct SyntheticRepository: Sendable {
     private let zipfCDF: [Double]
     private let mergeEvery: Int
     private let sideBranchMerges: Int
-    private let shaKey: UInt64
     private let treeKey: UInt64
+    /// The commits' real git names, computed on first use (or by `prepareObjectNames`).
+    private let names: LazyObjectNames
 
     /// 2015-01-01T00:00:00Z, the committer date of index 0.
     public static let firstCommitTime: Int64 = 1_420_070_400
@@ -34,7 +39,7 @@ public struct SyntheticRepository: Sendable {
 
     // Salts for independent hash streams.
     private enum Salt {
-        static let shaHigh: UInt64 = 1, shaMid: UInt64 = 2, shaKey: UInt64 = 3
+        static let newline: UInt64 = 3
         static let treeHigh: UInt64 = 4, treeMid: UInt64 = 5, treeKey: UInt64 = 6
         static let author: UInt64 = 7, committer: UInt64 = 8, authorLag: UInt64 = 9
         static let person: UInt64 = 10, personFirst: UInt64 = 11, personLast: UInt64 = 12
@@ -45,7 +50,6 @@ public struct SyntheticRepository: Sendable {
         self.spec = spec
         mergeEvery = spec.mergeEvery <= 0 ? 0 : max(2, spec.mergeEvery)
         sideBranchMerges = max(1, spec.sideBranchMerges)
-        shaKey = Hashing.value(spec.seed, 0, Salt.shaKey)
         treeKey = Hashing.value(spec.seed, 0, Salt.treeKey)
         let people = Self.makePeople(count: max(1, spec.authors), seed: spec.seed)
         self.people = people
@@ -57,6 +61,7 @@ public struct SyntheticRepository: Sendable {
             cdf.append(total)
         }
         zipfCDF = cdf.map { $0 / total }
+        names = LazyObjectNames.shared(for: spec)
     }
 
     public var count: Int { max(0, spec.commits) }
@@ -87,33 +92,33 @@ public struct SyntheticRepository: Sendable {
 
     // MARK: - Object ids
 
-    /// 24 hex digits of hash, then 16 hex digits of (index XOR a seed key), so `index(ofSHA:)` is O(1).
-    public func sha(at index: Int) -> String {
-        Self.objectID(seed: spec.seed, index: index, high: Salt.shaHigh, mid: Salt.shaMid, key: shaKey)
-    }
+    /// The real git name of commit `index`'s object.
+    public func sha(at index: Int) -> String { objectNames.hex(at: index) }
 
+    /// Not a real tree (a commits-only history has none): 24 hex digits of hash, then 16 of the
+    /// index XOR a seed key, so no two commits share one.
     public func treeSHA(at index: Int) -> String {
-        Self.objectID(seed: spec.seed, index: index, high: Salt.treeHigh, mid: Salt.treeMid, key: treeKey)
-    }
-
-    /// The index of a commit sha of this repository, or nil.
-    public func index(ofSHA sha: some StringProtocol) -> Int? {
-        let utf8 = Array(sha.utf8)
-        guard utf8.count == 40, let low = Hex.parse(utf8[24...]) else { return nil }
-        let candidate = low ^ shaKey
-        guard candidate < UInt64(count) else { return nil }
-        let index = Int(candidate)
-        return self.sha(at: index) == sha.lowercased() ? index : nil
-    }
-
-    private static func objectID(seed: UInt64, index: Int, high: UInt64, mid: UInt64, key: UInt64) -> String {
         String(unsafeUninitializedCapacity: 40) { buffer in
             let p = buffer.baseAddress!
-            Hex.write(Hashing.value(seed, index, high), width: 16, to: p)
-            Hex.write(Hashing.value(seed, index, mid) >> 32, width: 8, to: p + 16)
-            Hex.write(UInt64(index) ^ key, width: 16, to: p + 24)
+            Hex.write(Hashing.value(spec.seed, index, Salt.treeHigh), width: 16, to: p)
+            Hex.write(Hashing.value(spec.seed, index, Salt.treeMid) >> 32, width: 8, to: p + 16)
+            Hex.write(UInt64(index) ^ treeKey, width: 16, to: p + 24)
             return 40
         }
+    }
+
+    /// The index of a commit sha of this repository (either case), or nil.
+    public func index(ofSHA sha: some StringProtocol) -> Int? {
+        guard let name = ObjectNameTable.name(hex: sha) else { return nil }
+        return objectNames.index(of: name)
+    }
+
+    /// Computes every commit's name now rather than on first use (a simulator does it before it
+    /// serves, so no request pays for it).
+    public func prepareObjectNames() { _ = objectNames }
+
+    var objectNames: ObjectNameTable {
+        names.table { ObjectNameTable(count: count) { index, names in commitObject(at: index, names: names) } }
     }
 
     // MARK: - People
@@ -156,11 +161,12 @@ public struct SyntheticRepository: Sendable {
             }
             let domain = SyntheticText.domains[Int(h >> 20 % UInt64(SyntheticText.domains.count))]
             let hasAccount = (h >> 32) % 10 != 0
+            let zone = SyntheticText.utcOffsetsMinutes[Int(h >> 44 % UInt64(SyntheticText.utcOffsetsMinutes.count))]
             people.append(
                 SyntheticPerson(
                     name: name, email: "\(local)@\(domain)",
                     login: hasAccount ? SimUser.sanitizedLogin(local) : nil,
-                    userID: hasAccount ? 1_000_000 + k * 7 + Int(h >> 40 % 7) : nil))
+                    userID: hasAccount ? 1_000_000 + k * 7 + Int(h >> 40 % 7) : nil, utcOffsetMinutes: zone))
         }
         return people
     }
@@ -177,29 +183,61 @@ public struct SyntheticRepository: Sendable {
     }
 
     func record(at index: Int) -> CommitRecord {
-        let committerTime = self.committerTime(at: index)
-        let lag = Int64(Hashing.value(spec.seed, index, Salt.authorLag) % (3 * 86400 + 1))
-        let authorSlot = authorIndex(at: index)
-        let author = personRecord(authorSlot, time: committerTime - lag)
-        let committer: PersonRecord
-        let merge = isMerge(at: index)
-        let roll = Hashing.value(spec.seed, index, Salt.webFlow) % 100
-        if merge && roll < 75 {
-            committer = PersonRecord(
-                name: "GitHub", email: "noreply@github.com", date: Timestamp.iso8601UTC(committerTime), user: .webFlow)
-        } else if !merge && roll < 8 {
-            committer = personRecord(zipfPick(Hashing.unit(spec.seed, index, Salt.committer)), time: committerTime)
-        } else {
-            committer = personRecord(authorSlot, time: committerTime)
+        let content = content(at: index)
+        func rest(_ signature: GitSignature) -> PersonRecord {
+            PersonRecord(
+                name: signature.name, email: signature.email, date: Timestamp.iso8601UTC(signature.time), user: signature.user)
         }
         return CommitRecord(
             sha: sha(at: index), parents: parentIndices(at: index).map(sha(at:)), tree: treeSHA(at: index),
-            author: author, committer: committer, message: merge ? mergeMessage(index) : message(index))
+            author: rest(content.author), committer: rest(content.committer), message: content.message)
     }
 
-    private func personRecord(_ slot: Int, time: Int64) -> PersonRecord {
-        PersonRecord(
-            name: people[slot].name, email: people[slot].email, date: Timestamp.iso8601UTC(time), user: users[slot])
+    /// Commit `index`'s object body (what git hashes after `commit <size>\0`), parents named by `names`.
+    func commitObject(at index: Int, names: ObjectNameList) -> [UInt8] {
+        let content = content(at: index)
+        var body = CommitObjectWriter(tree: treeSHA(at: index))
+        for parent in parentIndices(at: index) { body.parent(names.hex(at: parent)) }
+        body.signature("author", content.author)
+        body.signature("committer", content.committer)
+        body.message(content.message, newlineAtEnd: content.newlineAtEnd)
+        return body.bytes
+    }
+
+    /// Commit `index`'s object body, as the pack carries it.
+    func commitObject(at index: Int) -> [UInt8] {
+        commitObject(at: index, names: objectNames.list)
+    }
+
+    /// What commit `index` says, before any sha: the REST element and the git object both render it.
+    private func content(at index: Int) -> CommitContent {
+        let committerTime = self.committerTime(at: index)
+        let lag = Int64(Hashing.value(spec.seed, index, Salt.authorLag) % (3 * 86400 + 1))
+        let authorSlot = authorIndex(at: index)
+        let author = signature(authorSlot, time: committerTime - lag)
+        let committer: GitSignature
+        let merge = isMerge(at: index)
+        let roll = Hashing.value(spec.seed, index, Salt.webFlow) % 100
+        if merge && roll < 75 {
+            committer = GitSignature(
+                name: "GitHub", email: "noreply@github.com", time: committerTime, utcOffsetMinutes: 0, user: .webFlow)
+        } else if !merge && roll < 8 {
+            committer = signature(zipfPick(Hashing.unit(spec.seed, index, Salt.committer)), time: committerTime)
+        } else {
+            committer = signature(authorSlot, time: committerTime)
+        }
+        // git ends a message with a newline, which REST drops; a few commits (made by other
+        // tools) have none, which REST shows unchanged.
+        let newlineAtEnd = Hashing.value(spec.seed, index, Salt.newline) % 100 >= 4
+        return CommitContent(
+            author: author, committer: committer, message: merge ? mergeMessage(index) : message(index),
+            newlineAtEnd: newlineAtEnd)
+    }
+
+    private func signature(_ slot: Int, time: Int64) -> GitSignature {
+        let person = people[slot]
+        return GitSignature(
+            name: person.name, email: person.email, time: time, utcOffsetMinutes: person.utcOffsetMinutes, user: users[slot])
     }
 
     private func pick<T>(_ list: [T], _ index: Int, _ salt: UInt64, _ offset: Int = 0) -> T {
@@ -258,9 +296,13 @@ public struct SyntheticRepository: Sendable {
 
 // MARK: - Serving
 
-extension SyntheticRepository: CommitGraph {
+extension SyntheticRepository: CommitGraph, GitObjectGraph {
     var initialHead: Int { headIndex }
     var cachesRenderedElements: Bool { false }
+    var gitObjects: (any GitObjectGraph)? { self }
+
+    func commitObject(of node: Int) -> [UInt8] { commitObject(at: node) }
+    func parents(of node: Int) -> [Int] { parentIndices(at: node) }
 
     func node(forSHA sha: some StringProtocol) -> Int? { index(ofSHA: sha) }
     func sha(of node: Int) -> String { sha(at: node) }

@@ -25,6 +25,8 @@ enum SyntheticText {
         ("François Côté", "francois.cote"), ("Łukasz Żółw", "lukasz.zolw"), ("Şebnem Çelik", "sebnem.celik"),
         ("김민준", "minjun.kim"), ("Antonín Dvořák", "antonin.dvorak"), ("Siobhán Ní Bhriain", "siobhan.nibhriain"),
     ]
+    /// Time zones people commit from, minutes east of UTC (both sides of UTC, half and quarter hours).
+    static let utcOffsetsMinutes = [0, 0, 60, 120, 180, -300, -360, -420, -480, 330, 345, 480, 540, 600, -180, -210, 765]
     static let domains = ["example.com", "example.org", "mail.example.net", "corp.example.dev"]
 
     static let verbs = [

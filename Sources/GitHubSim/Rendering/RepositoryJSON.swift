@@ -19,7 +19,10 @@ enum RepositoryJSON {
         return SyntheticRepository.firstCommitTime
     }
 
-    static func write(_ repository: HostedRepository, state: HostedRepository.State, baseURL: String, into body: inout ByteBuffer) {
+    static func write(
+        _ repository: HostedRepository, state: HostedRepository.State, baseURL: String, cloneBaseURL: String,
+        into body: inout ByteBuffer
+    ) {
         let renderer = ElementRenderer(baseURL: baseURL, owner: state.owner, name: state.name, repoID: repository.id)
         let pushedAt = pushedAt(repository, state: state)
         body.writeString("{\"id\":\(repository.id),\"node_id\":")
@@ -28,7 +31,7 @@ enum RepositoryJSON {
         body.writeJSONString(state.name)
         body.writeStaticString(",\"full_name\":")
         body.writeJSONString(state.fullName)
-        body.writeStaticString(",\"private\":false,\"owner\":")
+        body.writeString(",\"private\":\(repository.isPrivate),\"owner\":")
         renderer.writeUser(ownerAccount(state.owner), into: &body)
         body.writeStaticString(",\"html_url\":")
         body.writeJSONString(renderer.htmlRepo)
@@ -37,7 +40,9 @@ enum RepositoryJSON {
         body.writeStaticString(",\"commits_url\":")
         body.writeJSONString(renderer.apiRepo + "/commits{/sha}")
         body.writeStaticString(",\"clone_url\":")
-        body.writeJSONString(renderer.htmlRepo + ".git")
+        // Served by the simulator itself, on the API's host (unless configured otherwise), so a
+        // client sends it the token.
+        body.writeJSONString("\(cloneBaseURL)/\(state.owner)/\(state.name).git")
         body.writeString(
             ",\"created_at\":\"2014-12-01T00:00:00Z\",\"updated_at\":\"\(Timestamp.iso8601UTC(pushedAt))\",\"pushed_at\":\"\(Timestamp.iso8601UTC(pushedAt))\""
         )
@@ -46,6 +51,7 @@ enum RepositoryJSON {
         // `license` is null for a repository without a recognised licence; GitHub always sends the key
         // (github-to-sqlite reads it).
         body.writeString(
-            ",\"license\":null,\"visibility\":\"public\",\"archived\":\(repository.archived),\"disabled\":false}")
+            ",\"license\":null,\"visibility\":\"\(repository.isPrivate ? "private" : "public")\",\"archived\":\(repository.archived),\"disabled\":false}"
+        )
     }
 }

@@ -1,0 +1,132 @@
+// The `packfile` section of a fetch response, written as the connection drains it: side-band-64k
+// packets carrying a version 2 pack of the commits reachable from the wants, newest first, most
+// of them OFS_DELTAs against the object written just before, then the pack's SHA-1. Only a few
+// objects are held at a time, so a million-commit pack costs no more memory than a small one.
+
+import GitHash
+import NIOCore
+
+final class PackResponseBody: StreamedBody, @unchecked Sendable {
+    // @unchecked: the server pulls chunks from the one event loop of the connection, in order.
+
+    /// Each chunk carries about this much pack data.
+    static let chunkBytes = 60_000
+    /// A full object starts every this many, so no delta chain is longer (git's default depth).
+    static let maximumDeltaDepth = 50
+
+    private let graph: any GitObjectGraph
+    /// `reached[node]`: the node is in the pack. Objects go out from the top node down.
+    private let reached: [Bool]
+    private let objectCount: Int
+    private let useDeltas: Bool
+    private let fault: GitFault?
+    private let countPackBytes: @Sendable (Int) -> Void
+
+    private var next: Int
+    private var written = 0
+    private var hasher = SHA1()
+    private var packOffset = 0
+    private var base: (offset: Int, body: [UInt8])?
+    private var depth = 0
+    private var state = State.start
+    private let deflater = ZlibDeflater()
+
+    private enum State {
+        case start, objects, trailer, done
+    }
+
+    /// - Parameters:
+    ///   - wants: nodes the client asked for; the pack holds everything they reach.
+    ///   - countPackBytes: told the size of each piece of pack data sent.
+    init(
+        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?,
+        countPackBytes: @escaping @Sendable (Int) -> Void
+    ) {
+        let top = wants.max() ?? -1
+        var reached = [Bool](repeating: false, count: top + 1)
+        for want in wants { reached[want] = true }
+        var count = 0
+        // Parents have lower nodes than their children, so one downward sweep finds them all.
+        for node in stride(from: top, through: 0, by: -1) where reached[node] {
+            count += 1
+            for parent in graph.parents(of: node) { reached[parent] = true }
+        }
+        self.graph = graph
+        self.reached = reached
+        objectCount = count
+        self.useDeltas = useDeltas
+        self.fault = fault
+        self.countPackBytes = countPackBytes
+        next = top
+    }
+
+    func nextChunk() -> ByteBuffer? {
+        var out = ByteBuffer()
+        var pack: [UInt8] = []
+        switch state {
+        case .done:
+            return nil
+        case .start:
+            out.writePacketLine("packfile\n")
+            pack += "PACK".utf8
+            pack += [0, 0, 0, 2]
+            pack += withUnsafeBytes(of: UInt32(objectCount).bigEndian, Array.init)
+            state = objectCount > 0 ? .objects : .trailer
+        case .objects:
+            while pack.count < Self.chunkBytes, next >= 0 {
+                if reached[next] { appendObject(next, into: &pack) }
+                next -= 1
+            }
+            if next < 0 { state = .trailer }
+            if written * 2 >= objectCount, let fault, fault == .truncatedPack || fault == .sideBandError {
+                send(pack, into: &out)
+                state = .done
+                if fault == .sideBandError {
+                    out.writeSideBand(3, Array("error: github-sim: simulated failure while writing the pack\n".utf8)[...])
+                    out.writeFlush()
+                }
+                // A truncated pack: the response simply ends, without the rest or the flush.
+                return out
+            }
+        case .trailer:
+            var digest = hasher.finalize()
+            if fault == .badPackChecksum { digest[19] ^= 0xFF }
+            send(digest, into: &out, hashed: false)
+            out.writeFlush()
+            state = .done
+            return out
+        }
+        send(pack, into: &out)
+        return out
+    }
+
+    private func send(_ pack: [UInt8], into out: inout ByteBuffer, hashed: Bool = true) {
+        guard !pack.isEmpty else { return }
+        if hashed { hasher.update(pack) }
+        packOffset += pack.count
+        out.writeSideBand(1, pack[...])
+        countPackBytes(pack.count)
+    }
+
+    private func appendObject(_ node: Int, into pack: inout [UInt8]) {
+        var body = graph.commitObject(of: node)
+        if fault == .alteredCommit && written == 0 {
+            // The tip's content changes, so its name is no longer the one ls-refs announced.
+            body += " (altered by github-sim)".utf8
+        }
+        let offset = packOffset + pack.count
+        if useDeltas, let base, depth < Self.maximumDeltaDepth - 1 {
+            let delta = PackEncoding.delta(from: base.body, to: body)
+            PackEncoding.objectHeader(type: PackEncoding.offsetDeltaType, size: delta.count, into: &pack)
+            PackEncoding.offsetDistance(offset - base.offset, into: &pack)
+            pack += deflater.compress(delta)
+            depth += 1
+        } else {
+            PackEncoding.objectHeader(type: PackEncoding.commitType, size: body.count, into: &pack)
+            pack += deflater.compress(body)
+            depth = 0
+        }
+        base = (offset, body)
+        written += 1
+    }
+}
