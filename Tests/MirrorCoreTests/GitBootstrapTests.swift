@@ -40,7 +40,8 @@ import Testing
             apiURL: simulator.baseURL, token: token.map { GitHubToken(value: $0, source: "test") })
         configuration.retry = SimulatorHarness.fastRetries()
         let client = try GitHubClient(configuration: configuration, logger: TestSupport.quietLogger)
-        let engine = SyncEngine(client: client, store: try MirrorStore(path: path), logger: TestSupport.quietLogger, gitBootstrap: bootstrap)
+        let engine = SyncEngine(
+            client: client, store: try MirrorStore(path: path), logger: TestSupport.quietLogger, gitBootstrap: bootstrap)
         return try await engine.sync(RepositoryName(parsing: repository)!)
     }
 
@@ -140,7 +141,8 @@ import Testing
             let path = directory.path("anonymous.sqlite")
             let report = try await Self.sync(simulator, into: path, bootstrap: Self.bootstrap, token: nil)
             #expect(report.complete && report.added == Self.commits && report.requests == 3)
-            #expect(try StoreInspection(path).memberSHAs(of: Self.repository) == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
+            #expect(
+                try StoreInspection(path).memberSHAs(of: Self.repository) == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
 
             await #expect(throws: GitHubError.self) {
                 _ = try await Self.sync(simulator, into: directory.path("rest.sqlite"), bootstrap: nil, token: nil)
