@@ -71,6 +71,7 @@ extension Commitsd {
             let logger = makeLogger(level: level)
             // Readiness comes only after this: the store exists and is migrated.
             let synced: Set<String>
+            let activity: [String: PollActivity]
             let registry = PrometheusCollectorRegistry()
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
@@ -87,18 +88,26 @@ extension Commitsd {
                 }
                 let reader = try MirrorReader(path: store.path)
                 try metrics.recordStored(reader)
-                synced = Set(
-                    try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
-                        // Keys for both the explicit branch and "the default branch".
-                        ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
-                    })
+                // Keys for both the explicit branch and "the default branch".
+                func keys(_ repository: String, _ branch: String) -> [String] {
+                    ["\(repository.lowercased())@\(branch)", "\(repository.lowercased())@"]
+                }
+                synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { keys($0.repository, $0.branch) })
+                let now = Date()
+                activity = Dictionary(
+                    try reader.headCommitDates().flatMap { head in
+                        keys(head.repository, head.branch).map {
+                            ($0, PollActivity(newestCommitAt: head.committedAt, moved: false, now: now))
+                        }
+                    },
+                    uniquingKeysWith: { first, _ in first })
             } catch {
                 logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
             let service = SyncService(
-                configurationPath: path, initial: settings, synced: synced, notifier: SystemdNotifier(),
+                configurationPath: path, initial: settings, synced: synced, activity: activity, notifier: SystemdNotifier(),
                 logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)
             var services: [any Service] = [service]
             // A changed metrics_listen, like a changed store, takes effect on restart.

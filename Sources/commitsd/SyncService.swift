@@ -6,8 +6,12 @@ import ServiceLifecycle
 /// Polls every configured repository on its interval, one sync at a time.
 ///
 /// - One task runs the plan (`SyncSchedule`): it sleeps until the next
-///   repository is due, syncs it, and reschedules it. A single shared
-///   `GitHubClient` means one request at a time for the token.
+///   repository is due, syncs it, and reschedules it on the interval its
+///   activity calls for (`PollingPolicy`). A single shared `GitHubClient`
+///   means one request at a time for the token.
+/// - A walk stops after `pagesPerStep` pages and its repository goes back in
+///   the queue behind those already due, so a long first sync never holds up
+///   the others' polls by more than one step.
 /// - Before a sync, a rate limit at or below `rate_limit_reserve` pauses
 ///   everything until its reset. During one, the client refuses the request
 ///   that would dip into the reserve, so the walk stops at a page boundary and
@@ -23,6 +27,8 @@ struct SyncService: Service, CustomStringConvertible {
     let initial: DaemonSettings
     /// Keys of repositories that have synced before (spread out; others go first).
     let synced: Set<String>
+    /// What the store tells of each synced repository's activity, by the same keys.
+    let activity: [String: PollActivity]
     let notifier: SystemdNotifier
     /// A `--log-level` given on the command line beats `log_level` in the file.
     let logLevelOverride: Logger.Level?
@@ -32,6 +38,10 @@ struct SyncService: Service, CustomStringConvertible {
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
+
+    /// Pages one sync fetches before its repository goes back in the queue:
+    /// 1,000 commits, a few seconds on a good connection.
+    static let pagesPerStep = 10
 
     enum Event: Sendable {
         case due
@@ -67,7 +77,7 @@ struct SyncService: Service, CustomStringConvertible {
     private func schedule(events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) async {
         var settings = initial
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, now: .now)
+        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, activity: activity, now: .now)
         // Patterns (OWNER/*) are listed at once, then on their shortest interval.
         var discovery = PatternDiscovery()
         var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
@@ -132,13 +142,23 @@ struct SyncService: Service, CustomStringConvertible {
                 let usageBefore = settings.client.usage
                 let started = ContinuousClock.now
                 let outcome = await sync(job.repository, settings: settings, logger: logger)
+                let reader = openReader(settings: settings, logger: logger)
                 record(
-                    outcome, of: job.repository, settings: settings, usageBefore: usageBefore,
-                    duration: ContinuousClock.now - started, logger: logger)
-                plan.completed(job.repository, now: .now)
+                    outcome, of: job.repository, reader: reader, settings: settings, usageBefore: usageBefore,
+                    duration: ContinuousClock.now - started)
+                switch outcome {
+                case .stepEnded:
+                    plan.requeue(job.repository, now: .now)
+                case .synced(let report):
+                    plan.completed(job.repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
+                default:
+                    plan.completed(job.repository, now: .now)
+                }
                 switch outcome {
                 case .synced(let report):
                     lastStatus = "last sync: \(report.summary)"
+                case .stepEnded(let step):
+                    lastStatus = "last sync: \(job.repository) walked \(plural(step.pages, "page")); continues after the polls due"
                 case .skipped(let holder):
                     lastStatus = "last sync: \(job.repository) skipped (another writer: \(holder))"
                 case .failed(let message):
@@ -161,10 +181,29 @@ struct SyncService: Service, CustomStringConvertible {
         logger.info("stopping")
     }
 
+    /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
+    private func openReader(settings: DaemonSettings, logger: Logger) -> MirrorReader? {
+        do {
+            return try MirrorReader(path: settings.storePath)
+        } catch {
+            logger.debug("could not read the store for metrics and activity", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// What a sync saw of its repository's activity: whether its branch moved,
+    /// and when its head was committed (`nil` when the store cannot say).
+    private func activity(after report: SyncReport, reader: MirrorReader) -> PollActivity? {
+        let moved = report.added > 0 || report.leftBranch > 0 || report.returned > 0
+        guard let head = report.headSHA else { return PollActivity(newestCommitAge: nil, moved: moved) }
+        guard let committedAt = try? reader.committerDate(ofCommit: head) else { return nil }
+        return PollActivity(newestCommitAt: committedAt, moved: moved, now: Date())
+    }
+
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
     private func record(
-        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, settings: DaemonSettings,
-        usageBefore: GitHubClient.Usage, duration: Duration, logger: Logger
+        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: MirrorReader?, settings: DaemonSettings,
+        usageBefore: GitHubClient.Usage, duration: Duration
     ) {
         let usage = settings.client.usage
         metrics.recordRequests(since: usageBefore, now: usage)
@@ -177,12 +216,9 @@ struct SyncService: Service, CustomStringConvertible {
         case .rateLimited: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
         case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
         case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
+        case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
-        do {
-            try metrics.recordStored(try MirrorReader(path: settings.storePath), repository: repository.name)
-        } catch {
-            logger.debug("could not read the store for metrics", metadata: ["error": "\(error)"])
-        }
+        if let reader { try? metrics.recordStored(reader, repository: repository.name) }
     }
 
     /// When the last seen limit is at or below the reserve and not yet reset: the reset time.
@@ -204,6 +240,8 @@ struct SyncService: Service, CustomStringConvertible {
         case interrupted
         /// Removed from mirroring by the user (named in the file all the same).
         case removed
+        /// The walk stopped after `pagesPerStep` pages; the next sync resumes it.
+        case stepEnded(SyncStepEnded)
     }
 
     /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
@@ -216,7 +254,9 @@ struct SyncService: Service, CustomStringConvertible {
             storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd",
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
         // A graceful shutdown cancels the sync; it stops at a page boundary.
-        let outcome = await cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) }
+        let outcome = await cancelWhenGracefulShutdown {
+            await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
+        }
         switch outcome {
         case .synced(let report):
             return .synced(report)
@@ -245,6 +285,11 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed:
             logger.notice("not syncing a repository removed from mirroring (its history is kept); take it out of the configuration")
             return .removed
+        case .stepEnded(let step):
+            logger.info(
+                "walk paused at a page boundary; it continues once the polls already due have run",
+                metadata: ["sync.pages": "\(step.pages)"])
+            return .stepEnded(step)
         case .failed(let failure) where Task.isShuttingDownGracefully:
             logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
             return .interrupted

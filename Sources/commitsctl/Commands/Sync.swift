@@ -149,6 +149,7 @@ extension Commitsctl {
                     case .rateLimited(let error, _): throw error
                     case .interrupted: throw CancellationError()
                     case .removed: preconditionFailure("a repository named on the command line is synced even when removed")
+                    case .stepEnded: preconditionFailure("commitsctl syncs without a page limit")
                     case .failed(let failure): throw failure.error
                     }
                     return
@@ -255,6 +256,8 @@ extension Commitsctl {
                 case .interrupted:
                     tally.interrupted = true
                     return
+                case .stepEnded:
+                    preconditionFailure("commitsctl syncs without a page limit")
                 case .failed(let failure):
                     printError("\(target): \(Advice.line(for: failure.error))")
                     tally.failed += 1
