@@ -95,12 +95,13 @@ extension Commitsd {
                 synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { keys($0.repository, $0.branch) })
                 let now = Date()
                 activity = Dictionary(
-                    try reader.headCommitDates().flatMap { head in
+                    try reader.branchHeads().flatMap { head in
                         keys(head.repository, head.branch).map {
-                            ($0, PollActivity(newestCommitAt: head.committedAt, moved: false, now: now))
+                            ($0, PollActivity(head: head.head, committedAt: head.committedAt, now: now))
                         }
                     },
-                    uniquingKeysWith: { first, _ in first })
+                    uniquingKeysWith: { first, _ in first }
+                ).filter { synced.contains($0.key) }
             } catch {
                 logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)

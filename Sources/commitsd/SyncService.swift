@@ -191,13 +191,12 @@ struct SyncService: Service, CustomStringConvertible {
         }
     }
 
-    /// What a sync saw of its repository's activity: whether its branch moved,
-    /// and when its head was committed (`nil` when the store cannot say).
+    /// What a sync saw of its repository: its head, and when that was committed
+    /// (`nil` when the store cannot say).
     private func activity(after report: SyncReport, reader: MirrorReader) -> PollActivity? {
-        let moved = report.added > 0 || report.leftBranch > 0 || report.returned > 0
-        guard let head = report.headSHA else { return PollActivity(newestCommitAge: nil, moved: moved) }
+        guard let head = report.headSHA else { return PollActivity(head: nil, headAge: nil) }
         guard let committedAt = try? reader.committerDate(ofCommit: head) else { return nil }
-        return PollActivity(newestCommitAt: committedAt, moved: moved, now: Date())
+        return PollActivity(head: head, committedAt: committedAt, now: Date())
     }
 
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.

@@ -41,28 +41,42 @@ import Testing
         log.split(separator: "\n").filter { $0.contains(message) && mentions($0, repository) }
     }
 
-    /// A repository that keeps moving is polled at min_interval; one whose
-    /// newest commit is years old at max_interval (here: not again within
-    /// the test); one with its own `interval` stays on it, dormant or not.
+    /// A linear history of `count` commits as a dataset file: the first `visible` a
+    /// second apart up to now, the later ones (pushed during a test) dated now.
+    func recentHistory(_ count: Int, visible: Int) throws -> String {
+        let now = Int(Date().timeIntervalSince1970)
+        func sha(_ index: Int) -> String { String(format: "%040x", index + 1) }
+        let lines = (0..<count).reversed().map { index in
+            let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(now - max(0, visible - 1 - index))))
+            let person = DatasetPerson(name: "Ada", email: "ada@example.com", date: date)
+            let commit = DatasetCommit(
+                sha: sha(index), parents: index == 0 ? [] : [sha(index - 1)], tree: String(format: "%040x", 0xffff + index),
+                author: person, committer: person, message: "change \(index)\n")
+            return String(decoding: try! JSONEncoder().encode(commit), as: UTF8.self)
+        }
+        return try directory.write("recent.jsonl", lines.joined(separator: "\n") + "\n")
+    }
+
+    /// A repository committed to seconds ago, and moving, is polled at
+    /// min_interval; one whose newest commit is years old (the synthetic
+    /// histories are dated from 2015) at max_interval, here never again within
+    /// the test; one with its own `interval` stays on it, dormant or not.
     @Test func anActiveRepositoryIsPolledMoreOftenThanADormantOne() async throws {
-        try await withRunning(startSimulator([("active", 300), ("dormant", 200), ("steady", 200)])) { simulator in
+        let repositories = [
+            SimRepository(owner: "acme", name: "active", id: 2001, source: .dataset(path: try recentHistory(200, visible: 50))),
+            SimRepository(owner: "acme", name: "dormant", id: 2002, source: .synthetic(SyntheticSpec(commits: 200))),
+            SimRepository(owner: "acme", name: "steady", id: 2003, source: .synthetic(SyntheticSpec(commits: 200, seed: 3))),
+        ]
+        let simulator = try GitHubSimulator(repositories: repositories)
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
             try simulator.moveHead(owner: "acme", name: "active", back: 150)
             let daemon = try startDaemon(
                 simulator, settings: "default_interval: 1s\nmin_interval: 1s\nmax_interval: 1h",
                 repositories: ["acme/active", "acme/dormant", "{name: acme/steady, interval: 1s}"])
             defer { daemon.stop() }
-            #expect(
-                try await waitUntil { try ["active", "dormant", "steady"].allSatisfy { try mirrored(simulator, $0) } },
-                "\(daemon.log)")
-            // A first sync stores commits, which counts as a move: one more poll
-            // at the minimum, then the head's age (years: the synthetic history
-            // is dated from 2015) sets the maximum.
-            #expect(
-                await waitUntil { lines(daemon.log, "info sync finished ", repository: "dormant").count >= 2 }, "\(daemon.log)")
-
-            simulator.resetStats()
-            let activeBefore = lines(daemon.log, "info sync finished ", repository: "active").count
-            // The active repository gets a commit about every quarter second.
+            // The active repository gets a commit about every quarter second from its first sync on.
+            #expect(try await waitUntil { try mirrored(simulator, "active") }, "\(daemon.log)")
             let mover = Task {
                 for _ in 0..<140 where !Task.isCancelled {
                     try simulator.moveHead(owner: "acme", name: "active", forward: 1)
@@ -70,6 +84,10 @@ import Testing
                 }
             }
             defer { mover.cancel() }
+            #expect(
+                try await waitUntil { try ["dormant", "steady"].allSatisfy { try mirrored(simulator, $0) } }, "\(daemon.log)")
+            simulator.resetStats()
+            let activeBefore = lines(daemon.log, "info sync finished ", repository: "active").count
             #expect(await waitUntil(timeout: .seconds(40)) { simulator.stats().requestsByRepository["acme/steady", default: 0] >= 5 })
             let counts = simulator.stats().requestsByRepository
             let activePolls = lines(daemon.log, "info sync finished ", repository: "active").count - activeBefore
@@ -77,7 +95,7 @@ import Testing
             // Polled about as often as the fixed one (each poll that saw a move: a probe, a lookup, a page).
             #expect(activePolls >= 3, "\(daemon.log)")
             #expect(counts["acme/active", default: 0] >= activePolls, "\(counts)")
-            #expect(daemon.log.contains("head.new="), "the active repository's moves were seen")
+            #expect(lines(daemon.log, "info branch head moved ", repository: "active").count >= activePolls - 1, "\(daemon.log)")
             mover.cancel()
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)

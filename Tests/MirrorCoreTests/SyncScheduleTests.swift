@@ -67,26 +67,24 @@ import Testing
 @Suite struct AdaptivePollingTests {
     let policy = PollingPolicy.adaptive(minimum: .seconds(60), maximum: .seconds(6 * 3600))
 
-    @Test func theIntervalIsHalfTheTimeSinceTheNewestCommitWithinTheRange() {
-        func interval(age: Duration?) -> Duration { policy.interval(after: PollActivity(newestCommitAge: age, moved: false)) }
-        #expect(interval(age: .seconds(3600)) == .seconds(1800))
-        #expect(interval(age: .seconds(30)) == .seconds(60), "never below the minimum")
-        #expect(interval(age: .seconds(365 * 86_400)) == .seconds(6 * 3600), "never above the maximum")
-        #expect(interval(age: .seconds(-500)) == .seconds(60), "a commit dated in the future counts as now")
-        #expect(interval(age: nil) == .seconds(6 * 3600), "an empty repository is polled at the maximum")
+    @Test func theIntervalIsHalfTheQuietTimeWithinTheRange() {
+        func interval(quiet: Duration?) -> Duration { policy.interval(quietFor: quiet, moved: false) }
+        #expect(interval(quiet: .seconds(3600)) == .seconds(1800))
+        #expect(interval(quiet: .seconds(30)) == .seconds(60), "never below the minimum")
+        #expect(interval(quiet: .seconds(365 * 86_400)) == .seconds(6 * 3600), "never above the maximum")
+        #expect(interval(quiet: nil) == .seconds(6 * 3600), "an empty repository is polled at the maximum")
         // A branch that just moved is polled at the minimum, however old its head's date.
-        #expect(policy.interval(after: PollActivity(newestCommitAge: .seconds(365 * 86_400), moved: true)) == .seconds(60))
-        #expect(policy.interval(after: nil) == .seconds(60), "nothing known yet: the minimum")
-        #expect(
-            PollingPolicy.fixed(.seconds(300)).interval(after: PollActivity(newestCommitAge: .seconds(86_400), moved: false))
-                == .seconds(300))
+        #expect(policy.interval(quietFor: .seconds(365 * 86_400), moved: true) == .seconds(60))
+        #expect(policy.minimum == .seconds(60))
+        #expect(PollingPolicy.fixed(.seconds(300)).interval(quietFor: .seconds(86_400), moved: false) == .seconds(300))
+        #expect(PollingPolicy.fixed(.seconds(300)).interval(quietFor: nil, moved: true) == .seconds(300))
     }
 
-    @Test func theActivityComesFromTheHeadsCommitterDate() {
+    @Test func theHeadsAgeComesFromItsCommitterDate() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let activity = PollActivity(newestCommitAt: now.addingTimeInterval(-7200), moved: false, now: now)
-        #expect(activity.newestCommitAge == .seconds(7200))
-        #expect(PollActivity(newestCommitAt: nil, moved: true, now: now).newestCommitAge == nil)
+        #expect(PollActivity(head: "a", committedAt: now.addingTimeInterval(-7200), now: now).headAge == .seconds(7200))
+        #expect(PollActivity(head: "a", committedAt: now.addingTimeInterval(500), now: now).headAge == .zero, "the future counts as now")
+        #expect(PollActivity(head: nil, committedAt: nil, now: now).headAge == nil)
     }
 
     @Test func theConfigurationSaysWhoAdaptsAndWhoStaysFixed() throws {
@@ -147,46 +145,66 @@ import Testing
     }
 
     /// With an injected clock: a dormant repository slows down to the maximum,
-    /// one that moves is due again within the minimum.
+    /// one that moves is due again within the minimum, and a repository that
+    /// stops moving slows down step by step, whatever its commits' dates.
     @Test func theScheduleFollowsEachRepositorysActivity() throws {
         let config = try MirrorConfiguration.parse(
             yaml: "min_interval: 1m\nmax_interval: 1h\nrepositories: [a/busy, a/dormant]\n", source: "cfg.yaml")
         let start = ContinuousClock.now
-        let dormantSince = PollActivity(newestCommitAge: .seconds(30 * 86_400), moved: false)
+        let dormant = PollActivity(head: "d1", headAge: .seconds(30 * 86_400))
         var plan = SyncSchedule(
             configuration: config, synced: ["a/busy@", "a/dormant@"],
-            activity: ["a/busy@": PollActivity(newestCommitAge: .seconds(120), moved: false), "a/dormant@": dormantSince],
-            now: start)
+            activity: ["a/busy@": PollActivity(head: "b0", headAge: .seconds(120)), "a/dormant@": dormant], now: start)
         #expect(plan.jobs.map(\.interval) == [.seconds(60), .seconds(3600)])
         // Spread on each one's own interval: the second of two starts half its interval in.
         #expect(plan.jobs.map { $0.due - start } == [.zero, .seconds(1800)])
 
-        // Simulate an hour of polls: busy moves every poll, dormant never.
+        // An hour of polls: busy has a new head at every poll (its commits dated
+        // years ago, as a pushed old branch is), dormant never moves.
         var now = start
         var polls: [String: Int] = [:]
         while let job = plan.next, job.due < start + .seconds(3600) {
             now = max(now, job.due) + .seconds(1)  // each poll takes a second
             let name = job.repository.name.description
             polls[name, default: 0] += 1
-            let activity = name == "a/busy" ? PollActivity(newestCommitAge: .zero, moved: true) : dormantSince
-            plan.completed(job.repository, now: now, activity: activity)
+            let seen = name == "a/busy" ? PollActivity(head: "b\(polls[name]!)", headAge: .seconds(400 * 86_400)) : dormant
+            plan.completed(job.repository, now: now, activity: seen)
         }
         #expect(polls["a/busy"] == 60, "\(polls)")
         #expect(polls["a/dormant"] == 1, "\(polls)")
 
-        // Busy goes quiet: half its head's age, growing poll after poll, up to the maximum.
+        // Busy stops moving: the interval grows with the time since its last move, up to the maximum.
         let busy = config.repositories[0]
-        plan.completed(busy, now: now, activity: PollActivity(newestCommitAge: .seconds(600), moved: false))
-        #expect(plan.jobs[0].interval == .seconds(300))
-        plan.completed(busy, now: now, activity: PollActivity(newestCommitAge: .seconds(10 * 3600), moved: false))
-        #expect(plan.jobs[0].interval == .seconds(3600))
+        let still = PollActivity(head: "b60", headAge: .seconds(400 * 86_400))
+        var intervals: [Duration] = []
+        while intervals.last != .seconds(3600) && intervals.count < 40 {
+            now = plan.jobs[0].due + .seconds(1)
+            plan.completed(busy, now: now, activity: still)
+            intervals.append(plan.jobs[0].interval)
+        }
+        #expect(intervals.first == .seconds(60))
+        #expect(zip(intervals, intervals.dropFirst()).allSatisfy { $0 <= $1 }, "\(intervals)")
+        #expect(intervals.last == .seconds(3600) && intervals.count < 30, "\(intervals)")
         #expect(plan.jobs[0].due > now && plan.jobs[0].due <= now + .seconds(3600))
         // Then moves: due again within the minimum.
-        plan.completed(busy, now: now, activity: PollActivity(newestCommitAge: .zero, moved: true))
+        plan.completed(busy, now: now, activity: PollActivity(head: "b61", headAge: .zero))
         #expect(plan.jobs[0].due > now && plan.jobs[0].due <= now + .seconds(60))
-        // A failed poll (no activity seen) keeps the interval.
+        // A failed poll (nothing seen) keeps the interval.
         plan.completed(busy, now: now, activity: nil)
         #expect(plan.jobs[0].interval == .seconds(60))
+    }
+
+    /// A first sync is not a move: its head's date decides.
+    @Test func aFirstSyncIsNotAMove() throws {
+        let config = try MirrorConfiguration.parse(
+            yaml: "min_interval: 1m\nmax_interval: 1h\nrepositories: [a/old, a/fresh, a/empty]\n", source: "cfg.yaml")
+        let start = ContinuousClock.now
+        var plan = SyncSchedule(configuration: config, synced: [], now: start)
+        #expect(plan.jobs.map(\.interval) == [.seconds(60), .seconds(60), .seconds(60)], "unknown: the minimum")
+        plan.completed(config.repositories[0], now: start, activity: PollActivity(head: "o", headAge: .seconds(86_400)))
+        plan.completed(config.repositories[1], now: start, activity: PollActivity(head: "f", headAge: .seconds(240)))
+        plan.completed(config.repositories[2], now: start, activity: PollActivity(head: nil, headAge: nil))
+        #expect(plan.jobs.map(\.interval) == [.seconds(3600), .seconds(120), .seconds(3600)])
     }
 
     /// A walk taken in steps never delays a poll that is due by more than one step.

@@ -2,28 +2,30 @@ import Foundation
 
 /// How recently each mirrored branch moved, for adaptive polling (`PollingPolicy`).
 extension MirrorReader {
-    /// One mirrored branch and when its head was committed.
-    public struct BranchHeadDate: Sendable, Equatable {
+    /// One mirrored branch, its head and when that was committed.
+    public struct BranchHead: Sendable, Equatable {
         public var repository: String
         public var branch: String
+        /// The newest head whose history is stored.
+        public var head: String?
         /// The head's committer date; `nil` when the branch has no stored head
         /// (an empty repository, or a first sync still walking).
         public var committedAt: Date?
     }
 
-    /// Every branch of a repository still mirrored (not gone or removed).
-    public func headCommitDates() throws -> [BranchHeadDate] {
+    /// Every branch of a repository still mirrored (not gone or removed), with its head and when that was committed.
+    public func branchHeads() throws -> [BranchHead] {
         try db.prepare(
             """
-            SELECT r.full_name, s.branch, c.committer_date
+            SELECT r.full_name, s.branch, s.head_sha, c.committer_date
             FROM sync_state s JOIN repositories r ON r.id = s.repository_id
             LEFT JOIN commits c ON c.sha = s.head_sha
             WHERE r.state = 'active'
             """
         ).map { row in
-            BranchHeadDate(
-                repository: row.string(0), branch: row.string(1),
-                committedAt: row.optionalString(2).flatMap(ISO8601Timestamp.parse))
+            BranchHead(
+                repository: row.string(0), branch: row.string(1), head: row.optionalString(2),
+                committedAt: row.optionalString(3).flatMap(ISO8601Timestamp.parse))
         }
     }
 

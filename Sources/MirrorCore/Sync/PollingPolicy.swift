@@ -4,30 +4,30 @@ import Foundation
 /// the repository's activity between a minimum and a maximum.
 ///
 /// The adaptive rule is Sourcegraph's mirror's: poll again after half the time
-/// since the branch's newest commit, within the range. A repository committed
-/// to an hour ago is polled every 30 minutes, one dormant for a year at the
+/// since the repository last moved, within the range. A repository committed to
+/// an hour ago is polled every 30 minutes, one dormant for a year at the
 /// maximum; one whose branch just moved is polled at the minimum next, since
-/// pushes come in bursts.
+/// pushes come in bursts, and then less and less often while it stays still.
 public enum PollingPolicy: Sendable, Equatable {
     case fixed(Duration)
     case adaptive(minimum: Duration, maximum: Duration)
 
-    /// The interval until the next poll, given what the last poll saw; `nil`
-    /// (nothing seen yet) polls at the minimum until something is known.
-    public func interval(after activity: PollActivity?) -> Duration {
+    /// The interval until the next poll. `quietFor`: how long the repository
+    /// has been still (`nil`: it has no commit, an empty repository); `moved`:
+    /// the poll just found its branch moved.
+    public func interval(quietFor: Duration?, moved: Bool) -> Duration {
         switch self {
         case .fixed(let interval):
             return interval
         case .adaptive(let minimum, let maximum):
-            guard let activity else { return minimum }
-            if activity.moved { return minimum }
-            // No commit to date (an empty repository): nothing suggests it will move soon.
-            guard let age = activity.newestCommitAge else { return maximum }
-            return min(max(age / 2, minimum), maximum)
+            if moved { return minimum }
+            // No commit to date: nothing suggests it will move soon.
+            guard let quietFor else { return maximum }
+            return min(max(quietFor / 2, minimum), maximum)
         }
     }
 
-    /// The shortest interval the policy can choose.
+    /// The shortest interval the policy can choose (used until a poll has seen the repository).
     public var minimum: Duration {
         switch self {
         case .fixed(let interval): interval
@@ -36,21 +36,23 @@ public enum PollingPolicy: Sendable, Equatable {
     }
 }
 
-/// What a poll saw of a repository's activity.
+/// What a poll saw of a repository: its branch head and how old that head's
+/// commit is. Whether it moved is the schedule's to tell, from the head the
+/// poll before saw.
 public struct PollActivity: Sendable, Equatable {
-    /// How long ago the branch head was committed; `nil` when the branch has no
-    /// commit (an empty repository). A date in the future counts as now.
-    public var newestCommitAge: Duration?
-    /// Whether this poll found the branch moved (new commits or another head).
-    public var moved: Bool
+    /// `nil`: the branch has no commit (an empty repository).
+    public var head: String?
+    /// How long ago the head was committed (its committer date); `nil` when
+    /// unknown. A date in the future counts as now.
+    public var headAge: Duration?
 
-    public init(newestCommitAge: Duration?, moved: Bool) {
-        self.newestCommitAge = newestCommitAge.map { Swift.max($0, .zero) }
-        self.moved = moved
+    public init(head: String?, headAge: Duration?) {
+        self.head = head
+        self.headAge = headAge.map { Swift.max($0, .zero) }
     }
 
-    /// From the head's committer date as stored (`nil`: no commit), as of `now`.
-    public init(newestCommitAt: Date?, moved: Bool, now: Date) {
-        self.init(newestCommitAge: newestCommitAt.map { .seconds(now.timeIntervalSince($0)) }, moved: moved)
+    /// From the head's committer date as stored, as of `now`.
+    public init(head: String?, committedAt: Date?, now: Date) {
+        self.init(head: head, headAge: committedAt.map { .seconds(now.timeIntervalSince($0)) })
     }
 }

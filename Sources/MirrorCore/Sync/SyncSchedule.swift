@@ -19,11 +19,20 @@ public struct SyncSchedule: Sendable {
         public var policy: PollingPolicy
         /// What the last poll saw (`nil`: nothing yet).
         public var activity: PollActivity?
+        /// When a poll last found the branch moved (unknown before this process saw it).
+        public var movedAt: ContinuousClock.Instant?
         /// The interval the policy chose from `activity`.
         public var interval: Duration
         /// A point of the job's grid.
         public var anchor: ContinuousClock.Instant
         public var due: ContinuousClock.Instant
+
+        /// How long the repository has been still: since its head's commit or
+        /// its last move seen, whichever is later (commit dates can be old when pushed).
+        func quietFor(now: ContinuousClock.Instant) -> Duration? {
+            guard let movedAt else { return activity?.headAge }
+            return min(activity?.headAge ?? (now - movedAt), now - movedAt)
+        }
     }
 
     public private(set) var jobs: [Job] = []
@@ -39,10 +48,11 @@ public struct SyncSchedule: Sendable {
         for (index, repository) in configuration.repositories.enumerated() {
             let policy = configuration.pollingPolicy(for: repository)
             let seen = activity[repository.key]
-            let interval = policy.interval(after: seen)
+            let interval = seen.map { policy.interval(quietFor: $0.headAge, moved: false) } ?? policy.minimum
             let anchor = now + interval * (Double(index) / Double(max(count, 1)))
             let due = synced.contains(repository.key) ? anchor : now
-            jobs.append(Job(repository: repository, policy: policy, activity: seen, interval: interval, anchor: anchor, due: due))
+            jobs.append(
+                Job(repository: repository, policy: policy, activity: seen, movedAt: nil, interval: interval, anchor: anchor, due: due))
         }
     }
 
@@ -56,13 +66,22 @@ public struct SyncSchedule: Sendable {
     /// Marks `repository` as just synced (or attempted): due at its next grid
     /// point after `now`, on the interval its policy chooses from `activity`
     /// (`nil`, e.g. after a failure: the interval stays).
+    ///
+    /// A head other than the one the last poll saw is a move (a first sync is not).
     public mutating func completed(
         _ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant, activity: PollActivity? = nil
     ) {
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
         if let activity {
-            jobs[index].activity = activity
-            jobs[index].interval = jobs[index].policy.interval(after: activity)
+            var job = jobs[index]
+            let moved = job.activity.map { $0.head != activity.head } ?? false
+            if moved { job.movedAt = now }
+            job.activity = activity
+            let interval = job.policy.interval(quietFor: job.quietFor(now: now), moved: moved)
+            // A spread slot still ahead was planned for the old interval: the new one counts from now.
+            if interval != job.interval && job.anchor > now { job.anchor = now }
+            job.interval = interval
+            jobs[index] = job
         }
         jobs[index].due = Self.slot(after: now, anchor: jobs[index].anchor, interval: jobs[index].interval)
     }
@@ -90,12 +109,12 @@ public struct SyncSchedule: Sendable {
             let policy = configuration.pollingPolicy(for: repository)
             guard var job = old[repository.key] else {
                 return Job(
-                    repository: repository, policy: policy, activity: nil, interval: policy.interval(after: nil),
+                    repository: repository, policy: policy, activity: nil, movedAt: nil, interval: policy.minimum,
                     anchor: now, due: now)
             }
             job.repository = repository
             job.policy = policy
-            let interval = policy.interval(after: job.activity)
+            let interval = job.activity == nil ? policy.minimum : policy.interval(quietFor: job.quietFor(now: now), moved: false)
             if interval != job.interval {
                 job.interval = interval
                 job.due = min(job.due, Self.slot(after: now, anchor: job.anchor, interval: interval))
