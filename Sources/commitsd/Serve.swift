@@ -63,6 +63,11 @@ extension Commitsd {
                     summary +=
                         "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
                 }
+                let range = configuration.adaptiveRange
+                if range.minimum != range.maximum {
+                    summary +=
+                        "; adaptive polling between \(DurationText.format(range.minimum)) and \(DurationText.format(range.maximum)) (entries with their own interval stay on it)"
+                }
                 print(summary)
                 return
             }
