@@ -12,10 +12,11 @@ import ServiceLifecycle
 /// - A walk stops after `pagesPerStep` pages and its repository goes back in
 ///   the queue behind those already due, so a long first sync never holds up
 ///   the others' polls by more than one step.
-/// - Before a sync, a rate limit at or below `rate_limit_reserve` pauses
-///   everything until its reset. During one, the client refuses the request
-///   that would dip into the reserve, so the walk stops at a page boundary and
-///   resumes from its checkpoint after the reset. An exhausted limit does the same.
+/// - At `rate_limit_reserve` the client refuses every request that would dip
+///   into the reserve except conditional ones (with a token, a 304 is free):
+///   polls go on, and a walk stops at a page boundary, its repository held
+///   back until the reset, when it resumes from its checkpoint. Without a token
+///   (a 304 costs a point), and at an exhausted limit, everything pauses.
 /// - Graceful shutdown (SIGTERM/SIGINT) cancels the sync in progress. The
 ///   cancellation lands at an `await` between pages, and the engine commits
 ///   the pages it has stored (each with its checkpoint), so the store is always
@@ -123,6 +124,8 @@ struct SyncService: Service, CustomStringConvertible {
                 case .rateLimited(let resume):
                     plan.pause(until: resume)
                     discoveryDue = resume
+                case .reserveHeld(let resume):
+                    discoveryDue = resume
                 }
                 plan.apply(discovery.expanded(settings.configuration), now: .now)
             }
@@ -149,6 +152,9 @@ struct SyncService: Service, CustomStringConvertible {
                 switch outcome {
                 case .stepEnded:
                     plan.requeue(job.repository, now: .now)
+                case .reserveHeld(let resume):
+                    plan.completed(job.repository, now: .now)
+                    plan.postpone(job.repository, until: resume)
                 case .synced(let report):
                     plan.completed(job.repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
                 default:
@@ -166,6 +172,8 @@ struct SyncService: Service, CustomStringConvertible {
                 case .rateLimited(let resume):
                     plan.pause(until: resume)
                     lastStatus = "last sync: \(job.repository) rate-limited; paused until the reset"
+                case .reserveHeld:
+                    lastStatus = "last sync: \(job.repository) held at the rate-limit reserve until the reset; polls go on"
                 case .removed:
                     lastStatus = "last sync: \(job.repository) not synced (removed from mirroring)"
                 case .interrupted:
@@ -212,7 +220,7 @@ struct SyncService: Service, CustomStringConvertible {
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)
         case .skipped: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .failed: metrics.recordSync(repository: repository.name, outcome: .failure, duration: nil)
-        case .rateLimited: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
+        case .rateLimited, .reserveHeld: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
         case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
         case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
@@ -220,10 +228,11 @@ struct SyncService: Service, CustomStringConvertible {
         if let reader { try? metrics.recordStored(reader, repository: repository.name) }
     }
 
-    /// When the last seen limit is at or below the reserve and not yet reset: the reset time.
+    /// Without a token (a 304 costs a point there), when the last seen limit is
+    /// at or below the reserve and not yet reset: the reset time.
     private func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
         let reserve = settings.configuration.rateLimitReserve
-        guard reserve > 0, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
+        guard reserve > 0, settings.tokenSource == nil, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
             let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
         else { return nil }
         return .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
@@ -236,6 +245,9 @@ struct SyncService: Service, CustomStringConvertible {
         case skipped(holder: String)
         case failed(String)
         case rateLimited(resume: ContinuousClock.Instant)
+        /// Stopped at the rate-limit reserve with a token: only this repository
+        /// waits for the reset, the others' polls (free 304s) go on.
+        case reserveHeld(resume: ContinuousClock.Instant)
         case interrupted
         /// Removed from mirroring by the user (named in the file all the same).
         case removed
@@ -267,8 +279,13 @@ struct SyncService: Service, CustomStringConvertible {
         case .rateLimited(let error, let retryAt):
             let seconds = max(0, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
             let pause: Logger.Metadata = ["pause.seconds": "\(seconds)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]
-            if case .reserveReached(let reserve, _) = error {
+            if case .reserveReached(let reserve, _) = error, settings.tokenSource != nil {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
+                logger.notice(
+                    "stopped at the rate-limit reserve; this repository waits for the reset, polls of the others go on",
+                    metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
+                return .reserveHeld(resume: .now + .seconds(seconds))
+            } else if case .reserveReached(let reserve, _) = error {
                 logger.notice(
                     "stopped at the rate-limit reserve; pausing all syncs until the reset",
                     metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })

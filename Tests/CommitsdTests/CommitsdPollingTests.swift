@@ -41,13 +41,16 @@ import Testing
         log.split(separator: "\n").filter { $0.contains(message) && mentions($0, repository) }
     }
 
-    /// A linear history of `count` commits as a dataset file: the first `visible` a
-    /// second apart up to now, the later ones (pushed during a test) dated now.
-    func recentHistory(_ count: Int, visible: Int) throws -> String {
-        let now = Int(Date().timeIntervalSince1970)
+    /// A linear history of `count` commits as a dataset file: the first `visible`
+    /// a second apart up to now, the later ones `pushEvery` apart from now on, so
+    /// pushed at that pace each is about as old as it would be on GitHub.
+    func recentHistory(_ count: Int, visible: Int, pushEvery: Duration) throws -> String {
+        let now = Date().timeIntervalSince1970
+        let step = Double(pushEvery.components.attoseconds) / 1e18 + Double(pushEvery.components.seconds)
         func sha(_ index: Int) -> String { String(format: "%040x", index + 1) }
         let lines = (0..<count).reversed().map { index in
-            let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(now - max(0, visible - 1 - index))))
+            let offset = index < visible ? -Double(visible - 1 - index) : Double(index - visible + 1) * step
+            let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: now + offset))
             let person = DatasetPerson(name: "Ada", email: "ada@example.com", date: date)
             let commit = DatasetCommit(
                 sha: sha(index), parents: index == 0 ? [] : [sha(index - 1)], tree: String(format: "%040x", 0xffff + index),
@@ -57,28 +60,28 @@ import Testing
         return try directory.write("recent.jsonl", lines.joined(separator: "\n") + "\n")
     }
 
-    /// A repository committed to seconds ago, and moving, is polled at
-    /// min_interval; one whose newest commit is years old (the synthetic
+    /// A repository pushed to every quarter second is polled at min_interval; one whose newest commit is years old (the synthetic
     /// histories are dated from 2015) at max_interval, here never again within
     /// the test; one with its own `interval` stays on it, dormant or not.
     @Test func anActiveRepositoryIsPolledMoreOftenThanADormantOne() async throws {
         let repositories = [
-            SimRepository(owner: "acme", name: "active", id: 2001, source: .dataset(path: try recentHistory(200, visible: 50))),
+            SimRepository(
+                owner: "acme", name: "active", id: 2001,
+                source: .dataset(path: try recentHistory(500, visible: 50, pushEvery: .milliseconds(250)))),
             SimRepository(owner: "acme", name: "dormant", id: 2002, source: .synthetic(SyntheticSpec(commits: 200))),
             SimRepository(owner: "acme", name: "steady", id: 2003, source: .synthetic(SyntheticSpec(commits: 200, seed: 3))),
         ]
         let simulator = try GitHubSimulator(repositories: repositories)
         try await simulator.start()
         try await withRunning(simulator) { simulator in
-            try simulator.moveHead(owner: "acme", name: "active", back: 150)
+            try simulator.moveHead(owner: "acme", name: "active", back: 450)
             let daemon = try startDaemon(
                 simulator, settings: "default_interval: 1s\nmin_interval: 1s\nmax_interval: 1h",
                 repositories: ["acme/active", "acme/dormant", "{name: acme/steady, interval: 1s}"])
             defer { daemon.stop() }
-            // The active repository gets a commit about every quarter second from its first sync on.
-            #expect(try await waitUntil { try mirrored(simulator, "active") }, "\(daemon.log)")
+            // The active repository gets a commit about every quarter second.
             let mover = Task {
-                for _ in 0..<140 where !Task.isCancelled {
+                for _ in 0..<440 where !Task.isCancelled {
                     try simulator.moveHead(owner: "acme", name: "active", forward: 1)
                     try await Task.sleep(for: .milliseconds(250))
                 }
@@ -86,6 +89,7 @@ import Testing
             defer { mover.cancel() }
             #expect(
                 try await waitUntil { try ["dormant", "steady"].allSatisfy { try mirrored(simulator, $0) } }, "\(daemon.log)")
+            #expect(await waitUntil { !lines(daemon.log, "info sync finished ", repository: "active").isEmpty }, "\(daemon.log)")
             simulator.resetStats()
             let activeBefore = lines(daemon.log, "info sync finished ", repository: "active").count
             #expect(await waitUntil(timeout: .seconds(40)) { simulator.stats().requestsByRepository["acme/steady", default: 0] >= 5 })
@@ -126,6 +130,51 @@ import Testing
             let hugeRequests = stats.requestsByRepository["acme/huge", default: 0] + stats.requestsByRepository["#1002", default: 0]
             #expect(hugeRequests == 1 + (steps.count + 1) + 60, "\(stats.requestsByRepository)")
             #expect(try StoreInspection(store).integrity() == "ok")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        }
+    }
+
+    /// With a small rate limit and a reserve: a first sync stops at the
+    /// reserve and waits for the reset while the other repositories' polls
+    /// (free 304s) go on; the budget never falls below the reserve, and the
+    /// walk resumes after the reset and completes.
+    @Test func atTheReserveWalksWaitForTheResetAndPollsGoOn() async throws {
+        var configuration = SimConfiguration()
+        configuration.authenticatedLimit = 40
+        configuration.rateLimitWindow = .seconds(8)
+        try await withRunning(startSimulator([("small", 40), ("other", 40), ("huge", 3000)], configuration: configuration)) {
+            simulator in
+            let daemon = try startDaemon(
+                simulator, settings: "default_interval: 1s\nrate_limit_reserve: 20",
+                repositories: ["acme/small", "acme/other", "acme/huge"])
+            defer { daemon.stop() }
+            #expect(try await waitUntil(timeout: .seconds(60)) { try mirrored(simulator, "huge") }, "\(daemon.log)")
+            #expect(await waitUntil { lines(daemon.log, "info sync finished ", repository: "huge").count >= 1 }, "\(daemon.log)")
+            let log = daemon.log.split(separator: "\n")
+            let held = try #require(
+                log.indices.first {
+                    log[$0].contains("notice stopped at the rate-limit reserve; this repository waits") && mentions(log[$0], "huge")
+                },
+                "\(daemon.log)")
+            let finished = try #require(log.indices.first { log[$0].contains("info sync finished ") && mentions(log[$0], "huge") })
+            #expect(held < finished)
+            let polls = log[held..<finished].filter {
+                $0.contains("info sync finished ") && (mentions($0, "small") || mentions($0, "other"))
+            }
+            #expect(polls.count >= 2, "polls while huge waited for the reset: \(polls.count)\n\(daemon.log)")
+            // A poll is never held back by the reserve (a 304 is free).
+            let heldPolls = log.filter {
+                $0.contains("stopped at the rate-limit reserve") && (mentions($0, "small") || mentions($0, "other"))
+            }
+            #expect(heldPolls.isEmpty, "\(heldPolls)")
+            #expect(polls.allSatisfy { $0.contains(" sync.new_commits=0 ") && $0.contains(" sync.requests=1 ") })
+            // Every rate limit the daemon saw kept the reserve; GitHub never had to refuse a request.
+            let remaining = log.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("rate.remaining=") }.flatMap { Int($0.dropFirst("rate.remaining=".count)) }
+            }
+            #expect(!remaining.isEmpty && remaining.allSatisfy { $0 >= 20 }, "\(remaining)")
+            #expect(simulator.stats().errors == 0, "\(simulator.stats())")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         }

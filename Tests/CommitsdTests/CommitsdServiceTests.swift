@@ -144,7 +144,8 @@ import Testing
     }
 
     /// A walk that reaches `rate_limit_reserve` stops at a page boundary and
-    /// everything waits for the reset.
+    /// waits for the reset, and so does a first sync (its lookup is not a free
+    /// conditional request); `CommitsdPollingTests` shows the polls going on.
     @Test func rateLimitReserveStopsAWalkAtAPageBoundary() async throws {
         try await withRunning(startSimulator([("big", 3000), ("small", 10)])) { simulator in
             let config = try writeConfig(
@@ -154,7 +155,8 @@ import Testing
             defer { daemon.stop() }
             #expect(
                 await waitUntil(timeout: .seconds(10)) {
-                    daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
+                    daemon.log.contains(
+                        "notice stopped at the rate-limit reserve; this repository waits for the reset, polls of the others go on ")
                 }, "\(daemon.log)")
             let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
             #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")

@@ -52,7 +52,7 @@ extension GitHubClient {
         var attempts = Attempts()
         while true {
             try Task.checkCancellation()
-            try await respectReserve(url: url)
+            try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
             let next: Next<Value>
             do {
                 let response = try await http.send(HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders)))

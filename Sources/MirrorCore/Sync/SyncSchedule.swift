@@ -95,6 +95,13 @@ public struct SyncSchedule: Sendable {
         jobs.append(jobs.remove(at: index))
     }
 
+    /// `repository` is not due before `instant` (the others go on), e.g. a walk
+    /// held back at the rate-limit reserve until the reset.
+    public mutating func postpone(_ repository: MirrorConfiguration.Repository, until instant: ContinuousClock.Instant) {
+        guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        jobs[index].due = max(jobs[index].due, instant)
+    }
+
     /// Nothing is due before `instant`.
     public mutating func pause(until instant: ContinuousClock.Instant) {
         pausedUntil = max(pausedUntil ?? instant, instant)
