@@ -43,6 +43,8 @@ struct SyncService: Service, CustomStringConvertible {
     /// Pages one sync fetches before its repository goes back in the queue:
     /// 1,000 commits, a few seconds on a good connection.
     static let pagesPerStep = 10
+    /// How often the requests spent are written to the store (and when commitsd stops).
+    static let requestsWriteInterval: Duration = .seconds(30)
 
     enum Event: Sendable {
         case due
@@ -85,6 +87,19 @@ struct SyncService: Service, CustomStringConvertible {
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         var lastStatus = "no sync yet"
+        // What the token spent, for `commitsctl status --requests`.
+        var ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
+        var ledgerWritten = ContinuousClock.now
+        func writeSpentRequests(now: Bool) {
+            guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
+            do {
+                try ledger.write(settings.client)
+            } catch {
+                logger.warning("could not record the requests spent; trying again later", metadata: ["error": "\(error)"])
+            }
+            ledgerWritten = .now
+        }
+        defer { writeSpentRequests(now: true) }
 
         func arm() {
             timer?.cancel()
@@ -111,7 +126,9 @@ struct SyncService: Service, CustomStringConvertible {
         var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
         while let event = await iterator.next() {
             if case .reload(let new) = event {
+                writeSpentRequests(now: true)
                 settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
+                ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
                 logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
                 plan.apply(discovery.expanded(settings.configuration), now: .now)
                 discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
@@ -182,6 +199,7 @@ struct SyncService: Service, CustomStringConvertible {
                     return
                 }
                 notifier.status(lastStatus)
+                writeSpentRequests(now: false)
             }
             arm()
         }

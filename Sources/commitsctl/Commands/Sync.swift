@@ -126,6 +126,11 @@ extension Commitsctl {
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
                 reportUpgrade(of: try MirrorStore(path: settings.storePath))
+                // What the token spent, for `commitsctl status --requests`.
+                var ledger = RequestLedger(storePath: settings.storePath, client: client)
+                defer {
+                    do { try ledger.write(client) } catch { printWarning("could not record the requests spent: \(error)") }
+                }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
                 let sync = RepositorySync(
                     storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl",
