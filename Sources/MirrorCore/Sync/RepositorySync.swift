@@ -88,7 +88,9 @@ public struct RepositorySync: Sendable {
             }
             return .rateLimited(error, retryAt: error.retryAt())
         } catch GitHubError.notFound(let name, let source) {
-            if markGone(repository) {
+            // No lock file stays for a repository GitHub does not know: a mirrored
+            // one is marked gone, a name never mirrored (mistyped) leaves nothing.
+            if markGone(repository) || !isMirrored(repository) {
                 lock.release()
                 RepositoryLock.removeLockFile(storePath: storePath, repository: repository)
             }
@@ -108,6 +110,12 @@ public struct RepositorySync: Sendable {
         else { return false }
         logger.notice("GitHub answers 404 for a mirrored repository; marked gone, its history is kept", metadata: ["repo": "\(repository)"])
         return (try? store.setState(.gone, repositoryID: stored.id, reason: "GitHub answers 404 for it")) != nil
+    }
+
+    /// Whether the store holds the repository (under this name or a former one).
+    private func isMirrored(_ repository: RepositoryName) -> Bool {
+        guard let store = try? MirrorStore(path: storePath) else { return true }
+        return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.
