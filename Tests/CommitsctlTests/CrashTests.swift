@@ -55,7 +55,8 @@ import Testing
                 try simulator.moveHead(owner: "acme", name: "crash", forward: 200 + Int(random.next() % 500))
                 let before = try StoreInspection(db).memberSHAs(of: "acme/crash")
                 let sync = try CapturedProcess(
-                    "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace", "--no-git-bootstrap"],
+                    "commitsctl",
+                    ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace", "--no-git-bootstrap"],
                     environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: "run-\(runs)")
                 let started = clock.now
                 // Every fourth run (the first included) is left to finish; the others die at a seeded moment.
@@ -118,7 +119,8 @@ import Testing
 
             // Converge: one more run, left alone.
             let last = try await run(
-                "commitsctl", ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace", "--no-git-bootstrap"],
+                "commitsctl",
+                ["sync", "acme/crash", "--db", db, "--api-url", simulator.baseURL, "--log-level", "trace", "--no-git-bootstrap"],
                 environment: ["GITHUB_TOKEN": SecretScan.token])
             #expect(last.status == 0, "\(last.stderr)")
             #expect(try StoreInspection(db).memberSHAs(of: "acme/crash") == (try reachable()))
