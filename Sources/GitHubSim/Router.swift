@@ -54,6 +54,15 @@ enum Route: Equatable {
     }
 
     /// The list-commits endpoint in either path form; faults and `listRequests` count these.
+    /// The repository a request is counted against in `SimStats.requestsByRepository`.
+    var repositoryStatsKey: String? {
+        switch self {
+        case .repository(.name(let owner, let repo), _): "\(owner)/\(repo)".lowercased()
+        case .repository(.id(let id), _): "#\(id)"
+        default: nil
+        }
+    }
+
     var isListCommits: Bool {
         if case .repository(_, let tail) = self { return tail == ["commits"] }
         return false

@@ -20,6 +20,9 @@ public struct SimStats: Sendable, Codable, Equatable {
     public var gitRequests: Int
     /// Pack bytes sent in fetch responses.
     public var gitPackBytes: Int
+    /// API requests per repository, by the lowercased `owner/name` they name, or
+    /// `#id` for the `/repositories/{id}/…` form that `Link` URLs use.
+    public var requestsByRepository: [String: Int] = [:]
 
     public init(
         requests: Int = 0, ok: Int = 0, notModified: Int = 0, errors: Int = 0, listRequests: Int = 0,

@@ -14,6 +14,8 @@ struct PatternDiscovery {
         case finished
         /// A rate limit stopped it: nothing should be requested before `resume`.
         case rateLimited(resume: ContinuousClock.Instant)
+        /// The rate-limit reserve stopped a listing (with a token): only listings wait for `resume`.
+        case reserveHeld(resume: ContinuousClock.Instant)
     }
 
     /// The configuration with every discovered repository added (as an entry
@@ -64,7 +66,9 @@ struct PatternDiscovery {
                 logger.warning(
                     "rate limited while listing an owner's repositories; pausing until the reset",
                     metadata: ["owner": "\(owner)", "error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"])
-                return .rateLimited(resume: .now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up))))
+                let resume = ContinuousClock.now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up)))
+                if case .reserveReached = error, settings.tokenSource != nil { return .reserveHeld(resume: resume) }
+                return .rateLimited(resume: resume)
             } catch is CancellationError {
                 return .finished
             } catch {

@@ -63,6 +63,11 @@ extension Commitsd {
                     summary +=
                         "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
                 }
+                let range = configuration.adaptiveRange
+                if range.minimum != range.maximum {
+                    summary +=
+                        "; adaptive polling between \(DurationText.format(range.minimum)) and \(DurationText.format(range.maximum)) (entries with their own interval stay on it)"
+                }
                 print(summary)
                 return
             }
@@ -71,6 +76,7 @@ extension Commitsd {
             let logger = makeLogger(level: level)
             // Readiness comes only after this: the store exists and is migrated.
             let synced: Set<String>
+            let activity: [String: PollActivity]
             let registry = PrometheusCollectorRegistry()
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
@@ -87,18 +93,27 @@ extension Commitsd {
                 }
                 let reader = try MirrorReader(path: store.path)
                 try metrics.recordStored(reader)
-                synced = Set(
-                    try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { state in
-                        // Keys for both the explicit branch and "the default branch".
-                        ["\(state.repository.lowercased())@\(state.branch)", "\(state.repository.lowercased())@"]
-                    })
+                // Keys for both the explicit branch and "the default branch".
+                func keys(_ repository: String, _ branch: String) -> [String] {
+                    ["\(repository.lowercased())@\(branch)", "\(repository.lowercased())@"]
+                }
+                synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { keys($0.repository, $0.branch) })
+                let now = Date()
+                activity = Dictionary(
+                    try reader.branchHeads().flatMap { head in
+                        keys(head.repository, head.branch).map {
+                            ($0, PollActivity(head: head.head, committedAt: head.committedAt, now: now))
+                        }
+                    },
+                    uniquingKeysWith: { first, _ in first }
+                ).filter { synced.contains($0.key) }
             } catch {
                 logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
             let service = SyncService(
-                configurationPath: path, initial: settings, synced: synced, notifier: SystemdNotifier(),
+                configurationPath: path, initial: settings, synced: synced, activity: activity, notifier: SystemdNotifier(),
                 logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)
             var services: [any Service] = [service]
             // A changed metrics_listen, like a changed store, takes effect on restart.

@@ -6,12 +6,17 @@ import ServiceLifecycle
 /// Polls every configured repository on its interval, one sync at a time.
 ///
 /// - One task runs the plan (`SyncSchedule`): it sleeps until the next
-///   repository is due, syncs it, and reschedules it. A single shared
-///   `GitHubClient` means one request at a time for the token.
-/// - Before a sync, a rate limit at or below `rate_limit_reserve` pauses
-///   everything until its reset. During one, the client refuses the request
-///   that would dip into the reserve, so the walk stops at a page boundary and
-///   resumes from its checkpoint after the reset. An exhausted limit does the same.
+///   repository is due, syncs it, and reschedules it on the interval its
+///   activity calls for (`PollingPolicy`). A single shared `GitHubClient`
+///   means one request at a time for the token.
+/// - A walk stops after `pagesPerStep` pages and its repository goes back in
+///   the queue behind those already due, so a long first sync never holds up
+///   the others' polls by more than one step.
+/// - At `rate_limit_reserve` the client refuses every request that would dip
+///   into the reserve except conditional ones (with a token, a 304 is free):
+///   polls go on, and a walk stops at a page boundary, its repository held
+///   back until the reset, when it resumes from its checkpoint. Without a token
+///   (a 304 costs a point), and at an exhausted limit, everything pauses.
 /// - Graceful shutdown (SIGTERM/SIGINT) cancels the sync in progress. The
 ///   cancellation lands at an `await` between pages, and the engine commits
 ///   the pages it has stored (each with its checkpoint), so the store is always
@@ -23,6 +28,8 @@ struct SyncService: Service, CustomStringConvertible {
     let initial: DaemonSettings
     /// Keys of repositories that have synced before (spread out; others go first).
     let synced: Set<String>
+    /// What the store tells of each synced repository's activity, by the same keys.
+    let activity: [String: PollActivity]
     let notifier: SystemdNotifier
     /// A `--log-level` given on the command line beats `log_level` in the file.
     let logLevelOverride: Logger.Level?
@@ -32,6 +39,12 @@ struct SyncService: Service, CustomStringConvertible {
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
+
+    /// Pages one sync fetches before its repository goes back in the queue:
+    /// 1,000 commits, a few seconds on a good connection.
+    static let pagesPerStep = 10
+    /// How often the requests spent are written to the store (and when commitsd stops).
+    static let requestsWriteInterval: Duration = .seconds(30)
 
     enum Event: Sendable {
         case due
@@ -67,13 +80,26 @@ struct SyncService: Service, CustomStringConvertible {
     private func schedule(events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) async {
         var settings = initial
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, now: .now)
+        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, activity: activity, now: .now)
         // Patterns (OWNER/*) are listed at once, then on their shortest interval.
         var discovery = PatternDiscovery()
         var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         var lastStatus = "no sync yet"
+        // What the token spent, for `commitsctl status --requests`.
+        var ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
+        var ledgerWritten = ContinuousClock.now
+        func writeSpentRequests(now: Bool) {
+            guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
+            do {
+                try ledger.write(settings.client)
+            } catch {
+                logger.warning("could not record the requests spent; trying again later", metadata: ["error": "\(error)"])
+            }
+            ledgerWritten = .now
+        }
+        defer { writeSpentRequests(now: true) }
 
         func arm() {
             timer?.cancel()
@@ -100,7 +126,9 @@ struct SyncService: Service, CustomStringConvertible {
         var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
         while let event = await iterator.next() {
             if case .reload(let new) = event {
+                writeSpentRequests(now: true)
                 settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
+                ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
                 logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
                 plan.apply(discovery.expanded(settings.configuration), now: .now)
                 discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
@@ -112,6 +140,8 @@ struct SyncService: Service, CustomStringConvertible {
                     discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
                 case .rateLimited(let resume):
                     plan.pause(until: resume)
+                    discoveryDue = resume
+                case .reserveHeld(let resume):
                     discoveryDue = resume
                 }
                 plan.apply(discovery.expanded(settings.configuration), now: .now)
@@ -132,13 +162,26 @@ struct SyncService: Service, CustomStringConvertible {
                 let usageBefore = settings.client.usage
                 let started = ContinuousClock.now
                 let outcome = await sync(job.repository, settings: settings, logger: logger)
+                let reader = openReader(settings: settings, logger: logger)
                 record(
-                    outcome, of: job.repository, settings: settings, usageBefore: usageBefore,
-                    duration: ContinuousClock.now - started, logger: logger)
-                plan.completed(job.repository, now: .now)
+                    outcome, of: job.repository, reader: reader, settings: settings, usageBefore: usageBefore,
+                    duration: ContinuousClock.now - started)
+                switch outcome {
+                case .stepEnded:
+                    plan.requeue(job.repository, now: .now)
+                case .reserveHeld(let resume):
+                    plan.completed(job.repository, now: .now)
+                    plan.postpone(job.repository, until: resume)
+                case .synced(let report):
+                    plan.completed(job.repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
+                default:
+                    plan.completed(job.repository, now: .now)
+                }
                 switch outcome {
                 case .synced(let report):
                     lastStatus = "last sync: \(report.summary)"
+                case .stepEnded(let step):
+                    lastStatus = "last sync: \(job.repository) walked \(plural(step.pages, "page")); continues after the polls due"
                 case .skipped(let holder):
                     lastStatus = "last sync: \(job.repository) skipped (another writer: \(holder))"
                 case .failed(let message):
@@ -146,6 +189,8 @@ struct SyncService: Service, CustomStringConvertible {
                 case .rateLimited(let resume):
                     plan.pause(until: resume)
                     lastStatus = "last sync: \(job.repository) rate-limited; paused until the reset"
+                case .reserveHeld:
+                    lastStatus = "last sync: \(job.repository) held at the rate-limit reserve until the reset; polls go on"
                 case .removed:
                     lastStatus = "last sync: \(job.repository) not synced (removed from mirroring)"
                 case .interrupted:
@@ -154,6 +199,7 @@ struct SyncService: Service, CustomStringConvertible {
                     return
                 }
                 notifier.status(lastStatus)
+                writeSpentRequests(now: false)
             }
             arm()
         }
@@ -161,10 +207,28 @@ struct SyncService: Service, CustomStringConvertible {
         logger.info("stopping")
     }
 
+    /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
+    private func openReader(settings: DaemonSettings, logger: Logger) -> MirrorReader? {
+        do {
+            return try MirrorReader(path: settings.storePath)
+        } catch {
+            logger.debug("could not read the store for metrics and activity", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// What a sync saw of its repository: its head, and when that was committed
+    /// (`nil` when the store cannot say).
+    private func activity(after report: SyncReport, reader: MirrorReader) -> PollActivity? {
+        guard let head = report.headSHA else { return PollActivity(head: nil, headAge: nil) }
+        guard let committedAt = try? reader.committerDate(ofCommit: head) else { return nil }
+        return PollActivity(head: head, committedAt: committedAt, now: Date())
+    }
+
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
     private func record(
-        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, settings: DaemonSettings,
-        usageBefore: GitHubClient.Usage, duration: Duration, logger: Logger
+        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: MirrorReader?, settings: DaemonSettings,
+        usageBefore: GitHubClient.Usage, duration: Duration
     ) {
         let usage = settings.client.usage
         metrics.recordRequests(since: usageBefore, now: usage)
@@ -174,21 +238,19 @@ struct SyncService: Service, CustomStringConvertible {
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)
         case .skipped: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .failed: metrics.recordSync(repository: repository.name, outcome: .failure, duration: nil)
-        case .rateLimited: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
+        case .rateLimited, .reserveHeld: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
         case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
         case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
+        case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
-        do {
-            try metrics.recordStored(try MirrorReader(path: settings.storePath), repository: repository.name)
-        } catch {
-            logger.debug("could not read the store for metrics", metadata: ["error": "\(error)"])
-        }
+        if let reader { try? metrics.recordStored(reader, repository: repository.name) }
     }
 
-    /// When the last seen limit is at or below the reserve and not yet reset: the reset time.
+    /// Without a token (a 304 costs a point there), when the last seen limit is
+    /// at or below the reserve and not yet reset: the reset time.
     private func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
         let reserve = settings.configuration.rateLimitReserve
-        guard reserve > 0, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
+        guard reserve > 0, settings.tokenSource == nil, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
             let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
         else { return nil }
         return .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
@@ -201,9 +263,14 @@ struct SyncService: Service, CustomStringConvertible {
         case skipped(holder: String)
         case failed(String)
         case rateLimited(resume: ContinuousClock.Instant)
+        /// Stopped at the rate-limit reserve with a token: only this repository
+        /// waits for the reset, the others' polls (free 304s) go on.
+        case reserveHeld(resume: ContinuousClock.Instant)
         case interrupted
         /// Removed from mirroring by the user (named in the file all the same).
         case removed
+        /// The walk stopped after `pagesPerStep` pages; the next sync resumes it.
+        case stepEnded(SyncStepEnded)
     }
 
     /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
@@ -216,7 +283,9 @@ struct SyncService: Service, CustomStringConvertible {
             storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd",
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
         // A graceful shutdown cancels the sync; it stops at a page boundary.
-        let outcome = await cancelWhenGracefulShutdown { await sync.run(repository.name, branch: repository.branch) }
+        let outcome = await cancelWhenGracefulShutdown {
+            await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
+        }
         switch outcome {
         case .synced(let report):
             return .synced(report)
@@ -228,8 +297,13 @@ struct SyncService: Service, CustomStringConvertible {
         case .rateLimited(let error, let retryAt):
             let seconds = max(0, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
             let pause: Logger.Metadata = ["pause.seconds": "\(seconds)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]
-            if case .reserveReached(let reserve, _) = error {
+            if case .reserveReached(let reserve, _) = error, settings.tokenSource != nil {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
+                logger.notice(
+                    "stopped at the rate-limit reserve; this repository waits for the reset, polls of the others go on",
+                    metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
+                return .reserveHeld(resume: .now + .seconds(seconds))
+            } else if case .reserveReached(let reserve, _) = error {
                 logger.notice(
                     "stopped at the rate-limit reserve; pausing all syncs until the reset",
                     metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
@@ -245,6 +319,11 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed:
             logger.notice("not syncing a repository removed from mirroring (its history is kept); take it out of the configuration")
             return .removed
+        case .stepEnded(let step):
+            logger.info(
+                "walk paused at a page boundary; it continues once the polls already due have run",
+                metadata: ["sync.pages": "\(step.pages)"])
+            return .stepEnded(step)
         case .failed(let failure) where Task.isShuttingDownGracefully:
             logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
             return .interrupted

@@ -252,6 +252,9 @@ import Testing
             #expect(branch.status == 1)
             let unknown = try await sync(["acme/no-such-repository"], simulator)
             #expect(unknown.status == 1)
+            #expect(
+                !FileManager.default.fileExists(atPath: "\(store).locks/acme+no-such-repository.lock"),
+                "a name GitHub does not know leaves no lock file behind")
             let check = try await run("commitsctl", ["check", "--db", store])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
             // Synced by name, a removed repository is mirrored again.

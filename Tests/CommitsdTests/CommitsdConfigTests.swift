@@ -36,6 +36,12 @@ import Testing
         let (one, _) = try await check("repositories: [acme/widgets]\n")
         #expect(one.status == 0, "\(one.stderr)")
         #expect(one.stdout.hasSuffix("; 1 repository: acme/widgets\n"), "\(one.stdout)")
+        let (adaptive, _) = try await check("min_interval: 1m\nmax_interval: 6h\nrepositories: [acme/widgets]\n")
+        #expect(adaptive.status == 0, "\(adaptive.stderr)")
+        #expect(
+            adaptive.stdout.hasSuffix(
+                "; 1 repository: acme/widgets; adaptive polling between 1m and 6h (entries with their own interval stay on it)\n"),
+            "\(adaptive.stdout)")
     }
 
     @Test func environmentOverridesAreShown() async throws {
@@ -60,7 +66,7 @@ import Testing
     @Test(arguments: [
         (
             "repositories: [acme/widgets]\nintervall: 5m\n",
-            ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap"
+            ":2: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap"
         ),
         (
             "repositories:\n  - name: acme/widgets\n    brnach: main\n",
@@ -69,6 +75,14 @@ import Testing
         (
             "rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",
             ":1: rate_limit_reserve: 'plenty' is not a whole number of requests; expected a whole number of requests, 0 or more, e.g. 500"
+        ),
+        (
+            "default_interval: 10m\nmin_interval: 1h\nmax_interval: 30m\nrepositories: [acme/widgets]\n",
+            ":2: min_interval: the shortest interval 1h (min_interval) is longer than the longest, 30m (max_interval); expected min_interval no longer than max_interval"
+        ),
+        (
+            "max_interval: 2 days\nrepositories: [acme/widgets]\n",
+            ":1: max_interval: '2 days' is not a duration; expected a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
         ),
         (
             "default_interval: [1, 2]\nrepositories: [acme/widgets]\n",

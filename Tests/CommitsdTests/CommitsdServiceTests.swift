@@ -145,7 +145,8 @@ import Testing
     }
 
     /// A walk that reaches `rate_limit_reserve` stops at a page boundary and
-    /// everything waits for the reset.
+    /// waits for the reset, and so does a first sync (its lookup is not a free
+    /// conditional request); `CommitsdPollingTests` shows the polls going on.
     @Test func rateLimitReserveStopsAWalkAtAPageBoundary() async throws {
         try await withRunning(startSimulator([("big", 3000), ("small", 10)])) { simulator in
             let config = try writeConfig(
@@ -155,7 +156,8 @@ import Testing
             defer { daemon.stop() }
             #expect(
                 await waitUntil(timeout: .seconds(10)) {
-                    daemon.log.contains("notice stopped at the rate-limit reserve; pausing all syncs until the reset ")
+                    daemon.log.contains(
+                        "notice stopped at the rate-limit reserve; this repository waits for the reset, polls of the others go on ")
                 }, "\(daemon.log)")
             let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
             #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
@@ -227,7 +229,7 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
             #expect(
                 daemon.log.contains(
-                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap\""
+                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap\""
                 ), "\(daemon.log)")
             #expect(await staysTrue(for: .milliseconds(1500)) { daemon.process.isRunning })
 

@@ -99,7 +99,8 @@ struct ConfigurationLoader {
     let directory: String?
 
     enum TopKey: String, CaseIterable {
-        case store, api_url, token_file, repositories, default_interval, rate_limit_reserve, log_level, mailmap, metrics_listen
+        case store, api_url, token_file, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level
+        case mailmap, metrics_listen
         case include_forks, include_archived, git_bootstrap
     }
 
@@ -117,6 +118,7 @@ struct ConfigurationLoader {
         }
         var configuration = MirrorConfiguration(source: file)
         var sawRepositories = false
+        var rangeLines: (minimum: Int?, maximum: Int?) = (nil, nil)
         for (keyNode, value) in mapping {
             let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
             guard let key = TopKey(rawValue: keyText) else {
@@ -155,6 +157,12 @@ struct ConfigurationLoader {
                 configuration.gitBootstrap = try bool(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
+            case .min_interval:
+                configuration.minimumInterval = try duration(value, key: keyText)
+                rangeLines.minimum = value.mark?.line
+            case .max_interval:
+                configuration.maximumInterval = try duration(value, key: keyText)
+                rangeLines.maximum = value.mark?.line
             case .rate_limit_reserve:
                 let expected = "a whole number of requests, 0 or more, e.g. 500"
                 guard let text = try scalarText(value, key: keyText, expected: expected) else {
@@ -186,7 +194,36 @@ struct ConfigurationLoader {
                 file: file, key: "repositories", problem: "missing",
                 expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
         }
+        try checkAdaptiveRange(of: configuration, lines: rangeLines)
         return configuration
+    }
+
+    /// `min_interval` ≤ `max_interval` (each defaulting to `default_interval`), and a daily poll at least.
+    private func checkAdaptiveRange(of configuration: MirrorConfiguration, lines: (minimum: Int?, maximum: Int?)) throws {
+        let range = configuration.adaptiveRange
+        let format = DurationText.format
+        if let maximum = configuration.maximumInterval, maximum > MirrorConfiguration.longestMaximumInterval {
+            throw ConfigurationError(
+                file: file, line: lines.maximum, key: "max_interval",
+                problem: "\(format(maximum)) is longer than a day",
+                expected: "at most \(format(MirrorConfiguration.longestMaximumInterval)), so a dormant repository is still polled daily")
+        }
+        guard range.minimum <= range.maximum else {
+            let blamesMinimum = configuration.minimumInterval != nil
+            let maximumText =
+                configuration.maximumInterval == nil
+                ? "\(format(range.maximum)) (max_interval, which defaults to default_interval)"
+                : "\(format(range.maximum)) (max_interval)"
+            let minimumText =
+                configuration.minimumInterval == nil
+                ? "\(format(range.minimum)) (min_interval, which defaults to default_interval)"
+                : "\(format(range.minimum)) (min_interval)"
+            throw ConfigurationError(
+                file: file, line: blamesMinimum ? lines.minimum : lines.maximum,
+                key: blamesMinimum ? "min_interval" : "max_interval",
+                problem: "the shortest interval \(minimumText) is longer than the longest, \(maximumText)",
+                expected: "min_interval no longer than max_interval")
+        }
     }
 
     private func repositories(_ node: Node) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern]) {

@@ -101,8 +101,13 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var mailmapLine: Int?
     /// `git_bootstrap`: whether a long first sync reads the history over git (default: yes).
     public var gitBootstrap = true
-    /// `default_interval`: how often a repository is polled unless it says otherwise.
+    /// `default_interval`: how often a repository is polled unless it says
+    /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration
+    /// `min_interval`: the shortest interval adaptive polling chooses (`nil`: `default_interval`).
+    public var minimumInterval: Duration?
+    /// `max_interval`: the longest interval adaptive polling chooses (`nil`: `default_interval`).
+    public var maximumInterval: Duration?
     /// `rate_limit_reserve`: requests left unused for other clients of the same token.
     public var rateLimitReserve: Int
     /// `log_level`: the service's log level.
@@ -136,7 +141,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
             && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns
             && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
-            && lhs.defaultInterval == rhs.defaultInterval
+            && lhs.defaultInterval == rhs.defaultInterval && lhs.minimumInterval == rhs.minimumInterval
+            && lhs.maximumInterval == rhs.maximumInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap
     }
@@ -146,10 +152,26 @@ public struct MirrorConfiguration: Sendable, Equatable {
         (pattern.includeForks ?? includeForks, pattern.includeArchived ?? includeArchived)
     }
 
-    /// How often `repository` is polled.
+    /// How often `repository` is polled at most (its policy's shortest interval).
     public func interval(for repository: Repository) -> Duration {
-        repository.interval ?? defaultInterval
+        pollingPolicy(for: repository).minimum
     }
+
+    /// An entry's own `interval` stays fixed; the others adapt to their activity
+    /// between `min_interval` and `max_interval` (fixed when the two are equal).
+    public func pollingPolicy(for repository: Repository) -> PollingPolicy {
+        if let interval = repository.interval { return .fixed(interval) }
+        let range = adaptiveRange
+        return range.minimum == range.maximum ? .fixed(range.minimum) : .adaptive(minimum: range.minimum, maximum: range.maximum)
+    }
+
+    /// `min_interval` and `max_interval` with their defaults applied.
+    public var adaptiveRange: (minimum: Duration, maximum: Duration) {
+        (minimumInterval ?? defaultInterval, maximumInterval ?? defaultInterval)
+    }
+
+    /// The longest `max_interval` accepted: a dormant repository is still polled daily.
+    public static let longestMaximumInterval: Duration = .seconds(24 * 3600)
 
     // MARK: - Where the file is
 
@@ -240,6 +262,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("api_url", apiURL, new.apiURL, orNone)
         compare("token_file", tokenFile, new.tokenFile, orNone)
         compare("default_interval", defaultInterval, new.defaultInterval, DurationText.format)
+        let orDefault = { (value: Duration?) in value.map(DurationText.format) ?? "(not set)" }
+        compare("min_interval", minimumInterval, new.minimumInterval, orDefault)
+        compare("max_interval", maximumInterval, new.maximumInterval, orDefault)
         compare("rate_limit_reserve", rateLimitReserve, new.rateLimitReserve, { "\($0)" })
         compare("log_level", logLevel, new.logLevel, { $0.rawValue })
         compare("metrics_listen", metricsListen, new.metricsListen, { $0?.description ?? "(not set)" })

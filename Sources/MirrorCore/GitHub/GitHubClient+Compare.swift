@@ -19,7 +19,7 @@ extension GitHubClient {
     public func compare(_ name: RepositoryName, base: String, head: String) async throws -> Comparison {
         struct Body: Decodable { var status: Comparison }
         let url = "\(configuration.apiURL)/repos/\(name.owner)/\(name.name)/compare/\(base)...\(head)?per_page=1"
-        return try await send(url: url, repository: name) { response in
+        return try await send(url: url, kind: .compare, repository: name) { response in
             try PayloadDecoder().decode(Body.self, from: response.body).status
         }.value
     }

@@ -60,8 +60,10 @@ extension GitHubClient {
     }
 
     /// Holds back when the last response said the budget is down to the reserve.
-    func respectReserve(url: String) async throws {
-        guard configuration.rateLimitReserve > 0, let rate = usage.rateLimit,
+    /// A conditional request with a token goes on: answered 304 it is free, and
+    /// a poll that finds a change costs one point, the walk it starts being held back.
+    func respectReserve(url: String, conditional: Bool) async throws {
+        guard configuration.rateLimitReserve > 0, !(conditional && configuration.token != nil), let rate = usage.rateLimit,
             rate.remaining <= configuration.rateLimitReserve,
             let resetAt = rate.resetAt, resetAt > Date()
         else { return }

@@ -67,7 +67,7 @@ extension GitHubClient {
         var headers: HTTPHeaders = []
         if let etag { headers.add(name: "If-None-Match", value: etag) }
         let label = RepositoryName(owner: owner, name: "*")
-        return try await send(url: url, headers: headers, repository: label) { response -> OwnerRepositoriesPage in
+        return try await send(url: url, headers: headers, kind: .ownerListing, repository: label) { response -> OwnerRepositoriesPage in
             if response.status == 304 { return .notModified }
             var links: LinkHeader?
             if let header = response.headers["link"].map(redact) {

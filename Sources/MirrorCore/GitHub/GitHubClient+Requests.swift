@@ -34,29 +34,29 @@ extension GitHubClient {
     /// the final 2xx/304 response with `parse` (a parse failure is retried).
     /// The one place errors leave the client: each is redacted here.
     func send<Value>(
-        url: String, headers: HTTPHeaders = [], repository: RepositoryName,
+        url: String, headers: HTTPHeaders = [], kind: RequestKind, repository: RepositoryName,
         parse: (HTTPResponse) throws -> Value
     ) async throws -> Result<Value> {
         do {
-            return try await sendUnredacted(url: url, headers: headers, repository: repository, parse: parse)
+            return try await sendUnredacted(url: url, headers: headers, kind: kind, repository: repository, parse: parse)
         } catch let error as GitHubError {
             throw error.redacted(redact)
         }
     }
 
     private func sendUnredacted<Value>(
-        url originalURL: String, headers extraHeaders: HTTPHeaders, repository: RepositoryName,
+        url originalURL: String, headers extraHeaders: HTTPHeaders, kind: RequestKind, repository: RepositoryName,
         parse: (HTTPResponse) throws -> Value
     ) async throws -> Result<Value> {
         var url = originalURL
         var attempts = Attempts()
         while true {
             try Task.checkCancellation()
-            try await respectReserve(url: url)
+            try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
             let next: Next<Value>
             do {
                 let response = try await http.send(HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders)))
-                record(response)
+                record(response, kind: kind)
                 next = try interpret(response, url: url, repository: repository, attempts: &attempts, parse: parse)
             } catch let error as CurlError {
                 next = try transportFailure(error, url: url, attempts: &attempts)
@@ -175,10 +175,14 @@ extension GitHubClient {
         return headers
     }
 
-    private func record(_ response: HTTPResponse) {
+    private func record(_ response: HTTPResponse, kind: RequestKind) {
+        let free = response.status == 304 && configuration.token != nil
         usageBox.withLock { usage in
             usage.requests += 1
             if response.status == 304 { usage.notModified += 1 }
+            usage.byKind[kind, default: RequestTally()] =
+                usage.byKind[kind, default: RequestTally()]
+                + RequestTally(requests: 1, notModified: response.status == 304 ? 1 : 0, points: free ? 0 : 1)
             if let rate = RateLimitStatus(headers: response.headers) { usage.rateLimit = rate }
         }
     }

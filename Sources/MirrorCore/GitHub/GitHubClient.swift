@@ -40,6 +40,16 @@ public final class GitHubClient: Sendable {
         public var notModified = 0
         public var retries = 0
         public var rateLimit: RateLimitStatus?
+        /// Requests (retries included) by what they were for.
+        public var byKind: [RequestKind: RequestTally] = [:]
+
+        /// The requests made since `before` (an earlier reading of the same client), by kind.
+        public func byKind(since before: Usage) -> [RequestKind: RequestTally] {
+            byKind.reduce(into: [:]) { result, entry in
+                let delta = entry.value - (before.byKind[entry.key] ?? RequestTally())
+                if delta.requests > 0 { result[entry.key] = delta }
+            }
+        }
     }
 
     public let configuration: Configuration
@@ -81,7 +91,7 @@ public final class GitHubClient: Sendable {
     /// `GET /repos/{owner}/{repo}`: id, current full name (after renames), default branch.
     public func repository(_ name: RepositoryName) async throws -> RepositoryInfo {
         let url = "\(configuration.apiURL)/repos/\(name.owner)/\(name.name)"
-        let response = try await send(url: url, repository: name) { response in
+        let response = try await send(url: url, kind: .repositoryLookup, repository: name) { response in
             try PayloadDecoder().decode(RepositoryInfo.self, from: response.body)
         }
         return response.value
@@ -102,7 +112,7 @@ public final class GitHubClient: Sendable {
         var headers: HTTPHeaders = [("Accept", "application/vnd.github.sha")]
         if let knownHead { headers.add(name: "If-None-Match", value: "\"\(knownHead)\"") }
         do {
-            let result = try await send(url: url, headers: headers, repository: name) { response -> HeadProbe in
+            let result = try await send(url: url, headers: headers, kind: .poll, repository: name) { response -> HeadProbe in
                 if response.status == 304 { return .unchanged }
                 let sha = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard sha.count == 40, sha.utf8.allSatisfy(\.isHexDigit) else {
@@ -133,7 +143,7 @@ public final class GitHubClient: Sendable {
     /// One page of `GET …/commits`, decoded completely or not at all (a body that
     /// does not decode, e.g. truncated, is retried like any transient failure).
     public func commitsPage(url: String, repository: RepositoryName) async throws -> CommitsPage {
-        let result = try await send(url: url, repository: repository) { response -> CommitsPage in
+        let result = try await send(url: url, kind: .page, repository: repository) { response -> CommitsPage in
             let links: LinkHeader?
             if let header = response.headers["link"].map(redact) {
                 guard let parsed = LinkHeader(header) else {

@@ -15,6 +15,8 @@ public struct MirrorMetrics: Sendable {
         /// Another process held the repository's writer lock.
         case skipped
         case interrupted
+        /// A walk stopped after its step of pages, to resume once the polls due have run.
+        case step
     }
 
     public static let prefix = "commits_mirror_"

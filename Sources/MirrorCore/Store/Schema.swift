@@ -237,5 +237,21 @@ enum Schema {
                     listed_at TEXT NOT NULL
                 );
                 """),
+        .init(
+            version: 7, name: "requests spent per token",
+            sql: """
+                -- What each token spent, per minute and kind of request, for `status --requests`.
+                -- A token is named by where it came from (`environment variable GITHUB_TOKEN`),
+                -- never by its value or anything derived from it. Rows older than a day are pruned.
+                CREATE TABLE request_counts (
+                    token TEXT NOT NULL,
+                    minute TEXT NOT NULL,           -- UTC start of the minute, ISO 8601
+                    kind TEXT NOT NULL,             -- RequestKind: poll, page, owner_listing, …
+                    requests INTEGER NOT NULL,
+                    not_modified INTEGER NOT NULL,
+                    points INTEGER NOT NULL,
+                    PRIMARY KEY (token, minute, kind)
+                ) WITHOUT ROWID;
+                """),
     ])
 }

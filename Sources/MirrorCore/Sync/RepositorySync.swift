@@ -16,6 +16,8 @@ public struct RepositorySync: Sendable {
         case interrupted
         /// The user removed it from mirroring; not synced (its history is kept).
         case removed
+        /// The walk stopped after the pages `pageLimit` allowed; the next run resumes it.
+        case stepEnded(SyncStepEnded)
         case failed(Failure)
     }
 
@@ -43,10 +45,11 @@ public struct RepositorySync: Sendable {
     }
 
     /// Syncs `repository`; one the user removed from mirroring only when
-    /// `mirrorRemoved` says so (a sync by name), which mirrors it again.
+    /// `mirrorRemoved` says so (a sync by name), which mirrors it again. With a
+    /// `pageLimit`, a walk stops after that many pages (`.stepEnded`).
     public func run(
         _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool = false,
-        progress: ((SyncProgress) -> Void)? = nil
+        pageLimit: Int? = nil, progress: ((SyncProgress) -> Void)? = nil
     ) async -> Outcome {
         let lock: RepositoryLock
         do {
@@ -63,13 +66,16 @@ public struct RepositorySync: Sendable {
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
             if state == .removed && !mirrorRemoved { return .removed }
-            let engine = SyncEngine(client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress)
+            let engine = SyncEngine(
+                client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit)
             let report = try await engine.sync(repository, branch: branch)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again.
             if let stored, let state, state != .active {
                 try store.setState(.active, repositoryID: stored.id, reason: nil)
             }
             return .synced(report)
+        } catch let step as SyncStepEnded {
+            return .stepEnded(step)
         } catch is CancellationError {
             recordInterruption(repository, branch: branch, note: "interrupted at a page boundary; resumes on the next run")
             return .interrupted
@@ -82,7 +88,9 @@ public struct RepositorySync: Sendable {
             }
             return .rateLimited(error, retryAt: error.retryAt())
         } catch GitHubError.notFound(let name, let source) {
-            if markGone(repository) {
+            // No lock file stays for a repository GitHub does not know: a mirrored
+            // one is marked gone, a name never mirrored (mistyped) leaves nothing.
+            if markGone(repository) || !isMirrored(repository) {
                 lock.release()
                 RepositoryLock.removeLockFile(storePath: storePath, repository: repository)
             }
@@ -102,6 +110,12 @@ public struct RepositorySync: Sendable {
         else { return false }
         logger.notice("GitHub answers 404 for a mirrored repository; marked gone, its history is kept", metadata: ["repo": "\(repository)"])
         return (try? store.setState(.gone, repositoryID: stored.id, reason: "GitHub answers 404 for it")) != nil
+    }
+
+    /// Whether the store holds the repository (under this name or a former one).
+    private func isMirrored(_ repository: RepositoryName) -> Bool {
+        guard let store = try? MirrorStore(path: storePath) else { return true }
+        return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.

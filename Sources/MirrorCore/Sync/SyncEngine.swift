@@ -39,6 +39,10 @@ public final class SyncEngine {
     private var lookedUp: GitHubClient.RepositoryInfo?
     /// Requests the git bootstraps of this sync made (not REST requests).
     private var gitRequests = 0
+    /// Pages one sync may fetch before it stops at a page boundary (`SyncStepEnded`); `nil`: no limit.
+    private let pageLimit: Int?
+    /// Pages fetched by the sync in progress, against `pageLimit`.
+    private var pagesFetched = 0
 
     /// Listings of missing parents one sync may start before it gives up on the server.
     static let maximumRelistings = 1_000
@@ -54,7 +58,7 @@ public final class SyncEngine {
 
     public init(
         client: GitHubClient, store: MirrorStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
-        progress: ((SyncProgress) -> Void)? = nil
+        progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil
     ) {
         self.client = client
         self.store = store
@@ -62,6 +66,7 @@ public final class SyncEngine {
         self.gitBootstrap = gitBootstrap
         self.progress = progress
         self.origin = APIOrigin(url: client.configuration.apiURL)
+        self.pageLimit = pageLimit
     }
 
     /// What every step of one sync needs to know.
@@ -77,6 +82,7 @@ public final class SyncEngine {
         let clock = ContinuousClock()
         let start = clock.now
         let usageBefore = client.usage
+        pagesFetched = 0
         var identityChecked = false
         let known = try store.repository(named: name)
         let repository: MirrorStore.Repository
@@ -371,6 +377,8 @@ public final class SyncEngine {
                 page = try await client.commitsPage(url: url, repository: name)
             }
             pagesRead += 1
+            pagesFetched += 1
+            let stepEnds = pageLimit.map { pagesFetched >= $0 } ?? false
             if let sha = pinnedTo {
                 guard let top = page.commits.first?.sha else {
                     throw inconsistency(context, "the listing of \(sha) was empty")
@@ -395,7 +403,7 @@ public final class SyncEngine {
                 && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
             // A page whose parents all lie within itself holds the roots: the walk
             // is about to end, so fetching ahead could only waste a request.
-            if prefetch, !handOff, let next, page.hasParentsOutsideItself {
+            if prefetch, !handOff, !stepEnds, let next, page.hasParentsOutsideItself {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
             }
@@ -425,6 +433,10 @@ public final class SyncEngine {
             if handOff {
                 try store.commitBatch()
                 return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
+            }
+            if stepEnds {
+                try store.commitBatch()
+                throw SyncStepEnded(repository: name, pages: pagesFetched)
             }
             url = next
         }

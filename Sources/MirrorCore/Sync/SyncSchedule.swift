@@ -5,27 +5,54 @@
 ///   polls are spread over the interval instead of coming in bursts, and the
 ///   spread survives syncs of any length (missed slots are skipped).
 /// - Repositories that have never synced successfully go first, at once.
+/// - A repository's interval follows its `PollingPolicy`: after each poll the
+///   interval is chosen from what the poll saw, and the next due time is the
+///   next point of the grid of that interval (a repository that just moved is
+///   due within its minimum, however long it waited before).
+/// - A sync stopped after a step of its walk is `requeued`: due at once, but
+///   behind every repository already due, so a long first sync runs in the
+///   gaps between the others' polls.
 /// - `pause(until:)` holds everything back, e.g. until a rate-limit reset.
 public struct SyncSchedule: Sendable {
     public struct Job: Sendable, Equatable {
         public var repository: MirrorConfiguration.Repository
+        public var policy: PollingPolicy
+        /// What the last poll saw (`nil`: nothing yet).
+        public var activity: PollActivity?
+        /// When a poll last found the branch moved (unknown before this process saw it).
+        public var movedAt: ContinuousClock.Instant?
+        /// The interval the policy chose from `activity`.
         public var interval: Duration
         /// A point of the job's grid.
         public var anchor: ContinuousClock.Instant
         public var due: ContinuousClock.Instant
+
+        /// How long the repository has been still: since its head's commit or
+        /// its last move seen, whichever is later (commit dates can be old when pushed).
+        func quietFor(now: ContinuousClock.Instant) -> Duration? {
+            guard let movedAt else { return activity?.headAge }
+            return min(activity?.headAge ?? (now - movedAt), now - movedAt)
+        }
     }
 
     public private(set) var jobs: [Job] = []
     private var pausedUntil: ContinuousClock.Instant?
 
-    /// `synced` holds the keys (`Repository.key`) of repositories that have synced before.
-    public init(configuration: MirrorConfiguration, synced: Set<String>, now: ContinuousClock.Instant) {
+    /// `synced` holds the keys (`Repository.key`) of repositories that have
+    /// synced before; `activity`, by the same keys, what the store tells of them.
+    public init(
+        configuration: MirrorConfiguration, synced: Set<String>, activity: [String: PollActivity] = [:],
+        now: ContinuousClock.Instant
+    ) {
         let count = configuration.repositories.count
         for (index, repository) in configuration.repositories.enumerated() {
-            let interval = configuration.interval(for: repository)
+            let policy = configuration.pollingPolicy(for: repository)
+            let seen = activity[repository.key]
+            let interval = seen.map { policy.interval(quietFor: $0.headAge, moved: false) } ?? policy.minimum
             let anchor = now + interval * (Double(index) / Double(max(count, 1)))
             let due = synced.contains(repository.key) ? anchor : now
-            jobs.append(Job(repository: repository, interval: interval, anchor: anchor, due: due))
+            jobs.append(
+                Job(repository: repository, policy: policy, activity: seen, movedAt: nil, interval: interval, anchor: anchor, due: due))
         }
     }
 
@@ -36,10 +63,43 @@ public struct SyncSchedule: Sendable {
         return job
     }
 
-    /// Marks `repository` as just synced (or attempted): due at its next grid point after `now`.
-    public mutating func completed(_ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant) {
+    /// Marks `repository` as just synced (or attempted): due at its next grid
+    /// point after `now`, on the interval its policy chooses from `activity`
+    /// (`nil`, e.g. after a failure: the interval stays).
+    ///
+    /// A head other than the one the last poll saw is a move (a first sync is not).
+    public mutating func completed(
+        _ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant, activity: PollActivity? = nil
+    ) {
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        if let activity {
+            var job = jobs[index]
+            let moved = job.activity.map { $0.head != activity.head } ?? false
+            if moved { job.movedAt = now }
+            job.activity = activity
+            let interval = job.policy.interval(quietFor: job.quietFor(now: now), moved: moved)
+            // A spread slot still ahead was planned for the old interval: the new one counts from now.
+            if interval != job.interval && job.anchor > now { job.anchor = now }
+            job.interval = interval
+            jobs[index] = job
+        }
         jobs[index].due = Self.slot(after: now, anchor: jobs[index].anchor, interval: jobs[index].interval)
+    }
+
+    /// Puts a repository whose sync stopped after a step back in the queue: due
+    /// at `now`, after every repository due before.
+    public mutating func requeue(_ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant) {
+        guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        jobs[index].due = now
+        // Among equal due times the earliest job goes first: move it last.
+        jobs.append(jobs.remove(at: index))
+    }
+
+    /// `repository` is not due before `instant` (the others go on), e.g. a walk
+    /// held back at the rate-limit reserve until the reset.
+    public mutating func postpone(_ repository: MirrorConfiguration.Repository, until instant: ContinuousClock.Instant) {
+        guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        jobs[index].due = max(jobs[index].due, instant)
     }
 
     /// Nothing is due before `instant`.
@@ -47,17 +107,21 @@ public struct SyncSchedule: Sendable {
         pausedUntil = max(pausedUntil ?? instant, instant)
     }
 
-    /// Applies a reloaded configuration: kept repositories keep their grid (a
-    /// changed interval takes effect from the next slot, never later than
-    /// planned), new ones are due at once, removed ones are dropped.
+    /// Applies a reloaded configuration: kept repositories keep their grid and
+    /// what they last saw (a changed interval takes effect from the next slot,
+    /// never later than planned), new ones are due at once, removed ones are dropped.
     public mutating func apply(_ configuration: MirrorConfiguration, now: ContinuousClock.Instant) {
         let old = Dictionary(jobs.map { ($0.repository.key, $0) }, uniquingKeysWith: { first, _ in first })
         jobs = configuration.repositories.map { repository in
-            let interval = configuration.interval(for: repository)
+            let policy = configuration.pollingPolicy(for: repository)
             guard var job = old[repository.key] else {
-                return Job(repository: repository, interval: interval, anchor: now, due: now)
+                return Job(
+                    repository: repository, policy: policy, activity: nil, movedAt: nil, interval: policy.minimum,
+                    anchor: now, due: now)
             }
             job.repository = repository
+            job.policy = policy
+            let interval = job.activity == nil ? policy.minimum : policy.interval(quietFor: job.quietFor(now: now), moved: false)
             if interval != job.interval {
                 job.interval = interval
                 job.due = min(job.due, Self.slot(after: now, anchor: job.anchor, interval: interval))

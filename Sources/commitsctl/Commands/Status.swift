@@ -11,7 +11,9 @@ extension Commitsctl {
                 One row per repository and branch: commits mirrored, whether the history is known to be \
                 complete, the head, the last attempt and success, the rate limit last seen and the last \
                 error. With a configuration file, configured repositories that never synced are listed too. \
-                The store is opened read-only, so status never waits for a running sync.
+                The store is opened read-only, so status never waits for a running sync. With --requests: \
+                the requests each token spent in the last hour (commitsd and commitsctl sync record them), \
+                by kind, and the points they cost.
                 """
         )
 
@@ -20,6 +22,9 @@ extension Commitsctl {
 
         @Flag(help: "The same as --format json (kept for scripts written before --format).")
         var json = false
+
+        @Flag(help: "Show the requests each token spent in the last hour, by kind, instead of the repositories.")
+        var requests = false
 
         @OptionGroup var store: StoreOptions
         /// `--config`, declared by `StoreOptions` so every store-opening command has it.
@@ -105,6 +110,11 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = ResolvedSettings(configuration: configuration, store: store)
+                if requests {
+                    try Self.printSpentRequests(
+                        try MirrorReader(path: settings.storePath).spentRequests(), format: json ? .json : format)
+                    return
+                }
                 let rows = try Self.rows(storePath: settings.storePath, configuration: configuration)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

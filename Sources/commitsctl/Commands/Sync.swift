@@ -126,6 +126,11 @@ extension Commitsctl {
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
                 reportUpgrade(of: try MirrorStore(path: settings.storePath))
+                // What the token spent, for `commitsctl status --requests`.
+                var ledger = RequestLedger(storePath: settings.storePath, client: client)
+                defer {
+                    do { try ledger.write(client) } catch { printWarning("could not record the requests spent: \(error)") }
+                }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
                 let sync = RepositorySync(
                     storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl",
@@ -149,6 +154,7 @@ extension Commitsctl {
                     case .rateLimited(let error, _): throw error
                     case .interrupted: throw CancellationError()
                     case .removed: preconditionFailure("a repository named on the command line is synced even when removed")
+                    case .stepEnded: preconditionFailure("commitsctl syncs without a page limit")
                     case .failed(let failure): throw failure.error
                     }
                     return
@@ -255,6 +261,8 @@ extension Commitsctl {
                 case .interrupted:
                     tally.interrupted = true
                     return
+                case .stepEnded:
+                    preconditionFailure("commitsctl syncs without a page limit")
                 case .failed(let failure):
                     printError("\(target): \(Advice.line(for: failure.error))")
                     tally.failed += 1

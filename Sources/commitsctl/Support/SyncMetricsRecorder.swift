@@ -24,6 +24,7 @@ final class SyncMetricsRecorder {
         case .skipped: kind = .skipped
         case .rateLimited: kind = .rateLimited
         case .interrupted: kind = .interrupted
+        case .stepEnded: kind = .step
         case .removed: kind = .skipped
         case .failed: kind = .failure
         }

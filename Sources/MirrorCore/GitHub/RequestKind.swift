@@ -1,0 +1,46 @@
+/// What a request to the API was for, as `commitsctl status --requests` reports
+/// what a token spent.
+public enum RequestKind: String, Sendable, CaseIterable, Codable, Comparable {
+    /// A branch head probe (`If-None-Match`), the poll of a mirrored branch.
+    case poll
+    /// A page of a commit listing (a walk).
+    case page
+    /// A page of an owner's repositories (`OWNER/*` patterns).
+    case ownerListing = "owner_listing"
+    /// `GET /repos/{o}/{r}`: the repository's identity.
+    case repositoryLookup = "repository_lookup"
+    /// `GET /repos/{o}/{r}/compare/…`: confirming a rewrite.
+    case compare
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Requests of one kind and what they cost.
+public struct RequestTally: Sendable, Equatable, Codable {
+    public var requests = 0
+    /// Answered 304 Not Modified.
+    public var notModified = 0
+    /// Points against the primary rate limit: every request except a 304
+    /// answered to a token (GitHub does not count those).
+    public var points = 0
+
+    public init(requests: Int = 0, notModified: Int = 0, points: Int = 0) {
+        self.requests = requests
+        self.notModified = notModified
+        self.points = points
+    }
+
+    public static func - (lhs: Self, rhs: Self) -> Self {
+        RequestTally(
+            requests: lhs.requests - rhs.requests, notModified: lhs.notModified - rhs.notModified,
+            points: lhs.points - rhs.points)
+    }
+
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        RequestTally(
+            requests: lhs.requests + rhs.requests, notModified: lhs.notModified + rhs.notModified,
+            points: lhs.points + rhs.points)
+    }
+}

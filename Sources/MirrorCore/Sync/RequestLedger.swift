@@ -1,0 +1,26 @@
+import Foundation
+
+/// Writes what a client spent into the store, a delta at a time: the one-shot
+/// sync once at its end, commitsd every so often and when it stops.
+public struct RequestLedger: Sendable {
+    public let storePath: String
+    /// Where the client's token came from (`GitHubToken.source`), or `unauthenticated`.
+    public let token: String
+    private var recorded: GitHubClient.Usage
+
+    /// Counts what `client` spends from now on.
+    public init(storePath: String, client: GitHubClient) {
+        self.storePath = storePath
+        self.token = client.configuration.token?.source ?? "unauthenticated"
+        self.recorded = client.usage
+    }
+
+    /// Records what `client` spent since the last write; kept for the next write when it fails.
+    public mutating func write(_ client: GitHubClient, at date: Date = Date()) throws {
+        let usage = client.usage
+        let spent = usage.byKind(since: recorded)
+        guard !spent.isEmpty else { return }
+        try MirrorStore(path: storePath).recordRequests(spent, token: token, at: date)
+        recorded = usage
+    }
+}
