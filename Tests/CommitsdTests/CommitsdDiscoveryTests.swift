@@ -103,7 +103,12 @@ import Testing
 
             // Removed while the daemon runs: neither the named one nor one a pattern selects is synced again.
             for name in ["other", "lib-a"] {
-                let removed = try await run("commitsctl", ["repos", "remove", "acme/\(name)", "--db", store])
+                // 75 is "try again": the daemon held the repository's lock for a poll at that moment.
+                var removed = try await run("commitsctl", ["repos", "remove", "acme/\(name)", "--db", store])
+                for _ in 0..<50 where removed.status == 75 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    removed = try await run("commitsctl", ["repos", "remove", "acme/\(name)", "--db", store])
+                }
                 #expect(removed.status == 0, "\(removed.stderr)")
             }
             let heads = (try simulator.headSHA(owner: "acme", name: "other"), try simulator.headSHA(owner: "acme", name: "lib-a"))

@@ -150,7 +150,7 @@ import Testing
         try await withRunning(startSimulator([("small", 40), ("other", 40), ("huge", 3000)], configuration: configuration)) {
             simulator in
             let daemon = try startDaemon(
-                simulator, settings: "default_interval: 1s\nrate_limit_reserve: 20",
+                simulator, settings: "default_interval: 1s\nrate_limit_reserve: 20\ngit_bootstrap: false",  // a REST walk spends points
                 repositories: ["acme/small", "acme/other", "acme/huge"])
             defer { daemon.stop() }
             #expect(try await waitUntil(timeout: .seconds(60)) { try mirrored(simulator, "huge") }, "\(daemon.log)")
