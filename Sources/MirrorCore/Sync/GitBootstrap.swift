@@ -19,6 +19,8 @@ public struct GitBootstrap: Sendable {
     public var http: HTTPClient.Configuration?
 
     public static let defaultMinimumPages = 20
+    /// Commits stored per write transaction: what a kill mid-bootstrap costs.
+    static let commitsPerTransaction = 5_000
 
     public init(minimumPages: Int = GitBootstrap.defaultMinimumPages, http: HTTPClient.Configuration? = nil) {
         self.minimumPages = minimumPages
@@ -52,32 +54,39 @@ public struct GitBootstrap: Sendable {
                 url: target.cloneURL, apiURL: client.configuration.apiURL, token: client.configuration.token))
         if let http { configuration.http = http }
         configuration.htmlURLPrefix = target.htmlURL
+        configuration.batchSize = Self.commitsPerTransaction
         let delivery = Delivery(store: store, repositoryID: target.repositoryID)
         do {
             let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
             let result = try await fetcher.fetchHistory(branch: target.branch, expectedTip: target.head) { commits in
-                try delivery.store(commits)
+                try delivery.hand(commits)
             }
-            return .stored(added: delivery.added, requests: result.requests, packBytes: result.packBytes)
-        } catch let failure as Delivery.StoreFailure {
-            throw failure.error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch GitError.cancelled {
-            throw CancellationError()
+            let added = try await delivery.finish()
+            return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
         } catch {
-            return .unavailable(reason: client.redact("\(error)"))
+            // The store is the engine's again only once no batch is left to write.
+            _ = try? await delivery.finish()
+            switch error {
+            case let failure as Delivery.StoreFailure: throw failure.error
+            case is CancellationError, GitError.cancelled: throw CancellationError()
+            default: return .unavailable(reason: client.redact("\(error)"))
+            }
         }
     }
 
-    /// The fetcher's deliveries, stored as they come. `deliver` runs on the
-    /// fetcher's own queue, one call at a time, while the engine awaits the
-    /// fetch: the store is never used from two places at once, and `added` is
-    /// read only after the fetch returned.
+    /// The fetcher's deliveries, stored on a queue of their own while the
+    /// fetcher reads the next batch out of the pack (at most two batches ahead).
+    /// Batches are stored in the order they came, so what is stored is always
+    /// the closed history the fetcher promises. `store`, `added` and `failure`
+    /// are used only on `queue`; the engine awaits the bootstrap meanwhile, so
+    /// the store is never used from two places at once.
     private final class Delivery: @unchecked Sendable {
-        let store: MirrorStore
-        let repositoryID: Int64
-        private(set) var added = 0
+        private let store: MirrorStore
+        private let repositoryID: Int64
+        private let queue = DispatchQueue(label: "commits-mirror.git-store")
+        private let slots = DispatchSemaphore(value: 2)
+        private var added = 0
+        private var failure: (any Error)?
 
         /// A store error, told apart from the fetch's own failures.
         struct StoreFailure: Error {
@@ -89,12 +98,29 @@ public struct GitBootstrap: Sendable {
             self.repositoryID = repositoryID
         }
 
-        func store(_ commits: [Commit]) throws {
-            do {
-                added += try store.storeFromGit(commits, repositoryID: repositoryID)
-            } catch {
-                throw StoreFailure(error: error)
+        /// Called on the fetcher's queue; waits while two batches are still to be stored.
+        func hand(_ commits: [Commit]) throws {
+            if let failure = queue.sync(execute: { failure }) { throw StoreFailure(error: failure) }
+            slots.wait()
+            queue.async { [self] in
+                defer { slots.signal() }
+                guard failure == nil else { return }
+                do {
+                    added += try store.storeFromGit(commits, repositoryID: repositoryID)
+                } catch {
+                    failure = error
+                }
             }
+        }
+
+        /// Once every batch handed over is stored: how many commits joined the repository.
+        func finish() async throws -> Int {
+            let outcome: Result<Int, StoreFailure> = await withCheckedContinuation { continuation in
+                queue.async { [self] in
+                    continuation.resume(returning: failure.map { .failure(StoreFailure(error: $0)) } ?? .success(added))
+                }
+            }
+            return try outcome.get()
         }
     }
 }
