@@ -82,15 +82,31 @@ facts() {
         FROM commits c JOIN authors a ON a.id = c.author_id JOIN authors m ON m.id = c.committer_id ORDER BY c.sha" | sha256sum
 }
 
+# rest_bytes REPO : the bytes (headers and gzip'd bodies) of the REST pages of a
+# first sync: every page of the pinned listing fetched once with curl, as the
+# client asks for it (Accept-Encoding: gzip).
+rest_bytes() {
+    local head first last
+    head=$(curl -sf -H "Authorization: Bearer $TOKEN" "$SIM/repos/$1/commits?per_page=1" | jq -r '.[0].sha')
+    first="$SIM/repos/$1/commits?sha=$head&per_page=100"
+    last=$(curl -sf -D - -o /dev/null -H "Authorization: Bearer $TOKEN" "$first" | sed -n 's/.*page=\([0-9]*\)>; rel="last".*/\1/p')
+    local urls=()
+    for ((page = 1; page <= last; page++)); do urls+=(-o /dev/null "$first&page=$page"); done
+    curl -s --compressed -H "Authorization: Bearer $TOKEN" -w '%{size_header} %{size_download}\n' "${urls[@]}" \
+        | awk '{ total += $1 + $2 } END { print total }'
+}
+
 ROWS=
+REST_MB=
 for latency in $LATENCIES; do
     log "first sync of $REPO at ${latency} ms a request"
     start_sim --latency-ms "$latency" --synthetic "$REPO=100000:5:realistic"
+    [ -n "$REST_MB" ] || REST_MB=$(python3 -c "print(f'{$(rest_bytes "$REPO") / 1e6:.1f}')")
     one_sync "$REPO" "$WORK/rest.sqlite" --no-git-bootstrap
     rest_wall=$WALL rest_req=$REQ rest_points=$POINTS rest_rss=$RSS_MB
     one_sync "$REPO" "$WORK/git.sqlite"
     same=$([ "$(facts "$WORK/rest.sqlite")" = "$(facts "$WORK/git.sqlite")" ] && echo yes || echo **no**)
-    ROWS+="| $latency | $(printf %.1f "$rest_wall") | $rest_req | $rest_points | $rest_rss | $(printf %.1f "$WALL") | $REQ | $POINTS | $GIT_REQ | $(python3 -c "print(f'{$PACK_BYTES / 1e6:.1f}')") | $OVER_GIT | $RSS_MB | **$(calc "round($rest_wall / $WALL, 1)")×** | $same |"$'\n'
+    ROWS+="| $latency | $(printf %.1f "$rest_wall") | $rest_req | $rest_points | $REST_MB | $rest_rss | $(printf %.1f "$WALL") | $REQ | $POINTS | $GIT_REQ | $(python3 -c "print(f'{$PACK_BYTES / 1e6:.1f}')") | $OVER_GIT | $RSS_MB | **$(calc "round($rest_wall / $WALL, 1)")×** | $same |"$'\n'
     stop_sim
 done
 
@@ -111,11 +127,12 @@ history: \`--synthetic $REPO=100000:5:realistic\`), over REST only
 (\`--no-git-bootstrap\`) and with the history read over git (the default), one
 run each, github-sim adding the given latency to every request, REST and git
 alike. *Requests* and *points* are the API's (counted by the simulator); git's
-requests spend no rate limit. *Same rows*: both stores hold the same commits,
+requests spend no rate limit. *Pages (MB)*: the REST pages' headers and gzip'd bodies
+(fetched once more with curl); *pack (MB)*: the pack git sent. *Same rows*: both stores hold the same commits,
 messages, people, dates and parents (\`Benchmarks/git-bootstrap.sh\`, logins aside).
 
-| latency (ms) | REST only: s | requests | points | peak RSS (MB) | over git: s | requests | points | git requests | pack (MB) | commits over git | peak RSS (MB) | REST / git | same rows |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+| latency (ms) | REST only: s | requests | points | pages (MB) | peak RSS (MB) | over git: s | requests | points | git requests | pack (MB) | commits over git | peak RSS (MB) | REST / git | same rows |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 $ROWS
 ### The bootstrap's memory
 
