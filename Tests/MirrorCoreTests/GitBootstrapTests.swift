@@ -150,6 +150,32 @@ import Testing
         }
     }
 
+    @Test func aWalkThatWentOnOverRESTAfterGitFailedDoesNotAskGitAgain() async throws {
+        var faults = FaultPlan()
+        faults.git = .unauthorized
+        let directory = try TemporaryDirectory()
+        let simulator = try await Self.simulator(faults: faults)
+        try await withRunning(simulator) { simulator in
+            let path = directory.path("steps.sqlite")
+            var configuration = GitHubClient.Configuration(
+                apiURL: simulator.baseURL, token: GitHubToken(value: Self.token, source: "test"))
+            configuration.retry = SimulatorHarness.fastRetries()
+            let client = try GitHubClient(configuration: configuration, logger: TestSupport.quietLogger)
+            // A daemon's first step: git refused after the first page, then REST until the step ends.
+            let step = SyncEngine(
+                client: client, store: try MirrorStore(path: path), logger: TestSupport.quietLogger,
+                gitBootstrap: Self.bootstrap, pageLimit: 5)
+            await #expect(throws: SyncStepEnded.self) { _ = try await step.sync(RepositoryName(parsing: Self.repository)!) }
+            #expect(simulator.stats().gitRequests >= 1)
+            simulator.resetStats()
+            let report = try await Self.sync(simulator, into: path, bootstrap: Self.bootstrap)
+            #expect(report.complete && report.addedOverGit == 0)
+            #expect(simulator.stats().gitRequests == 0, "the resumed walk stays on REST")
+            #expect(
+                try StoreInspection(path).memberSHAs(of: Self.repository) == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
+        }
+    }
+
     @Test func aShortFirstSyncStaysOnREST() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try await Self.simulator(commits: 450)

@@ -258,8 +258,9 @@ public final class SyncEngine {
                 try store.finishWalk(walk)
                 return tally
             }
-            // An interrupted bootstrap (or a long walk) resumes over git.
-            if bootstrapAllowed, walk.nextURL != nil, let gitBootstrap, let total = walk.pagesTotal,
+            // A walk stopped right after its first page (a bootstrap interrupted) reads over
+            // git again; one that went on over REST after git failed stays on REST.
+            if bootstrapAllowed, walk.pagesDone == 1, walk.nextURL != nil, let gitBootstrap, let total = walk.pagesTotal,
                 total - walk.pagesDone >= gitBootstrap.minimumPages
             {
                 bootstrapAllowed = false
