@@ -14,13 +14,18 @@ enum Credentials: Equatable {
             self = .anonymous
             return
         }
-        let parts = authorization.trimmingASCIISpaces.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, ["bearer", "token"].contains(parts[0].lowercased()) else {
+        guard let (scheme, token) = Self.split(authorization), ["bearer", "token"].contains(scheme) else {
             self = .malformed
             return
         }
-        let token = parts[1].trimmingASCIISpaces
         self = token.isEmpty ? .malformed : .token(String(token))
+    }
+
+    /// `<scheme> <value>`: the scheme lowercased, the value trimmed; nil without both.
+    static func split(_ authorization: String) -> (scheme: String, value: Substring)? {
+        let parts = authorization.trimmingASCIISpaces.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        return (parts[0].lowercased(), parts[1].trimmingASCIISpaces)
     }
 
     /// The redacted bucket key shown in `SimStats.rateLimitUsed`.
@@ -39,9 +44,8 @@ enum BasicCredentials: Equatable {
             self = .anonymous
             return
         }
-        let parts = authorization.trimmingASCIISpaces.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic",
-            let decoded = Data(base64Encoded: String(parts[1].trimmingASCIISpaces)),
+        guard let (scheme, value) = Credentials.split(authorization), scheme == "basic",
+            let decoded = Data(base64Encoded: String(value)),
             let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
         else {
             self = .malformed

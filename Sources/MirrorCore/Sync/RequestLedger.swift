@@ -16,11 +16,12 @@ public struct RequestLedger: Sendable {
     }
 
     /// Records what `client` spent since the last write; kept for the next write when it fails.
-    public mutating func write(_ client: GitHubClient, at date: Date = Date()) throws {
+    /// `store`: the caller's open writer of `storePath` (else one is opened for the write).
+    public mutating func write(_ client: GitHubClient, into store: MirrorStore? = nil, at date: Date = Date()) throws {
         let usage = client.usage
         let spent = usage.byKind(since: recorded)
         guard !spent.isEmpty else { return }
-        try MirrorStore(path: storePath).recordRequests(spent, token: token, at: date)
+        try (store ?? MirrorStore(path: storePath)).recordRequests(spent, token: token, at: date)
         recorded = usage
     }
 }

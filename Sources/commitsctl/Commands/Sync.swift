@@ -125,11 +125,13 @@ extension Commitsctl {
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
-                reportUpgrade(of: try MirrorStore(path: settings.storePath))
-                // What the token spent, for `commitsctl status --requests`.
+                let store = try MirrorStore(path: settings.storePath)
+                reportUpgrade(of: store)
+                // What the token spent, for `commitsctl status --requests` (through the same
+                // connection: an idle poll opens the store once more, not twice).
                 var ledger = RequestLedger(storePath: settings.storePath, client: client)
                 defer {
-                    do { try ledger.write(client) } catch { printWarning("could not record the requests spent: \(error)") }
+                    do { try ledger.write(client, into: store) } catch { printWarning("could not record the requests spent: \(error)") }
                 }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
                 let sync = RepositorySync(
