@@ -16,23 +16,13 @@ import Testing
 
     @Test func aKillDuringAMultiPageBatchCostsAtMostTheBatchInPagesFetchedAgain() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let simulator = try GitHubSimulator(
-            configuration: configuration,
-            repositories: [
-                SimRepository(
-                    owner: "acme", name: "batch", id: 4343,
-                    source: .synthetic(SyntheticSpec(commits: Self.commits, shape: .realistic, seed: 3)))
-            ])
-        try await simulator.start()
+        let simulator = try await startKillTarget(name: "batch", id: 4343, commits: Self.commits, seed: 3)
         try await withRunning(simulator) { simulator in
             func sync(_ db: String, name: String) throws -> CapturedProcess {
-                try CapturedProcess(
-                    // Batches of REST pages are what a kill lands in; a first sync this long would
-                    // otherwise read its history over git.
-                    "commitsctl", ["sync", "acme/batch", "--db", db, "--api-url", simulator.baseURL, "--no-git-bootstrap"],
-                    environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: name)
+                // Batches of REST pages are what a kill lands in; a first sync this long would
+                // otherwise read its history over git.
+                try .sync(
+                    "batch", db: db, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: name)
             }
             // What one uninterrupted sync lists: the pages every resumed pair of runs must add up to.
             let reference = try sync(directory.path("reference.sqlite"), name: "reference")

@@ -12,21 +12,10 @@ import Testing
 
     @Test func aKillWhileAGitHistoryIsStoredLeavesAClosedHistoryAndTheNextRunCompletesIt() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let simulator = try GitHubSimulator(
-            configuration: configuration,
-            repositories: [
-                SimRepository(
-                    owner: "acme", name: "big", id: 4545,
-                    source: .synthetic(SyntheticSpec(commits: Self.commits, shape: .realistic, seed: 8)))
-            ])
-        try await simulator.start()
+        let simulator = try await startKillTarget(name: "big", id: 4545, commits: Self.commits, seed: 8)
         try await withRunning(simulator) { simulator in
             func sync(_ db: String, name: String) throws -> CapturedProcess {
-                try CapturedProcess(
-                    "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", simulator.baseURL],
-                    environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: directory.url, name: name)
+                try .sync("big", db: db, simulator: simulator, logDirectory: directory.url, as: name)
             }
             let expected = try simulator.reachableSHAs(owner: "acme", name: "big")
             var landed = false

@@ -1,5 +1,6 @@
-import MirrorTestSupport
 import Foundation
+import GitHubSim
+import MirrorTestSupport
 import SQLite
 
 /// A product run as a process whose stdout and stderr go to files, so the test
@@ -27,4 +28,31 @@ final class CapturedProcess: @unchecked Sendable {
     func wait() -> Int32? { process.waitBlocking().exitStatus }
 
     deinit { process.kill() }
+}
+
+/// A started simulator serving one realistic synthetic history, `acme/<name>`, to the
+/// test token: what the kill tests sync and kill.
+func startKillTarget(name: String, id: Int, commits: Int, seed: UInt64) async throws -> GitHubSimulator {
+    var configuration = SimConfiguration()
+    configuration.validTokens = [SecretScan.token]
+    let simulator = try GitHubSimulator(
+        configuration: configuration,
+        repositories: [
+            SimRepository(
+                owner: "acme", name: name, id: id,
+                source: .synthetic(SyntheticSpec(commits: commits, shape: .realistic, seed: seed)))
+        ])
+    try await simulator.start()
+    return simulator
+}
+
+extension CapturedProcess {
+    /// `commitsctl sync acme/<name>` into `db` against `simulator`, with the test token.
+    static func sync(
+        _ name: String, db: String, simulator: GitHubSimulator, extra: [String] = [], logDirectory: URL, as processName: String
+    ) throws -> CapturedProcess {
+        try CapturedProcess(
+            "commitsctl", ["sync", "acme/\(name)", "--db", db, "--api-url", simulator.baseURL] + extra,
+            environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: logDirectory, name: processName)
+    }
 }

@@ -1,4 +1,3 @@
-import Curl
 import Foundation
 import Logging
 
@@ -15,16 +14,13 @@ import Logging
 public struct GitBootstrap: Sendable {
     /// Pages a never-completed walk must still have ahead for git to read them.
     public var minimumPages: Int
-    /// The HTTP settings of the git fetch (timeouts, size bounds).
-    public var http: HTTPClient.Configuration?
 
     public static let defaultMinimumPages = 20
     /// Commits stored per write transaction: what a kill mid-bootstrap costs.
     static let commitsPerTransaction = 5_000
 
-    public init(minimumPages: Int = GitBootstrap.defaultMinimumPages, http: HTTPClient.Configuration? = nil) {
+    public init(minimumPages: Int = GitBootstrap.defaultMinimumPages) {
         self.minimumPages = minimumPages
-        self.http = http
     }
 
     /// What a bootstrap did.
@@ -52,7 +48,6 @@ public struct GitBootstrap: Sendable {
             cloneURL: target.cloneURL,
             credentials: GitCredentials.forClone(
                 url: target.cloneURL, apiURL: client.configuration.apiURL, token: client.configuration.token))
-        if let http { configuration.http = http }
         configuration.htmlURLPrefix = target.htmlURL
         configuration.batchSize = Self.commitsPerTransaction
         let delivery = Delivery(store: store, repositoryID: target.repositoryID)

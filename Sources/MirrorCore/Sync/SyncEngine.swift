@@ -264,8 +264,8 @@ public final class SyncEngine {
                 total - walk.pagesDone >= gitBootstrap.minimumPages
             {
                 bootstrapAllowed = false
-                tally.addedOverGit = try await bootstrap(walk, context)
-                tally.added += tally.addedOverGit
+                let added = try await bootstrap(walk, context)
+                tally = tally + Tally(added: added, addedOverGit: added)
                 if try store.pruneFrontier(walkID: walk.id, repositoryID: context.repository.id) == 0 {
                     try store.finishWalk(walk)
                     return tally
