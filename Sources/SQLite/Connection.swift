@@ -7,7 +7,7 @@ import CSQLite
 /// `synchronous=NORMAL`, extended result codes and a bounded busy timeout.
 /// Not `Sendable`: use a connection from one thread (or actor) at a time.
 public final class Connection {
-    public enum Mode: Sendable {
+    public enum Mode: Sendable, Equatable {
         /// Read and write, creating the file if missing.
         case readWrite
         /// Read only; the file must exist. Readers never block the WAL writer.
@@ -15,6 +15,12 @@ public final class Connection {
         /// Read only, whatever the file's journal mode, which is left as it is: for
         /// looking at a file before deciding to adopt it (nothing is written).
         case inspect
+        /// A private temporary database (`path` must be ""): SQLite unlinks its
+        /// file as it creates it, so nothing is left behind whatever ends the
+        /// process. No journal and no syncs, for work that is thrown away on any
+        /// failure. Pages beyond the cache spill to SQLite's temporary directory
+        /// (`SQLITE_TMPDIR`, `TMPDIR`, /var/tmp or /tmp).
+        case scratch(cacheBytes: Int)
     }
 
     let rawConnection: OpaquePointer
@@ -29,7 +35,9 @@ public final class Connection {
             switch mode {
             case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             case .readOnly, .inspect: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            case .scratch: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             }
+        if case .scratch = mode { precondition(path.isEmpty, "a scratch database has no path") }
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(code: code, connection: connection)
@@ -70,6 +78,13 @@ public final class Connection {
             journalMode = try pragma("journal_mode")
         case .inspect:
             _ = try pragma("schema_version")
+            return
+        case .scratch(let cacheBytes):
+            try execute("PRAGMA journal_mode = OFF")
+            try execute("PRAGMA synchronous = OFF")
+            // Negative: a size in KiB rather than in pages. Also bounds the sorters and the temporary b-trees.
+            try execute("PRAGMA cache_size = -\(max(cacheBytes / 1024, 64))")
+            try execute("PRAGMA temp_store = FILE")
             return
         }
         guard journalMode.lowercased() == "wal" else {

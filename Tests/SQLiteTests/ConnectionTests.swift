@@ -12,6 +12,26 @@ import Testing
         #expect(try db.pragma("synchronous") == "1")  // NORMAL
     }
 
+    /// A scratch database that outgrew its cache spilled to a file SQLite had
+    /// already unlinked: its pages are on disk, not in memory, and nothing is
+    /// left behind, however the process ends.
+    @Test func aScratchDatabaseSpillsToAnUnlinkedFile() throws {
+        let db = try Connection(path: "", mode: .scratch(cacheBytes: 256 << 10))
+        #expect(try db.pragma("journal_mode") == "off")
+        #expect(try db.pragma("cache_size") == "-256")
+        try db.execute("CREATE TABLE t (b BLOB)")
+        try db.transaction {
+            let insert = try db.prepare("INSERT INTO t VALUES (randomblob(1000))")
+            for _ in 0..<4000 { try insert.run() }
+        }
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 4000)
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        let spills = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.contains("etilqs_") }
+        #expect(!spills.isEmpty, "4 MB of rows with a 256 KiB cache should have spilled to a file")
+        #expect(spills.allSatisfy { $0.hasSuffix(" (deleted)") }, "\(spills)")
+    }
+
     @Test func bindsAndReadsTypedValues() throws {
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("a.sqlite"))
