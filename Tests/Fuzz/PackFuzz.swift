@@ -1,7 +1,7 @@
 // libFuzzer target for the pack reader (Sources/MirrorCore/Git: PackReader, PackCursor,
 // Inflater, DeltaInstructions) and what reads history from it (PackHistoryReader,
-// PackCommitGraph, the commit parser), compiled together by Tests/Fuzz/run.sh with
-// zlib and the GitHash module. A pack comes straight from the network: any bytes
+// PackCommitIndex, the commit parser), compiled together by Tests/Fuzz/run.sh with
+// zlib, the GitHash and SQLite modules. A pack comes straight from the network: any bytes
 // must read or be refused with an error, within the limits, never crash or hang.
 
 import GitHash

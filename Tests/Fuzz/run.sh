@@ -37,10 +37,15 @@ git=Sources/MirrorCore/Git
 git_errors="$git/GitError.swift Sources/MirrorCore/GitHub/BranchName.swift"
 git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorCore/Domain/Commit.swift"
 
-# The git targets import GitHash (SHA-1) as its own module, as MirrorCore does, and zlib through CZlib.
+# The git targets import GitHash (SHA-1) and SQLite (the pack's commit index) as modules of
+# their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite.
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash -emit-module -emit-module-path "$out/GitHash.swiftmodule" \
     -emit-library -static Sources/GitHash/SHA1.swift -o "$out/libGitHash.a" 2> "$out/GitHash.build.log" \
     || { cat "$out/GitHash.build.log" >&2; exit 1; }
+# shellcheck disable=SC2046
+swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name SQLite -emit-module -emit-module-path "$out/SQLite.swiftmodule" \
+    -I Sources/CSQLite -emit-library -static $(ls Sources/SQLite/*.swift) -o "$out/libSQLite.a" 2> "$out/SQLite.build.log" \
+    || { cat "$out/SQLite.build.log" >&2; exit 1; }
 
 status=0
 for target in "${targets[@]}"; do
@@ -49,7 +54,7 @@ for target in "${targets[@]}"; do
     # -parse-as-library: the sources are library code; libFuzzer provides main().
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz \
-        -I "$out" -I Sources/CZlib -L "$out" -lGitHash $sources -o "$out/$target" 2> "$out/$target.build.log" \
+        -I "$out" -I Sources/CZlib -I Sources/CSQLite -L "$out" -lGitHash -lSQLite $sources -o "$out/$target" 2> "$out/$target.build.log" \
         || { cat "$out/$target.build.log" >&2; exit 1; }
     # The committed seeds are copied, so fuzzing never edits the repository.
     corpus="$out/corpus-$target"

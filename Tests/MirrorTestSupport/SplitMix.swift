@@ -1,5 +1,5 @@
 /// A tiny seeded generator, so kill points and schedules are reproducible.
-public struct SplitMix: Sendable {
+public struct SplitMix: RandomNumberGenerator, Sendable {
     public var state: UInt64
     public init(seed: UInt64) { state = seed }
 

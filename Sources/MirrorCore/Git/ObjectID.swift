@@ -34,6 +34,17 @@ struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.init(hex: Array(hex.utf8))
     }
 
+    /// The 20 bytes, as git writes them in packs and trees.
+    var digest: [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 20)
+        bytes.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: middle.bigEndian, toByteOffset: 8, as: UInt64.self)
+            bytes.storeBytes(of: low.bigEndian, toByteOffset: 16, as: UInt32.self)
+        }
+        return bytes
+    }
+
     /// 40 lowercase hex digits, as git and GitHub print object names.
     var hex: String {
         var text = [UInt8](repeating: 0, count: 40)

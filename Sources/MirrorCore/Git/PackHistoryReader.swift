@@ -29,37 +29,34 @@ struct PackHistoryReader {
     ) throws -> Summary {
         let pack = try PackReader(storage: storage, limits: limits)
         try pack.verifyChecksum()
-        let order = try parentsFirstOrder(pack, tip: tip, isCancelled: isCancelled)
+        let index = try indexCommits(pack, isCancelled: isCancelled)
         let deltaObjects = pack.deltaCount
         var batch: [Commit] = []
-        batch.reserveCapacity(min(batchSize, order.count))
-        for (offset, id) in order {
+        batch.reserveCapacity(batchSize)
+        let commits = try index.forEachCommit(reachedFrom: tip) { offset, id in
             // The name was computed from these very bytes in the first pass.
             let commit = try GitCommitObject(parsing: try pack.object(at: offset).body, id: id)
             batch.append(Commit(commit, id: id, htmlURLPrefix: htmlURLPrefix))
-            guard batch.count >= batchSize else { continue }
+            guard batch.count >= batchSize else { return }
             if isCancelled() { throw GitError.cancelled }
             try deliver(batch)
             batch.removeAll(keepingCapacity: true)
         }
         if !batch.isEmpty { try deliver(batch) }
         return Summary(
-            commits: order.count, packObjects: pack.objectCount, skippedObjects: pack.objectCount - order.count,
+            commits: commits, packObjects: pack.objectCount, skippedObjects: pack.objectCount - commits,
             deltaObjects: deltaObjects)
     }
 
-    /// The first pass: every commit parsed, the tip's history ordered. The
-    /// graph is dropped on return; the second pass needs only the order.
-    private func parentsFirstOrder(
-        _ pack: PackReader, tip: ObjectID, isCancelled: () -> Bool
-    ) throws -> [(offset: Int, id: ObjectID)] {
-        var graph = PackCommitGraph()
+    /// The first pass: every commit parsed, its parents indexed.
+    private func indexCommits(_ pack: PackReader, isCancelled: () -> Bool) throws -> PackCommitIndex {
+        let index = try PackCommitIndex()
         try pack.forEachObject { (object) throws in
             guard object.type == .commit else { return }
             let commit = try GitCommitObject(parsing: object.body, id: object.id)
-            try graph.add(commit: object.id, parents: commit.parents, offset: object.offset)
+            try index.add(commit: object.id, parents: commit.parents, offset: object.offset)
             if isCancelled() { throw GitError.cancelled }
         }
-        return try graph.parentsFirstOrder(from: tip)
+        return index
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import MirrorTestSupport
 
 @testable import MirrorCore
 
@@ -79,6 +80,76 @@ import Testing
         #expect(throws: GitError.malformedPack("commit \(Self.rootID) appears twice")) {
             _ = try read([.whole(type: 1, body: Self.root), .whole(type: 1, body: Self.root)], tip: Self.rootID)
         }
+    }
+
+    /// A pack need not list children first (git usually does): parents still come first.
+    @Test func parentsComeFirstWhateverThePackOrder() throws {
+        let (batches, _) = try read([.whole(type: 1, body: Self.root), .whole(type: 1, body: Self.child)], tip: Self.childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, Self.childID])
+    }
+
+    /// Merges, an octopus, a second root and a parent named twice, in several
+    /// pack orders (newest first as git writes, oldest first, shuffled): every
+    /// commit of the tip's history exactly once, each after all its parents.
+    @Test(arguments: [0, 1, 2, 3, 4])
+    func aBranchyHistoryInAnyPackOrder(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        var bodies: [[UInt8]] = []
+        var ids: [String] = []
+        for index in 0..<400 {
+            var parents: [String] = []
+            if index > 0, index != 200 {  // 200: a second root, which 250 merges with 199
+                parents.append(ids[index - 1])
+                if index == 250 { parents.append(ids[199]) }
+                let extra = Int.random(in: 0..<10, using: &random)
+                if extra == 0, index > 10 { parents.append(ids[Int.random(in: 0..<index - 1, using: &random)]) }
+                if extra == 1, index > 10 {
+                    parents += (0..<5).map { _ in ids[Int.random(in: 0..<index - 1, using: &random)] }
+                }
+                if extra == 2 { parents.append(ids[index - 1]) }
+            }
+            bodies.append(PackBuilder.commit(parents: parents, message: "commit \(index)\n"))
+            ids.append(PackBuilder.id(type: "commit", bodies[index]))
+        }
+        var order = Array(bodies.indices)
+        switch seed {
+        case 0: order.reverse()
+        case 1: break
+        default: order.shuffle(using: &random)
+        }
+        let (batches, summary) = try read(order.map { .whole(type: 1, body: bodies[$0]) }, tip: ids[399], batchSize: 7)
+        let delivered = batches.flatMap { $0 }
+        let everyCommitOnce = delivered.count == ids.count && Set(delivered.map(\.sha)) == Set(ids)
+        #expect(everyCommitOnce)
+        #expect(summary.commits == ids.count)
+        var seen: Set<String> = []
+        for commit in delivered {
+            #expect(commit.parents.allSatisfy(seen.contains), "\(commit.sha) came before one of its parents")
+            seen.insert(commit.sha)
+        }
+    }
+
+    /// The tip's history is refused for a missing parent even when the pack is
+    /// in no usable order, and extras with missing parents are no reason to refuse.
+    @Test func aMissingParentIsFoundInAShuffledPackAndAnExtrasIsNot() throws {
+        let orphan = PackBuilder.commit(parents: [String(repeating: "e", count: 40)], message: "extra\n")
+        let (batches, _) = try read(
+            [.whole(type: 1, body: Self.root), .whole(type: 1, body: orphan), .whole(type: 1, body: Self.child)], tip: Self.childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, Self.childID])
+        let grandchild = PackBuilder.commit(parents: [Self.childID], message: "grandchild\n")
+        #expect(throws: GitError.parentMissing(commit: Self.childID, parent: Self.rootID)) {
+            _ = try read(
+                [.whole(type: 1, body: Self.child), .whole(type: 1, body: grandchild)], tip: PackBuilder.id(type: "commit", grandchild))
+        }
+    }
+
+    /// A parent named 20,000 times is one link (and no quadratic work).
+    @Test func aParentNamedOverAndOverIsOneLink() throws {
+        let child = PackBuilder.commit(parents: Array(repeating: Self.rootID, count: 20_000), message: "child\n")
+        let childID = PackBuilder.id(type: "commit", child)
+        let (batches, summary) = try read([.whole(type: 1, body: child), .whole(type: 1, body: Self.root)], tip: childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, childID])
+        #expect(summary.commits == 2)
     }
 
     @Test func aDeliveryErrorIsRethrownAsItIs() throws {
