@@ -35,6 +35,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // glibc's malloc tuning (malloc.h), for the executables' start.
+        .systemLibrary(name: "CMalloc"),
 
         // MARK: - Thin wrappers
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "MirrorCore",
             dependencies: [
-                "Curl", "SQLite", "CZlib", "GitHash",
+                "Curl", "SQLite", "CZlib", "CMalloc", "GitHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Yams", package: "Yams"),

@@ -17,6 +17,7 @@ struct Commitsctl: AsyncParsableCommand {
     /// git log habits first (`-5`), then ArgumentParser; usage errors get the
     /// same one-line `commitsctl: error: …` as every other error.
     static func main() async {
+        MallocArenas.limit()
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot(arguments)

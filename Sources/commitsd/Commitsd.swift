@@ -20,6 +20,7 @@ struct Commitsd: AsyncParsableCommand {
     /// Usage errors get the same one line (`commitsd: error: …`) as every other
     /// error, so a unit's journal shows the whole reason; exit statuses are ArgumentParser's.
     static func main() async {
+        MallocArenas.limit()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -70,7 +70,9 @@ public struct GitBootstrap: Sendable {
     }
 
     /// The fetcher's deliveries, stored on a queue of their own while the
-    /// fetcher reads the next batch out of the pack (at most two batches ahead).
+    /// fetcher reads the next batch out of the pack: one batch is stored while
+    /// the next is read, no more, as reading is faster than storing and every
+    /// batch held is memory.
     /// Batches are stored in the order they came, so what is stored is always
     /// the closed history the fetcher promises. `store`, `added` and `failure`
     /// are used only on `queue`; the engine awaits the bootstrap meanwhile, so
@@ -79,7 +81,7 @@ public struct GitBootstrap: Sendable {
         private let store: MirrorStore
         private let repositoryID: Int64
         private let queue = DispatchQueue(label: "commits-mirror.git-store")
-        private let slots = DispatchSemaphore(value: 2)
+        private let slots = DispatchSemaphore(value: 1)
         private var added = 0
         private var failure: (any Error)?
 
@@ -93,7 +95,7 @@ public struct GitBootstrap: Sendable {
             self.repositoryID = repositoryID
         }
 
-        /// Called on the fetcher's queue; waits while two batches are still to be stored.
+        /// Called on the fetcher's queue; waits while the previous batch is being stored.
         func hand(_ commits: [Commit]) throws {
             if let failure = queue.sync(execute: { failure }) { throw StoreFailure(error: failure) }
             slots.wait()
