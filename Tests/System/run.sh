@@ -60,7 +60,8 @@ cp -a "$cache" "$root"
 cp "$deb" "$root/root/commits-mirror.deb"
 
 # github-sim on the host's loopback; the container shares the host's network.
-"$sim" --synthetic acme/widgets=600:3 --synthetic acme/gadgets=300:5 --head-back acme/widgets=20 \
+# acme/gadgets is long enough (26 pages) for its first sync to read its history over git.
+"$sim" --synthetic acme/widgets=600:3 --synthetic acme/gadgets=2600:5 --head-back acme/widgets=20 \
     >"$work/sim.url" 2>"$work/sim.log" &
 sim_pid=$!
 until [[ -s $work/sim.url ]]; do kill -0 "$sim_pid" 2>/dev/null || fail "github-sim did not start: $(cat "$work/sim.log")"; pause; done
@@ -151,6 +152,15 @@ inside systemctl reload commitsd || fail "systemctl reload commitsd failed"
 eventually 30 synced acme/gadgets || fail "acme/gadgets not synced after reload: $(inside journalctl -u commitsd --no-pager | tail -5)"
 inside journalctl -u commitsd --no-pager -o cat | grep -q 'repository added: acme/gadgets' || fail "the reload was not logged"
 say "systemctl reload applied a new repository"
+# Its history came over git from inside the sandbox (a pack spooled and indexed in the unit's
+# private temporary directory), with nothing logged about falling back to REST.
+git_requests=$(curl -fsS "$api/_sim/stats" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("gitRequests", 0))')
+((git_requests >= 3)) || fail "acme/gadgets's first sync made $git_requests git requests, not 3"
+inside journalctl -u commitsd --no-pager -o cat | grep -q 'history read over git' \
+    || fail "commitsd did not log reading acme/gadgets over git: $(inside journalctl -u commitsd --no-pager | tail -5)"
+warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail|error|errno' || true)
+[[ -z $warnings ]] || fail "commitsd logged while reading acme/gadgets over git: $warnings"
+say "acme/gadgets's first sync read its history over git ($git_requests git requests)"
 
 # 4. systemctl stop within seconds.
 t0=$(date +%s%N)
