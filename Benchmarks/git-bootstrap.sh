@@ -152,12 +152,13 @@ cat << EOF
 | target (#12) | goal | now | |
 |---|---|---|---|
 $TARGETS
-What the bootstrap holds in memory does not depend on the history's size: the
-pack is spooled to disk, and the commits' parent links go to a scratch SQLite
-database on disk to be ordered parents first (docs/GIT-PROTOCOL.md). From 10,000
-to 100,000 commits the peak rises while the page caches, the search index's
-merges and the batches of commits fill up; the REST-only columns show the
-store's own share of that.
+The pack is spooled to disk, and the commits' parent links go to a scratch
+SQLite database on disk to be ordered parents first (docs/GIT-PROTOCOL.md), so
+no structure in memory is sized by the history; what stays in memory is meant
+to be bounded buffers (page caches, the search index's merges, two batches of
+commits). The REST-only columns show the store's own share of the rise. Where
+the peak still rises from 100,000 to 1,000,000 commits by more than that share,
+the target says so.
 
 \`commitsctl sync $REPO\` into a new store (100,000 commits shaped like a real
 history: \`--synthetic $REPO=100000:5:realistic\`), over REST only

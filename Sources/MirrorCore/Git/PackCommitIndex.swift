@@ -3,9 +3,8 @@ import SQLite
 /// The parent links of a pack's commits, to find the commits the wanted tip
 /// reaches, check that none of them lacks a parent, and order them parents
 /// first before any is handed on. Kept in a private temporary SQLite
-/// database (`Connection.Mode.scratch`), so memory stays flat whatever the
-/// history's size: a million commits make about 120 MB of scratch file and
-/// no more than the page cache in memory.
+/// database (`Connection.Mode.scratch`), so what the index keeps in memory is
+/// its page cache, whatever the history's size; the rest is on disk.
 ///
 /// Not `Sendable`: used on the thread that reads the pack.
 final class PackCommitIndex {
