@@ -25,9 +25,7 @@ final class PackCommitIndex {
                 sha BLOB NOT NULL,
                 offset INTEGER NOT NULL,
                 -- The distinct parents' names, 20 bytes each: one row a commit keeps the first pass fast.
-                parents BLOB NOT NULL,
-                -- Parents not yet ordered (Kahn's algorithm).
-                waiting INTEGER NOT NULL
+                parents BLOB NOT NULL
             );
             BEGIN;
             """)
@@ -41,12 +39,11 @@ final class PackCommitIndex {
         commits += 1
         mostParents = max(mostParents, distinct.count)
         // `id` is the pack position: `node.id` orders the commits as the pack does.
-        let insert = try db.cachedStatement("INSERT INTO node(id, sha, offset, parents, waiting) VALUES (?, ?, ?, ?, ?)")
+        let insert = try db.cachedStatement("INSERT INTO node(id, sha, offset, parents) VALUES (?, ?, ?, ?)")
         try insert.bind(.integer(Int64(commits)), at: 1)
         try insert.bind(.blob(id.digest), at: 2)
         try insert.bind(.integer(Int64(offset)), at: 3)
         try insert.bind(.blob(distinct.flatMap(\.digest)), at: 4)
-        try insert.bind(.integer(Int64(distinct.count)), at: 5)
         try insert.run()
     }
 
@@ -132,15 +129,18 @@ final class PackCommitIndex {
             """
             CREATE INDEX link_parent ON link(parent);
             CREATE TABLE ordered(seq INTEGER PRIMARY KEY, node INTEGER NOT NULL);
+            -- Per reached commit: its parents not yet ordered.
+            CREATE TABLE waiting(node INTEGER PRIMARY KEY, parents INTEGER NOT NULL);
             BEGIN;
-            INSERT INTO ordered(node) SELECT r.node FROM reached r JOIN node n ON n.id = r.node WHERE n.waiting = 0;
+            INSERT INTO waiting(node, parents) SELECT r.node, length(n.parents) / 20 FROM reached r JOIN node n ON n.id = r.node;
+            INSERT INTO ordered(node) SELECT node FROM waiting WHERE parents = 0;
             """)
         let next = try db.prepare("SELECT node FROM ordered WHERE seq = ?")
         let release = try db.prepare(
             """
-            UPDATE node SET waiting = waiting - 1
-            WHERE id IN (SELECT l.child FROM link l JOIN reached r ON r.node = l.child WHERE l.parent = ?)
-            RETURNING id, waiting
+            UPDATE waiting SET parents = parents - 1
+            WHERE node IN (SELECT child FROM link WHERE parent = ?)
+            RETURNING node, parents
             """)
         let append = try db.prepare("INSERT INTO ordered(node) VALUES (?)")
         var seq = 1
@@ -155,7 +155,7 @@ final class PackCommitIndex {
         }
         try db.execute("COMMIT")
         guard seq - 1 == reached else {
-            let stuck = try db.prepare("SELECT n.sha FROM reached r JOIN node n ON n.id = r.node WHERE n.waiting > 0 LIMIT 1")
+            let stuck = try db.prepare("SELECT n.sha FROM waiting w JOIN node n ON n.id = w.node WHERE w.parents > 0 LIMIT 1")
                 .first { Self.objectID($0, 0) }
             throw GitError.malformedPack("the history has a cycle through or below commit \(stuck?.hex ?? "?")")
         }
