@@ -17,7 +17,11 @@ public struct GitBootstrap: Sendable {
 
     public static let defaultMinimumPages = 20
     /// Commits stored per write transaction: what a kill mid-bootstrap costs.
+    /// Smaller transactions would cost time (each commit writes the WAL).
     static let commitsPerTransaction = 5_000
+    /// Commits read out of the pack at a time: the bootstrap holds two such
+    /// batches (one being stored, one being read), ~1.2 KB a commit.
+    static let commitsPerBatch = 1_000
 
     public init(minimumPages: Int = GitBootstrap.defaultMinimumPages) {
         self.minimumPages = minimumPages
@@ -49,7 +53,7 @@ public struct GitBootstrap: Sendable {
             credentials: GitCredentials.forClone(
                 url: target.cloneURL, apiURL: client.configuration.apiURL, token: client.configuration.token))
         configuration.htmlURLPrefix = target.htmlURL
-        configuration.batchSize = Self.commitsPerTransaction
+        configuration.batchSize = Self.commitsPerBatch
         let delivery = Delivery(store: store, repositoryID: target.repositoryID)
         do {
             let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
@@ -73,16 +77,19 @@ public struct GitBootstrap: Sendable {
     /// fetcher reads the next batch out of the pack: one batch is stored while
     /// the next is read, no more, as reading is faster than storing and every
     /// batch held is memory.
-    /// Batches are stored in the order they came, so what is stored is always
-    /// the closed history the fetcher promises. `store`, `added` and `failure`
-    /// are used only on `queue`; the engine awaits the bootstrap meanwhile, so
-    /// the store is never used from two places at once.
+    /// Batches are stored in the order they came, in transactions of
+    /// `commitsPerTransaction`, so what is stored is always the closed history
+    /// the fetcher promises. `store`, `added`, `uncommitted` and `failure` are
+    /// used only on `queue`; the engine awaits the bootstrap meanwhile, so the
+    /// store is never used from two places at once.
     private final class Delivery: @unchecked Sendable {
         private let store: MirrorStore
         private let repositoryID: Int64
         private let queue = DispatchQueue(label: "commits-mirror.git-store")
         private let slots = DispatchSemaphore(value: 1)
         private var added = 0
+        /// Commits stored in the open transaction.
+        private var uncommitted = 0
         private var failure: (any Error)?
 
         /// A store error, told apart from the fetch's own failures.
@@ -103,17 +110,28 @@ public struct GitBootstrap: Sendable {
                 defer { slots.signal() }
                 guard failure == nil else { return }
                 do {
+                    try store.beginBatch()
                     added += try store.storeFromGit(commits, repositoryID: repositoryID)
+                    uncommitted += commits.count
+                    if uncommitted >= GitBootstrap.commitsPerTransaction {
+                        uncommitted = 0
+                        try store.commitBatch()
+                    }
                 } catch {
                     failure = error
                 }
             }
         }
 
-        /// Once every batch handed over is stored: how many commits joined the repository.
+        /// Once every batch handed over is stored and committed (also when the
+        /// fetch failed: what was handed over is a closed history): how many
+        /// commits joined the repository.
         func finish() async throws -> Int {
             let outcome: Result<Int, StoreFailure> = await withCheckedContinuation { continuation in
                 queue.async { [self] in
+                    if failure == nil {
+                        do { try store.commitBatch() } catch { failure = error }
+                    }
                     continuation.resume(returning: failure.map { .failure(StoreFailure(error: $0)) } ?? .success(added))
                 }
             }
