@@ -9,14 +9,23 @@ import Testing
 /// next run resumes from the last committed page, and the pages fetched twice
 /// are at most `SyncEngine.maximumPagesPerBatch` plus the one fetched ahead.
 @Suite struct BatchKillTests {
-    static let commits = 8_000
+    static let commits = 3_000
     /// Pages listed but not yet committed before the kill: more than a page in
     /// hand and one fetched ahead means a batch held two pages or more.
     static let openBatchMargin = 4
 
     @Test func aKillDuringAMultiPageBatchCostsAtMostTheBatchInPagesFetchedAgain() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try await startKillTarget(name: "batch", id: 4343, commits: Self.commits, seed: 3)
+        var configuration = SimConfiguration()
+        configuration.validTokens = [SecretScan.token]
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [
+                SimRepository(
+                    owner: "acme", name: "batch", id: 4343,
+                    source: .dataset(path: try directory.write("batch.jsonl", try Self.historyWithLongMessages())))
+            ])
+        try await simulator.start()
         try await withRunning(simulator) { simulator in
             func sync(_ db: String, name: String) throws -> CapturedProcess {
                 // Batches of REST pages are what a kill lands in; a first sync this long would
@@ -65,5 +74,34 @@ import Testing
             }
             #expect(landed != nil, "no kill landed while a batch of pages was open in 5 attempts")
         }
+    }
+
+    /// A linear history whose messages are ~2 KB each. Pages share a batch only
+    /// when the next page is fetched by the time the last is stored; with short
+    /// messages on a loaded machine (the whole suite on 2 cores) every page came
+    /// late and committed alone, and no kill could land in a batch. Long messages
+    /// make storing and indexing a page the slow side: with five busy loops on
+    /// the 2 cores, the kill landed at the first attempt, where it never did.
+    static func historyWithLongMessages() throws -> String {
+        var random = SplitMix(seed: 3)
+        let words = (0..<2_000).map { _ in
+            String((0..<(3 + Int(random.next() % 7))).map { _ in Character(UnicodeScalar(UInt8(97 + random.next() % 26))) })
+        }
+        func sha(_ index: Int) -> String {
+            let hex = String(index + 1, radix: 16)
+            return String(repeating: "0", count: 40 - hex.count) + hex
+        }
+        return try (0..<commits).reversed().map { index in
+            let message = "Change \(index)\n\n" + (0..<300).map { _ in words[Int(random.next() % 2_000)] }.joined(separator: " ")
+            let person: [String: String] = [
+                "name": "Author \(index % 50)", "email": "author\(index % 50)@example.com",
+                "date": Date(timeIntervalSince1970: 1_577_836_800 + Double(index) * 60).ISO8601Format(),
+            ]
+            let object: [String: Any] = [
+                "sha": sha(index), "parents": index == 0 ? [] : [sha(index - 1)], "tree": sha(index + 1_000_000),
+                "author": person, "committer": person, "message": message,
+            ]
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }.joined(separator: "\n") + "\n"
     }
 }
