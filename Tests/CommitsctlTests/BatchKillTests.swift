@@ -16,16 +16,8 @@ import Testing
 
     @Test func aKillDuringAMultiPageBatchCostsAtMostTheBatchInPagesFetchedAgain() async throws {
         let directory = try TemporaryDirectory()
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let simulator = try GitHubSimulator(
-            configuration: configuration,
-            repositories: [
-                SimRepository(
-                    owner: "acme", name: "batch", id: 4343,
-                    source: .dataset(path: try directory.write("batch.jsonl", try Self.historyWithLongMessages())))
-            ])
-        try await simulator.start()
+        let simulator = try await startKillTarget(
+            name: "batch", id: 4343, source: .dataset(path: try directory.write("batch.jsonl", try Self.historyWithLongMessages())))
         try await withRunning(simulator) { simulator in
             func sync(_ db: String, name: String) throws -> CapturedProcess {
                 // Batches of REST pages are what a kill lands in; a first sync this long would

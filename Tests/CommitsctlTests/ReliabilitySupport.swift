@@ -33,15 +33,16 @@ final class CapturedProcess: @unchecked Sendable {
 /// A started simulator serving one realistic synthetic history, `acme/<name>`, to the
 /// test token: what the kill tests sync and kill.
 func startKillTarget(name: String, id: Int, commits: Int, seed: UInt64) async throws -> GitHubSimulator {
+    try await startKillTarget(
+        name: name, id: id, source: .synthetic(SyntheticSpec(commits: commits, shape: .realistic, seed: seed)))
+}
+
+/// A started simulator serving `source` as `acme/<name>` to the test token.
+func startKillTarget(name: String, id: Int, source: RepositorySource) async throws -> GitHubSimulator {
     var configuration = SimConfiguration()
     configuration.validTokens = [SecretScan.token]
     let simulator = try GitHubSimulator(
-        configuration: configuration,
-        repositories: [
-            SimRepository(
-                owner: "acme", name: name, id: id,
-                source: .synthetic(SyntheticSpec(commits: commits, shape: .realistic, seed: seed)))
-        ])
+        configuration: configuration, repositories: [SimRepository(owner: "acme", name: name, id: id, source: source)])
     try await simulator.start()
     return simulator
 }
