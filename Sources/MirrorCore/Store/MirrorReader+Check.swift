@@ -30,7 +30,8 @@ public struct BranchCompleteness: Sendable, Equatable {
     public var markedComplete: Bool
     /// Walks an interrupted sync left to resume.
     public var pendingWalks: Int
-    /// Distinct parents of the repository's commits that the repository does not hold.
+    /// Distinct parents of the repository's commits on its branches that the repository does not hold
+    /// (commits kept off the branches may lack theirs: a walk dropped when its head left the branch).
     public var missingParents: Int
     /// Whether the recorded head is one of the repository's commits (`nil`: no head recorded).
     public var headStored: Bool?
@@ -65,7 +66,7 @@ extension MirrorReader {
             """
             SELECT count(DISTINCT cp.parent_sha) FROM repository_commits rc
             JOIN commit_parents cp ON cp.commit_id = rc.commit_id
-            WHERE rc.repository_id = ?1 AND NOT EXISTS (
+            WHERE rc.repository_id = ?1 AND rc.off_branch_since IS NULL AND NOT EXISTS (
                 SELECT 1 FROM commits p JOIN repository_commits prc ON prc.commit_id = p.id AND prc.repository_id = ?1
                 WHERE p.sha = cp.parent_sha)
             """)

@@ -40,47 +40,65 @@ extension MirrorStore {
         public var leftBranch = 0
         /// Commits marked before that a branch reaches again.
         public var returned = 0
+
+        static func + (lhs: BranchMarks, rhs: BranchMarks) -> BranchMarks {
+            BranchMarks(leftBranch: lhs.leftBranch + rhs.leftBranch, returned: lhs.returned + rhs.returned)
+        }
     }
 
     /// After a confirmed history rewrite: marks the repository's commits that no
     /// mirrored head reaches as off-branch (they stay stored), and clears the mark
     /// of commits that a head reaches again. One transaction.
     func markOffBranch(repositoryID: Int64, heads: [String], at date: Date = Date()) throws -> BranchMarks {
+        try write { try remark(repositoryID: repositoryID, heads: heads, at: date) }
+    }
+
+    /// Drops walks pinned to heads the branch no longer reaches and marks what
+    /// they stored off-branch (kept, hidden from queries), in one transaction: a
+    /// kill between the two would leave those commits answered as branch history
+    /// with no walk left to say so.
+    func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date = Date()) throws -> BranchMarks {
         try write {
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS marking_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
-            try db.execute("DELETE FROM marking_heads")
-            for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS reachable_commits (commit_id INTEGER PRIMARY KEY)")
-            try db.execute("DELETE FROM reachable_commits")
-            try db.execute(
-                """
-                WITH RECURSIVE reachable(sha) AS (
-                    SELECT sha FROM marking_heads
-                    UNION
-                    SELECT cp.parent_sha FROM reachable r
-                    JOIN commits c ON c.sha = r.sha
-                    JOIN commit_parents cp ON cp.commit_id = c.id
-                )
-                INSERT OR IGNORE INTO reachable_commits (commit_id) SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha
-                """)
-            var marks = BranchMarks()
-            try db.execute(
-                """
-                UPDATE repository_commits SET off_branch_since = ?2
-                WHERE repository_id = ?1 AND off_branch_since IS NULL
-                  AND commit_id NOT IN (SELECT commit_id FROM reachable_commits)
-                """, [repositoryID, ISO8601Timestamp.format(date)])
-            marks.leftBranch = db.changes
-            try db.execute(
-                """
-                UPDATE repository_commits SET off_branch_since = NULL
-                WHERE repository_id = ?1 AND off_branch_since IS NOT NULL
-                  AND commit_id IN (SELECT commit_id FROM reachable_commits)
-                """, [repositoryID])
-            marks.returned = db.changes
-            try refreshOffBranchFlags(repositoryID: repositoryID)
-            return marks
+            for walk in walks { try db.execute("DELETE FROM sync_walks WHERE id = ?", [walk.id]) }
+            return try remark(repositoryID: repositoryID, heads: heads, at: date)
         }
+    }
+
+    /// `markOffBranch` inside a transaction the caller holds.
+    private func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS marking_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
+        try db.execute("DELETE FROM marking_heads")
+        for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS reachable_commits (commit_id INTEGER PRIMARY KEY)")
+        try db.execute("DELETE FROM reachable_commits")
+        try db.execute(
+            """
+            WITH RECURSIVE reachable(sha) AS (
+                SELECT sha FROM marking_heads
+                UNION
+                SELECT cp.parent_sha FROM reachable r
+                JOIN commits c ON c.sha = r.sha
+                JOIN commit_parents cp ON cp.commit_id = c.id
+            )
+            INSERT OR IGNORE INTO reachable_commits (commit_id) SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha
+            """)
+        var marks = BranchMarks()
+        try db.execute(
+            """
+            UPDATE repository_commits SET off_branch_since = ?2
+            WHERE repository_id = ?1 AND off_branch_since IS NULL
+              AND commit_id NOT IN (SELECT commit_id FROM reachable_commits)
+            """, [repositoryID, ISO8601Timestamp.format(date)])
+        marks.leftBranch = db.changes
+        try db.execute(
+            """
+            UPDATE repository_commits SET off_branch_since = NULL
+            WHERE repository_id = ?1 AND off_branch_since IS NOT NULL
+              AND commit_id IN (SELECT commit_id FROM reachable_commits)
+            """, [repositoryID])
+        marks.returned = db.changes
+        try refreshOffBranchFlags(repositoryID: repositoryID)
+        return marks
     }
 
     /// Recomputes `commits.off_branch` for the repository's commits: set when no

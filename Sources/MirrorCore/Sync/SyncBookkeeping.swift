@@ -149,9 +149,9 @@ extension MirrorStore {
                 INSERT OR IGNORE INTO sync_frontier (walk_id, sha)
                 SELECT DISTINCT ?1, cp.parent_sha FROM repository_commits rc
                 JOIN commit_parents cp ON cp.commit_id = rc.commit_id
-                WHERE rc.repository_id = ?2 AND NOT EXISTS (
+                WHERE rc.repository_id = ?2 AND rc.off_branch_since IS NULL AND NOT EXISTS (
                     SELECT 1 FROM commits p JOIN repository_commits prc ON prc.commit_id = p.id AND prc.repository_id = ?2
-                    WHERE p.sha = cp.parent_sha)
+                    WHERE p.sha = cp.parent_sha AND prc.off_branch_since IS NULL)
                 """, [walkID, repositoryID])
             return Walk(id: walkID, headSHA: headSHA, nextURL: nil, pagesDone: 0, pagesTotal: nil)
         }
@@ -165,7 +165,7 @@ extension MirrorStore {
                 """
                 DELETE FROM sync_frontier WHERE walk_id = ?1 AND EXISTS (
                     SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = ?2
-                    WHERE c.sha = sync_frontier.sha)
+                    WHERE c.sha = sync_frontier.sha AND rc.off_branch_since IS NULL)
                 """, [walkID, repositoryID])
             return try frontierCount(walkID: walkID)
         }
@@ -179,10 +179,12 @@ extension MirrorStore {
     /// does not hold join the walk's frontier; the page's own commits leave it.
     func updateFrontier(walkID: Int64, repositoryID: Int64, page: [Commit]) throws {
         let pageSHAs = Set(page.map(\.sha))
+        // A commit kept off the branch may lack its parents (a walk dropped when
+        // its head left the branch): a walk goes on through it, never stops at it.
         let isMember = try db.cachedStatement(
             """
             SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id
-            WHERE c.sha = ? AND rc.repository_id = ?
+            WHERE c.sha = ? AND rc.repository_id = ? AND rc.off_branch_since IS NULL
             """)
         let addMissing = try db.cachedStatement("INSERT OR IGNORE INTO sync_frontier (walk_id, sha) VALUES (?, ?)")
         for commit in page {

@@ -1,0 +1,153 @@
+import Foundation
+
+// Listings: pages of one listing, stored in batches, checked against each other.
+extension SyncEngine {
+    /// Where a listing starts: a first page pinned to a sha, or a stored resume point.
+    struct Listing {
+        var url: String
+        /// The sha the first page must start with (`nil` when resuming mid-listing).
+        var pinnedTo: String?
+    }
+
+    /// What following one listing did.
+    struct Listed {
+        var tally: Tally
+        /// The walk with its checkpoint as stored with the last page.
+        var walk: Walk
+        /// True when the walk's frontier emptied, false when the listing ran out first.
+        var frontierEmptied: Bool
+        /// True when the listing stopped after its first page for git to read the rest.
+        var handedOffToGit = false
+    }
+
+    /// Follows one listing page by page. With `handOffToGit`, a first page that
+    /// announces at least `GitBootstrap.minimumPages` more is stored and the
+    /// listing stops there, with nothing fetched ahead.
+    func list(_ listing: Listing, walk initial: Walk, _ context: Context, prefetch: Bool, handOffToGit: Bool) async throws
+        -> Listed
+    {
+        var walk = initial
+        var tally = Tally()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let name = context.name
+        let client = self.client
+        var url = listing.url
+        var pinnedTo = listing.pinnedTo
+        // A listing repeats nothing: no URL, no page, no more stored commits than the store holds.
+        var visited: Set<String> = [url]
+        var firstSHAs: Set<String> = []
+        var staleElements = 0
+        let staleBound = try store.commitCount(repositoryID: context.repository.id) + 2 * Self.pageSize
+        var pagesRead = 0
+        var pending: PrefetchedPage?
+        defer { pending?.cancel() }
+        // An error or cancellation ending the listing keeps the pages stored so far.
+        defer { try? store.commitBatch() }
+
+        while true {
+            // A cancelled sync (a service's graceful shutdown) stops here, between pages.
+            try Task.checkCancellation()
+            let page: GitHubClient.CommitsPage
+            do {
+                if let fetched = pending {
+                    pending = nil
+                    if store.batch != nil, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                        try store.commitBatch()
+                    }
+                    page = try await fetched.value
+                } else {
+                    try store.commitBatch()
+                    page = try await client.commitsPage(url: url, repository: name)
+                }
+            } catch GitHubError.notFound {
+                // The head probe has just answered for the repository: a 404 here is
+                // for the sha, one GitHub itself named. Not "repository not found".
+                throw inconsistency(
+                    context, "GitHub answers 404 for the listing of \(walk.listingSHA ?? walk.headSHA), a commit it named")
+            }
+            pagesRead += 1
+            pagesFetched += 1
+            let stepEnds = pageLimit.map { pagesFetched >= $0 } ?? false
+            if let sha = pinnedTo {
+                guard let top = page.commits.first?.sha else {
+                    throw inconsistency(context, "the listing of \(sha) was empty")
+                }
+                guard top == sha else {
+                    throw inconsistency(context, "the listing of \(sha) starts with \(top) instead")
+                }
+                pinnedTo = nil
+            }
+            if let top = page.commits.first?.sha, !firstSHAs.insert(top).inserted {
+                throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
+            }
+            if let last = page.lastPageNumber, pagesRead > last + 1 {
+                throw inconsistency(context, "the listing went on past its last page (\(last))")
+            }
+            let next = try nextPage(of: page, at: url, context)
+            if let next, !visited.insert(next).inserted {
+                throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
+            }
+            let handOff =
+                handOffToGit && pagesRead == 1 && next != nil
+                && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
+            // A page whose parents all lie within itself holds the roots: the walk
+            // is about to end, so fetching ahead could only waste a request.
+            if prefetch, !handOff, !stepEnds, let next, page.hasParentsOutsideItself {
+                // Fetch page N+1 while page N is stored (still one request at a time).
+                pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
+            }
+            try store.beginBatch()
+            let outcome = try store.store(
+                page: page.commits, repositoryID: context.repository.id, walk: &walk,
+                nextURL: next, pagesTotal: page.lastPageNumber)
+            staleElements += page.commits.count - outcome.added
+            if staleElements > staleBound {
+                throw inconsistency(
+                    context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
+            }
+            tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
+            if let batch = store.batch,
+                batch.pages >= Self.maximumPagesPerBatch || .now - batch.started >= Self.maximumBatchDuration
+            {
+                try store.commitBatch()
+            }
+            progress?(
+                SyncProgress(
+                    repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
+                    commitsStored: tally.added, elapsed: clock.now - start))
+            guard outcome.frontier > 0, let next else {
+                try store.commitBatch()
+                return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
+            }
+            if handOff {
+                try store.commitBatch()
+                return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
+            }
+            if stepEnds {
+                try store.commitBatch()
+                throw SyncStepEnded(repository: name, pages: pagesFetched)
+            }
+            url = next
+        }
+    }
+
+    /// The page's `rel="next"` resolved against its URL, when it stays on the
+    /// API's origin; an empty page ends the listing whatever it links to.
+    private func nextPage(of page: GitHubClient.CommitsPage, at url: String, _ context: Context) throws -> String? {
+        guard !page.commits.isEmpty, let link = page.links?.next else { return nil }
+        guard let origin, let resolved = origin.resolve(link, against: url) else {
+            throw SyncError.linkRefused(
+                repository: context.name.description, link: APIOrigin.displayable(link),
+                origin: origin?.description ?? "the API")
+        }
+        return resolved
+    }
+}
+
+extension GitHubClient.CommitsPage {
+    var hasParentsOutsideItself: Bool {
+        let shas = Set(commits.map(\.sha))
+        return commits.contains { $0.parents.contains { !shas.contains($0) } }
+    }
+}
