@@ -58,6 +58,22 @@ import Testing
         #expect(result.stderr.contains("is a FIFO (named pipe), not a store file"), "\(result.stderr)")
     }
 
+    /// Issue #25: a `scheme://` store is refused in one line, and no directory `postgresql:` is made.
+    @Test func aPostgreSQLURLAsTheStoreStopsStartUp() async throws {
+        let url = "postgresql://localhost/r3-commitsd-db-url-test"
+        let path = try directory.write("config.yaml", "store: \(url)\nrepositories: [acme/widgets]\napi_url: http://127.0.0.1:1\n")
+        let result = try #require(try await runBounded("commitsd", ["--config", path], limit: .seconds(60)))
+        #expect(result.status == 2)
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains("error") }
+        #expect(errors.count == 1, "\(result.stderr)")
+        #expect(
+            errors.first?.hasSuffix(
+                "\(path):1: store: the store is a postgresql:// URL, but PostgreSQL stores are not supported yet by this version; give the path of an SQLite store file"
+            ) == true,
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "postgresql:"))
+    }
+
     @Test func anEmptyConfigFlagIsRefused() async throws {
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
         #expect(result.status == 64)

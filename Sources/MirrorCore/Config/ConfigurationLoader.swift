@@ -128,7 +128,13 @@ struct ConfigurationLoader {
             }
             switch key {
             case .store:
-                configuration.store = try path(value, key: keyText, expected: "the path of the SQLite store file")
+                let expected = "the path of the SQLite store file"
+                do {
+                    try StorePath.refuseURL(try string(value, key: keyText, expected: expected))
+                } catch let refusal as StoreError {
+                    throw error(at: value, key: keyText, problem: "\(refusal)", expected: nil)
+                }
+                configuration.store = try path(value, key: keyText, expected: expected)
             case .api_url:
                 let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
                 guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),

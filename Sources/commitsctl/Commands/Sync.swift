@@ -91,7 +91,7 @@ extension Commitsctl {
                 SyncInterruption.install()
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
-                let settings = ResolvedSettings(configuration: configuration, store: store, github: github)
+                let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
                 var targets: [MirrorConfiguration.Repository] = []
                 var selections: [RepositoryDiscovery.Selection] = []
                 switch repository.flatMap(RepositorySelector.init(parsing:)) {
