@@ -204,16 +204,10 @@ struct ConfigurationLoader {
         return configuration
     }
 
-    /// `min_interval` ≤ `max_interval` (each defaulting to `default_interval`), and a daily poll at least.
+    /// `min_interval` ≤ `max_interval` (each defaulting to `default_interval`); each is at most a day (`duration`).
     private func checkAdaptiveRange(of configuration: MirrorConfiguration, lines: (minimum: Int?, maximum: Int?)) throws {
         let range = configuration.adaptiveRange
         let format = DurationText.format
-        if let maximum = configuration.maximumInterval, maximum > MirrorConfiguration.longestMaximumInterval {
-            throw ConfigurationError(
-                file: file, line: lines.maximum, key: "max_interval",
-                problem: "\(format(maximum)) is longer than a day",
-                expected: "at most \(format(MirrorConfiguration.longestMaximumInterval)), so a dormant repository is still polled daily")
-        }
         guard range.minimum <= range.maximum else {
             let blamesMinimum = configuration.minimumInterval != nil
             let maximumText =
@@ -354,6 +348,13 @@ struct ConfigurationLoader {
         }
         guard let duration = DurationText.parse(text) else {
             throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not a duration", expected: DurationText.expectedForm)
+        }
+        // Every interval is one between polls: none may leave a repository unpolled for more than a day.
+        let longest = MirrorConfiguration.longestMaximumInterval
+        guard duration <= longest else {
+            throw error(
+                at: node, key: key, problem: "\(Self.excerpt(text).trimmingCharacters(in: .whitespaces)) is longer than a day",
+                expected: "at most \(DurationText.format(longest)), so a dormant repository is still polled daily")
         }
         return duration
     }

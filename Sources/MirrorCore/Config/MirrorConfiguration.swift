@@ -308,10 +308,12 @@ public struct MirrorConfiguration: Sendable, Equatable {
 public enum DurationText {
     public static let expectedForm = "a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
 
-    /// `nil` unless `text` is a positive duration in the forms above.
+    /// `nil` unless `text` is a positive duration in the forms above. One too
+    /// long for `Int` seconds (`99999999999999999h`) saturates at `Int.max` seconds.
     public static func parse(_ text: String) -> Duration? {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let seconds = Int(text) { return seconds > 0 ? .seconds(seconds) : nil }
+        if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return .seconds(Int.max) }
         var total = 0
         var number = ""
         var sawUnit = false
@@ -327,8 +329,11 @@ public enum DurationText {
             case "s": scale = 1
             default: return nil
             }
-            guard let value = Int(number) else { return nil }
-            total += value * scale
+            guard !number.isEmpty else { return nil }
+            let value = Int(number) ?? .max
+            let (scaled, overflowed) = value.multipliedReportingOverflow(by: scale)
+            let (sum, overflowedSum) = total.addingReportingOverflow(scaled)
+            total = overflowed || overflowedSum ? .max : sum
             number = ""
             sawUnit = true
         }
