@@ -139,7 +139,7 @@ extension Commitsctl {
                     gitBootstrap: overGit ? GitBootstrap() : nil)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
-                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token?.source ?? "none")
+                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token)
                 }
                 defer {
                     if let textfile, let recorder {
