@@ -362,12 +362,12 @@ extension MirrorConfiguration {
     /// configuration error naming the key and its line.
     public func loadMailmap() throws -> Mailmap? {
         guard let mailmap else { return nil }
-        guard let text = try? String(contentsOfFile: mailmap, encoding: .utf8) else {
-            let reason = FileManager.default.fileExists(atPath: mailmap) ? "cannot be read as UTF-8 text" : "does not exist"
+        do {
+            return try Mailmap(contentsOfFile: mailmap)
+        } catch let error as Mailmap.FileError {
             throw ConfigurationError(
-                file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(reason)",
+                file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(error.problem)",
                 expected: "the path of a git .mailmap file (gitmailmap(5))")
         }
-        return try Mailmap(parsing: text, path: mailmap)
     }
 }
