@@ -40,6 +40,10 @@ import Testing
         let text = "https://api.github.com/repositories/1/commits?sha=0123456789abcdef0123456789abcdef01234567&page=2 …"
         #expect(redactor.redact(text) == text)
         #expect(SecretRedactor(secrets: ["t"]).redact("t is short") == "t is short")
+        // A fine-grained token starts with "github_pat_": text ending in "github" is no cut token.
+        let fineGrained = SecretRedactor(secrets: ["github_pat_11ABCDEFG0123456789abcdef"])
+        #expect(fineGrained.redact("not found on github") == "not found on github")
+        #expect(fineGrained.redact("token github_pat_11ABC…") == "token [REDACTED]…")
     }
 
     @Test func aSecretRegisteredLaterIsRedactedToo() {

@@ -18,8 +18,10 @@ import Synchronization
 public final class SecretRedactor: Sendable {
     public static let replacement = "[REDACTED]"
     static let minimumSecretLength = 8
-    /// The shortest cut-off start of a form (before `…` or at the end) still taken for a secret.
-    static let minimumCutLength = 6
+    /// The shortest cut-off start of a form (before `…` or at the end) still taken
+    /// for a secret: shorter ones are ordinary text too ("github" starts every
+    /// fine-grained token), and a token's first characters are its public prefix.
+    static let minimumCutLength = 8
 
     private struct Secret {
         var bytes: [UInt8]
