@@ -15,6 +15,10 @@ public struct SyntheticSpec: Sendable, Hashable {
     public var sideBranchMerges: Int = 1
     /// Seed for every generated value (shas, people, dates, messages).
     public var seed: UInt64 = 1
+    /// The commit (by index, 0 the root) whose git object writes its author line
+    /// without `<…>` around the email, as some imported histories do; its REST
+    /// element still shows the real name, email and date, as GitHub's does.
+    public var malformedAuthorLineAt: Int?
 
     public init(commits: Int, authors: Int = 200, mergeEvery: Int = 8, sideBranchMerges: Int = 1, seed: UInt64 = 1) {
         self.commits = commits

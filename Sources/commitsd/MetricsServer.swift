@@ -99,11 +99,16 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         case "/readyz":
             // A read-only open checks the file, its schema version and the WAL side
             // files; it takes well under a millisecond, so it runs on the event loop.
+            // The endpoint is unauthenticated: it names neither the store's path nor
+            // the error (which names it); `commitsctl check` does.
             do {
                 _ = try MirrorReader(path: storePath)
-                return (.ok, text, Array("ready: store \(storePath) open and migrated\n".utf8))
+                return (.ok, text, Array("ready: the store opens and is migrated\n".utf8))
             } catch {
-                return (.serviceUnavailable, text, Array("not ready: \(error)\n".utf8))
+                return (
+                    .serviceUnavailable, text,
+                    Array("not ready: the store does not open read-only; `commitsctl check` says why\n".utf8)
+                )
             }
         default:
             return (.notFound, text, Array("not found; try /metrics, /healthz or /readyz\n".utf8))

@@ -232,7 +232,7 @@ struct SyncService: Service, CustomStringConvertible {
     ) {
         let usage = settings.client.usage
         metrics.recordRequests(since: usageBefore, now: usage)
-        metrics.recordRateLimit(usage.rateLimit, token: settings.tokenSource ?? "none")
+        metrics.recordRateLimit(usage.rateLimit, token: settings.client.configuration.token)
         switch outcome {
         case .synced:
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)

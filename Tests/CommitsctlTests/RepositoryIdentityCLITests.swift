@@ -1,5 +1,6 @@
-import MirrorTestSupport
 import Foundation
+import GitHubSim
+import MirrorTestSupport
 import SQLite
 import Testing
 
@@ -28,6 +29,56 @@ import Testing
             #expect(byOldName.lines.count == (try harness.store.onBranchSHAs().count))
             let check = try await harness.commitsctl(["check"])
             #expect(check.status == 0, "\(check.stdout)")
+        }
+    }
+
+    /// Issue #25 item 5: `acme/r3` deleted, then recreated with another GitHub id.
+    /// The new one is mirrored exactly under its real name (no internal name in any
+    /// request URL); the old one's history stays, queryable as `acme/r3#<old id>`.
+    @Test func aRepositoryRecreatedUnderAMirroredNameSyncsUnderItsRealName() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("commits.sqlite")
+        let repositories = [
+            SimRepository(owner: "acme", name: "r1", id: 331, source: .synthetic(SyntheticSpec(commits: 7, seed: 1))),
+            SimRepository(owner: "acme", name: "r3", id: 333, source: .synthetic(SyntheticSpec(commits: 12, seed: 3))),
+        ]
+        let simulator = try GitHubSimulator(configuration: .init(), repositories: repositories)
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            func sync() async throws -> ProcessResult {
+                try await run(
+                    "commitsctl", ["sync", "acme/*", "--db", store, "--api-url", simulator.baseURL],
+                    environment: ["GITHUB_TOKEN": "test-token"])
+            }
+            #expect(try await sync().status == 0)
+            let old = StoreInspection(store).memberSHAsSoFar(of: "acme/r3")
+            #expect(old.count == 12)
+
+            try simulator.deleteRepository(owner: "acme", name: "r3")
+            #expect(try await sync().status == 0)
+            try simulator.addRepository(
+                SimRepository(owner: "acme", name: "r3", id: 777, source: .synthetic(SyntheticSpec(commits: 9, seed: 77))))
+            for _ in 0..<2 {
+                let result = try await sync()
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(!(result.stdout + result.stderr).contains("#"), "\(result.stdout)\(result.stderr)")
+            }
+            let recreated = try simulator.reachableSHAs(owner: "acme", name: "r3")
+            #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/r3") == recreated)
+            #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/r3#333") == old)
+            #expect(old.isDisjoint(with: recreated))
+            let states = StoreInspection(store).repositoryStates()
+            #expect(states["acme/r3"] == "active" && states["acme/r3#333"] == "gone", "\(states)")
+
+            let oldLog = try await run("commitsctl", ["query", "--repo", "acme/r3#333", "--format", "ndjson", "--db", store])
+            #expect(oldLog.status == 0, "\(oldLog.stderr)")
+            #expect(oldLog.lines.count == old.count)
+            let newLog = try await run("commitsctl", ["query", "--repo", "acme/r3", "--format", "ndjson", "--db", store])
+            #expect(newLog.lines.count == recreated.count, "\(newLog.stderr)")
+            let refused = try await run("commitsctl", ["sync", "acme/r3#333", "--db", store, "--api-url", simulator.baseURL])
+            #expect(refused.status != 0 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            let check = try await run("commitsctl", ["check", "--db", store])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
     }
 }

@@ -33,20 +33,22 @@ import Testing
         let simulator = try await startSimulator([("widgets", 240)])
         defer { Task { try? await simulator.shutdown() } }
         let store = directory.path("state/commits.sqlite")
+        // From a file, whose path (like the store's) the unauthenticated endpoints never name.
+        let tokenFile = try directory.write("github-token", Self.token + "\n")
+        chmod(tokenFile, 0o600)
         let config = try directory.write(
             "config.yaml",
             """
             store: \(store)
             api_url: \(simulator.baseURL)
+            token_file: \(tokenFile)
             default_interval: 1h
             metrics_listen: 127.0.0.1:0
             repositories:
               - acme/widgets
 
             """)
-        let daemon = try DaemonProcess(
-            ["--config", config], environment: ["GITHUB_TOKEN": Self.token],
-            logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess(["--config", config], environment: [:], logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
         #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").count == expected }, "\(daemon.log)")
@@ -85,9 +87,14 @@ import Testing
         #expect(remaining != nil && remaining!.value < 5000 && remaining!.value > 0, "\(samples)")
         #expect(samples.keys.contains { $0.hasPrefix("commits_mirror_rate_limit_reset_timestamp_seconds{token=") })
         #expect(!samples.keys.contains { $0.contains(Self.token) }, "the token is never a label")
+        // Issue #25 item 6: the token is named by its kind, and no path is in any label.
+        #expect(samples[#"commits_mirror_rate_limit_remaining{token="file"}"#] != nil, "\(samples.keys)")
+        #expect(!samples.keys.contains { $0.contains(directory.url.path) }, "\(samples.keys)")
 
         #expect(try await Self.get(base + "/healthz").status == 200)
-        #expect(try await Self.get(base + "/readyz").status == 200)
+        let ready = try await Self.get(base + "/readyz")
+        #expect(ready.status == 200)
+        #expect(String(decoding: ready.body, as: UTF8.self) == "ready: the store opens and is migrated\n")
         #expect(try await Self.get(base + "/nothing").status == 404)
 
         daemon.signal(SIGTERM)

@@ -37,4 +37,45 @@ import Testing
             #expect(SecretScan.leaks(in: ["log": daemon.log]).isEmpty)
         }
     }
+
+    /// Issue #25 item 5 under the service: `acme/r3` deleted, then recreated with
+    /// another GitHub id. The new one is mirrored under `acme/r3` and polled without
+    /// error; the old one's history stays under `acme/r3#333`.
+    @Test func aRepositoryRecreatedUnderAMirroredNameIsPolledUnderItsRealName() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("state/commits.sqlite")
+        // r1 keeps the owner there while r3 is deleted (an owner without repositories answers 404).
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "r1", id: 331, source: .synthetic(SyntheticSpec(commits: 10, seed: 1))),
+            SimRepository(owner: "acme", name: "r3", id: 333, source: .synthetic(SyntheticSpec(commits: 40, seed: 3))),
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            let daemon = try DaemonProcess.mirroring(["acme/*"], from: simulator, in: directory, logLevel: "info")
+            defer { daemon.stop() }
+            let inspection = StoreInspection(store)
+            let old = try simulator.reachableSHAs(owner: "acme", name: "r3")
+            #expect(await waitUntil(timeout: .seconds(30)) { inspection.memberSHAsSoFar(of: "acme/r3") == old }, "\(daemon.log)")
+            try simulator.deleteRepository(owner: "acme", name: "r3")
+            #expect(await waitUntil(timeout: .seconds(30)) { inspection.repositoryStates()["acme/r3"] == "gone" }, "\(daemon.log)")
+            try simulator.addRepository(
+                SimRepository(owner: "acme", name: "r3", id: 777, source: .synthetic(SyntheticSpec(commits: 25, seed: 77))))
+            func caughtUp() throws -> Bool {
+                inspection.memberSHAsSoFar(of: "acme/r3") == (try simulator.reachableSHAs(owner: "acme", name: "r3"))
+            }
+            #expect(try await waitUntil(timeout: .seconds(30)) { try caughtUp() }, "\(daemon.log)")
+            #expect(inspection.memberSHAsSoFar(of: "acme/r3#333") == old)
+            #expect(inspection.repositoryStates() == ["acme/r1": "active", "acme/r3": "active", "acme/r3#333": "gone"])
+            // From then on it is polled under its real name, without error.
+            let caughtUpAt = daemon.log.count
+            #expect(
+                await waitUntil(timeout: .seconds(30)) {
+                    daemon.log.dropFirst(caughtUpAt).split(separator: "\n").filter {
+                        $0.contains("sync finished") && $0.contains("repo=acme/r3 ")
+                    }.count >= 2
+                }, "\(daemon.log)")
+            #expect(!daemon.log.dropFirst(caughtUpAt).contains(" error "), "\(daemon.log)")
+            #expect(!daemon.log.contains("r3#"), "\(daemon.log)")
+        }
+    }
 }

@@ -58,6 +58,47 @@ import Testing
         #expect(result.stderr.contains("is a FIFO (named pipe), not a store file"), "\(result.stderr)")
     }
 
+    /// Issue #25 item 6: an interval over a day (max_interval's bound) is refused
+    /// for every interval key, however large, without overflowing.
+    @Test(arguments: [
+        ("default_interval: 99999999999h", "default_interval", "99999999999h"),
+        ("default_interval: 9223372036854775807", "default_interval", "9223372036854775807"),
+        ("default_interval: 99999999999999999999999", "default_interval", "99999999999999999999999"),
+        ("min_interval: 9999999999999999999h99999999999999m", "min_interval", "9999999999999999999h99999999999999m"),
+        ("max_interval: 25h", "max_interval", "25h"),
+    ])
+    func anIntervalOverADayIsRefused(line: String, key: String, value: String) async throws {
+        let path = try directory.write("config.yaml", "\(line)\nrepositories: [acme/widgets]\n")
+        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path):1: \(key): \(value) is longer than a day; expected at most 24h, so a dormant repository is still polled daily\n"
+        )
+        let perRepository = try directory.write(
+            "repository.yaml", "repositories:\n  - name: acme/widgets\n    interval: \(value)\n")
+        let refused = try #require(
+            try await runBounded("commitsd", ["--check-config", "--config", perRepository], limit: .seconds(60)))
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains(":3: repositories[0].interval: \(value) is longer than a day;"), "\(refused.stderr)")
+    }
+
+    /// Issue #25: a `scheme://` store is refused in one line, and no directory `postgresql:` is made.
+    @Test func aPostgreSQLURLAsTheStoreStopsStartUp() async throws {
+        let url = "postgresql://localhost/r3-commitsd-db-url-test"
+        let path = try directory.write("config.yaml", "store: \(url)\nrepositories: [acme/widgets]\napi_url: http://127.0.0.1:1\n")
+        let result = try #require(try await runBounded("commitsd", ["--config", path], limit: .seconds(60)))
+        #expect(result.status == 2)
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains("error") }
+        #expect(errors.count == 1, "\(result.stderr)")
+        #expect(
+            errors.first?.hasSuffix(
+                "\(path):1: store: the store is a postgresql:// URL, but PostgreSQL stores are not supported yet by this version; give the path of an SQLite store file"
+            ) == true,
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "postgresql:"))
+    }
+
     @Test func anEmptyConfigFlagIsRefused() async throws {
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
         #expect(result.status == 64)

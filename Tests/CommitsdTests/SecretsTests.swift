@@ -42,3 +42,37 @@ import Testing
         }
     }
 }
+
+/// Issue #25 item 4 under the service: a git host whose side band 3 echoes the
+/// Basic credential commitsd sent, in every encoding. The journal (its log at
+/// trace), the store and its argv hold none of them; the history still converges over REST.
+@Suite struct EchoedCredentialTests {
+    @Test func aSideBandEchoingTheBasicCredentialNeverReachesTheJournalOrTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("state/commits.sqlite")
+        try await withRunning(startSimulator([("widgets", 2_500)])) { simulator in
+            let proxy = try HostileGitHub(upstream: simulator.baseURL)
+            defer { proxy.stop() }
+            proxy.echoCredentials(
+                of: "acme/widgets", as: .sideBand3(tip: try simulator.headSHA(owner: "acme", name: "widgets")))
+            let config = try directory.write(
+                "config.yaml",
+                "store: state/commits.sqlite\napi_url: \(proxy.baseURL)\ndefault_interval: 1h\nrepositories:\n  - acme/widgets\n")
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "trace"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let reachable = try simulator.reachableSHAs(owner: "acme", name: "widgets")
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets") == reachable },
+                "\(daemon.log)")
+            let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(daemon.log.contains("the git server reported an error: fatal: denied for Basic [REDACTED]"), "\(daemon.log)")
+            #expect(proxy.requests.contains { $0.authorization == SecretScan.basicCredential })
+            #expect(SecretScan.leaks(in: ["commitsd log": daemon.log, "commitsd argv": argv]).isEmpty)
+            #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
+        }
+    }
+}

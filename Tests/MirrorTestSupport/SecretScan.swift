@@ -2,19 +2,42 @@ import Foundation
 
 /// The recognisable token the reliability tests authenticate with, and the
 /// scans that prove it leaked nowhere: captured output, logs, store files, argv.
+/// A scan looks for the token in every encoding a server could echo it in:
+/// itself (any case), percent-encoded, and base64 or base64url at any alignment
+/// (which covers the Basic `x-access-token:<token>` git hosts are sent).
 public enum SecretScan {
     public static let token = "ghp_SECRETSCAN_0123456789abcdef"
 
-    /// Names of the `texts` (name → content) that contain the token; empty when none does.
+    /// The byte strings that betray the token, however it was encoded.
+    public static let encodings: [String] = {
+        var forms = [token, token.lowercased(), token.uppercased()]
+        if let escaped = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.append(escaped) }
+        // Whatever precedes the token, its base64 holds one of three runs of
+        // characters that depend on the token's bytes alone: drop the characters
+        // that mix in the bytes before (`k` of them modulo 3) and after it.
+        for k in 0..<3 {
+            let encoded = Data(Array(repeating: 0x41, count: k) + Array(token.utf8)).base64EncodedString()
+            let unpadded = encoded.prefix { $0 != "=" }
+            let stable = String(unpadded.dropFirst((k * 8 + 5) / 6).dropLast(2))
+            forms.append(stable)
+            forms.append(stable.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+        }
+        return Array(Set(forms))
+    }()
+
+    /// What a git host is sent as `Authorization` for the token.
+    public static let basicCredential = "Basic " + Data("x-access-token:\(token)".utf8).base64EncodedString()
+
+    /// Names of the `texts` (name → content) that contain the token in any encoding; empty when none does.
     public static func leaks(in texts: [String: String]) -> [String] {
-        texts.filter { $0.value.contains(token) }.map(\.key).sorted()
+        texts.filter { text in encodings.contains { text.value.contains($0) } }.map(\.key).sorted()
     }
 
     /// The store, its WAL and shared memory, byte for byte.
     public static func leaks(inStoreAt path: String) -> [String] {
         [path, path + "-wal", path + "-shm"].filter { file in
             guard let bytes = FileManager.default.contents(atPath: file) else { return false }
-            return bytes.range(of: Data(token.utf8)) != nil
+            return encodings.contains { bytes.range(of: Data($0.utf8)) != nil }
         }
     }
 

@@ -17,14 +17,15 @@ struct CommitObjectWriter {
         bytes.append(0x0A)
     }
 
-    /// `author Name <email> 1420070400 +0530`
-    mutating func signature(_ header: String, _ signature: GitSignature) {
+    /// `author Name <email> 1420070400 +0530`; without `bracketingEmail`, the
+    /// malformed `author Name email 1420070400 +0530`.
+    mutating func signature(_ header: String, _ signature: GitSignature, bracketingEmail: Bool = true) {
         bytes += header.utf8
         bytes.append(0x20)
         bytes += signature.name.utf8
-        bytes += " <".utf8
+        bytes += (bracketingEmail ? " <" : " ").utf8
         bytes += signature.email.utf8
-        bytes += "> ".utf8
+        bytes += (bracketingEmail ? "> " : " ").utf8
         bytes += String(signature.time).utf8
         bytes.append(0x20)
         let offset = abs(signature.utcOffsetMinutes)

@@ -198,7 +198,7 @@ public struct SyntheticRepository: Sendable {
         let content = content(at: index)
         var body = CommitObjectWriter(tree: treeSHA(at: index))
         for parent in parentIndices(at: index) { body.parent(names.hex(at: parent)) }
-        body.signature("author", content.author)
+        body.signature("author", content.author, bracketingEmail: index != spec.malformedAuthorLineAt)
         body.signature("committer", content.committer)
         body.message(content.message, newlineAtEnd: content.newlineAtEnd)
         return body.bytes

@@ -11,45 +11,22 @@ extension MirrorConfiguration {
         guard !path.isEmpty else {
             throw ConfigurationError(file: path, problem: "the configuration path is empty", expected: readable)
         }
-        // stat first: opening a FIFO would block, and a device or directory is no configuration.
-        let kind = FileKind.of(path)
-        if kind.isSpecial {
+        let text: String
+        switch SmallTextFile.contents(of: path, limit: maximumSize) {
+        case .success(let read):
+            text = read
+        case .failure(.notAFile(let kind)):
             throw ConfigurationError(file: path, problem: "is \(kind), not a configuration file", expected: readable)
-        }
-        if case .regularFile(let size) = kind, size > maximumSize {
+        case .failure(.tooLarge):
             throw tooLarge(path)
-        }
-        // O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
+        case .failure(.notUTF8):
             throw ConfigurationError(
-                file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
-                expected: readable)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ConfigurationError(file: path, problem: "is \(FileKind.of(path)), not a configuration file", expected: readable)
-        }
-        // Read at most one byte past the limit, so a file that grew after the stat is still refused.
-        var data = [UInt8](repeating: 0, count: maximumSize + 1)
-        var count = 0
-        while count < data.count {
-            let got = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else {
-                throw ConfigurationError(
-                    file: path, problem: "cannot read the configuration file: \(String(cString: strerror(errno)))",
-                    expected: readable)
-            }
-            if got == 0 { break }
-            count += got
-        }
-        guard count <= maximumSize else { throw tooLarge(path) }
-        guard let text = String(validating: data[..<count], as: UTF8.self) else {
+                file: path, problem: "the file is not UTF-8 text", expected: "a YAML file like config/commits-mirror.example.yaml")
+        case .failure(.missing):
             throw ConfigurationError(
-                file: path, problem: "the file is not UTF-8 text",
-                expected: "a YAML file like config/commits-mirror.example.yaml")
+                file: path, problem: "cannot read the configuration file: \(String(cString: strerror(ENOENT)))", expected: readable)
+        case .failure(.unreadable(let reason)):
+            throw ConfigurationError(file: path, problem: "cannot read the configuration file: \(reason)", expected: readable)
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return try parse(yaml: text, source: path, relativeTo: directory)
@@ -128,7 +105,13 @@ struct ConfigurationLoader {
             }
             switch key {
             case .store:
-                configuration.store = try path(value, key: keyText, expected: "the path of the SQLite store file")
+                let expected = "the path of the SQLite store file"
+                do {
+                    try StorePath.refuseURL(try string(value, key: keyText, expected: expected))
+                } catch let refusal as StoreError {
+                    throw error(at: value, key: keyText, problem: "\(refusal)", expected: nil)
+                }
+                configuration.store = try path(value, key: keyText, expected: expected)
             case .api_url:
                 let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
                 guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
@@ -198,16 +181,10 @@ struct ConfigurationLoader {
         return configuration
     }
 
-    /// `min_interval` ≤ `max_interval` (each defaulting to `default_interval`), and a daily poll at least.
+    /// `min_interval` ≤ `max_interval` (each defaulting to `default_interval`); each is at most a day (`duration`).
     private func checkAdaptiveRange(of configuration: MirrorConfiguration, lines: (minimum: Int?, maximum: Int?)) throws {
         let range = configuration.adaptiveRange
         let format = DurationText.format
-        if let maximum = configuration.maximumInterval, maximum > MirrorConfiguration.longestMaximumInterval {
-            throw ConfigurationError(
-                file: file, line: lines.maximum, key: "max_interval",
-                problem: "\(format(maximum)) is longer than a day",
-                expected: "at most \(format(MirrorConfiguration.longestMaximumInterval)), so a dormant repository is still polled daily")
-        }
         guard range.minimum <= range.maximum else {
             let blamesMinimum = configuration.minimumInterval != nil
             let maximumText =
@@ -348,6 +325,13 @@ struct ConfigurationLoader {
         }
         guard let duration = DurationText.parse(text) else {
             throw error(at: node, key: key, problem: "'\(Self.excerpt(text))' is not a duration", expected: DurationText.expectedForm)
+        }
+        // Every interval is one between polls: none may leave a repository unpolled for more than a day.
+        let longest = MirrorConfiguration.longestMaximumInterval
+        guard duration <= longest else {
+            throw error(
+                at: node, key: key, problem: "\(Self.excerpt(text).trimmingCharacters(in: .whitespaces)) is longer than a day",
+                expected: "at most \(DurationText.format(longest)), so a dormant repository is still polled daily")
         }
         return duration
     }

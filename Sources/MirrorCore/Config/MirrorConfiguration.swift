@@ -308,10 +308,12 @@ public struct MirrorConfiguration: Sendable, Equatable {
 public enum DurationText {
     public static let expectedForm = "a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
 
-    /// `nil` unless `text` is a positive duration in the forms above.
+    /// `nil` unless `text` is a positive duration in the forms above. One too
+    /// long for `Int` seconds (`99999999999999999h`) saturates at `Int.max` seconds.
     public static func parse(_ text: String) -> Duration? {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let seconds = Int(text) { return seconds > 0 ? .seconds(seconds) : nil }
+        if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return .seconds(Int.max) }
         var total = 0
         var number = ""
         var sawUnit = false
@@ -327,8 +329,11 @@ public enum DurationText {
             case "s": scale = 1
             default: return nil
             }
-            guard let value = Int(number) else { return nil }
-            total += value * scale
+            guard !number.isEmpty else { return nil }
+            let value = Int(number) ?? .max
+            let (scaled, overflowed) = value.multipliedReportingOverflow(by: scale)
+            let (sum, overflowedSum) = total.addingReportingOverflow(scaled)
+            total = overflowed || overflowedSum ? .max : sum
             number = ""
             sawUnit = true
         }
@@ -357,12 +362,12 @@ extension MirrorConfiguration {
     /// configuration error naming the key and its line.
     public func loadMailmap() throws -> Mailmap? {
         guard let mailmap else { return nil }
-        guard let text = try? String(contentsOfFile: mailmap, encoding: .utf8) else {
-            let reason = FileManager.default.fileExists(atPath: mailmap) ? "cannot be read as UTF-8 text" : "does not exist"
+        do {
+            return try Mailmap(contentsOfFile: mailmap)
+        } catch let error as Mailmap.FileError {
             throw ConfigurationError(
-                file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(reason)",
+                file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(error.problem)",
                 expected: "the path of a git .mailmap file (gitmailmap(5))")
         }
-        return try Mailmap(parsing: text, path: mailmap)
     }
 }

@@ -68,17 +68,32 @@ struct GitCommitObject: Equatable {
         self.tree = tree
         self.parents = parents
         self.encoding = encoding
-        self.author = GitIdentityLine(UnsafeBufferPointer(rebasing: body[authorLine]), encoding: encoding)
-        self.committer = GitIdentityLine(UnsafeBufferPointer(rebasing: body[committerLine]), encoding: encoding)
+        // A line git itself would show as `<>` at the epoch: refused, so the commit is
+        // never stored with invented values (GitHub's REST listing gives its real ones).
+        func identity(_ line: Range<Int>, _ header: String) throws -> GitIdentityLine {
+            do {
+                return try GitIdentityLine(UnsafeBufferPointer(rebasing: body[line]), encoding: encoding)
+            } catch {
+                throw fail("its \(header) line \(error.problem)")
+            }
+        }
+        self.author = try identity(authorLine, "author")
+        self.committer = try identity(committerLine, "committer")
         self.message = GitTextDecoding.decode(UnsafeBufferPointer(rebasing: body[messageStart...]), encoding: encoding)
     }
 }
 
 /// `Name <email> 1700000000 +0200`, split as git's `split_ident_line` does:
 /// the name ends before `<` (trailing spaces dropped), the email ends at the
-/// first `>`, the date follows the last `>`. A missing or unreadable date is 0
-/// (git shows such commits at the epoch too).
+/// first `>`, the date follows the last `>`. A line without `<email>`, or
+/// without a date this mirror can store, is `Malformed`: git would show it as
+/// `<>` or at the epoch, values the commit never had.
 struct GitIdentityLine: Equatable {
+    struct Malformed: Error {
+        /// "has no <email>", "has no date" …, after "its author line".
+        var problem: String
+    }
+
     var name: String
     var email: String
     /// Seconds since the epoch, UTC.
@@ -96,16 +111,17 @@ struct GitIdentityLine: Equatable {
     /// The latest time accepted: 9999-12-31T23:59:59Z, as far as GitHub renders dates.
     static let latestTime: Int64 = 253_402_300_799
 
-    init(_ line: UnsafeBufferPointer<UInt8>, encoding: String?) {
+    init(_ line: UnsafeBufferPointer<UInt8>, encoding: String?) throws(Malformed) {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0B || byte == 0x0C }
         name = ""
         email = ""
         time = 0
         utcOffsetMinutes = 0
-        guard let open = line.firstIndex(of: 0x3C) else { return }
+        guard let open = line.firstIndex(of: 0x3C), let close = line[(open + 1)...].firstIndex(of: 0x3E) else {
+            throw Malformed(problem: "has no <email>")
+        }
         var nameEnd = open
         while nameEnd > 0, isSpace(line[nameEnd - 1]) { nameEnd -= 1 }
-        guard let close = line[(open + 1)...].firstIndex(of: 0x3E) else { return }
         name = GitTextDecoding.decode(UnsafeBufferPointer(rebasing: line[0..<nameEnd]), encoding: encoding)
         email = GitTextDecoding.decode(UnsafeBufferPointer(rebasing: line[(open + 1)..<close]), encoding: encoding)
         var index = line.lastIndex(of: 0x3E)! + 1
@@ -119,8 +135,9 @@ struct GitIdentityLine: Equatable {
             index += 1
             digits += 1
         }
-        guard digits > 0 else { return }
-        time = seconds <= Self.latestTime ? seconds : 0
+        guard digits > 0 else { throw Malformed(problem: "has no date") }
+        guard seconds <= Self.latestTime else { throw Malformed(problem: "has a date after the year 9999") }
+        time = seconds
         while index < line.count, isSpace(line[index]) { index += 1 }
         guard index < line.count, line[index] == 0x2B || line[index] == 0x2D else { return }
         let sign = line[index] == 0x2D ? -1 : 1

@@ -7,6 +7,9 @@ public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStri
     let authorization: String
     let tokenSource: String
 
+    /// The Basic user names the token is sent with (`SecretRedactor` removes each `user:token` encoding).
+    static let basicUsers = ["x-access-token"]
+
     public var description: String { "<git credentials from \(tokenSource)>" }
     public var debugDescription: String { description }
 
@@ -17,7 +20,7 @@ public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStri
     /// URL itself is plain http. A clone URL with user information gets nothing.
     public static func forClone(url cloneURL: String, apiURL: String, token: GitHubToken?) -> GitCredentials? {
         guard let token, mayReceiveToken(cloneURL: cloneURL, apiURL: apiURL) else { return nil }
-        let basic = Data("x-access-token:\(token.value)".utf8).base64EncodedString()
+        let basic = Data("\(basicUsers[0]):\(token.value)".utf8).base64EncodedString()
         return GitCredentials(authorization: "Basic \(basic)", tokenSource: token.source)
     }
 

@@ -15,10 +15,11 @@ extension GitHubClient {
             let details = (body.errors ?? []).map { error in
                 [error.field.map { "parameter '\($0)'" }, error.code, error.message].compactMap { $0 }.joined(separator: ": ")
             }.filter { !$0.isEmpty }
-            return oneLine(details.isEmpty ? message : "\(message) (\(details.joined(separator: "; ")))")
+            return oneLine(redact(details.isEmpty ? message : "\(message) (\(details.joined(separator: "; ")))"))
         }
-        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-        return text.isEmpty ? "no message" : oneLine(text)
+        // Redacted before it is cut, so no secret is left half shown at the cut.
+        let text = oneLine(redact(String(decoding: response.body.prefix(4096), as: UTF8.self)))
+        return text.isEmpty ? "no message" : text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 
     /// Server text inside a one-line message: control characters (line breaks) become spaces.
@@ -26,22 +27,12 @@ extension GitHubClient {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
     }
 
-    /// `text` with the token, raw or percent-encoded, replaced by `[REDACTED]`:
-    /// applied to anything a server sent (messages, bodies, Link and Location
-    /// URLs) before it goes into an error, a log line or the store. A token
-    /// under 8 characters (never a real one; tests use "t") is left alone: it
-    /// would match ordinary text and mangle every Link URL.
+    /// `text` without any credential this client sends, in any encoding
+    /// (`SecretRedactor`): applied to anything a server sent (messages, bodies,
+    /// Link and Location URLs, git's error bands) before it goes into an error,
+    /// a log line or the store.
     public func redact(_ text: String) -> String {
-        guard let token = configuration.token?.value, token.count >= 8 else { return text }
-        var forms = [token]
-        for allowed in [CharacterSet.alphanumerics, .urlQueryAllowed, .urlPathAllowed] {
-            if let encoded = token.addingPercentEncoding(withAllowedCharacters: allowed) { forms.append(encoded) }
-        }
-        var result = text
-        for form in Set(forms).sorted(by: { $0.count > $1.count }) {
-            result = result.replacingOccurrences(of: form, with: "[REDACTED]", options: .caseInsensitive)
-        }
-        return result
+        redactor.redact(text)
     }
 }
 

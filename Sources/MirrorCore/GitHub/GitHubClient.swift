@@ -59,9 +59,13 @@ public final class GitHubClient: Sendable {
     /// request carries the token and no redirect is followed.
     let origin: APIOrigin?
     let usageBox = Mutex(Usage())
+    /// Every credential this client sends, removed from whatever a server says
+    /// (`redact(_:)`); register tokens minted later (App installation tokens, JWTs) here.
+    public let redactor: SecretRedactor
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
+        self.redactor = SecretRedactor(secrets: configuration.token.map { [$0.value] } ?? [])
         self.http = try HTTPClient(configuration: configuration.http)
         self.logger = logger
         self.origin = APIOrigin(url: configuration.apiURL)

@@ -7,10 +7,20 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     let value: String
     /// e.g. "environment variable GITHUB_TOKEN" or "file /etc/commits-mirror/token".
     public let source: String
+    /// Where it came from without naming the place: what unauthenticated
+    /// endpoints (`/metrics` labels) may show.
+    public internal(set) var kind: Kind
+
+    public enum Kind: String, Sendable {
+        case environment, file
+        /// The systemd credential `github-token`.
+        case credential
+    }
 
     public init(value: String, source: String) {
         self.value = value
         self.source = source
+        self.kind = source.hasPrefix("environment") ? .environment : .file
     }
 
     public var description: String { "<token from \(source)>" }
@@ -36,7 +46,11 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory + "/" + credentialName
-            if FileManager.default.fileExists(atPath: path) { return try fromFile(path, warn: warn) }
+            if FileManager.default.fileExists(atPath: path) {
+                var token = try fromFile(path, warn: warn)
+                token.kind = .credential
+                return token
+            }
         }
         if let configuredFile { return try fromFile(configuredFile, warn: warn) }
         return nil

@@ -26,6 +26,29 @@ public struct RepositoryName: Sendable, Hashable, CustomStringConvertible, Codab
 
     public var description: String { "\(owner)/\(name)" }
 
+    /// `OWNER/NAME#<GitHub id>`: the stored name of a repository whose name
+    /// GitHub gave to another one (deleted, then recreated). `#` is in no
+    /// GitHub name, so it never collides, and it is never requested.
+    public static func disambiguated(_ name: RepositoryName, githubID: Int) -> String {
+        "\(name.owner)/\(name.name)#\(githubID)"
+    }
+
+    /// Parses a name as the store may hold it: a GitHub name, or one
+    /// `disambiguated` (`OWNER/NAME#<id>`, kept with its `#` in `name`).
+    public init?(parsingStored text: String) {
+        let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let github = RepositoryName(parsing: String(parts[0])) else { return nil }
+        guard parts.count == 2 else {
+            self = github
+            return
+        }
+        guard let id = Int(parts[1]), id > 0, String(id) == parts[1] else { return nil }
+        self.init(owner: github.owner, name: "\(github.name)#\(id)")
+    }
+
+    /// GitHub gave this name (not a stored `disambiguated` one): only such a name goes into a request.
+    public var isGitHubName: Bool { RepositoryName(parsing: description) == self }
+
     /// What a user should type, for error messages.
     public static let expectedForm = "OWNER/NAME, e.g. swiftlang/swift-evolution"
 }

@@ -60,9 +60,10 @@ public struct MirrorMetrics: Sendable {
         }
     }
 
-    /// The rate limit last seen for a token. `token` names where the token came
-    /// from (`GitHubToken.source`), never the token itself.
-    public func recordRateLimit(_ rateLimit: RateLimitStatus?, token: String) {
+    /// The rate limit last seen for a token, labelled by its kind (`environment`,
+    /// `file`, `credential`, or `none`): never the token, nor the path of its file.
+    public func recordRateLimit(_ rateLimit: RateLimitStatus?, token: GitHubToken?) {
+        let token = token?.kind.rawValue ?? "none"
         guard let rateLimit else { return }
         Gauge(label: Self.prefix + "rate_limit_remaining", dimensions: [("token", token)], factory: factory)
             .record(rateLimit.remaining)

@@ -46,8 +46,24 @@ public struct Mailmap: Sendable, Equatable {
         }
     }
 
+    /// A file that cannot be read as a mailmap: one line naming it and why.
+    public struct FileError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var problem: SmallTextFile.Problem
+        public var description: String {
+            "the mailmap file \(path) \(problem); expected a git .mailmap file (gitmailmap(5))"
+        }
+    }
+
+    /// Far above any real mailmap (Linux's is ~100 KiB), far below what could hurt.
+    public static let maximumSize = 4 << 20
+
+    /// Reads and parses a mailmap file; never blocks on a FIFO, never reads a device or more than `maximumSize`.
     public init(contentsOfFile path: String) throws {
-        try self.init(parsing: String(contentsOfFile: path, encoding: .utf8), path: path)
+        switch SmallTextFile.contents(of: path, limit: Self.maximumSize) {
+        case .success(let text): try self.init(parsing: text, path: path)
+        case .failure(let problem): throw FileError(path: path, problem: problem)
+        }
     }
 
     /// `Name <email>` at the start of `text` (the name may be empty); consumes it.

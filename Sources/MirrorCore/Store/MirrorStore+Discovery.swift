@@ -171,7 +171,7 @@ extension MirrorStore {
         }
     }
 
-    private func updateState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date) throws {
+    func updateState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date) throws {
         try db.execute(
             """
             UPDATE repositories SET state = ?1, state_reason = ?2,

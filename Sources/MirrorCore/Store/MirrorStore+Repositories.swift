@@ -1,3 +1,4 @@
+import Foundation
 import SQLite
 
 /// Repositories: a repository is its GitHub id; its current name and every
@@ -37,7 +38,7 @@ extension MirrorStore {
     static func repository(from row: Statement) -> Repository {
         Repository(
             id: row.int64(0),
-            name: RepositoryName(parsing: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),
+            name: RepositoryName(parsingStored: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),
             githubID: row.optionalInt(2),
             defaultBranch: row.optionalString(3))
     }
@@ -77,9 +78,10 @@ extension MirrorStore {
                 [placeholderName(for: identity)])
             rowID = db.lastInsertRowID
         }
-        // The current name moves to this row (another row can hold it only if
-        // created offline by `import` under the new name: that one keeps its own).
         let current = identity.fullName.description
+        try displaceFormerHolder(of: current, from: rowID, for: identity.githubID)
+        // The current name moves to this row (another row can hold it now only if
+        // created offline by `import` under the new name: that one keeps its own).
         let taken =
             try db.scalarInt(
                 "SELECT count(*) FROM repositories WHERE full_name = ? AND id != ?",
@@ -99,7 +101,31 @@ extension MirrorStore {
 
     /// A name for a new row that cannot collide while the real one is settled.
     private func placeholderName(for identity: RepositoryIdentity) -> String {
-        "\(identity.fullName.owner)/\(identity.fullName.name)#\(identity.githubID)"
+        RepositoryName.disambiguated(identity.fullName, githubID: identity.githubID)
+    }
+
+    /// GitHub gives `name` to the repository `githubID`: a row of another GitHub
+    /// repository still holding it (deleted, then recreated under the same name)
+    /// is renamed `OWNER/NAME#<its GitHub id>`, a name GitHub can never give, and
+    /// marked gone if it was active. Its history stays, queryable under that
+    /// name, and `name` (as current name and as a lookup name) moves to `rowID`,
+    /// so requests only ever use the name GitHub gave.
+    private func displaceFormerHolder(of name: String, from rowID: Int64, for githubID: Int) throws {
+        guard
+            let former = try db.prepare("SELECT id, github_id FROM repositories WHERE full_name = ? AND id != ?")
+                .bind([name, rowID]).first({ (id: $0.int64(0), githubID: $0.optionalInt(1)) }),
+            let formerGitHubID = former.githubID, formerGitHubID != githubID,
+            let formerName = RepositoryName(parsing: name)
+        else { return }
+        let disambiguated = RepositoryName.disambiguated(formerName, githubID: formerGitHubID)
+        try db.execute("UPDATE repositories SET full_name = ? WHERE id = ?", [disambiguated, former.id])
+        try addName(disambiguated, repositoryID: former.id)
+        try db.execute("UPDATE repository_names SET repository_id = ? WHERE name = ?", [rowID, name])
+        if try repositoryState(repositoryID: former.id) == .active {
+            try updateState(
+                .gone, repositoryID: former.id, reason: "its name \(name) now belongs to another repository (id \(githubID))",
+                at: Date())
+        }
     }
 
     /// Points `name` at the repository, unless it already names another one

@@ -12,6 +12,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case notAFile(path: String, kind: FileKind)
     /// An empty path.
     case emptyPath
+    /// The store is named by a URL (`postgresql://…`): only SQLite files are supported.
+    case databaseURL(scheme: String)
     case notAStore(path: String, underlying: SQLiteError)
     case cannotOpen(path: String, underlying: SQLiteError)
     case newerSchema(path: String, found: Int, known: Int)
@@ -67,6 +69,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "the store path \(path) is \(kind), not a store file"
         case .emptyPath:
             return "the store path is empty"
+        case .databaseURL(let scheme) where ["postgresql", "postgres"].contains(scheme.lowercased()):
+            return
+                "the store is a \(scheme):// URL, but PostgreSQL stores are not supported yet by this version; give the path of an SQLite store file"
+        case .databaseURL(let scheme):
+            return "the store is a \(scheme):// URL; only SQLite store files are supported: give a file path"
         case .notAStore(let path, _):
             return "\(path) is not a commits-mirror store (not an SQLite database)"
         case .cannotOpen(let path, let error):

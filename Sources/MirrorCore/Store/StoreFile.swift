@@ -8,6 +8,7 @@ enum StoreFile {
     /// would block forever, and `/dev/null` would get a `/dev/null-journal` beside it.
     static func refuseUnusablePath(_ path: String) throws {
         guard !path.isEmpty else { throw StoreError.emptyPath }
+        try StorePath.refuseURL(path)
         let kind = FileKind.of(path)
         if kind.isSpecial { throw StoreError.notAFile(path: path, kind: kind) }
     }

@@ -12,8 +12,20 @@ public enum StorePath {
         return dataHome + "/commits-mirror/commits.sqlite"
     }
 
+    /// Throws `StoreError.databaseURL` for `scheme://…` (`postgresql://host/db`):
+    /// taken as a path, it would create a directory `postgresql:` and a store in it.
+    public static func refuseURL(_ path: String) throws {
+        guard let separator = path.range(of: "://") else { return }
+        let scheme = path[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return }
+        throw StoreError.databaseURL(scheme: String(scheme))
+    }
+
     /// Creates the store's directory (and parents) if missing.
     public static func createDirectory(for path: String) throws {
+        try refuseURL(path)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -29,6 +29,7 @@ public final class RepositoryLock {
         storePath: String, repository: RepositoryName,
         holder: String = ProcessInfo.processInfo.processName
     ) throws -> RepositoryLock {
+        try StorePath.refuseURL(storePath)
         let path = lockPath(storePath: storePath, repository: repository)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {

@@ -79,6 +79,8 @@ public final class SyncEngine {
 
     /// Syncs `branch` (default: the repository's default branch).
     public func sync(_ name: RepositoryName, branch requestedBranch: String? = nil) async throws -> SyncReport {
+        // Request URLs are made from `name`: only a name GitHub gave may go there.
+        guard name.isGitHubName else { throw SyncError.storedNameOnly(repository: name.description) }
         let clock = ContinuousClock()
         let start = clock.now
         let usageBefore = client.usage

@@ -8,6 +8,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
     case repositoryIdentityChanged(repository: String, storedID: Int, foundID: Int, apiURL: String)
     /// A `Link: rel="next"` that leaves the API's origin (or is no URL at all).
     case linkRefused(repository: String, link: String, origin: String)
+    /// A stored `OWNER/NAME#<id>` name (`RepositoryName.disambiguated`): GitHub gave its name to
+    /// another repository, so it is kept for queries and never goes into a request.
+    case storedNameOnly(repository: String)
 
     public var description: String {
         switch self {
@@ -20,6 +23,9 @@ public enum SyncError: Error, Sendable, CustomStringConvertible {
         case .linkRefused(let repository, let link, let origin):
             return
                 "\(repository): the server's next-page link '\(link)' leaves \(origin); it was not followed or saved, and nothing stored was changed"
+        case .storedNameOnly(let repository):
+            return
+                "\(repository) names a repository whose name GitHub gave to another one; its history is kept for queries under this name and it is never synced"
         }
     }
 }

@@ -42,7 +42,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let name = RepositoryName(parsing: repository)!
-                let settings = ResolvedSettings(configuration: try config.load(), store: store)
+                let settings = try ResolvedSettings(configuration: try config.load(), store: store)
 
                 var commits: [Commit] = []
                 for file in files {

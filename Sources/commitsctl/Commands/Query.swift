@@ -142,7 +142,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let configuration = try config.load()
-                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let settings = try ResolvedSettings(configuration: configuration, store: store)
                 let mirror = try MirrorReader(path: settings.storePath)
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)

@@ -40,7 +40,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let configuration = try config.load()
-                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let settings = try ResolvedSettings(configuration: configuration, store: store)
                 let mirror = try MirrorReader(path: settings.storePath)
                 let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 switch try mirror.resolveCommit(sha, mailmap: mailmap) {

@@ -37,7 +37,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let settings = ResolvedSettings(configuration: try config.load(), store: store)
+                let settings = try ResolvedSettings(configuration: try config.load(), store: store)
                 let mirror = try MirrorReader(path: settings.storePath)
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)

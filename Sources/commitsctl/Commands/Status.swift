@@ -109,7 +109,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let configuration = try config.load()
-                let settings = ResolvedSettings(configuration: configuration, store: store)
+                let settings = try ResolvedSettings(configuration: configuration, store: store)
                 if requests {
                     try Self.printSpentRequests(
                         try MirrorReader(path: settings.storePath).spentRequests(), format: json ? .json : format)

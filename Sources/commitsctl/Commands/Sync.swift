@@ -91,7 +91,7 @@ extension Commitsctl {
                 SyncInterruption.install()
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
-                let settings = ResolvedSettings(configuration: configuration, store: store, github: github)
+                let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
                 var targets: [MirrorConfiguration.Repository] = []
                 var selections: [RepositoryDiscovery.Selection] = []
                 switch repository.flatMap(RepositorySelector.init(parsing:)) {
@@ -139,7 +139,7 @@ extension Commitsctl {
                     gitBootstrap: overGit ? GitBootstrap() : nil)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
-                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token?.source ?? "none")
+                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token)
                 }
                 defer {
                     if let textfile, let recorder {

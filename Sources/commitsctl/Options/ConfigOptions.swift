@@ -40,11 +40,13 @@ struct ResolvedSettings {
     var storePath: String
     var apiURL: String
 
-    init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) {
+    init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) throws {
         self.configuration = configuration
         storePath =
             store.path.flatMap { $0.isEmpty ? nil : $0 }
             ?? configuration?.resolvedStorePath() ?? StorePath.resolve(explicit: nil)
+        // `postgresql://…` from --db or $COMMITS_DB: refused before any command looks for it.
+        try StorePath.refuseURL(storePath)
         if let github {
             apiURL = github.apiURL ?? configuration?.resolvedAPIURL() ?? github.resolvedAPIURL
         } else {

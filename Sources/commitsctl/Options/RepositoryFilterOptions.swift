@@ -6,10 +6,11 @@ struct RepositoryFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only this repository (default: all).", valueName: "owner/name"))
     var repo: String?
 
-    var name: RepositoryName? { repo.flatMap(RepositoryName.init(parsing:)) }
+    /// Also a stored `OWNER/NAME#<id>` (a repository whose name GitHub gave to another one).
+    var name: RepositoryName? { repo.flatMap(RepositoryName.init(parsingStored:)) }
 
     func validate() throws {
-        if let repo, RepositoryName(parsing: repo) == nil {
+        if let repo, RepositoryName(parsingStored: repo) == nil {
             throw ValidationError("--repo '\(repo)' is not a repository name; expected \(RepositoryName.expectedForm)")
         }
     }

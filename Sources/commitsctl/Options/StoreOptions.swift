@@ -17,9 +17,7 @@ struct StoreOptions: ParsableArguments {
     /// named configuration cannot be read.
     var resolvedPath: String {
         get throws {
-            if let path, !path.isEmpty { return path }
-            if let configuration = try configuration.load() { return configuration.resolvedStorePath() }
-            return StorePath.resolve(explicit: nil)
+            try ResolvedSettings(configuration: try configuration.load(), store: self).storePath
         }
     }
 

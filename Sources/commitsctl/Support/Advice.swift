@@ -66,7 +66,7 @@ enum Advice {
         switch error {
         case .repositoryIdentityChanged:
             return "check --api-url, or mirror the new repository into another store (--db)"
-        case .inconsistentServer, .linkRefused:
+        case .inconsistentServer, .linkRefused, .storedNameOnly:
             return nil
         }
     }

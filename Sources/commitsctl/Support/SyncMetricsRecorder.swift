@@ -6,10 +6,10 @@ import MirrorCore
 final class SyncMetricsRecorder {
     let metrics: MirrorMetrics
     let client: GitHubClient
-    let token: String
+    let token: GitHubToken?
     private let usageAtStart: GitHubClient.Usage
 
-    init(metrics: MirrorMetrics, client: GitHubClient, token: String) {
+    init(metrics: MirrorMetrics, client: GitHubClient, token: GitHubToken?) {
         self.metrics = metrics
         self.client = client
         self.token = token

@@ -95,10 +95,17 @@ import Testing
         }
         #expect(try identity("Name   <e@x> 5 -0030") == GitIdentityLine(name: "Name", email: "e@x", time: 5, utcOffsetMinutes: -30))
         #expect(try identity("<e@x> 5 +0000").name == "")
-        #expect(try identity("N <e@x>") == GitIdentityLine(name: "N", email: "e@x", time: 0, utcOffsetMinutes: 0))
-        #expect(try identity("N <e@x> not-a-date +0100").time == 0)
-        #expect(try identity("N <e@x> 99999999999999999999999 +0100").time == 0)
-        #expect(try identity("no brackets at all") == GitIdentityLine(name: "", email: "", time: 0, utcOffsetMinutes: 0))
+        #expect(try identity("N <e@x> 0 +0000") == GitIdentityLine(name: "N", email: "e@x", time: 0, utcOffsetMinutes: 0))
+        // Issue #25 item 6: what git would show as `<>` or at the epoch is refused, never stored invented.
+        for (line, problem) in [
+            ("N <e@x>", "has no date"), ("N <e@x> not-a-date +0100", "has no date"),
+            ("N <e@x> 99999999999999999999999 +0100", "has a date after the year 9999"),
+            ("no brackets at all", "has no <email>"), ("N e@x> 5 +0000", "has no <email>"), ("N <e@x 5 +0000", "has no <email>"),
+        ] {
+            #expect(throws: GitError.malformedCommit(sha: Self.id.hex, detail: "its author line \(problem)"), "\(line)") {
+                try identity(line)
+            }
+        }
         // The date follows the last '>', the email ends at the first.
         #expect(try identity("N <a>b> 7 +0200") == GitIdentityLine(name: "N", email: "a", time: 7, utcOffsetMinutes: 120))
     }

@@ -1,0 +1,57 @@
+import Foundation
+import MirrorTestSupport
+import Testing
+
+@testable import MirrorCore
+
+/// The one redactor every server text goes through (issue #25 item 4), alone.
+/// The end-to-end proof is `SecretEchoTests`, over the real binary.
+@Suite struct SecretRedactorTests {
+    let token = SecretScan.token
+    let redactor = SecretRedactor(secrets: [SecretScan.token])
+
+    func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+    @Test func everyEncodingOfTheTokenIsRedacted() {
+        let basic = base64("x-access-token:\(token)")
+        let echoes = [
+            token, token.uppercased(), token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            basic, String(basic.prefix { $0 != "=" }),
+            basic.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
+            base64(token), base64("Authorization: Basic \(basic)"), base64("Authorization: Bearer \(token)"),
+            base64("a" + token), base64("ab" + token),
+        ]
+        for echo in echoes {
+            let text = redactor.redact("the server said: \(echo) (sorry)")
+            #expect(SecretScan.leaks(in: ["text": text]).isEmpty, "\(echo) → \(text)")
+            #expect(text.hasPrefix("the server said: ") && text.hasSuffix(" (sorry)") && text.contains("[REDACTED]"), "\(text)")
+        }
+    }
+
+    @Test func aTokenCutShortByATruncatedMessageIsRedacted() {
+        let basic = base64("x-access-token:\(token)")
+        for cut in [token.prefix(10), basic.prefix(12)] {
+            #expect(redactor.redact("denied for \(cut)…") == "denied for [REDACTED]…")
+            #expect(redactor.redact("denied for \(cut)") == "denied for [REDACTED]")
+        }
+    }
+
+    @Test func ordinaryTextAndURLsAreLeftAlone() {
+        let text = "https://api.github.com/repositories/1/commits?sha=0123456789abcdef0123456789abcdef01234567&page=2 …"
+        #expect(redactor.redact(text) == text)
+        #expect(SecretRedactor(secrets: ["t"]).redact("t is short") == "t is short")
+        // A fine-grained token starts with "github_pat_": text ending in "github" is no cut token.
+        let fineGrained = SecretRedactor(secrets: ["github_pat_11ABCDEFG0123456789abcdef"])
+        #expect(fineGrained.redact("not found on github") == "not found on github")
+        #expect(fineGrained.redact("token github_pat_11ABC…") == "token [REDACTED]…")
+    }
+
+    @Test func aSecretRegisteredLaterIsRedactedToo() {
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjMifQ.c2lnbmF0dXJl"
+        let installation = "ghs_INSTALLATION0123456789"
+        redactor.register(installation)
+        redactor.register(jwt)
+        let text = redactor.redact("Bearer \(jwt) and \(base64("x-access-token:\(installation)")) and \(token)")
+        #expect(text == "Bearer [REDACTED] and [REDACTED] and [REDACTED]", "\(text)")
+    }
+}
