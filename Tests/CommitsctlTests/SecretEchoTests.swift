@@ -24,11 +24,14 @@ import Testing
         #expect(harness.proxy.requests.contains { $0.authorization == SecretScan.basicCredential })
     }
 
+    /// Bounded: an echoing git host must cost a warning and the REST walk, never a hang.
     func syncOverGit(_ harness: HostileHarness, store: String) async throws -> ProcessResult {
-        try await run(
-            "commitsctl",
-            ["sync", "acme/widgets", "--db", store, "--api-url", harness.proxy.baseURL, "--log-level", "trace"],
-            environment: ["GITHUB_TOKEN": SecretScan.token])
+        try #require(
+            try await runBounded(
+                "commitsctl",
+                ["sync", "acme/widgets", "--db", store, "--api-url", harness.proxy.baseURL, "--log-level", "trace"],
+                limit: .seconds(300), environment: ["GITHUB_TOKEN": SecretScan.token]),
+            "commitsctl sync did not finish in 5 minutes")
     }
 
     @Test func anErrorPacketEchoingTheBasicCredentialIsRedacted() async throws {

@@ -63,8 +63,9 @@ import Testing
                 logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
             let reachable = try simulator.reachableSHAs(owner: "acme", name: "widgets")
+            // 25 pages over REST through the in-process proxy: seconds alone, minutes under the whole suite's load.
             #expect(
-                await waitUntil(timeout: .seconds(60)) { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets") == reachable },
+                await waitUntil(timeout: .seconds(180)) { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets") == reachable },
                 "\(daemon.log)")
             let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
             daemon.signal(SIGTERM)
