@@ -69,8 +69,9 @@ public struct RepositorySync: Sendable {
             let engine = SyncEngine(
                 client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit)
             let report = try await engine.sync(repository, branch: branch)
-            // It answered: a gone repository is back, a removed one synced by name is mirrored again.
-            if let stored, let state, state != .active {
+            // It answered: a gone repository is back, a removed one synced by name is mirrored again
+            // (unless the name now belongs to a new repository, which the sync adopted).
+            if let stored, let state, state != .active, try store.repository(named: repository)?.id == stored.id {
                 try store.setState(.active, repositoryID: stored.id, reason: nil)
             }
             return .synced(report)

@@ -87,8 +87,10 @@ public final class SyncEngine {
         pagesFetched = 0
         var identityChecked = false
         let known = try store.repository(named: name)
+        // A gone repository's name may belong to a new repository by now: looked up again.
+        let knownIsActive = try known.map { try store.repositoryState(repositoryID: $0.id) == .active } ?? false
         let repository: MirrorStore.Repository
-        if let known, known.githubID != nil, requestedBranch != nil || known.defaultBranch != nil {
+        if let known, known.githubID != nil, knownIsActive, requestedBranch != nil || known.defaultBranch != nil {
             repository = known
         } else {
             repository = try await checkIdentity(of: known, name: name)
@@ -142,7 +144,13 @@ public final class SyncEngine {
     func checkIdentity(of repository: MirrorStore.Repository?, name: RepositoryName) async throws -> MirrorStore.Repository {
         let info = try await client.repository(name)
         lookedUp = info
-        if let storedID = repository?.githubID, storedID != info.id {
+        // Another id under a mirrored name is refused (a wrong API URL must not graft another
+        // history onto this one), unless GitHub already answered 404 for the mirrored one: it
+        // was deleted, and the name's new repository takes it (`adopt` keeps the old history
+        // under OWNER/NAME#<its id>).
+        if let repository, let storedID = repository.githubID, storedID != info.id,
+            try store.repositoryState(repositoryID: repository.id) != .gone
+        {
             throw SyncError.repositoryIdentityChanged(
                 repository: name.description, storedID: storedID, foundID: info.id,
                 apiURL: origin?.description ?? "the API")
