@@ -30,6 +30,19 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private var depth = 0
     private var state = State.start
     private let deflater = ZlibDeflater()
+    /// Pack bytes made but not yet sent (`trickledPack` sends them one at a time).
+    private var trickle: [UInt8] = []
+    private var trickled = 0
+    private var trailerFlushHeld = false
+
+    /// Seconds between pieces for the stalling faults.
+    var pauseBetweenChunks: Duration {
+        switch fault {
+        case .endlessProgress: .milliseconds(50)
+        case .trickledPack: .milliseconds(500)
+        default: .zero
+        }
+    }
 
     private enum State {
         case start, objects, trailer, done
@@ -61,6 +74,35 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     }
 
     func nextChunk() -> ByteBuffer? {
+        switch fault {
+        case .trickledPack: return nextTrickledChunk()
+        case .endlessProgress where state != .start:
+            var out = ByteBuffer()
+            out.writeSideBand(2, Array(String(repeating: "Counting objects: still counting\r", count: 32).utf8.prefix(1024))[...])
+            return out
+        default: return nextWholeChunk()
+        }
+    }
+
+    /// `trickledPack`: the pack one byte a packet, the lines around it in their places.
+    private func nextTrickledChunk() -> ByteBuffer? {
+        while trickled == trickle.count {
+            if trailerFlushHeld {
+                trailerFlushHeld = false
+                var out = ByteBuffer()
+                out.writeFlush()
+                return out
+            }
+            guard let chunk = nextWholeChunk() else { return nil }
+            if chunk.readableBytes > 0 { return chunk }  // the packfile line; its pack follows
+        }
+        var out = ByteBuffer()
+        out.writeSideBand(1, trickle[trickled...].prefix(1))
+        trickled += 1
+        return out
+    }
+
+    private func nextWholeChunk() -> ByteBuffer? {
         var out = ByteBuffer()
         var pack: [UInt8] = []
         switch state {
@@ -92,7 +134,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
             var digest = hasher.finalize()
             if fault == .badPackChecksum { digest[19] ^= 0xFF }
             send(digest, into: &out, hashed: false)
-            out.writeFlush()
+            if fault == .trickledPack {
+                trailerFlushHeld = true  // after the trickled digest
+            } else {
+                out.writeFlush()
+            }
             state = .done
             return out
         }
@@ -104,8 +150,13 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         guard !pack.isEmpty else { return }
         if hashed { hasher.update(pack) }
         packOffset += pack.count
-        out.writeSideBand(1, pack[...])
         countPackBytes(pack.count)
+        if fault == .trickledPack {
+            trickle = Array(trickle[trickled...]) + pack
+            trickled = 0
+            return
+        }
+        out.writeSideBand(1, pack[...])
     }
 
     private func appendObject(_ node: Int, into pack: inout [UInt8]) {

@@ -1,6 +1,7 @@
 /// Reads a protocol v2 `fetch` response as it arrives (gitprotocol-v2(5),
 /// "fetch"): sections of pkt-lines until `packfile`, whose side-band-64k
-/// packets carry the pack, which goes straight to a spool file.
+/// packets carry the pack, which goes straight to a spool file. With a
+/// `FetchPaceWatch`, a response too slow to be worth waiting for fails.
 final class FetchResponseReceiver {
     private enum State {
         /// Before `packfile`: section headers, or the lines of a section to skip.
@@ -12,9 +13,11 @@ final class FetchResponseReceiver {
     private var reader = PacketLineReader()
     private var state = State.sections(skipping: false)
     private let spool: PackSpoolWriter
+    private var watch: FetchPaceWatch?
 
-    init(spool: PackSpoolWriter) {
+    init(spool: PackSpoolWriter, watch: FetchPaceWatch? = nil) {
         self.spool = spool
+        self.watch = watch
     }
 
     var isFinished: Bool {
@@ -27,6 +30,7 @@ final class FetchResponseReceiver {
         while let packet = try reader.next() {
             try handle(packet)
         }
+        try watch?.check()
     }
 
     /// The spooled pack, once the response ended properly.
@@ -40,7 +44,13 @@ final class FetchResponseReceiver {
     private func handle(_ packet: PacketLine) throws {
         switch (state, packet) {
         case (.packfile, .data(let payload)):
-            if let data = try SideBand.packData(payload) { try spool.write(data) }
+            switch try SideBand.packet(payload) {
+            case .pack(let data):
+                watch?.pack(data.count)
+                try spool.write(data)
+            case .progress:
+                try watch?.progress()
+            }
         case (.packfile, .flush), (.packfile, .responseEnd):
             state = .finished
         case (.packfile, .delimiter):
@@ -51,7 +61,9 @@ final class FetchResponseReceiver {
             }
             if case .sections(skipping: true) = state { return }
             switch packet.text {
-            case "packfile": state = .packfile
+            case "packfile":
+                state = .packfile
+                watch?.packBegan()
             // Sections this client does not ask for but may be sent; their lines are skipped.
             case "acknowledgments", "shallow-info", "wanted-refs", "packfile-uris": state = .sections(skipping: true)
             default:
