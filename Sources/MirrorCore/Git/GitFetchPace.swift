@@ -101,7 +101,8 @@ struct FetchPaceWatch {
         guard now - start >= pace.window else { return }
         guard packBytesInWindow >= pace.minimumPackBytesPerWindow else {
             throw GitError.fetchTooSlow(
-                "\(packBytesInWindow) bytes of pack in \(Self.shown(pace.window)), fewer than the \(pace.minimumPackBytesPerWindow) required")
+                "\(packBytesInWindow) bytes of pack in \(Self.shown(pace.window)), fewer than the \(pace.minimumPackBytesPerWindow) required"
+            )
         }
         windowStart = now
         packBytesInWindow = 0

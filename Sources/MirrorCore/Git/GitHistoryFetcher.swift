@@ -94,7 +94,8 @@ public final class GitHistoryFetcher: Sendable {
         if let expectedTip, tip.hex != expectedTip.lowercased() {
             throw GitError.tipDiffers(branch: branch, expected: expectedTip, found: tip.hex)
         }
-        let storage = try await fetchPack(base: base, tip: tip, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
+        let storage = try await fetchPack(
+            base: base, tip: tip, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
         let summary = try await readPack(storage, tip: tip, deliver: deliver)
         logger.debug(
             "git: history read",
