@@ -149,9 +149,8 @@ struct SyncService: Service, CustomStringConvertible {
             let (repository, outcome) = (finished.repository, finished.outcome)
             let reader = openReader(settings: settings, logger: logger)
             record(
-                outcome, of: repository, reader: reader, settings: settings, usageBefore: usageRecorded,
+                outcome, of: repository, reader: reader, settings: settings, counted: &usageRecorded,
                 duration: ContinuousClock.now - finished.started)
-            usageRecorded = settings.client.usage
             switch outcome {
             case .stepEnded:
                 plan.requeue(repository, now: .now)
@@ -280,12 +279,15 @@ struct SyncService: Service, CustomStringConvertible {
     }
 
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
+    /// `counted`: the shared client's usage the metrics hold so far (lanes overlap, so
+    /// requests are counted since then, not per sync), moved on to now.
     private func record(
         _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: MirrorReader?, settings: DaemonSettings,
-        usageBefore: GitHubClient.Usage, duration: Duration
+        counted: inout GitHubClient.Usage, duration: Duration
     ) {
         let usage = settings.client.usage
-        metrics.recordRequests(since: usageBefore, now: usage)
+        metrics.recordRequests(since: counted, now: usage)
+        counted = usage
         metrics.recordRateLimit(usage.rateLimit, token: settings.tokenSource ?? "none")
         switch outcome {
         case .synced:
