@@ -46,6 +46,8 @@ final class FetchResponseReceiver {
         case (.packfile, .data(let payload)):
             switch try SideBand.packet(payload) {
             case .pack(let data):
+                // git sends empty packets (keep-alives) while it counts and compresses: the pack begins at its first byte.
+                if !data.isEmpty { watch?.packBegan() }
                 watch?.pack(data.count)
                 try spool.write(data)
             case .progress:
@@ -61,9 +63,7 @@ final class FetchResponseReceiver {
             }
             if case .sections(skipping: true) = state { return }
             switch packet.text {
-            case "packfile":
-                state = .packfile
-                watch?.packBegan()
+            case "packfile": state = .packfile
             // Sections this client does not ask for but may be sent; their lines are skipped.
             case "acknowledgments", "shallow-info", "wanted-refs", "packfile-uris": state = .sections(skipping: true)
             default:

@@ -12,9 +12,10 @@
 /// meanwhile, which count as nothing), and a deadline well above what the
 /// history's size needs at a modest rate.
 public struct GitFetchPace: Sendable, Equatable {
-    /// From the fetch request until the `packfile` section begins.
+    /// From the fetch request until the pack's first byte (git sends the
+    /// `packfile` line at once, then keep-alives while it prepares the pack).
     public var packStart: Duration = .seconds(120)
-    /// Once the pack began, each window of this length must bring
+    /// Once the pack's first byte came, each window of this length must bring
     /// `minimumPackBytesPerWindow` bytes of pack.
     public var window: Duration = .seconds(15)
     public var minimumPackBytesPerWindow = 16 << 10
@@ -66,7 +67,7 @@ struct FetchPaceWatch {
         progressWindowStart = now
     }
 
-    /// The `packfile` section began: the pack windows start.
+    /// The pack's first byte came: the pack windows start.
     mutating func packBegan(now: ContinuousClock.Instant = .now) {
         if windowStart == nil { windowStart = now }
     }
