@@ -37,16 +37,19 @@ import Testing
             let started = ContinuousClock.now
             let stalled = try sync("stalled", as: "stalled")
             var peakKiB = 0
-            let ended = await waitUntil(timeout: .seconds(120), every: .milliseconds(100)) {
+            var fellBackAt: ContinuousClock.Instant?
+            let ended = await waitUntil(timeout: .seconds(300), every: .milliseconds(100)) {
                 peakKiB = max(peakKiB, Self.residentKiB(of: stalled.pid) ?? 0)
+                if fellBackAt == nil, stalled.stderr.contains("history not read over git") { fellBackAt = .now }
                 return !stalled.process.isRunning
             }
-            let elapsed = ContinuousClock.now - started
             if !ended { stalled.kill() }
-            #expect(ended, "still running after 120 s")
+            #expect(ended, "still running after 300 s")
             #expect(await onThread { stalled.wait() } == 0, "\(stalled.stderr)")
-            // The production bounds: 200 progress messages a 15 s window, 16 KiB of pack per window.
-            #expect(elapsed < .seconds(60), "\(elapsed)")
+            // The production bounds (200 progress messages a 15 s window, 16 KiB of pack per window)
+            // end the fetch in 10–15 s; generous for a loaded machine, far from the 30-minute timeout.
+            let stall = (fellBackAt ?? .now) - started
+            #expect(stall < .seconds(120), "\(stall)")
             #expect(peakKiB < 150 << 10, "peak resident \(peakKiB) KiB")
             #expect(simulator.stats().gitRequests == 3, "one fetch, not retried")
 

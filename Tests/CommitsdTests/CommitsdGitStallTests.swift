@@ -56,12 +56,12 @@ import Testing
             let during = simulator.stats().requestsByRepository
 
             // Bounded by the pack's pace (15 s windows), not by the 30-minute whole-fetch timeout.
-            #expect(stalled < .seconds(60), "\(stalled)")
+            #expect(stalled < .seconds(120), "\(stalled)")
             let warnings = fellBack()
             #expect(warnings.count == 1 && warnings.allSatisfy { mentions($0, "stalled") && $0.contains("too slowly") }, "\(warnings)")
-            // Every healthy repository polled on its 2 s interval while git stalled (~15 s): not
-            // exactly 7 times on a loaded machine, but never held up.
-            let expected = max(2, Int(stalled.components.seconds) / 2 - 3)
+            // Every healthy repository polled on its 2 s interval while git stalled (~15 s): about
+            // 7 times, at least half that on a loaded machine; held up, it would be none.
+            let expected = max(2, Int(stalled.components.seconds) / 4)
             for name in Self.healthy {
                 let polls = during["acme/\(name)", default: 0] - before["acme/\(name)", default: 0]
                 #expect(polls >= expected, "\(name): \(polls) polls in \(stalled), expected \(expected)\n\(during)")

@@ -1,3 +1,4 @@
+import Foundation
 import GitHubSim
 import MirrorTestSupport
 import Testing
@@ -23,5 +24,19 @@ import Testing
             #expect(first.usage.rateLimit == shared.usage.rateLimit, "the token's budget, whoever saw it last")
             #expect(second.countingSeparately().usage.requests == 0)
         }
+    }
+}
+
+/// The reserve's reset can pass while a sync winds down (with syncs side by side another
+/// lane may see the new window first): the walk resumes at once, not 15 minutes later.
+@Suite struct ReserveRetryTests {
+    @Test func aReserveWhoseResetPassedIsRetriedAtOnce() {
+        let now = Date()
+        let passed = GitHubError.reserveReached(reserve: 20, resetAt: now.addingTimeInterval(-2))
+        #expect(passed.retryAt(now: now) == now.addingTimeInterval(1))
+        let coming = GitHubError.reserveReached(reserve: 20, resetAt: now.addingTimeInterval(30))
+        #expect(coming.retryAt(now: now) == now.addingTimeInterval(31))
+        let primaryPassed = GitHubError.primaryRateLimit(resetAt: now.addingTimeInterval(-2), authenticated: true)
+        #expect(primaryPassed.retryAt(now: now) == now.addingTimeInterval(15 * 60), "a server's stale reset: not a fast loop")
     }
 }

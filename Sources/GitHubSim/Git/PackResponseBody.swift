@@ -35,7 +35,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private var trickled = 0
     private var trailerFlushHeld = false
 
-    /// Seconds between pieces for the stalling faults.
+    /// The pause between pieces for the stalling faults.
     var pauseBetweenChunks: Duration {
         switch fault {
         case .endlessProgress: .milliseconds(50)
@@ -99,6 +99,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         var out = ByteBuffer()
         out.writeSideBand(1, trickle[trickled...].prefix(1))
         trickled += 1
+        countPackBytes(1)
         return out
     }
 
@@ -150,13 +151,13 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         guard !pack.isEmpty else { return }
         if hashed { hasher.update(pack) }
         packOffset += pack.count
-        countPackBytes(pack.count)
         if fault == .trickledPack {
             trickle = Array(trickle[trickled...]) + pack
             trickled = 0
             return
         }
         out.writeSideBand(1, pack[...])
+        countPackBytes(pack.count)
     }
 
     private func appendObject(_ node: Int, into pack: inout [UInt8]) {

@@ -30,7 +30,8 @@ final class FetchResponseReceiver {
         while let packet = try reader.next() {
             try handle(packet)
         }
-        try watch?.check()
+        // A pack that has come whole is not too slow, however its last window went.
+        if !isFinished { try watch?.check() }
     }
 
     /// The spooled pack, once the response ended properly.

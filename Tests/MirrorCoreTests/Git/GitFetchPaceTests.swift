@@ -97,8 +97,9 @@ extension GitFetchPace {
                 guard case GitError.fetchTooSlow(let detail) = error else { return false }
                 return fault == .endlessProgress ? detail.contains("progress messages") : detail.contains("bytes of pack in 4 s")
             }
-            // The scaled bounds end it within ~4 s; without them only the 30-minute timeout did.
-            #expect(ContinuousClock.now - started < .seconds(20))
+            // The scaled bounds end it within ~4 s of the fetch (more on a loaded machine, the three
+            // requests included); without them only the 30-minute timeout did.
+            #expect(ContinuousClock.now - started < .seconds(120))
             #expect(delivered.commits.withLock { $0.isEmpty })
         }
     }
