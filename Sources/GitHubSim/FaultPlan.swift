@@ -56,4 +56,7 @@ public enum GitFault: String, Sendable, CaseIterable {
     case endlessProgress = "endless-progress"
     /// The pack, one byte per side-band 1 packet every half second.
     case trickledPack = "trickled-pack"
+    /// Like `side-band-error`, but the band 3 message echoes the request's `Authorization`
+    /// header and the token in it, as a careless server's error page might.
+    case echoedErrorBand = "echoed-error-band"
 }

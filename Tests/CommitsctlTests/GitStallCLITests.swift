@@ -13,7 +13,15 @@ import Testing
     /// 30 pages: a first sync that reads all but the first over git.
     static let commits = 3_000
 
-    @Test(arguments: [GitFault.endlessProgress, .trickledPack])
+    /// The reason each fault's one warning line gives.
+    static let reasons: [GitFault: String] = [
+        .endlessProgress: "the git server sends the pack too slowly: over 200 progress messages in 15 s",
+        .trickledPack: "the git server sends the pack too slowly: ",
+        .echoedErrorBand: "the git server reported an error: error: github-sim: failed for Basic [REDACTED] (x-access-token:[REDACTED])",
+    ]
+
+    /// The stalls, and (for the same harness) a server whose error band echoes the credentials it was sent.
+    @Test(arguments: [GitFault.endlessProgress, .trickledPack, .echoedErrorBand])
     func aGitServerThatKeepsTheFetchAliveIsCutShortAndTheSyncCompletesOverREST(_ fault: GitFault) async throws {
         let directory = try TemporaryDirectory()
         var configuration = SimConfiguration()
@@ -55,7 +63,12 @@ import Testing
 
             let lines = stalled.stderr.split(separator: "\n")
             #expect(lines.count == 1, "one line on stderr: \(stalled.stderr)")
-            #expect(lines.allSatisfy { $0.contains("history not read over git; listing it over REST") && $0.contains("too slowly") })
+            #expect(
+                lines.allSatisfy { $0.contains("history not read over git; listing it over REST") && $0.contains(Self.reasons[fault]!) },
+                "\(stalled.stderr)")
+            // Nor the credentials as sent (base64 of x-access-token:TOKEN), which an echo would carry.
+            let basic = Data("x-access-token:\(SecretScan.token)".utf8).base64EncodedString()
+            #expect(!stalled.stderr.contains(basic) && !stalled.stdout.contains(basic))
             #expect(stalled.stdout.contains("\(Self.commits) new"), "\(stalled.stdout)")
 
             #expect(try StoreInspection(db).memberSHAs(of: "acme/stalled") == (try simulator.reachableSHAs(owner: "acme", name: "stalled")))

@@ -3,6 +3,7 @@
 // of them OFS_DELTAs against the object written just before, then the pack's SHA-1. Only a few
 // objects are held at a time, so a million-commit pack costs no more memory than a small one.
 
+import Foundation
 import GitHash
 import NIOCore
 
@@ -20,6 +21,8 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private let objectCount: Int
     private let useDeltas: Bool
     private let fault: GitFault?
+    /// The request's `Authorization`, which `echoedErrorBand` sends back.
+    private let authorization: String?
     private let countPackBytes: @Sendable (Int) -> Void
 
     private var next: Int
@@ -52,7 +55,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     ///   - wants: nodes the client asked for; the pack holds everything they reach.
     ///   - countPackBytes: told the size of each piece of pack data sent.
     init(
-        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?,
+        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?, authorization: String? = nil,
         countPackBytes: @escaping @Sendable (Int) -> Void
     ) {
         let top = wants.max() ?? -1
@@ -69,6 +72,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         objectCount = count
         self.useDeltas = useDeltas
         self.fault = fault
+        self.authorization = authorization
         self.countPackBytes = countPackBytes
         next = top
     }
@@ -121,11 +125,19 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
                 next -= 1
             }
             if next < 0 { state = .trailer }
-            if written * 2 >= objectCount, let fault, fault == .truncatedPack || fault == .sideBandError {
+            if written * 2 >= objectCount, let fault, [.truncatedPack, .sideBandError, .echoedErrorBand].contains(fault) {
                 send(pack, into: &out)
                 state = .done
                 if fault == .sideBandError {
                     out.writeSideBand(3, Array("error: github-sim: simulated failure while writing the pack\n".utf8)[...])
+                    out.writeFlush()
+                } else if fault == .echoedErrorBand {
+                    let auth = authorization ?? "-"
+                    let password = Data(base64Encoded: String(auth.drop { $0 != " " }.dropFirst())).map {
+                        String(decoding: $0, as: UTF8.self)
+                    }
+                    let echo = "error: github-sim: failed for \(auth) (\(password ?? "-"))\n"
+                    out.writeSideBand(3, Array(echo.utf8)[...])
                     out.writeFlush()
                 }
                 // A truncated pack: the response simply ends, without the rest or the flush.

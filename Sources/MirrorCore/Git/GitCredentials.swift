@@ -10,6 +10,15 @@ public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStri
     public var description: String { "<git credentials from \(tokenSource)>" }
     public var debugDescription: String { description }
 
+    /// `text` (a git server's words) without the credentials as they were
+    /// sent (base64, which the API client's own redaction of the raw token
+    /// does not recognise), in case the server echoed them.
+    public func redact(_ text: String) -> String {
+        let encoded = String(authorization.drop { $0 != " " }.dropFirst())
+        guard !encoded.isEmpty else { return text }
+        return text.replacingOccurrences(of: encoded, with: "[REDACTED]")
+    }
+
     /// Credentials for `cloneURL`, or `nil` when the token must not go there.
     /// The token goes only to the API's own web host (`api.github.com` serves
     /// `github.com`, `HOST/api/v3` serves `HOST`, a loopback API serves its own

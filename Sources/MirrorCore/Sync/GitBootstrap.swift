@@ -75,7 +75,10 @@ public struct GitBootstrap: Sendable {
             switch error {
             case let failure as Delivery.StoreFailure: throw failure.error
             case is CancellationError, GitError.cancelled: throw CancellationError()
-            default: return .unavailable(reason: client.redact("\(error)"))
+            default:
+                // A server's words may echo what it was sent: the credentials (base64) and the token.
+                let reason = configuration.credentials.map { $0.redact("\(error)") } ?? "\(error)"
+                return .unavailable(reason: client.redact(reason))
             }
         }
     }

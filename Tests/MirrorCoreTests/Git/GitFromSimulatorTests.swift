@@ -125,7 +125,7 @@ import Testing
                 switch (fault, error) {
                 case (.truncatedPack, .malformedResponse), (.badPackChecksum, .packChecksumMismatch), (.sideBandError, .remoteError),
                     (.protocolV0Only, .protocolV2Unsupported), (.unauthorized, .accessDenied(_, 401, true)), (.alteredCommit, .tipMissing),
-                    (.endlessProgress, .fetchTooSlow), (.trickledPack, .fetchTooSlow):
+                    (.endlessProgress, .fetchTooSlow), (.trickledPack, .fetchTooSlow), (.echoedErrorBand, .remoteError):
                     break
                 default:
                     Issue.record("\(fault): unexpected \(error)")
