@@ -67,8 +67,8 @@ import Testing
                 lines.allSatisfy { $0.contains("history not read over git; listing it over REST") && $0.contains(Self.reasons[fault]!) },
                 "\(stalled.stderr)")
             // Nor the credentials as sent (base64 of x-access-token:TOKEN), which an echo would carry.
-            let basic = Data("x-access-token:\(SecretScan.token)".utf8).base64EncodedString()
-            #expect(!stalled.stderr.contains(basic) && !stalled.stdout.contains(basic))
+            let sent = Data("x-access-token:\(SecretScan.token)".utf8).base64EncodedString()
+            #expect(!stalled.stderr.contains(sent) && !stalled.stdout.contains(sent))
             #expect(stalled.stdout.contains("\(Self.commits) new"), "\(stalled.stdout)")
 
             #expect(try StoreInspection(db).memberSHAs(of: "acme/stalled") == (try simulator.reachableSHAs(owner: "acme", name: "stalled")))
@@ -87,6 +87,8 @@ import Testing
             let outputs = ["stdout": stalled.stdout, "stderr": stalled.stderr, "again": again.stdout + again.stderr]
             #expect(SecretScan.leaks(in: outputs).isEmpty)
             #expect(SecretScan.leaks(inStoreAt: db).isEmpty)
+            let storeFiles = [db, db + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
+            #expect(!storeFiles.isEmpty && storeFiles.allSatisfy { $0.range(of: Data(sent.utf8)) == nil })
         }
     }
 
