@@ -19,6 +19,8 @@ final class EasyHandle {
     private var responseBody: [UInt8] = []
     private var responseHeaders = HTTPHeaders()
     private var maximumBodySize = Int.max
+    /// `HTTPClient.Configuration.timeout`, for requests that set none of their own.
+    private var defaultTimeout: Duration = .seconds(60)
     private var bodyTooLarge = false
     private var cancellation: CancellationFlag?
     /// Receives a 2xx body instead of `responseBody` (`HTTPClient.send(_:streamingBodyTo:)`).
@@ -58,7 +60,6 @@ final class EasyHandle {
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         try set(CURLOPT_TCP_KEEPALIVE, 1)
         try set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds)
-        try set(CURLOPT_TIMEOUT_MS, configuration.timeout.milliseconds)
         // A peer that stalls (under 1 byte/s for this long) is a failure, not a wait.
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, max(1, configuration.stallTimeout.milliseconds / 1000))
@@ -74,6 +75,7 @@ final class EasyHandle {
         try set(CURLOPT_XFERINFODATA, pointer: userdata)
         try set(CURLOPT_NOPROGRESS, 0)
         maximumBodySize = configuration.maximumBodySize
+        defaultTimeout = configuration.timeout
     }
 
     // MARK: - One transfer
@@ -100,6 +102,8 @@ final class EasyHandle {
             self.bodyConsumerError = nil
         }
 
+        // A request's own limit is at least 1 ms: 0 would mean none at all to libcurl.
+        try set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.milliseconds) } ?? defaultTimeout.milliseconds)
         urlStorage = Array(request.url.utf8CString)
         try urlStorage.withUnsafeBufferPointer { try set(CURLOPT_URL, cString: $0.baseAddress!) }
         if let body = request.body {

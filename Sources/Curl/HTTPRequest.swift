@@ -9,12 +9,16 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// Sent as the request body (e.g. with POST); `nil` sends none.
     public var body: [UInt8]?
+    /// Longest time for this request, connection included; `nil` keeps the
+    /// client's `Configuration.timeout`.
+    public var timeout: Duration?
 
-    public init(url: String, method: String = "GET", headers: HTTPHeaders = [], body: [UInt8]? = nil) {
+    public init(url: String, method: String = "GET", headers: HTTPHeaders = [], body: [UInt8]? = nil, timeout: Duration? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.timeout = timeout
     }
 }
 

@@ -51,4 +51,12 @@ public enum GitFault: String, Sendable, CaseIterable {
     case unauthorized = "unauthorized"
     /// The pack's newest commit is altered, so the pack lacks the tip ls-refs announced.
     case alteredCommit = "altered-commit"
+    /// After the `packfile` line and the pack's 12-byte header, 1 KiB of side-band 2 (progress)
+    /// every 50 ms, forever: the connection stays busy, no more of the pack comes.
+    case endlessProgress = "endless-progress"
+    /// The pack, one byte per side-band 1 packet every half second.
+    case trickledPack = "trickled-pack"
+    /// Like `side-band-error`, but the band 3 message echoes the request's `Authorization`
+    /// header and the token in it, as a careless server's error page might.
+    case echoedErrorBand = "echoed-error-band"
 }

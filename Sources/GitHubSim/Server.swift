@@ -147,7 +147,14 @@ final class SimHTTPHandler: ChannelInboundHandler {
                 return
             }
             // Through the loop, not recursion: a write that completes at once must not grow the stack.
-            context.eventLoop.assumeIsolated().execute { self.pump(stream, context: context, keepAlive: keepAlive) }
+            let pause = stream.pauseBetweenChunks
+            if pause > .zero {
+                context.eventLoop.assumeIsolated().scheduleTask(in: Self.timeAmount(pause)) {
+                    self.pump(stream, context: context, keepAlive: keepAlive)
+                }
+            } else {
+                context.eventLoop.assumeIsolated().execute { self.pump(stream, context: context, keepAlive: keepAlive) }
+            }
         }
     }
 

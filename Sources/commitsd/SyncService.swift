@@ -3,21 +3,28 @@ import Logging
 import MirrorCore
 import ServiceLifecycle
 
-/// Polls every configured repository on its interval, one sync at a time.
+/// Polls every configured repository on its interval, up to `lanes` syncs at a time.
 ///
 /// - One task runs the plan (`SyncSchedule`): it sleeps until the next
-///   repository is due, syncs it, and reschedules it on the interval its
-///   activity calls for (`PollingPolicy`). A single shared `GitHubClient`
-///   means one request at a time for the token.
+///   repository is due, starts its sync in a lane of its own, and, once the
+///   sync ends, reschedules it on the interval its activity calls for
+///   (`PollingPolicy`). A single shared `GitHubClient` means one request at a
+///   time for the token; syncs in other lanes wait for each other's requests,
+///   not for each other's whole syncs.
 /// - A walk stops after `pagesPerStep` pages and its repository goes back in
 ///   the queue behind those already due, so a long first sync never holds up
 ///   the others' polls by more than one step.
+/// - A first sync may read its history over git, one step as long as the pack
+///   (bounded by `GitFetchPace`). First syncs take at most `firstSyncLanes`
+///   lanes, so a lane is always left for the polls of repositories synced
+///   before: a git server that stalls holds up only its own repository and
+///   the first syncs queued behind it.
 /// - At `rate_limit_reserve` the client refuses every request that would dip
 ///   into the reserve except conditional ones (with a token, a 304 is free):
 ///   polls go on, and a walk stops at a page boundary, its repository held
 ///   back until the reset, when it resumes from its checkpoint. Without a token
 ///   (a 304 costs a point), and at an exhausted limit, everything pauses.
-/// - Graceful shutdown (SIGTERM/SIGINT) cancels the sync in progress. The
+/// - Graceful shutdown (SIGTERM/SIGINT) cancels the syncs in progress. The
 ///   cancellation lands at an `await` between pages, and the engine commits
 ///   the pages it has stored (each with its checkpoint), so the store is always
 ///   left at a page boundary and the walk resumes on the next start.
@@ -45,10 +52,25 @@ struct SyncService: Service, CustomStringConvertible {
     static let pagesPerStep = 10
     /// How often the requests spent are written to the store (and when commitsd stops).
     static let requestsWriteInterval: Duration = .seconds(30)
+    /// Syncs under way at once. Two: every sync writes the one store, and its
+    /// SQLite calls block a thread of Swift's pool (as many as the cores, two
+    /// on a small machine) while another sync's transaction holds the write
+    /// lock; two lanes always leave a thread for the holder to finish.
+    static let lanes = 2
+    /// Of `lanes`, how many may run first syncs (the only ones that read over git).
+    static let firstSyncLanes = 1
 
     enum Event: Sendable {
         case due
         case reload(DaemonSettings)
+        /// A lane's sync ended.
+        case finished(Finished)
+    }
+
+    struct Finished: Sendable {
+        var repository: MirrorConfiguration.Repository
+        var outcome: Outcome
+        var started: ContinuousClock.Instant
     }
 
     func run() async throws {
@@ -90,6 +112,10 @@ struct SyncService: Service, CustomStringConvertible {
         // What the token spent, for `commitsctl status --requests`.
         var ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
         var ledgerWritten = ContinuousClock.now
+        // The client's requests already counted in the metrics (syncs overlap: not per sync).
+        var usageRecorded = settings.client.usage
+        // Repositories whose history has synced: their syncs are polls, never a first sync.
+        var hasSynced = synced
         func writeSpentRequests(now: Bool) {
             guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
             do {
@@ -101,14 +127,65 @@ struct SyncService: Service, CustomStringConvertible {
         }
         defer { writeSpentRequests(now: true) }
 
+        func mayStart(_ job: SyncSchedule.Job) -> Bool {
+            guard plan.running.count < Self.lanes else { return false }
+            if hasSynced.contains(job.repository.key) { return true }
+            return plan.running.subtracting(hasSynced).count < Self.firstSyncLanes
+        }
+
         func arm() {
             timer?.cancel()
-            let dues = [plan.next?.due, discoveryDue].compactMap { $0 }
+            let dues = [plan.next(where: mayStart)?.due, discoveryDue].compactMap { $0 }
             guard let due = dues.min() else { return }
             timer = Task {
                 try? await Task.sleep(until: due, clock: .continuous)
                 if !Task.isCancelled { continuation.yield(.due) }
             }
+        }
+
+        /// Records how a lane's sync ended and plans the repository's next one;
+        /// false when it was interrupted by a shutdown.
+        func finish(_ finished: Finished) -> Bool {
+            let (repository, outcome) = (finished.repository, finished.outcome)
+            let reader = openReader(settings: settings, logger: logger)
+            record(
+                outcome, of: repository, reader: reader, settings: settings, counted: &usageRecorded,
+                duration: ContinuousClock.now - finished.started)
+            switch outcome {
+            case .stepEnded:
+                plan.requeue(repository, now: .now)
+            case .reserveHeld(let resume):
+                plan.completed(repository, now: .now)
+                plan.postpone(repository, until: resume)
+            case .synced(let report):
+                hasSynced.insert(repository.key)
+                plan.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
+            default:
+                plan.completed(repository, now: .now)
+            }
+            switch outcome {
+            case .synced(let report):
+                lastStatus = "last sync: \(report.summary)"
+            case .stepEnded(let step):
+                lastStatus = "last sync: \(repository) walked \(plural(step.pages, "page")); continues after the polls due"
+            case .skipped(let holder):
+                lastStatus = "last sync: \(repository) skipped (another writer: \(holder))"
+            case .failed(let message):
+                lastStatus = "last sync: \(repository) failed: \(message)"
+            case .rateLimited(let resume):
+                plan.pause(until: resume)
+                lastStatus = "last sync: \(repository) rate-limited; paused until the reset"
+            case .reserveHeld:
+                lastStatus = "last sync: \(repository) held at the rate-limit reserve until the reset; polls go on"
+            case .removed:
+                lastStatus = "last sync: \(repository) not synced (removed from mirroring)"
+            case .interrupted:
+                notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
+                return false
+            }
+            notifier.status(lastStatus)
+            writeSpentRequests(now: false)
+            return true
         }
 
         logger.info(
@@ -123,87 +200,63 @@ struct SyncService: Service, CustomStringConvertible {
         notifier.ready(status: readyStatus)
         continuation.yield(.due)
 
-        var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
-        while let event = await iterator.next() {
-            if case .reload(let new) = event {
-                writeSpentRequests(now: true)
-                settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
-                ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
-                logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                plan.apply(discovery.expanded(settings.configuration), now: .now)
-                discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
-                notifier.status("configuration reloaded; \(lastStatus)")
-            }
-            if !Task.isShuttingDownGracefully, let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
-                switch await discovery.run(settings: settings, logger: logger) {
-                case .finished:
-                    discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
-                case .rateLimited(let resume):
-                    plan.pause(until: resume)
-                    discoveryDue = resume
-                case .reserveHeld(let resume):
-                    discoveryDue = resume
-                }
-                plan.apply(discovery.expanded(settings.configuration), now: .now)
-            }
-            while !Task.isShuttingDownGracefully, let job = plan.next, job.due <= .now {
-                if let resume = reservePause(settings: settings) {
-                    let wait = max(.zero, resume - .now)
-                    logger.notice(
-                        "rate limit at the reserve; pausing until the reset",
-                        metadata: [
-                            "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
-                            "rate.reserve": "\(settings.configuration.rateLimitReserve)",
-                            "pause.seconds": "\(wait.components.seconds)",
-                        ])
-                    plan.pause(until: resume)
+        // Each lane's sync is a child task; leaving the group waits for them all
+        // (a shutdown cancels them, and each stops at a page boundary).
+        await withDiscardingTaskGroup { lanes in
+            var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
+            while let event = await iterator.next() {
+                switch event {
+                case .reload(let new):
+                    writeSpentRequests(now: true)
+                    settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
+                    ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
+                    usageRecorded = settings.client.usage
+                    logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+                    plan.apply(discovery.expanded(settings.configuration), now: .now)
+                    discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
+                    notifier.status("configuration reloaded; \(lastStatus)")
+                case .finished(let finished):
+                    guard finish(finished) else { return }
+                case .due:
                     break
                 }
-                let usageBefore = settings.client.usage
-                let started = ContinuousClock.now
-                let outcome = await sync(job.repository, settings: settings, logger: logger)
-                let reader = openReader(settings: settings, logger: logger)
-                record(
-                    outcome, of: job.repository, reader: reader, settings: settings, usageBefore: usageBefore,
-                    duration: ContinuousClock.now - started)
-                switch outcome {
-                case .stepEnded:
-                    plan.requeue(job.repository, now: .now)
-                case .reserveHeld(let resume):
-                    plan.completed(job.repository, now: .now)
-                    plan.postpone(job.repository, until: resume)
-                case .synced(let report):
-                    plan.completed(job.repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
-                default:
-                    plan.completed(job.repository, now: .now)
+                if !Task.isShuttingDownGracefully, let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
+                    switch await discovery.run(settings: settings, logger: logger) {
+                    case .finished:
+                        discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
+                    case .rateLimited(let resume):
+                        plan.pause(until: resume)
+                        discoveryDue = resume
+                    case .reserveHeld(let resume):
+                        discoveryDue = resume
+                    }
+                    plan.apply(discovery.expanded(settings.configuration), now: .now)
                 }
-                switch outcome {
-                case .synced(let report):
-                    lastStatus = "last sync: \(report.summary)"
-                case .stepEnded(let step):
-                    lastStatus = "last sync: \(job.repository) walked \(plural(step.pages, "page")); continues after the polls due"
-                case .skipped(let holder):
-                    lastStatus = "last sync: \(job.repository) skipped (another writer: \(holder))"
-                case .failed(let message):
-                    lastStatus = "last sync: \(job.repository) failed: \(message)"
-                case .rateLimited(let resume):
-                    plan.pause(until: resume)
-                    lastStatus = "last sync: \(job.repository) rate-limited; paused until the reset"
-                case .reserveHeld:
-                    lastStatus = "last sync: \(job.repository) held at the rate-limit reserve until the reset; polls go on"
-                case .removed:
-                    lastStatus = "last sync: \(job.repository) not synced (removed from mirroring)"
-                case .interrupted:
-                    notifier.stopping(status: "stopping: \(job.repository) interrupted at a page boundary")
-                    logger.info("stopping")
-                    return
+                while !Task.isShuttingDownGracefully, let job = plan.next(where: mayStart), job.due <= .now {
+                    if let resume = reservePause(settings: settings) {
+                        let wait = max(.zero, resume - .now)
+                        logger.notice(
+                            "rate limit at the reserve; pausing until the reset",
+                            metadata: [
+                                "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
+                                "rate.reserve": "\(settings.configuration.rateLimitReserve)",
+                                "pause.seconds": "\(wait.components.seconds)",
+                            ])
+                        plan.pause(until: resume)
+                        break
+                    }
+                    plan.started(job.repository)
+                    let (repository, settings, logger) = (job.repository, settings, logger)
+                    lanes.addTask {
+                        let started = ContinuousClock.now
+                        let outcome = await sync(repository, settings: settings, logger: logger)
+                        continuation.yield(.finished(Finished(repository: repository, outcome: outcome, started: started)))
+                    }
                 }
-                notifier.status(lastStatus)
-                writeSpentRequests(now: false)
+                arm()
             }
-            arm()
+            notifier.stopping(status: "stopping")
         }
-        notifier.stopping(status: "stopping")
         logger.info("stopping")
     }
 
@@ -226,12 +279,15 @@ struct SyncService: Service, CustomStringConvertible {
     }
 
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
+    /// `counted`: the shared client's usage the metrics hold so far (lanes overlap, so
+    /// requests are counted since then, not per sync), moved on to now.
     private func record(
         _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: MirrorReader?, settings: DaemonSettings,
-        usageBefore: GitHubClient.Usage, duration: Duration
+        counted: inout GitHubClient.Usage, duration: Duration
     ) {
         let usage = settings.client.usage
-        metrics.recordRequests(since: usageBefore, now: usage)
+        metrics.recordRequests(since: counted, now: usage)
+        counted = usage
         metrics.recordRateLimit(usage.rateLimit, token: settings.client.configuration.token)
         switch outcome {
         case .synced:
@@ -254,83 +310,5 @@ struct SyncService: Service, CustomStringConvertible {
             let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0
         else { return nil }
         return .now + .seconds(resetAt.timeIntervalSinceNow.rounded(.up) + 1)
-    }
-
-    // MARK: - One sync
-
-    enum Outcome {
-        case synced(SyncReport)
-        case skipped(holder: String)
-        case failed(String)
-        case rateLimited(resume: ContinuousClock.Instant)
-        /// Stopped at the rate-limit reserve with a token: only this repository
-        /// waits for the reset, the others' polls (free 304s) go on.
-        case reserveHeld(resume: ContinuousClock.Instant)
-        case interrupted
-        /// Removed from mirroring by the user (named in the file all the same).
-        case removed
-        /// The walk stopped after `pagesPerStep` pages; the next sync resumes it.
-        case stepEnded(SyncStepEnded)
-    }
-
-    /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
-    /// happened and what commitsd does next; never throws.
-    private func sync(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger) async -> Outcome {
-        var logger = logger
-        logger[metadataKey: "repo"] = "\(repository.name)"
-        if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
-        let sync = RepositorySync(
-            storePath: settings.storePath, client: settings.client, logger: logger, holder: "commitsd",
-            gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
-        // A graceful shutdown cancels the sync; it stops at a page boundary.
-        let outcome = await cancelWhenGracefulShutdown {
-            await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
-        }
-        switch outcome {
-        case .synced(let report):
-            return .synced(report)
-        case .skipped(let holder):
-            logger.notice(
-                "skipped: another process is syncing this repository; commitsd tries again next interval",
-                metadata: ["lock.holder": "\(holder)"])
-            return .skipped(holder: holder)
-        case .rateLimited(let error, let retryAt):
-            let seconds = max(0, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
-            let pause: Logger.Metadata = ["pause.seconds": "\(seconds)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]
-            if case .reserveReached(let reserve, _) = error, settings.tokenSource != nil {
-                // The client stopped before the next request: the walk resumes from its checkpoint.
-                logger.notice(
-                    "stopped at the rate-limit reserve; this repository waits for the reset, polls of the others go on",
-                    metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
-                return .reserveHeld(resume: .now + .seconds(seconds))
-            } else if case .reserveReached(let reserve, _) = error {
-                logger.notice(
-                    "stopped at the rate-limit reserve; pausing all syncs until the reset",
-                    metadata: pause.merging(["rate.reserve": "\(reserve)"]) { $1 })
-            } else {
-                logger.warning(
-                    "rate limited; pausing all syncs until the reset, then every walk resumes from its checkpoint",
-                    metadata: pause.merging(["error": "\(error)"]) { $1 })
-            }
-            return .rateLimited(resume: .now + .seconds(seconds))
-        case .interrupted:
-            logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next start")
-            return .interrupted
-        case .removed:
-            logger.notice("not syncing a repository removed from mirroring (its history is kept); take it out of the configuration")
-            return .removed
-        case .stepEnded(let step):
-            logger.info(
-                "walk paused at a page boundary; it continues once the polls already due have run",
-                metadata: ["sync.pages": "\(step.pages)"])
-            return .stepEnded(step)
-        case .failed(let failure) where Task.isShuttingDownGracefully:
-            logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
-            return .interrupted
-        case .failed(let failure):
-            let line = DaemonAdvice.line(for: failure.error)
-            logger.error("sync failed; commitsd tries again next interval", metadata: ["error": "\(line)"])
-            return .failed(line)
-        }
     }
 }

@@ -18,7 +18,7 @@ public func packetLineFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 while let packet = try reader.next() {
                     if case .data(let payload) = packet {
                         precondition(payload.count <= PacketLine.maximumLength - 4, "a packet over the maximum")
-                        _ = try? SideBand.packData(payload)
+                        _ = try? SideBand.packet(payload)
                     }
                     packets.append(packet)
                 }

@@ -234,7 +234,7 @@ import Testing
         #expect(unknown.status != 0)
         #expect(
             unknown.stderr
-                == "github-sim: --git-fault flaky: unknown fault; use one of truncated-pack, bad-pack-checksum, side-band-error, protocol-v0-only, unauthorized, altered-commit\n"
+                == "github-sim: --git-fault flaky: unknown fault; use one of truncated-pack, bad-pack-checksum, side-band-error, protocol-v0-only, unauthorized, altered-commit, endless-progress, trickled-pack, echoed-error-band\n"
         )
         let negative = try await run("github-sim", ["--synthetic", "acme/widgets=5", "--latency-ms=-5"])
         #expect(negative.status != 0 && negative.stderr.hasPrefix("github-sim: --latency-ms -5: expected milliseconds"))

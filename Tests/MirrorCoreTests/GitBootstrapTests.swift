@@ -14,7 +14,7 @@ import Testing
     static let repository = "acme/widgets"
     /// 30 pages: past the threshold below, small enough for a debug build.
     static let commits = 3_000
-    static let bootstrap = GitBootstrap(minimumPages: 5)
+    static let bootstrap = GitBootstrap(minimumPages: 5, pace: .forTests)
 
     static func simulator(
         commits: Int = commits, isPrivate: Bool = false, faults: FaultPlan = FaultPlan(), unauthenticatedLimit: Int = 60,

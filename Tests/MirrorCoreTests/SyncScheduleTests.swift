@@ -34,6 +34,24 @@ import Testing
         #expect(plan.jobs[1].due - start == .seconds(30))
     }
 
+    /// Syncs side by side: a repository whose sync is under way is never handed out again
+    /// until it ends, and the others keep coming due meanwhile.
+    @Test func aRunningSyncIsNotHandedOutAgainUntilItEnds() throws {
+        let config = try configuration("default_interval: 10s\nrepositories: [a/one, a/two]\n")
+        let start = ContinuousClock.now
+        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
+        plan.started(config.repositories[0])
+        #expect(plan.running == ["a/one@"])
+        #expect(plan.next?.repository.name.description == "a/two")
+        #expect(plan.next(where: { $0.repository.name.description != "a/two" }) == nil)
+        plan.started(config.repositories[1])
+        #expect(plan.next == nil)
+        plan.completed(config.repositories[1], now: start + .seconds(1))
+        #expect(plan.next?.repository.name.description == "a/two" && plan.next?.due == start + .seconds(5))
+        plan.requeue(config.repositories[0], now: start + .seconds(2))
+        #expect(plan.running.isEmpty && plan.next?.repository.name.description == "a/one")
+    }
+
     @Test func pauseHoldsEverythingBack() throws {
         let config = try configuration("default_interval: 1m\nrepositories: [a/one]\n")
         let start = ContinuousClock.now

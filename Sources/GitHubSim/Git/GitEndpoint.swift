@@ -123,7 +123,7 @@ enum GitEndpoint {
         case "ls-refs":
             return lsRefs(command, repository: repository)
         case "fetch":
-            return fetch(command, repository: repository, fault: fault, core: core)
+            return fetch(command, repository: repository, fault: fault, authorization: request.header("Authorization"), core: core)
         default:
             return packetResponse { $0.writePacketLine("ERR unknown command '\(command.name)'\n") }
         }
@@ -142,9 +142,9 @@ enum GitEndpoint {
         }
     }
 
-    private static func fetch(_ command: UploadPackCommand, repository: HostedRepository, fault: GitFault?, core: SimulatorCore)
-        -> SimResponse
-    {
+    private static func fetch(
+        _ command: UploadPackCommand, repository: HostedRepository, fault: GitFault?, authorization: String?, core: SimulatorCore
+    ) -> SimResponse {
         func refuse(_ message: String) -> SimResponse { packetResponse { $0.writePacketLine("ERR \(message)\n") } }
         var wants: [Int] = []
         var filter: String?
@@ -181,7 +181,8 @@ enum GitEndpoint {
         var response = gitResponse(ByteBuffer(), contentType: "application/x-git-upload-pack-result")
         response.body = nil
         response.streamedBody = PackResponseBody(
-            graph: objects, wants: wants, useDeltas: useDeltas, fault: fault, countPackBytes: core.recordPackBytes)
+            graph: objects, wants: wants, useDeltas: useDeltas, fault: fault, authorization: authorization,
+            countPackBytes: core.recordPackBytes)
         return response
     }
 

@@ -3,6 +3,7 @@
 // of them OFS_DELTAs against the object written just before, then the pack's SHA-1. Only a few
 // objects are held at a time, so a million-commit pack costs no more memory than a small one.
 
+import Foundation
 import GitHash
 import NIOCore
 
@@ -20,6 +21,8 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private let objectCount: Int
     private let useDeltas: Bool
     private let fault: GitFault?
+    /// The request's `Authorization`, which `echoedErrorBand` sends back.
+    private let authorization: String?
     private let countPackBytes: @Sendable (Int) -> Void
 
     private var next: Int
@@ -30,6 +33,19 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private var depth = 0
     private var state = State.start
     private let deflater = ZlibDeflater()
+    /// Pack bytes made but not yet sent (`trickledPack` sends them one at a time).
+    private var trickle: [UInt8] = []
+    private var trickled = 0
+    private var trailerFlushHeld = false
+
+    /// The pause between pieces for the stalling faults.
+    var pauseBetweenChunks: Duration {
+        switch fault {
+        case .endlessProgress: .milliseconds(50)
+        case .trickledPack: .milliseconds(500)
+        default: .zero
+        }
+    }
 
     private enum State {
         case start, objects, trailer, done
@@ -39,7 +55,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     ///   - wants: nodes the client asked for; the pack holds everything they reach.
     ///   - countPackBytes: told the size of each piece of pack data sent.
     init(
-        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?,
+        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?, authorization: String? = nil,
         countPackBytes: @escaping @Sendable (Int) -> Void
     ) {
         let top = wants.max() ?? -1
@@ -56,11 +72,42 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         objectCount = count
         self.useDeltas = useDeltas
         self.fault = fault
+        self.authorization = authorization
         self.countPackBytes = countPackBytes
         next = top
     }
 
     func nextChunk() -> ByteBuffer? {
+        switch fault {
+        case .trickledPack: return nextTrickledChunk()
+        case .endlessProgress where state != .start:
+            var out = ByteBuffer()
+            out.writeSideBand(2, Array(String(repeating: "Counting objects: still counting\r", count: 32).utf8.prefix(1024))[...])
+            return out
+        default: return nextWholeChunk()
+        }
+    }
+
+    /// `trickledPack`: the pack one byte a packet, the lines around it in their places.
+    private func nextTrickledChunk() -> ByteBuffer? {
+        while trickled == trickle.count {
+            if trailerFlushHeld {
+                trailerFlushHeld = false
+                var out = ByteBuffer()
+                out.writeFlush()
+                return out
+            }
+            guard let chunk = nextWholeChunk() else { return nil }
+            if chunk.readableBytes > 0 { return chunk }  // the packfile line; its pack follows
+        }
+        var out = ByteBuffer()
+        out.writeSideBand(1, trickle[trickled...].prefix(1))
+        trickled += 1
+        countPackBytes(1)
+        return out
+    }
+
+    private func nextWholeChunk() -> ByteBuffer? {
         var out = ByteBuffer()
         var pack: [UInt8] = []
         switch state {
@@ -78,11 +125,19 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
                 next -= 1
             }
             if next < 0 { state = .trailer }
-            if written * 2 >= objectCount, let fault, fault == .truncatedPack || fault == .sideBandError {
+            if written * 2 >= objectCount, let fault, [.truncatedPack, .sideBandError, .echoedErrorBand].contains(fault) {
                 send(pack, into: &out)
                 state = .done
                 if fault == .sideBandError {
                     out.writeSideBand(3, Array("error: github-sim: simulated failure while writing the pack\n".utf8)[...])
+                    out.writeFlush()
+                } else if fault == .echoedErrorBand {
+                    let auth = authorization ?? "-"
+                    let password = Data(base64Encoded: String(auth.drop { $0 != " " }.dropFirst())).map {
+                        String(decoding: $0, as: UTF8.self)
+                    }
+                    let echo = "error: github-sim: failed for \(auth) (\(password ?? "-"))\n"
+                    out.writeSideBand(3, Array(echo.utf8)[...])
                     out.writeFlush()
                 }
                 // A truncated pack: the response simply ends, without the rest or the flush.
@@ -92,7 +147,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
             var digest = hasher.finalize()
             if fault == .badPackChecksum { digest[19] ^= 0xFF }
             send(digest, into: &out, hashed: false)
-            out.writeFlush()
+            if fault == .trickledPack {
+                trailerFlushHeld = true  // after the trickled digest
+            } else {
+                out.writeFlush()
+            }
             state = .done
             return out
         }
@@ -104,6 +163,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         guard !pack.isEmpty else { return }
         if hashed { hasher.update(pack) }
         packOffset += pack.count
+        if fault == .trickledPack {
+            trickle = Array(trickle[trickled...]) + pack
+            trickled = 0
+            return
+        }
         out.writeSideBand(1, pack[...])
         countPackBytes(pack.count)
     }

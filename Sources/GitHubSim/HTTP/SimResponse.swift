@@ -88,4 +88,10 @@ struct SimResponse: Sendable {
 protocol StreamedBody: AnyObject, Sendable {
     /// The next piece, or nil at the end.
     func nextChunk() -> ByteBuffer?
+    /// How long the server waits, once a piece is written, before it asks for the next (a slow server).
+    var pauseBetweenChunks: Duration { get }
+}
+
+extension StreamedBody {
+    var pauseBetweenChunks: Duration { .zero }
 }

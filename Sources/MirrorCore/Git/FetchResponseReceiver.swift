@@ -1,6 +1,7 @@
 /// Reads a protocol v2 `fetch` response as it arrives (gitprotocol-v2(5),
 /// "fetch"): sections of pkt-lines until `packfile`, whose side-band-64k
-/// packets carry the pack, which goes straight to a spool file.
+/// packets carry the pack, which goes straight to a spool file. With a
+/// `FetchPaceWatch`, a response too slow to be worth waiting for fails.
 final class FetchResponseReceiver {
     private enum State {
         /// Before `packfile`: section headers, or the lines of a section to skip.
@@ -12,9 +13,11 @@ final class FetchResponseReceiver {
     private var reader = PacketLineReader()
     private var state = State.sections(skipping: false)
     private let spool: PackSpoolWriter
+    private var watch: FetchPaceWatch?
 
-    init(spool: PackSpoolWriter) {
+    init(spool: PackSpoolWriter, watch: FetchPaceWatch? = nil) {
         self.spool = spool
+        self.watch = watch
     }
 
     var isFinished: Bool {
@@ -27,6 +30,8 @@ final class FetchResponseReceiver {
         while let packet = try reader.next() {
             try handle(packet)
         }
+        // A pack that has come whole is not too slow, however its last window went.
+        if !isFinished { try watch?.check() }
     }
 
     /// The spooled pack, once the response ended properly.
@@ -40,7 +45,15 @@ final class FetchResponseReceiver {
     private func handle(_ packet: PacketLine) throws {
         switch (state, packet) {
         case (.packfile, .data(let payload)):
-            if let data = try SideBand.packData(payload) { try spool.write(data) }
+            switch try SideBand.packet(payload) {
+            case .pack(let data):
+                // git sends empty packets (keep-alives) while it counts and compresses: the pack begins at its first byte.
+                if !data.isEmpty { watch?.packBegan() }
+                watch?.pack(data.count)
+                try spool.write(data)
+            case .progress:
+                try watch?.progress()
+            }
         case (.packfile, .flush), (.packfile, .responseEnd):
             state = .finished
         case (.packfile, .delimiter):

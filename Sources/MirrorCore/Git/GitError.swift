@@ -29,6 +29,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case remoteError(String)
     case malformedPacketLine(String)
     case malformedResponse(String)
+    /// The server kept the fetch alive without sending the pack fast enough (`GitFetchPace`).
+    case fetchTooSlow(String)
 
     // MARK: The pack
     case malformedPack(String)
@@ -82,6 +84,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             return "malformed git protocol data: \(detail)"
         case .malformedResponse(let detail):
             return "malformed git protocol response: \(detail)"
+        case .fetchTooSlow(let detail):
+            return "the git server sends the pack too slowly: \(detail)"
         case .malformedPack(let detail):
             return "malformed pack: \(detail)"
         case .packTooLarge(let limit):

@@ -25,14 +25,19 @@ public final class GitHistoryFetcher: Sendable {
         public var batchSize = 1000
         /// The repository's web page, for each commit's `htmlURL` (`<prefix>/commit/<sha>`).
         public var htmlURLPrefix: String?
+        /// How fast the pack must come (`GitFetchPace`).
+        public var pace = GitFetchPace()
+        /// The history's size as the API announced it, for the fetch's deadline.
+        public var expectedCommits: Int?
+        /// `timeout` bounds the small requests (advertisement, ls-refs); the
+        /// pack's request runs until the fetch's deadline instead.
         public var http: HTTPClient.Configuration
 
         public init(cloneURL: String, credentials: GitCredentials?) {
             self.cloneURL = cloneURL
             self.credentials = credentials
             var http = HTTPClient.Configuration()
-            // A large history is one long response; the stall timeout still catches a dead peer.
-            http.timeout = .seconds(1800)
+            http.timeout = .seconds(120)
             // Bodies that are not streamed (advertisement, ls-refs, errors) are small.
             http.maximumBodySize = 8 << 20
             self.http = http
@@ -80,6 +85,8 @@ public final class GitHistoryFetcher: Sendable {
         }
         var base = configuration.cloneURL
         while base.hasSuffix("/") { base.removeLast() }
+        let allowed = configuration.pace.deadline(expectedCommits: configuration.expectedCommits)
+        let deadline = ContinuousClock.now + allowed
         var requests = 0
         let capabilities = try await advertisement(base: &base, origin: origin, requests: &requests)
         let tip = try await lsRefs(base: base, branch: branch, capabilities: capabilities, requests: &requests)
@@ -87,7 +94,8 @@ public final class GitHistoryFetcher: Sendable {
         if let expectedTip, tip.hex != expectedTip.lowercased() {
             throw GitError.tipDiffers(branch: branch, expected: expectedTip, found: tip.hex)
         }
-        let storage = try await fetchPack(base: base, tip: tip, capabilities: capabilities, requests: &requests)
+        let storage = try await fetchPack(
+            base: base, tip: tip, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
         let summary = try await readPack(storage, tip: tip, deliver: deliver)
         logger.debug(
             "git: history read",
@@ -181,8 +189,12 @@ public final class GitHistoryFetcher: Sendable {
         throw GitError.branchNotFound(branch: branch)
     }
 
-    /// `fetch` of the tip's commits only, the response streamed into a spool file.
-    private func fetchPack(base: String, tip: ObjectID, capabilities: Capabilities, requests: inout Int) async throws -> FilePackStorage {
+    /// `fetch` of the tip's commits only, the response streamed into a spool
+    /// file at the pace `configuration.pace` asks, until `deadline`.
+    private func fetchPack(
+        base: String, tip: ObjectID, capabilities: Capabilities, deadline: (at: ContinuousClock.Instant, allowed: Duration),
+        requests: inout Int
+    ) async throws -> FilePackStorage {
         var body = commandHeader("fetch", capabilities)
         body.write("no-progress")
         body.write("ofs-delta")
@@ -193,8 +205,11 @@ public final class GitHistoryFetcher: Sendable {
         let url = base + "/git-upload-pack"
         let receiver = SendableReceiver(
             FetchResponseReceiver(
-                spool: try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize)))
-        let response = try await send(uploadPackRequest(url: url, body: body), requests: &requests) { bytes in
+                spool: try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize),
+                watch: FetchPaceWatch(pace: configuration.pace, deadline: deadline.at, allowed: deadline.allowed)))
+        var request = uploadPackRequest(url: url, body: body)
+        request.timeout = deadline.at - .now
+        let response = try await send(request, requests: &requests) { bytes in
             try receiver.value.receive(bytes)
         }
         try checkStatus(response, url: url)

@@ -75,6 +75,6 @@ extension GitHubClient {
         try await pause(
             .seconds(max(1, resetAt.timeIntervalSinceNow.rounded(.up) + 1)),
             reason: "rate limit down to the reserve of \(configuration.rateLimitReserve)", url: url)
-        usageBox.withLock { $0.rateLimit = nil }
+        count { $0.rateLimit = nil }
     }
 }

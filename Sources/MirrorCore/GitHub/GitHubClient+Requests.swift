@@ -177,7 +177,7 @@ extension GitHubClient {
 
     private func record(_ response: HTTPResponse, kind: RequestKind) {
         let free = response.status == 304 && configuration.token != nil
-        usageBox.withLock { usage in
+        count { usage in
             usage.requests += 1
             if response.status == 304 { usage.notModified += 1 }
             usage.byKind[kind, default: RequestTally()] =
@@ -188,7 +188,7 @@ extension GitHubClient {
     }
 
     func pause(_ duration: Duration, reason: String, url: String) async throws {
-        usageBox.withLock { $0.retries += 1 }
+        count { $0.retries += 1 }
         logger.warning(
             "retrying after a pause",
             metadata: [

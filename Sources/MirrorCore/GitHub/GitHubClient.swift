@@ -62,6 +62,9 @@ public final class GitHubClient: Sendable {
     /// Every credential this client sends, removed from whatever a server says
     /// (`redact(_:)`); register tokens minted later (App installation tokens, JWTs) here.
     public let redactor: SecretRedactor
+    /// For a client `countingSeparately`: the one it shares transfers with,
+    /// which counts its requests too and holds the token's rate-limit status.
+    let shared: GitHubClient?
 
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
@@ -69,9 +72,39 @@ public final class GitHubClient: Sendable {
         self.http = try HTTPClient(configuration: configuration.http)
         self.logger = logger
         self.origin = APIOrigin(url: configuration.apiURL)
+        self.shared = nil
     }
 
-    public var usage: Usage { usageBox.withLock { $0 } }
+    private init(sharing client: GitHubClient) {
+        configuration = client.configuration
+        http = client.http
+        logger = client.logger
+        origin = client.origin
+        redactor = client.redactor
+        shared = client.shared ?? client
+    }
+
+    /// The same client for one of several syncs running side by side: the same
+    /// transfers (one request at a time for the token), configuration and
+    /// rate-limit status, but a `usage` that counts only the requests made
+    /// through it (so a sync's report counts its own); each is counted in this
+    /// client's `usage` as well.
+    public func countingSeparately() -> GitHubClient {
+        GitHubClient(sharing: self)
+    }
+
+    /// Requests made through this client; the rate limit as the token last reported it.
+    public var usage: Usage {
+        var usage = usageBox.withLock { $0 }
+        if let shared { usage.rateLimit = shared.usage.rateLimit }
+        return usage
+    }
+
+    /// Applies `change` to this client's counters and to those of the client it shares transfers with.
+    func count(_ change: (inout Usage) -> Void) {
+        usageBox.withLock { change(&$0) }
+        shared?.usageBox.withLock { change(&$0) }
+    }
 
     // MARK: - Endpoints
 

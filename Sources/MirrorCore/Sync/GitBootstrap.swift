@@ -14,6 +14,8 @@ import Logging
 public struct GitBootstrap: Sendable {
     /// Pages a never-completed walk must still have ahead for git to read them.
     public var minimumPages: Int
+    /// How fast git must send the pack; a slower fetch is `unavailable`.
+    public var pace = GitFetchPace()
 
     public static let defaultMinimumPages = 20
     /// Commits stored per write transaction: what a kill mid-bootstrap costs.
@@ -23,8 +25,9 @@ public struct GitBootstrap: Sendable {
     /// batches (one being stored, one being read), ~1.2 KB a commit.
     static let commitsPerBatch = 1_000
 
-    public init(minimumPages: Int = GitBootstrap.defaultMinimumPages) {
+    public init(minimumPages: Int = GitBootstrap.defaultMinimumPages, pace: GitFetchPace = GitFetchPace()) {
         self.minimumPages = minimumPages
+        self.pace = pace
     }
 
     /// What a bootstrap did.
@@ -43,6 +46,8 @@ public struct GitBootstrap: Sendable {
         /// The walk's head: git's tip must be this commit.
         var head: String
         var repositoryID: Int64
+        /// What the API's first page announced (pages × page size), for the fetch's deadline.
+        var expectedCommits: Int?
     }
 
     /// Fetches and stores `target`'s history. Throws only what stops the sync
@@ -54,6 +59,8 @@ public struct GitBootstrap: Sendable {
                 url: target.cloneURL, apiURL: client.configuration.apiURL, token: client.configuration.token))
         configuration.htmlURLPrefix = target.htmlURL
         configuration.batchSize = Self.commitsPerBatch
+        configuration.pace = pace
+        configuration.expectedCommits = target.expectedCommits
         let delivery = Delivery(store: store, repositoryID: target.repositoryID)
         do {
             let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
@@ -68,7 +75,10 @@ public struct GitBootstrap: Sendable {
             switch error {
             case let failure as Delivery.StoreFailure: throw failure.error
             case is CancellationError, GitError.cancelled: throw CancellationError()
-            default: return .unavailable(reason: client.redact("\(error)"))
+            default:
+                // A server's words may echo what it was sent: the client's redactor knows the token
+                // in every encoding, the Basic credentials git hosts receive included.
+                return .unavailable(reason: client.redact("\(error)"))
             }
         }
     }

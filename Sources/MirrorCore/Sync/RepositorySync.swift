@@ -132,12 +132,16 @@ public struct RepositorySync: Sendable {
 extension GitHubError {
     /// When retrying after this rate limit makes sense: just after the reset GitHub
     /// named, as long as GitHub asked (at most an hour: a longer ask is a
-    /// misbehaving server), 5 minutes after a secondary limit, else 15 minutes.
+    /// misbehaving server), 5 minutes after a secondary limit, else 15 minutes;
+    /// at the reserve, just after the reset even when it has passed.
     public func retryAt(now: Date = Date()) -> Date {
         switch self {
-        case .primaryRateLimit(let resetAt?, _) where resetAt > now,
-            .reserveReached(_, let resetAt) where resetAt > now:
+        case .primaryRateLimit(let resetAt?, _) where resetAt > now:
             return resetAt.addingTimeInterval(1)
+        case .reserveReached(_, let resetAt):
+            // The client held back before a reset it saw coming; one that passed while the
+            // sync wound down (likelier with syncs side by side) is no reason to wait 15 minutes.
+            return max(resetAt, now).addingTimeInterval(1)
         case .retryAfterTooLong(let retryAt, _) where retryAt > now:
             return min(retryAt, now.addingTimeInterval(3600))
         case .secondaryRateLimit:

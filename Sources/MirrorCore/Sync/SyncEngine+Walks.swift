@@ -96,7 +96,7 @@ extension SyncEngine {
         }
         let target = GitBootstrap.Target(
             cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, branch: context.branch, head: walk.headSHA,
-            repositoryID: context.repository.id)
+            repositoryID: context.repository.id, expectedCommits: walk.pagesTotal.map { $0 * Self.pageSize })
         switch try await gitBootstrap.run(target, client: client, store: store, logger: context.logger) {
         case .stored(let added, let requests, let packBytes):
             gitRequests += requests

@@ -13,6 +13,8 @@
 ///   behind every repository already due, so a long first sync runs in the
 ///   gaps between the others' polls.
 /// - `pause(until:)` holds everything back, e.g. until a rate-limit reset.
+/// - A repository whose sync has `started` is not handed out again until it
+///   is `completed` or `requeued`, so syncs may run side by side.
 public struct SyncSchedule: Sendable {
     public struct Job: Sendable, Equatable {
         public var repository: MirrorConfiguration.Repository
@@ -37,6 +39,8 @@ public struct SyncSchedule: Sendable {
 
     public private(set) var jobs: [Job] = []
     private var pausedUntil: ContinuousClock.Instant?
+    /// Keys of the repositories whose sync is under way.
+    public private(set) var running: Set<String> = []
 
     /// `synced` holds the keys (`Repository.key`) of repositories that have
     /// synced before; `activity`, by the same keys, what the store tells of them.
@@ -56,11 +60,20 @@ public struct SyncSchedule: Sendable {
         }
     }
 
-    /// The job due soonest (the earliest configured one among equals).
-    public var next: Job? {
-        guard var job = jobs.min(by: { $0.due < $1.due }) else { return nil }
+    /// The job due soonest (the earliest configured one among equals) of those not running.
+    public var next: Job? { next(where: { _ in true }) }
+
+    /// The job due soonest of those not running that `eligible` accepts.
+    public func next(where eligible: (Job) -> Bool) -> Job? {
+        let waiting = jobs.filter { !running.contains($0.repository.key) && eligible($0) }
+        guard var job = waiting.min(by: { $0.due < $1.due }) else { return nil }
         if let pausedUntil, job.due < pausedUntil { job.due = pausedUntil }
         return job
+    }
+
+    /// `repository`'s sync began: it is not `next` until it ends (`completed` or `requeue`).
+    public mutating func started(_ repository: MirrorConfiguration.Repository) {
+        running.insert(repository.key)
     }
 
     /// Marks `repository` as just synced (or attempted): due at its next grid
@@ -71,6 +84,7 @@ public struct SyncSchedule: Sendable {
     public mutating func completed(
         _ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant, activity: PollActivity? = nil
     ) {
+        running.remove(repository.key)
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
         if let activity {
             var job = jobs[index]
@@ -89,6 +103,7 @@ public struct SyncSchedule: Sendable {
     /// Puts a repository whose sync stopped after a step back in the queue: due
     /// at `now`, after every repository due before.
     public mutating func requeue(_ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant) {
+        running.remove(repository.key)
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
         jobs[index].due = now
         // Among equal due times the earliest job goes first: move it last.

@@ -38,6 +38,7 @@ import Testing
         configuration.temporaryDirectory = scratch.url.path
         configuration.htmlURLPrefix = "https://github.com/acme/widgets"
         configuration.batchSize = 500
+        configuration.pace = .forTests
         let fetcher = try GitHistoryFetcher(configuration: configuration, logger: TestSupport.quietLogger)
         return try await fetcher.fetchHistory(branch: "main") { batch in collected.commits.withLock { $0 += batch } }
     }
@@ -123,7 +124,8 @@ import Testing
             } catch let error as GitError {
                 switch (fault, error) {
                 case (.truncatedPack, .malformedResponse), (.badPackChecksum, .packChecksumMismatch), (.sideBandError, .remoteError),
-                    (.protocolV0Only, .protocolV2Unsupported), (.unauthorized, .accessDenied(_, 401, true)), (.alteredCommit, .tipMissing):
+                    (.protocolV0Only, .protocolV2Unsupported), (.unauthorized, .accessDenied(_, 401, true)), (.alteredCommit, .tipMissing),
+                    (.endlessProgress, .fetchTooSlow), (.trickledPack, .fetchTooSlow), (.echoedErrorBand, .remoteError):
                     break
                 default:
                     Issue.record("\(fault): unexpected \(error)")

@@ -64,13 +64,14 @@ import Testing
     }
 
     @Test func sideBandBands() throws {
-        #expect(try SideBand.packData([1, 9, 8]) == [9, 8])
-        #expect(try SideBand.packData([2] + Array("Counting objects".utf8)) == nil)
+        #expect(try SideBand.packet([1, 9, 8]) == .pack([9, 8]))
+        #expect(try SideBand.packet([1]) == .pack([]), "a keep-alive")
+        #expect(try SideBand.packet([2] + Array("Counting objects".utf8)) == .progress)
         #expect(throws: GitError.remoteError("upload-pack: not our ref")) {
-            try SideBand.packData([3] + Array("upload-pack: not our ref\n".utf8))
+            try SideBand.packet([3] + Array("upload-pack: not our ref\n".utf8))
         }
-        #expect(throws: GitError.self) { try SideBand.packData([]) }
-        #expect(throws: GitError.self) { try SideBand.packData([4, 1]) }
+        #expect(throws: GitError.self) { try SideBand.packet([]) }
+        #expect(throws: GitError.self) { try SideBand.packet([4, 1]) }
     }
 
     /// The fetch response reader: sections skipped, pack bytes spooled, and an early end noticed.
