@@ -42,16 +42,23 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
         try? await simulator.shutdown()
     }
 
-    /// `commitsctl sync` through the proxy (or `apiURL`), token in the environment.
+    /// `commitsctl sync` through the proxy (or `apiURL`), token in the environment;
+    /// bounded in time: whatever the server says, a sync ends (with the client's
+    /// retries and backoff) well within `syncTimeLimit`.
     func sync(_ extra: [String] = [], apiURL: String? = nil, repository: String = HostileHarness.repository) async throws -> ProcessResult {
-        try await run(
-            "commitsctl",
-            [
-                "sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
-                "--log-level", "trace", "--no-git-bootstrap",
-            ] + extra,
-            environment: ["GITHUB_TOKEN": SecretScan.token])
+        try #require(
+            try await runBounded(
+                "commitsctl",
+                [
+                    "sync", repository, "--db", db, "--api-url", apiURL ?? proxy.baseURL,
+                    "--log-level", "trace", "--no-git-bootstrap",
+                ] + extra,
+                limit: Self.syncTimeLimit, environment: ["GITHUB_TOKEN": SecretScan.token]),
+            "commitsctl sync did not end within \(Self.syncTimeLimit)")
     }
+
+    /// Generous: the whole suite loads both cores, and a 5xx costs the client's backoff (~15 s).
+    static let syncTimeLimit = Duration.seconds(240)
 
     func commitsctl(_ arguments: [String]) async throws -> ProcessResult {
         try await run("commitsctl", arguments + ["--db", db])
@@ -84,10 +91,20 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
             #expect(errors.first?.contains(fragment) == true, "'\(fragment)' missing from: \(errors)", sourceLocation: sourceLocation)
         }
         try expectNoLeak(result, sourceLocation: sourceLocation)
+        expectBoundedMemory(result, sourceLocation: sourceLocation)
         #expect(try facts().isSuperset(of: before), "a stored commit changed or vanished", sourceLocation: sourceLocation)
         #expect(try store.integrity() == "ok", sourceLocation: sourceLocation)
         let check = try await commitsctl(["check"])
         #expect(check.status != 1, "check called the store damaged: \(check.stdout)", sourceLocation: sourceLocation)
+    }
+
+    /// A sync of this harness's 1,234-commit history needs a few tens of MB; far
+    /// more means something a server said was buffered without bound.
+    static let memoryBoundKiB = 200 << 10
+
+    func expectBoundedMemory(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        let peak = result.peakResidentKiB ?? 0
+        #expect(peak > 0 && peak < Self.memoryBoundKiB, "peak resident \(peak) KiB", sourceLocation: sourceLocation)
     }
 
     func expectNoLeak(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -100,6 +117,7 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
         proxy.tamper(nil)
         let result = try await sync()
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        expectBoundedMemory(result, sourceLocation: sourceLocation)
         #expect(!result.stdout.contains("not yet complete"), "\(result.stdout)", sourceLocation: sourceLocation)
         #expect(try store.onBranchSHAs() == reachable, sourceLocation: sourceLocation)
         let check = try await commitsctl(["check"])

@@ -20,6 +20,7 @@ import Testing
     func expectNothingLeaked(_ harness: HostileHarness, _ result: ProcessResult, store: String) {
         #expect(SecretScan.leaks(in: ["stdout": result.stdout, "stderr": result.stderr]).isEmpty, "\(result.stderr)")
         #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
+        harness.expectBoundedMemory(result)
         // The server really was sent the credential it echoed.
         #expect(harness.proxy.requests.contains { $0.authorization == SecretScan.basicCredential })
     }

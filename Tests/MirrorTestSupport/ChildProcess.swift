@@ -52,6 +52,8 @@ public final class ChildProcess: Sendable {
     /// can outlive this object (whose deinit kills a child still running).
     private final class Exit: Sendable {
         let termination = Mutex<Termination?>(nil)
+        /// The child's peak resident memory (`VmHWM`) as last sampled while it ran.
+        let peakResidentKiB = Mutex<Int?>(nil)
         let seen = DispatchSemaphore(value: 0)
     }
     private let exit = Exit()
@@ -99,6 +101,7 @@ public final class ChildProcess: Sendable {
         output = parentEnds[STDOUT_FILENO].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         errors = parentEnds[STDERR_FILENO].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         startReaper()
+        startMemorySampler(path: path)
     }
 
     /// A product of the package (`Executables`), with the isolated environment plus `environment`.
@@ -139,11 +142,42 @@ public final class ChildProcess: Sendable {
         thread.start()
     }
 
+    /// Samples the child's peak resident memory (`VmHWM`, a high-water mark, so
+    /// only growth in its last 10 ms can be missed) while it runs `path`. Not
+    /// `ru_maxrss` from `wait4`: a child spawned with `CLONE_VM` (posix_spawn)
+    /// inherits the parent's high-water mark at its exec, so a small command
+    /// started by a large test process would report the test's memory.
+    private func startMemorySampler(path: String) {
+        let thread = Thread { [pid, exit] in
+            var running = false
+            while exit.termination.withLock({ $0 == nil }) {
+                running = running || (SecretScan.commandLine(of: pid)?.hasPrefix(path) ?? false)
+                if running, let kib = Self.residentHighWaterKiB(of: pid) {
+                    exit.peakResidentKiB.withLock { $0 = max($0 ?? 0, kib) }
+                }
+                usleep(10_000)
+            }
+        }
+        thread.stackSize = 256 << 10
+        thread.start()
+    }
+
+    /// `VmHWM` of /proc/PID/status in KiB; nil once the process is gone (or a zombie).
+    private static func residentHighWaterKiB(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
     /// Whether the child has not been seen to exit yet.
     public var isRunning: Bool { exit.termination.withLock { $0 == nil } }
 
     /// How it ended, if it has.
     public var termination: Termination? { exit.termination.withLock { $0 } }
+
+    /// Its peak resident memory in KiB as sampled while it ran (nil if it ended before a sample).
+    public var peakResidentKiB: Int? { exit.peakResidentKiB.withLock { $0 } }
 
     /// Sends `signal` unless the child has already been reaped.
     public func signal(_ signal: Int32) {

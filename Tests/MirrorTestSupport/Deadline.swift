@@ -17,7 +17,8 @@ public func runBounded(
     }
     return ProcessResult(
         status: termination.status, stdout: (try? String(contentsOfFile: logs.path("stdout"), encoding: .utf8)) ?? "",
-        stderr: (try? String(contentsOfFile: logs.path("stderr"), encoding: .utf8)) ?? "")
+        stderr: (try? String(contentsOfFile: logs.path("stderr"), encoding: .utf8)) ?? "",
+        peakResidentKiB: child.peakResidentKiB)
 }
 
 /// Runs blocking `body` on its own thread and waits at most `limit` for it.

@@ -6,12 +6,15 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    /// Its peak resident memory in KiB, as the kernel counted it (`nil` when not known).
+    public var peakResidentKiB: Int?
     public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 
-    public init(status: Int32, stdout: String, stderr: String) {
+    public init(status: Int32, stdout: String, stderr: String, peakResidentKiB: Int? = nil) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
+        self.peakResidentKiB = peakResidentKiB
     }
 }
 
@@ -85,7 +88,7 @@ private func execute(
     stderrRead.wait()
     let result = ProcessResult(
         status: child.waitBlocking().status, stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self))
+        stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self), peakResidentKiB: child.peakResidentKiB)
     return ObservedRun(result: result, argv: argv)
 }
 
