@@ -98,13 +98,10 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
         #expect(check.status != 1, "check called the store damaged: \(check.stdout)", sourceLocation: sourceLocation)
     }
 
-    /// A sync of this harness's 1,234-commit history needs a few tens of MB; far
-    /// more means something a server said was buffered without bound.
-    static let memoryBoundKiB = 200 << 10
-
     func expectBoundedMemory(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
-        let peak = result.peakResidentKiB ?? 0
-        #expect(peak > 0 && peak < Self.memoryBoundKiB, "peak resident \(peak) KiB", sourceLocation: sourceLocation)
+        #expect(
+            result.peakResident(below: ProcessResult.memoryBoundKiB), "peak resident \(result.peakResidentKiB ?? 0) KiB",
+            sourceLocation: sourceLocation)
     }
 
     func expectNoLeak(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -19,9 +19,13 @@ import Testing
         try await withRunning(simulator) { simulator in
             let directory = try TemporaryDirectory()
             func sync(_ store: String, _ extra: [String] = []) async throws -> ProcessResult {
-                try await run(
-                    "commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL] + extra,
-                    environment: ["GITHUB_TOKEN": "test-token"])
+                let result = try #require(
+                    try await runBounded(
+                        "commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", simulator.baseURL] + extra,
+                        limit: .seconds(240), environment: ["GITHUB_TOKEN": "test-token"]),
+                    "commitsctl sync did not end within 240 s")
+                #expect(result.peakResident(), "peak resident \(result.peakResidentKiB ?? 0) KiB")
+                return result
             }
             let overGit = directory.path("git.sqlite")
             // The warning is logged (the journal under commitsd); commitsctl shows it from --log-level warning.

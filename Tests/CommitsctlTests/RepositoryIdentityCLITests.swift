@@ -50,9 +50,13 @@ import Testing
         try await simulator.start()
         try await withRunning(simulator) { simulator in
             func sync() async throws -> ProcessResult {
-                try await run(
-                    "commitsctl", ["sync", mirrored, "--db", store, "--api-url", simulator.baseURL],
-                    environment: ["GITHUB_TOKEN": "test-token"])
+                let result = try #require(
+                    try await runBounded(
+                        "commitsctl", ["sync", mirrored, "--db", store, "--api-url", simulator.baseURL],
+                        limit: .seconds(240), environment: ["GITHUB_TOKEN": "test-token"]),
+                    "commitsctl sync did not end within 240 s")
+                #expect(result.peakResident(), "peak resident \(result.peakResidentKiB ?? 0) KiB")
+                return result
             }
             #expect(try await sync().status == 0)
             let old = StoreInspection(store).memberSHAsSoFar(of: "acme/r3")

@@ -18,6 +18,18 @@ public struct ProcessResult: Sendable {
     }
 }
 
+extension ProcessResult {
+    /// A sync of a test history needs a few tens of MB (measured ~40 MB); far
+    /// more means something a server sent was held without bound.
+    public static let memoryBoundKiB = 200 << 10
+
+    /// Its peak resident memory was sampled, and stayed under `limitKiB`.
+    public func peakResident(below limitKiB: Int = ProcessResult.memoryBoundKiB) -> Bool {
+        guard let peak = peakResidentKiB else { return false }
+        return peak > 0 && peak < limitKiB
+    }
+}
+
 /// A finished run plus the argv the kernel showed for it while it ran.
 public struct ObservedRun: Sendable {
     public var result: ProcessResult
