@@ -153,14 +153,16 @@ import Testing
     @Test func atTheReserveWalksWaitForTheResetAndPollsGoOn() async throws {
         var configuration = SimConfiguration()
         configuration.authenticatedLimit = 40
-        configuration.rateLimitWindow = .seconds(8)
+        // Long enough that the walk reaches the reserve inside one window even when the whole
+        // suite loads both cores (with 8 s, a slow walk saw the window reset first: no hold).
+        configuration.rateLimitWindow = .seconds(20)
         try await withRunning(startSimulator([("small", 40), ("other", 40), ("huge", 3000)], configuration: configuration)) {
             simulator in
             let daemon = try startDaemon(
                 simulator, settings: "default_interval: 1s\nrate_limit_reserve: 20\ngit_bootstrap: false",  // a REST walk spends points
                 repositories: ["acme/small", "acme/other", "acme/huge"])
             defer { daemon.stop() }
-            #expect(try await waitUntil(timeout: .seconds(60)) { try mirrored(simulator, "huge") }, "\(daemon.log)")
+            #expect(try await waitUntil(timeout: .seconds(180)) { try mirrored(simulator, "huge") }, "\(daemon.log)")
             #expect(await waitUntil { lines(daemon.log, "info sync finished ", repository: "huge").count >= 1 }, "\(daemon.log)")
             let log = daemon.log.split(separator: "\n")
             let held = try #require(

@@ -54,4 +54,20 @@ import Testing
         let text = redactor.redact("Bearer \(jwt) and \(base64("x-access-token:\(installation)")) and \(token)")
         #expect(text == "Bearer [REDACTED] and [REDACTED] and [REDACTED]", "\(text)")
     }
+
+    /// The scan every leak test relies on finds the token in each encoding, and nothing in clean text.
+    @Test func theLeakScanFindsEveryEncodingOfTheTestToken() throws {
+        let texts = [
+            "raw": "x \(SecretScan.token) y", "lower": SecretScan.token.lowercased(),
+            "basic": "Authorization: \(SecretScan.basicCredential)", "clean": "nothing to see, ghp_ SECRET",
+            "tail": String(repeating: "a", count: 100_000) + SecretScan.token,
+        ]
+        #expect(SecretScan.leaks(in: texts) == ["basic", "lower", "raw", "tail"])
+        let directory = try TemporaryDirectory()
+        let store = directory.path("store.sqlite")
+        try Data(Array(repeating: 0, count: 4096) + Array(SecretScan.basicCredential.utf8)).write(to: URL(fileURLWithPath: store))
+        #expect(SecretScan.leaks(inStoreAt: store) == [store])
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: store))
+        #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
+    }
 }

@@ -143,31 +143,46 @@ public final class ChildProcess: Sendable {
     }
 
     /// Samples the child's peak resident memory (`VmHWM`, a high-water mark, so
-    /// only growth in its last 10 ms can be missed) while it runs `path`. Not
-    /// `ru_maxrss` from `wait4`: a child spawned with `CLONE_VM` (posix_spawn)
-    /// inherits the parent's high-water mark at its exec, so a small command
-    /// started by a large test process would report the test's memory.
+    /// only growth in its last `memorySampleInterval` can be missed) once it runs
+    /// `path`. Not `ru_maxrss` from `wait4`: a child spawned with `CLONE_VM`
+    /// (posix_spawn) inherits the parent's high-water mark at its exec, so a small
+    /// command started by a large test process would report the test's memory.
+    /// Plain `read(2)` every 50 ms: the whole suite runs many children at once on
+    /// two cores, and the sampling must cost next to nothing.
     private func startMemorySampler(path: String) {
         let thread = Thread { [pid, exit] in
             var running = false
             while exit.termination.withLock({ $0 == nil }) {
-                running = running || (SecretScan.commandLine(of: pid)?.hasPrefix(path) ?? false)
+                running = running || (Self.procFile("cmdline", of: pid)?.starts(with: path.utf8) ?? false)
                 if running, let kib = Self.residentHighWaterKiB(of: pid) {
                     exit.peakResidentKiB.withLock { $0 = max($0 ?? 0, kib) }
                 }
-                usleep(10_000)
+                usleep(Self.memorySampleIntervalMicroseconds)
             }
         }
-        thread.stackSize = 256 << 10
+        thread.stackSize = 128 << 10
         thread.start()
     }
 
+    private static let memorySampleIntervalMicroseconds: UInt32 = 50_000
+
     /// `VmHWM` of /proc/PID/status in KiB; nil once the process is gone (or a zombie).
     private static func residentHighWaterKiB(of pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return nil }
+        guard let status = procFile("status", of: pid) else { return nil }
+        let text = String(decoding: status, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
+    /// The first 4 KiB of /proc/PID/NAME (enough for `status` and a command line's start).
+    private static func procFile(_ name: String, of pid: pid_t) -> [UInt8]? {
+        let descriptor = open("/proc/\(pid)/\(name)", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return Array(buffer[..<count])
     }
 
     /// Whether the child has not been seen to exit yet.

@@ -30,14 +30,40 @@ public enum SecretScan {
 
     /// Names of the `texts` (name → content) that contain the token in any encoding; empty when none does.
     public static func leaks(in texts: [String: String]) -> [String] {
-        texts.filter { text in encodings.contains { text.value.contains($0) } }.map(\.key).sorted()
+        texts.filter { text in
+            var value = text.value
+            return value.withUTF8 { holdsAnEncoding(UnsafeRawBufferPointer($0)) }
+        }.map(\.key).sorted()
     }
 
     /// The store, its WAL and shared memory, byte for byte.
     public static func leaks(inStoreAt path: String) -> [String] {
         [path, path + "-wal", path + "-shm"].filter { file in
             guard let bytes = FileManager.default.contents(atPath: file) else { return false }
-            return encodings.contains { bytes.range(of: Data($0.utf8)) != nil }
+            return bytes.withUnsafeBytes { holdsAnEncoding($0) }
+        }
+    }
+
+    private static let encodingBytes = encodings.map { Array($0.utf8) }
+
+    /// A `memchr`/`memcmp` search for each encoding: scans run in test bodies on
+    /// the cooperative pool, over megabytes of trace logs and store files, and
+    /// must stay fast (a `String.contains` per encoding took seconds).
+    private static func holdsAnEncoding(_ haystack: UnsafeRawBufferPointer) -> Bool {
+        encodingBytes.contains { find($0, in: haystack) }
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
+        guard let first = needle.first, let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
+        let lastStart = haystack.count - needle.count
+        return needle.withUnsafeBytes { pattern in
+            var offset = 0
+            while offset <= lastStart {
+                guard let hit = memchr(base + offset, Int32(first), lastStart - offset + 1) else { return false }
+                if memcmp(hit, pattern.baseAddress!, needle.count) == 0 { return true }
+                offset = base.distance(to: UnsafeRawPointer(hit)) + 1
+            }
+            return false
         }
     }
 
