@@ -37,8 +37,11 @@ import Testing
             let stats = simulator.stats()
             let rows = try await spent()
             #expect(Set(rows.map { $0["token"] as? String }) == ["environment variable GITHUB_TOKEN"], "\(rows)")
-            #expect(total(rows, "requests") == stats.requests, "\(rows) \(stats)")
-            #expect(total(rows, "not_modified") == stats.notModified)
+            // A poll in flight when SIGTERM lands is answered by github-sim, but commitsd cancels it and
+            // never reads the answer: at most one such poll per lane (a fresh-clone CI run saw one).
+            let unread = stats.requests - total(rows, "requests")
+            #expect((0...2).contains(unread), "\(rows) \(stats)")
+            #expect(stats.notModified - total(rows, "not_modified") == unread, "the unread ones are polls answered 304")
             #expect(total(rows, "points") == stats.requests - stats.notModified, "an authenticated 304 is free")
             #expect(total(rows, "requests", kind: "repository_lookup") == 2)
             #expect(total(rows, "requests", kind: "page") == 3 + 1, "alpha's 3 pages and beta's 1")
