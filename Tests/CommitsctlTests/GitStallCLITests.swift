@@ -44,10 +44,8 @@ import Testing
             simulator.setFaults(faults)
             let started = ContinuousClock.now
             let stalled = try sync("stalled", as: "stalled")
-            var peakKiB = 0
             var fellBackAt: ContinuousClock.Instant?
             let ended = await waitUntil(timeout: .seconds(300), every: .milliseconds(100)) {
-                peakKiB = max(peakKiB, Self.residentKiB(of: stalled.pid) ?? 0)
                 if fellBackAt == nil, stalled.stderr.contains("history not read over git") { fellBackAt = .now }
                 return !stalled.process.isRunning
             }
@@ -58,6 +56,8 @@ import Testing
             // end the fetch in 10–15 s; generous for a loaded machine, far from the 30-minute timeout.
             let stall = (fellBackAt ?? .now) - started
             #expect(stall < .seconds(120), "\(stall)")
+            // Sampled by ChildProcess while it ran (VmHWM).
+            let peakKiB = stalled.process.peakResidentKiB ?? 0
             #expect(peakKiB < 150 << 10, "peak resident \(peakKiB) KiB")
             #expect(simulator.stats().gitRequests == 3, "one fetch, not retried")
 
@@ -90,13 +90,5 @@ import Testing
             let storeFiles = [db, db + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
             #expect(!storeFiles.isEmpty && storeFiles.allSatisfy { $0.range(of: Data(sent.utf8)) == nil })
         }
-    }
-
-    /// The process's resident memory (`VmRSS`), nil once it is gone.
-    static func residentKiB(of pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-        else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 }
