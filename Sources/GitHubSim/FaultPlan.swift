@@ -13,10 +13,20 @@ public struct FaultPlan: Sendable, Equatable {
     public var secondaryLimitEvery: Int?
     /// Added before each list-commits response.
     public var delay: Duration = .zero
+    /// From this list request on (1-based), `slowDelay` replaces `delay`: a walk a
+    /// test acts on is then certainly in the middle of a request, however loaded the machine.
+    public var slowFrom: Int?
+    public var slowDelay: Duration = .zero
     /// How the git endpoints misbehave, for every git request while set.
     public var git: GitFault?
 
     public init() {}
+
+    /// The delay before the n-th list request's response (1-based).
+    func delay(forListRequest n: Int) -> Duration {
+        guard let slowFrom, n >= slowFrom else { return delay }
+        return slowDelay
+    }
 
     /// The fault for the n-th list request (1-based). When several fire at once the most
     /// disruptive wins, so a test that asks for resets always sees them.

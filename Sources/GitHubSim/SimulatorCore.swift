@@ -187,7 +187,7 @@ final class SimulatorCore: Sendable {
         if route.isListCommits {
             (fault, delay) = state.withLock { state in
                 state.faultCounter += 1
-                return (state.faults.fault(forListRequest: state.faultCounter), state.faults.delay)
+                return (state.faults.fault(forListRequest: state.faultCounter), state.faults.delay(forListRequest: state.faultCounter))
             }
         }
         var response: SimResponse
