@@ -37,11 +37,11 @@ struct ConfigurationReloader: Sendable {
             for change in changes {
                 logger.notice("configuration changed", metadata: ["config.change": "\(change)"])
             }
-            if new.storePath != current.storePath {
+            if new.store != current.store {
                 logger.warning(
                     "the store path changed; it takes effect after a restart",
                     metadata: [
-                        "store": "\(current.storePath)", "store.new": "\(new.storePath)",
+                        "store": "\(current.store)", "store.new": "\(new.store)",
                     ])
             }
             if new.configuration.metricsListen != current.configuration.metricsListen {
@@ -52,7 +52,7 @@ struct ConfigurationReloader: Sendable {
                         "metrics.listen.new": "\(new.configuration.metricsListen?.description ?? "off")",
                     ])
             }
-            current = new.keepingStore(current.storePath)
+            current = new.keepingStore(current.store)
             logger.logLevel = logLevelOverride ?? current.configuration.logLevel
             apply(current)
         }

@@ -8,7 +8,7 @@ import MirrorCore
 /// requests with that token go out one at a time.
 struct DaemonSettings: Sendable {
     let configuration: MirrorConfiguration
-    let storePath: String
+    let store: StoreLocation
     let apiURL: String
     /// Where the token came from ("file /run/credentials/…/github-token"), never its value.
     let tokenSource: String?
@@ -61,7 +61,7 @@ struct DaemonSettings: Sendable {
             storeEnvironment["COMMITS_DB"] = nil
         }
         return DaemonSettings(
-            configuration: configuration, storePath: configuration.resolvedStorePath(environment: storeEnvironment),
+            configuration: configuration, store: try configuration.resolvedStore(environment: storeEnvironment),
             apiURL: apiURL, tokenSource: token?.source, client: client)
     }
 
@@ -77,10 +77,10 @@ struct DaemonSettings: Sendable {
         return changes
     }
 
-    /// The same settings, on another store path (a changed `store` only takes effect on restart).
-    func keepingStore(_ storePath: String) -> DaemonSettings {
+    /// The same settings, on another store (a changed `store` only takes effect on restart).
+    func keepingStore(_ store: StoreLocation) -> DaemonSettings {
         DaemonSettings(
-            configuration: configuration, storePath: storePath, apiURL: apiURL,
+            configuration: configuration, store: store, apiURL: apiURL,
             tokenSource: tokenSource, client: client)
     }
 }

@@ -13,20 +13,20 @@ import ServiceLifecycle
 struct MetricsServer: Service, CustomStringConvertible {
     let address: ListenAddress
     let registry: PrometheusCollectorRegistry
-    let storePath: String
+    let store: StoreLocation
     let logger: Logger
 
     var description: String { "MetricsServer" }
 
     func run() async throws {
         let registry = registry
-        let storePath = storePath
+        let store = store
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(registry: registry, storePath: storePath))
+                    try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(registry: registry, store: store))
                 }
             }
             .bind(host: address.host, port: address.port).get()
@@ -51,12 +51,12 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     let registry: PrometheusCollectorRegistry
-    let storePath: String
+    let store: StoreLocation
     private var head: HTTPRequestHead?
 
-    init(registry: PrometheusCollectorRegistry, storePath: String) {
+    init(registry: PrometheusCollectorRegistry, store: StoreLocation) {
         self.registry = registry
-        self.storePath = storePath
+        self.store = store
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -102,7 +102,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             // The endpoint is unauthenticated: it names neither the store's path nor
             // the error (which names it); `commitsctl check` does.
             do {
-                _ = try MirrorReader(path: storePath)
+                _ = try store.openReader()
                 return (.ok, text, Array("ready: the store opens and is migrated\n".utf8))
             } catch {
                 return (

@@ -40,7 +40,7 @@ struct PatternDiscovery {
     /// Lists every owner the patterns name and records what they select.
     mutating func run(settings: DaemonSettings, logger: Logger) async -> Ending {
         let configuration = settings.configuration
-        let discovery = RepositoryDiscovery(storePath: settings.storePath, client: settings.client.countingSeparately(), logger: logger)
+        let discovery = RepositoryDiscovery(store: settings.store, client: settings.client.countingSeparately(), logger: logger)
         for owner in Self.owners(of: configuration) {
             let patterns = configuration.patterns.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
             let selections = patterns.map { entry in

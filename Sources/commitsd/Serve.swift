@@ -54,7 +54,7 @@ extension Commitsd {
             if checkConfig {
                 let configuration = settings.configuration
                 var summary =
-                    "\(path): valid; store \(settings.storePath); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
+                    "\(path): valid; store \(settings.store); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
                 if !configuration.repositories.isEmpty || configuration.patterns.isEmpty {
                     summary +=
                         "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
@@ -82,16 +82,16 @@ extension Commitsd {
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
             let metrics = MirrorMetrics(factory: factory)
             do {
-                let store = try MirrorStore(path: settings.storePath)
+                let store = try settings.store.openWriter()
                 if let upgrade = store.upgraded {
                     logger.notice(
                         "upgraded the store's schema; a copy was made first",
                         metadata: [
-                            "store": "\(settings.storePath)", "store.from_version": "\(upgrade.fromVersion)",
+                            "store": "\(settings.store)", "store.from_version": "\(upgrade.fromVersion)",
                             "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
                         ])
                 }
-                let reader = try MirrorReader(path: store.path)
+                let reader = try settings.store.openReader()
                 try metrics.recordStored(reader)
                 // Keys for both the explicit branch and "the default branch".
                 func keys(_ repository: String, _ branch: String) -> [String] {
@@ -108,7 +108,7 @@ extension Commitsd {
                     uniquingKeysWith: { first, _ in first }
                 ).filter { synced.contains($0.key) }
             } catch {
-                logger.critical("cannot open the store", metadata: ["store": "\(settings.storePath)", "error": "\(error)"])
+                logger.critical("cannot open the store", metadata: ["store": "\(settings.store)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
@@ -118,7 +118,7 @@ extension Commitsd {
             var services: [any Service] = [service]
             // A changed metrics_listen, like a changed store, takes effect on restart.
             if let address = settings.configuration.metricsListen {
-                services.append(MetricsServer(address: address, registry: registry, storePath: settings.storePath, logger: logger))
+                services.append(MetricsServer(address: address, registry: registry, store: settings.store, logger: logger))
             }
             var groupConfiguration = ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -29,7 +29,7 @@ extension SyncService {
         if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
         // Its own count of requests: other lanes' requests are not this sync's.
         let sync = RepositorySync(
-            storePath: settings.storePath, client: settings.client.countingSeparately(), logger: logger, holder: "commitsd",
+            store: settings.store, client: settings.client.countingSeparately(), logger: logger, holder: "commitsd",
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown {

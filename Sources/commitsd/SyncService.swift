@@ -110,7 +110,7 @@ struct SyncService: Service, CustomStringConvertible {
         defer { timer?.cancel() }
         var lastStatus = "no sync yet"
         // What the token spent, for `commitsctl status --requests`.
-        var ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
+        var ledger = RequestLedger(store: settings.store, client: settings.client)
         var ledgerWritten = ContinuousClock.now
         // The client's requests already counted in the metrics (syncs overlap: not per sync).
         var usageRecorded = settings.client.usage
@@ -191,7 +191,7 @@ struct SyncService: Service, CustomStringConvertible {
         logger.info(
             "ready",
             metadata: [
-                "config.file": "\(configurationPath)", "store": "\(settings.storePath)", "api.url": "\(settings.apiURL)",
+                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
                 "repos": "\(settings.configuration.repositories.count)", "patterns": "\(settings.configuration.patterns.count)",
                 "token.source": "\(settings.tokenSource ?? "none")",
             ])
@@ -208,8 +208,8 @@ struct SyncService: Service, CustomStringConvertible {
                 switch event {
                 case .reload(let new):
                     writeSpentRequests(now: true)
-                    settings = new.storePath == settings.storePath ? new : new.keepingStore(settings.storePath)
-                    ledger = RequestLedger(storePath: settings.storePath, client: settings.client)
+                    settings = new.store == settings.store ? new : new.keepingStore(settings.store)
+                    ledger = RequestLedger(store: settings.store, client: settings.client)
                     usageRecorded = settings.client.usage
                     logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
                     plan.apply(discovery.expanded(settings.configuration), now: .now)
@@ -263,7 +263,7 @@ struct SyncService: Service, CustomStringConvertible {
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
     private func openReader(settings: DaemonSettings, logger: Logger) -> MirrorReader? {
         do {
-            return try MirrorReader(path: settings.storePath)
+            return try settings.store.openReader()
         } catch {
             logger.debug("could not read the store for metrics and activity", metadata: ["error": "\(error)"])
             return nil

@@ -109,7 +109,7 @@ import Testing
         try await withRunning(startSimulator([("alpha", 20), ("beta", 20)])) { simulator in
             let path = try config(simulator, ["acme/alpha", "acme/beta"])
             let held = try RepositoryLock.acquire(
-                storePath: store, repository: RepositoryName(owner: "acme", name: "alpha"), holder: "commitsd")
+                store: .sqliteFile(store), repository: RepositoryName(owner: "acme", name: "alpha"), holder: "commitsd")
             defer { held.release() }
             let result = try await sync(["--config", path])
             #expect(result.status == 75)

@@ -111,11 +111,11 @@ import Testing
     /// `commitsctl query --config /etc/commits-mirror/config.yaml` finds it.
     @Test func thePackagedFileWithoutStoreNamesTheServicesStore() throws {
         let packaged = try MirrorConfiguration.parse(yaml: "repositories: [acme/widgets]\n", source: MirrorConfiguration.systemPath)
-        #expect(packaged.resolvedStorePath(environment: ["HOME": "/home/x"]) == "/var/lib/commits-mirror/commits.sqlite")
-        #expect(packaged.resolvedStorePath(environment: ["STATE_DIRECTORY": "/srv/state"]) == "/srv/state/commits.sqlite")
+        #expect(try packaged.resolvedStore(environment: ["HOME": "/home/x"]) == .sqliteFile("/var/lib/commits-mirror/commits.sqlite"))
+        #expect(try packaged.resolvedStore(environment: ["STATE_DIRECTORY": "/srv/state"]) == .sqliteFile("/srv/state/commits.sqlite"))
         #expect(
-            try parse("repositories: [acme/widgets]\n").resolvedStorePath(environment: ["HOME": "/home/x"])
-                == "/home/x/.local/share/commits-mirror/commits.sqlite")
+            try parse("repositories: [acme/widgets]\n").resolvedStore(environment: ["HOME": "/home/x"])
+                == .sqliteFile("/home/x/.local/share/commits-mirror/commits.sqlite"))
     }
 
     @Test func minimalFileTakesTheDefaults() throws {
@@ -147,8 +147,8 @@ import Testing
             token_file: \(tokenFile)
             repositories: [a/b]
             """)
-        #expect(configuration.resolvedStorePath(environment: [:]) == "/var/lib/x/commits.sqlite")
-        #expect(configuration.resolvedStorePath(environment: ["COMMITS_DB": "/tmp/other.sqlite"]) == "/tmp/other.sqlite")
+        #expect(try configuration.resolvedStore(environment: [:]) == .sqliteFile("/var/lib/x/commits.sqlite"))
+        #expect(try configuration.resolvedStore(environment: ["COMMITS_DB": "/tmp/other.sqlite"]) == .sqliteFile("/tmp/other.sqlite"))
         #expect(configuration.resolvedAPIURL(environment: [:]) == "https://ghe.example.com/api/v3")
         #expect(configuration.resolvedAPIURL(environment: ["GITHUB_API_URL": "http://127.0.0.1:9"]) == "http://127.0.0.1:9")
         #expect(try configuration.resolveToken(environment: [:])?.source == "file \(tokenFile)")
@@ -157,9 +157,9 @@ import Testing
 
         let defaults = try parse("repositories: [a/b]\n")
         #expect(
-            defaults.resolvedStorePath(environment: ["STATE_DIRECTORY": "/var/lib/commits-mirror"])
-                == "/var/lib/commits-mirror/commits.sqlite")
-        #expect(defaults.resolvedStorePath(environment: ["HOME": "/home/ada"]) == "/home/ada/.local/share/commits-mirror/commits.sqlite")
+            try defaults.resolvedStore(environment: ["STATE_DIRECTORY": "/var/lib/commits-mirror"])
+                == .sqliteFile("/var/lib/commits-mirror/commits.sqlite"))
+        #expect(try defaults.resolvedStore(environment: ["HOME": "/home/ada"]) == .sqliteFile("/home/ada/.local/share/commits-mirror/commits.sqlite"))
         #expect(try defaults.resolveToken(environment: [:]) == nil)
     }
 

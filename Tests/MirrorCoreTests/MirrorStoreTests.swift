@@ -174,10 +174,24 @@ import Testing
         }
     }
 
-    @Test func storePathPrecedence() {
-        #expect(StorePath.resolve(explicit: "/x.sqlite", environment: ["COMMITS_DB": "/y"]) == "/x.sqlite")
-        #expect(StorePath.resolve(explicit: nil, environment: ["COMMITS_DB": "/y", "XDG_DATA_HOME": "/d"]) == "/y")
-        #expect(StorePath.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d"]) == "/d/commits-mirror/commits.sqlite")
-        #expect(StorePath.resolve(explicit: nil, environment: ["HOME": "/home/u"]) == "/home/u/.local/share/commits-mirror/commits.sqlite")
+    @Test func storeLocationPrecedence() throws {
+        #expect(try StoreLocation.resolve(explicit: "/x.sqlite", environment: ["COMMITS_DB": "/y"]) == .sqliteFile("/x.sqlite"))
+        #expect(try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": "/y", "XDG_DATA_HOME": "/d"]) == .sqliteFile("/y"))
+        #expect(try StoreLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d"]) == .sqliteFile("/d/commits-mirror/commits.sqlite"))
+        #expect(
+            try StoreLocation.resolve(explicit: nil, environment: ["HOME": "/home/u"])
+                == .sqliteFile("/home/u/.local/share/commits-mirror/commits.sqlite"))
+    }
+
+    /// A location is decided once, where it is made: a database URL from any
+    /// source is refused there (no backend for it yet), never taken as a path.
+    @Test func aDatabaseURLIsRefusedWhereTheLocationIsMade() throws {
+        for text in ["postgresql://mirror@db.example/mirror", "postgres://db/mirror", "mysql://db/x"] {
+            #expect(throws: StoreError.self) { try StoreLocation(text) }
+            #expect(throws: StoreError.self) { try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": text]) }
+        }
+        #expect(throws: StoreError.self) { try StoreLocation("") }
+        // A colon alone is a file name, as it always was.
+        #expect(try StoreLocation("./odd:name.sqlite") == .sqliteFile("./odd:name.sqlite"))
     }
 }

@@ -18,7 +18,7 @@ import Testing
 
     func discover(_ harness: SimulatorHarness, apiURL: String? = nil) async throws -> RepositoryDiscovery.Outcome {
         let discovery = RepositoryDiscovery(
-            storePath: harness.storePath, client: try harness.client(apiURL: apiURL), logger: TestSupport.quietLogger)
+            store: .sqliteFile(harness.storePath), client: try harness.client(apiURL: apiURL), logger: TestSupport.quietLogger)
         return try await discovery.discover(owner: "acme", selections: Self.everything)
     }
 

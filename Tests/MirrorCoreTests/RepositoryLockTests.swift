@@ -9,14 +9,14 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = directory.path("commits.sqlite")
         let name = RepositoryName(owner: "Acme", name: "Widgets")
-        let first = try RepositoryLock.acquire(storePath: store, repository: name, holder: "commitsd")
+        let first = try RepositoryLock.acquire(store: .sqliteFile(store), repository: name, holder: "commitsd")
         #expect(first.path == store + ".locks/acme+widgets.lock")
         let lower = RepositoryName(owner: "acme", name: "widgets")
         #expect(throws: RepositoryLockError.self) {
-            try RepositoryLock.acquire(storePath: store, repository: lower, holder: "commitsctl")
+            try RepositoryLock.acquire(store: .sqliteFile(store), repository: lower, holder: "commitsctl")
         }
         do {
-            _ = try RepositoryLock.acquire(storePath: store, repository: lower)
+            _ = try RepositoryLock.acquire(store: .sqliteFile(store), repository: lower)
         } catch {
             #expect(
                 "\(error)"
@@ -24,10 +24,10 @@ import Testing
             )
         }
         // Another repository is independent.
-        let other = try RepositoryLock.acquire(storePath: store, repository: RepositoryName(owner: "acme", name: "gadgets"))
+        let other = try RepositoryLock.acquire(store: .sqliteFile(store), repository: RepositoryName(owner: "acme", name: "gadgets"))
         other.release()
         first.release()
-        let again = try RepositoryLock.acquire(storePath: store, repository: lower)
+        let again = try RepositoryLock.acquire(store: .sqliteFile(store), repository: lower)
         again.release()
     }
 }

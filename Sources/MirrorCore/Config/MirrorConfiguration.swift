@@ -203,7 +203,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `$COMMITS_DB`, else `store`, else `$STATE_DIRECTORY/commits.sqlite`
     /// (systemd's `StateDirectory=`), else for /etc/commits-mirror/config.yaml
     /// /var/lib/commits-mirror/commits.sqlite, else the per-user default.
-    public func resolvedStorePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func resolvedStore(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+        try StoreLocation(resolvedStoreText(environment: environment))
+    }
+
+    private func resolvedStoreText(environment: [String: String]) -> String {
         if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
         if let store { return store }
         if let directory = environment["STATE_DIRECTORY"], !directory.isEmpty {

@@ -10,6 +10,8 @@ import SQLite
 public final class MirrorReader {
     public let path: String
     let db: Connection
+    /// Where this reader reads, as every other part names a store.
+    public var location: StoreLocation { .sqliteFile(path) }
 
     public init(path: String) throws {
         self.path = path

@@ -11,6 +11,8 @@ import SQLite
 public final class MirrorStore {
     public let path: String
     let db: Connection
+    /// Where this writer writes, as every other part names a store.
+    public var location: StoreLocation { .sqliteFile(path) }
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?

@@ -81,12 +81,12 @@ public struct RepositoryDiscovery: Sendable {
     /// the rest are checked by the next discoveries.
     static let maximumConfirmations = 100
 
-    public let storePath: String
+    public let store: StoreLocation
     public let client: GitHubClient
     public let logger: Logger
 
-    public init(storePath: String, client: GitHubClient, logger: Logger) {
-        self.storePath = storePath
+    public init(store: StoreLocation, client: GitHubClient, logger: Logger) {
+        self.store = store
         self.client = client
         self.logger = logger
     }
@@ -96,7 +96,7 @@ public struct RepositoryDiscovery: Sendable {
         let usageBefore = client.usage
         var logger = self.logger
         logger[metadataKey: "owner"] = "\(owner)"
-        let store = try MirrorStore(path: storePath)
+        let store = try self.store.openWriter()
         let previous = try store.ownerListing(owner: owner)
         let listing = try await list(owner: owner, previous: previous, store: store)
         var outcome = Outcome(owner: owner)
@@ -137,7 +137,7 @@ public struct RepositoryDiscovery: Sendable {
             let githubID = listed.repository.githubID ?? 0
             if let former = namesBefore[githubID], former != listed.repository.name {
                 // Renamed or transferred: the lock file under its old name is no longer used.
-                RepositoryLock.removeLockFile(storePath: storePath, repository: former)
+                RepositoryLock.removeLockFile(store: self.store, repository: former)
             }
             switch listed.state {
             case .removed:
@@ -158,7 +158,7 @@ public struct RepositoryDiscovery: Sendable {
                 if let index = selection(for: name) { outcome.selected.append(Selected(name: name, selection: index)) }
             case .gone(let reason):
                 try store.setState(.gone, repositoryID: repository.id, reason: reason)
-                RepositoryLock.removeLockFile(storePath: storePath, repository: repository.name)
+                RepositoryLock.removeLockFile(store: self.store, repository: repository.name)
                 logger.notice("repository is gone; its history is kept", metadata: ["repo": "\(repository.name)", "reason": "\(reason)"])
                 outcome.gone.append((repository.name, reason))
             }

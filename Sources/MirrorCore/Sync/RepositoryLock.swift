@@ -18,19 +18,18 @@ public final class RepositoryLock {
         self.descriptor = descriptor
     }
 
-    /// The lock file for `repository` in the store at `storePath` (names are case-insensitive).
-    public static func lockPath(storePath: String, repository: RepositoryName) -> String {
-        "\(storePath).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"
+    /// The lock file for `repository` beside the store's file (names are case-insensitive).
+    public static func lockPath(store: StoreLocation, repository: RepositoryName) -> String {
+        "\(store.sqlitePath).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"
     }
 
     /// Takes the lock or throws `RepositoryLockError.busy` when another writer holds it.
     /// `holder` is recorded in the file for the other side's message (e.g. the service's name).
     public static func acquire(
-        storePath: String, repository: RepositoryName,
+        store: StoreLocation, repository: RepositoryName,
         holder: String = ProcessInfo.processInfo.processName
     ) throws -> RepositoryLock {
-        try StorePath.refuseURL(storePath)
-        let path = lockPath(storePath: storePath, repository: repository)
+        let path = lockPath(store: store, repository: repository)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -80,8 +79,8 @@ public final class RepositoryLock {
     /// Deletes the lock file of a repository no longer mirrored, so lock files do
     /// not accumulate. Only when no one holds it (a writer busy with it keeps its
     /// file; the next removal takes it); a missing file is fine.
-    public static func removeLockFile(storePath: String, repository: RepositoryName) {
-        let path = lockPath(storePath: storePath, repository: repository)
+    public static func removeLockFile(store: StoreLocation, repository: RepositoryName) {
+        let path = lockPath(store: store, repository: repository)
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }

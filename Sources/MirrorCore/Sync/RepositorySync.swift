@@ -28,7 +28,7 @@ public struct RepositorySync: Sendable {
         public var description: String { "\(error)" }
     }
 
-    public let storePath: String
+    public let store: StoreLocation
     public let client: GitHubClient
     public let logger: Logger
     /// Written into the lock file, so a skipped writer can say who holds it.
@@ -36,8 +36,8 @@ public struct RepositorySync: Sendable {
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
 
-    public init(storePath: String, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
-        self.storePath = storePath
+    public init(store: StoreLocation, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
+        self.store = store
         self.client = client
         self.logger = logger
         self.holder = holder
@@ -53,7 +53,7 @@ public struct RepositorySync: Sendable {
     ) async -> Outcome {
         let lock: RepositoryLock
         do {
-            lock = try RepositoryLock.acquire(storePath: storePath, repository: repository, holder: holder)
+            lock = try RepositoryLock.acquire(store: store, repository: repository, holder: holder)
         } catch RepositoryLockError.busy(_, let holder) {
             return .skipped(holder: holder ?? "unknown")
         } catch {
@@ -61,7 +61,7 @@ public struct RepositorySync: Sendable {
         }
         defer { lock.release() }
         do {
-            let store = try MirrorStore(path: storePath)
+            let store = try store.openWriter()
             // Checked under the lock: a removal (which takes it too) is never raced.
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
@@ -93,7 +93,7 @@ public struct RepositorySync: Sendable {
             // one is marked gone, a name never mirrored (mistyped) leaves nothing.
             if markGone(repository) || !isMirrored(repository) {
                 lock.release()
-                RepositoryLock.removeLockFile(storePath: storePath, repository: repository)
+                RepositoryLock.removeLockFile(store: store, repository: repository)
             }
             return .failed(Failure(error: GitHubError.notFound(repository: name, tokenSource: source)))
         } catch {
@@ -105,7 +105,7 @@ public struct RepositorySync: Sendable {
     /// it is no longer polled through a pattern, and it is active again when it
     /// reappears. Returns whether it was marked.
     private func markGone(_ repository: RepositoryName) -> Bool {
-        guard let store = try? MirrorStore(path: storePath),
+        guard let store = try? store.openWriter(),
             let stored = try? store.repository(named: repository), stored.githubID != nil,
             (try? store.repositoryState(repositoryID: stored.id)) == .active
         else { return false }
@@ -115,13 +115,13 @@ public struct RepositorySync: Sendable {
 
     /// Whether the store holds the repository (under this name or a former one).
     private func isMirrored(_ repository: RepositoryName) -> Bool {
-        guard let store = try? MirrorStore(path: storePath) else { return true }
+        guard let store = try? store.openWriter() else { return true }
         return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.
     private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
-        guard let store = try? MirrorStore(path: storePath),
+        guard let store = try? store.openWriter(),
             let stored = try? store.repository(named: repository),
             let branch = branch ?? stored.defaultBranch
         else { return }

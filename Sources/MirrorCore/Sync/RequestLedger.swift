@@ -3,25 +3,25 @@ import Foundation
 /// Writes what a client spent into the store, a delta at a time: the one-shot
 /// sync once at its end, commitsd every so often and when it stops.
 public struct RequestLedger: Sendable {
-    public let storePath: String
+    public let store: StoreLocation
     /// Where the client's token came from (`GitHubToken.source`), or `unauthenticated`.
     public let token: String
     private var recorded: GitHubClient.Usage
 
     /// Counts what `client` spends from now on.
-    public init(storePath: String, client: GitHubClient) {
-        self.storePath = storePath
+    public init(store: StoreLocation, client: GitHubClient) {
+        self.store = store
         self.token = client.configuration.token?.source ?? "unauthenticated"
         self.recorded = client.usage
     }
 
     /// Records what `client` spent since the last write; kept for the next write when it fails.
-    /// `store`: the caller's open writer of `storePath` (else one is opened for the write).
-    public mutating func write(_ client: GitHubClient, into store: MirrorStore? = nil, at date: Date = Date()) throws {
+    /// `writer`: the caller's open writer of `store` (else one is opened for the write).
+    public mutating func write(_ client: GitHubClient, into writer: MirrorStore? = nil, at date: Date = Date()) throws {
         let usage = client.usage
         let spent = usage.byKind(since: recorded)
         guard !spent.isEmpty else { return }
-        try (store ?? MirrorStore(path: storePath)).recordRequests(spent, token: token, at: date)
+        try (writer ?? store.openWriter()).recordRequests(spent, token: token, at: date)
         recorded = usage
     }
 }

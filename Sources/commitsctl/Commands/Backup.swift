@@ -22,7 +22,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
+                let mirror = try store.resolvedLocation.openReader()
                 let copy = try mirror.backup(to: destination)
                 print(
                     "backed up \(mirror.path) to \(copy.path): \(plural(copy.repositories, "repository", "repositories")), \(plural(copy.commits, "commit")), \(plural(copy.bytes, "byte")); quick_check ok"

@@ -24,7 +24,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorReader(path: store.resolvedPath)
+                let mirror = try store.resolvedLocation.openReader()
                 let check = try mirror.check()
                 print("integrity: \(check.integrityOK ? "ok" : check.integrity.joined(separator: "; "))")
                 if check.foreignKeyViolations.isEmpty {

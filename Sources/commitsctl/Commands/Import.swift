@@ -53,9 +53,9 @@ extension Commitsctl {
                 }
                 guard !commits.isEmpty else { throw ImportError.empty(files: files) }
 
-                let lock = try RepositoryLock.acquire(storePath: settings.storePath, repository: name)
+                let lock = try RepositoryLock.acquire(store: settings.store, repository: name)
                 defer { lock.release() }
-                let mirror = try MirrorStore(path: settings.storePath)
+                let mirror = try settings.store.openWriter()
                 reportUpgrade(of: mirror)
                 let stored = try mirror.ensureRepository(named: name)
                 let plan = try mirror.planImport(commits, repositoryID: stored.id)

@@ -22,9 +22,9 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try MirrorStore(path: store.resolvedPath)
+                let mirror = try store.resolvedLocation.openWriter()
                 reportUpgrade(of: mirror)
-                let reader = try MirrorReader(path: mirror.path)
+                let reader = try mirror.location.openReader()
                 let repositoryID = try repository.resolve(in: reader).flatMap { try reader.repository(named: $0)?.id }
                 let candidates = try reader.offBranchCount(repositoryID: repositoryID)
                 guard candidates > 0 else {

@@ -143,7 +143,7 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
-                let mirror = try MirrorReader(path: settings.storePath)
+                let mirror = try settings.store.openReader()
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)
                 // --follow: what is stored now is listed first; later rows arrive below it.

@@ -101,7 +101,7 @@ extension Commitsctl {
 
             func run() async throws {
                 try await reportingErrors {
-                    let mirror = try MirrorReader(path: store.resolvedPath)
+                    let mirror = try store.resolvedLocation.openReader()
                     let rows = try mirror.repositoryOverviews().map(Row.init)
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -162,19 +162,19 @@ extension Commitsctl {
             func run() async throws {
                 try await reportingErrors {
                     let name = RepositoryName(parsing: repository)!
-                    let path = try store.resolvedPath
+                    let location = try store.resolvedLocation
                     // Read-only first: a mistyped name neither creates nor upgrades a store.
-                    guard try MirrorReader(path: path).repository(named: name) != nil else {
-                        throw UnknownRepositoryError(name: name, path: path)
+                    guard try location.openReader().repository(named: name) != nil else {
+                        throw UnknownRepositoryError(name: name, store: location)
                     }
-                    let writer = try MirrorStore(path: path)
+                    let writer = try location.openWriter()
                     reportUpgrade(of: writer)
-                    guard let stored = try writer.repository(named: name) else { throw UnknownRepositoryError(name: name, path: path) }
+                    guard let stored = try writer.repository(named: name) else { throw UnknownRepositoryError(name: name, store: location) }
                     // A sync running now would write on after the removal: its lock keeps it out meanwhile.
-                    let lock = try RepositoryLock.acquire(storePath: path, repository: stored.name, holder: "commitsctl repos remove")
+                    let lock = try RepositoryLock.acquire(store: location, repository: stored.name, holder: "commitsctl repos remove")
                     defer {
                         lock.release()
-                        RepositoryLock.removeLockFile(storePath: path, repository: stored.name)
+                        RepositoryLock.removeLockFile(store: location, repository: stored.name)
                     }
                     let reason = "removed by the user"
                     guard purge else {
@@ -184,7 +184,7 @@ extension Commitsctl {
                         return
                     }
                     let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
-                    let copy = try MirrorReader(path: path).backup(to: "\(path).backup-purge-\(stamp)")
+                    let copy = try location.openReader().backup(to: "\(location.sqlitePath).backup-purge-\(stamp)")
                     let purged = try writer.removeAndPurge(repositoryID: stored.id, reason: reason)
                     print(
                         "\(stored.name): removed and purged: \(plural(purged.deleted, "commit")) deleted, \(purged.shared) kept for other repositories; the copy made first is \(copy.path)"

@@ -41,7 +41,7 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
-                let mirror = try MirrorReader(path: settings.storePath)
+                let mirror = try settings.store.openReader()
                 let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 switch try mirror.resolveCommit(sha, mailmap: mailmap) {
                 case .notFound:

@@ -38,7 +38,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
-                let mirror = try MirrorReader(path: settings.storePath)
+                let mirror = try settings.store.openReader()
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
                 pager.start()

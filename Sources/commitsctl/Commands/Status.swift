@@ -112,10 +112,10 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
                 if requests {
                     try Self.printSpentRequests(
-                        try MirrorReader(path: settings.storePath).spentRequests(), format: json ? .json : format)
+                        try settings.store.openReader().spentRequests(), format: json ? .json : format)
                     return
                 }
-                let rows = try Self.rows(storePath: settings.storePath, configuration: configuration)
+                let rows = try Self.rows(store: settings.store, configuration: configuration)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 switch json ? .json : format {
@@ -170,12 +170,12 @@ extension Commitsctl {
         }
 
         /// The store's sync state, plus configured repositories it has never synced.
-        static func rows(storePath: String, configuration: MirrorConfiguration?) throws -> [Row] {
+        static func rows(store: StoreLocation, configuration: MirrorConfiguration?) throws -> [Row] {
             var states: [SyncState] = []
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
-            if try configuration == nil || StorePath.exists(storePath) {
-                let mirror = try MirrorReader(path: storePath)
+            if try configuration == nil || store.exists() {
+                let mirror = try store.openReader()
                 states = try mirror.syncStates()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {

@@ -125,17 +125,17 @@ extension Commitsctl {
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
-                let store = try MirrorStore(path: settings.storePath)
+                let store = try settings.store.openWriter()
                 reportUpgrade(of: store)
                 // What the token spent, for `commitsctl status --requests` (through the same
                 // connection: an idle poll opens the store once more, not twice).
-                var ledger = RequestLedger(storePath: settings.storePath, client: client)
+                var ledger = RequestLedger(store: settings.store, client: client)
                 defer {
                     do { try ledger.write(client, into: store) } catch { printWarning("could not record the requests spent: \(error)") }
                 }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
                 let sync = RepositorySync(
-                    storePath: settings.storePath, client: client, logger: logger, holder: "commitsctl",
+                    store: settings.store, client: client, logger: logger, holder: "commitsctl",
                     gitBootstrap: overGit ? GitBootstrap() : nil)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
@@ -143,7 +143,7 @@ extension Commitsctl {
                 }
                 defer {
                     if let textfile, let recorder {
-                        recorder.finish(storePath: settings.storePath)
+                        recorder.finish(store: settings.store)
                         do { try textfile.write() } catch { printError("\(error)") }
                     }
                 }
@@ -161,7 +161,7 @@ extension Commitsctl {
                     }
                     return
                 }
-                let discovery = RepositoryDiscovery(storePath: settings.storePath, client: client, logger: logger)
+                let discovery = RepositoryDiscovery(store: settings.store, client: client, logger: logger)
                 var tally = await discover(selections, discovery, into: &targets)
                 if !tally.stop { await syncAll(targets, sync, recorder, tally: &tally) }
                 throw ExitCode(tally.status)

@@ -37,16 +37,17 @@ struct ConfigOptions: ParsableArguments {
 /// configuration file, then the defaults.
 struct ResolvedSettings {
     var configuration: MirrorConfiguration?
-    var storePath: String
+    var store: StoreLocation
     var apiURL: String
 
     init(configuration: MirrorConfiguration?, store: StoreOptions, github: GitHubOptions? = nil) throws {
         self.configuration = configuration
-        storePath =
-            store.path.flatMap { $0.isEmpty ? nil : $0 }
-            ?? configuration?.resolvedStorePath() ?? StorePath.resolve(explicit: nil)
-        // `postgresql://…` from --db or $COMMITS_DB: refused before any command looks for it.
-        try StorePath.refuseURL(storePath)
+        // `postgresql://…` from --db or $COMMITS_DB: refused here, before any command looks for it.
+        if let explicit = store.path.flatMap({ $0.isEmpty ? nil : $0 }) {
+            self.store = try StoreLocation(explicit)
+        } else {
+            self.store = try configuration?.resolvedStore() ?? StoreLocation.resolve(explicit: nil)
+        }
         if let github {
             apiURL = github.apiURL ?? configuration?.resolvedAPIURL() ?? github.resolvedAPIURL
         } else {

@@ -18,7 +18,7 @@ struct RepositoryFilterOptions: ParsableArguments {
     /// The repository, checked to be in the store (a typo gets an error, not an empty answer).
     func resolve(in mirror: MirrorReader) throws -> RepositoryName? {
         if let name, try mirror.repository(named: name) == nil {
-            throw UnknownRepositoryError(name: name, path: mirror.path)
+            throw UnknownRepositoryError(name: name, store: mirror.location)
         }
         return name
     }
@@ -26,9 +26,9 @@ struct RepositoryFilterOptions: ParsableArguments {
 
 struct UnknownRepositoryError: Error, CustomStringConvertible {
     let name: RepositoryName
-    let path: String
+    let store: StoreLocation
 
     var description: String {
-        "the store \(path) holds no repository \(name); `commitsctl stats` lists the mirrored ones, `commitsctl sync \(name)` adds it"
+        "the store \(store) holds no repository \(name); `commitsctl stats` lists the mirrored ones, `commitsctl sync \(name)` adds it"
     }
 }

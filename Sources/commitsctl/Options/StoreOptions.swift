@@ -15,9 +15,9 @@ struct StoreOptions: ParsableArguments {
     /// `--db`, else `$COMMITS_DB`, else the store named by `--config` /
     /// `$COMMITS_MIRROR_CONFIG`, else the per-user default. Throws when the
     /// named configuration cannot be read.
-    var resolvedPath: String {
+    var resolvedLocation: StoreLocation {
         get throws {
-            try ResolvedSettings(configuration: try configuration.load(), store: self).storePath
+            try ResolvedSettings(configuration: try configuration.load(), store: self).store
         }
     }
 

@@ -32,10 +32,10 @@ final class SyncMetricsRecorder {
     }
 
     /// The run's requests, the last rate limit seen and what the store now holds.
-    func finish(storePath: String) {
+    func finish(store: StoreLocation) {
         let usage = client.usage
         metrics.recordRequests(since: usageAtStart, now: usage)
         metrics.recordRateLimit(usage.rateLimit, token: token)
-        if let reader = try? MirrorReader(path: storePath) { try? metrics.recordStored(reader) }
+        if let reader = try? store.openReader() { try? metrics.recordStored(reader) }
     }
 }
