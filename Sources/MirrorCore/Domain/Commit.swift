@@ -6,7 +6,13 @@ import Foundation
 public struct Commit: Sendable, Equatable {
     /// 40 lowercase hex digits.
     public var sha: String
-    public var message: String
+    public var message: String {
+        didSet { coAuthors = CoAuthorTrailers.parse(message) }
+    }
+    /// The people the message credits with `Co-authored-by:` trailers, in
+    /// message order, each once: read when the commit is mapped, so no store
+    /// backend parses messages.
+    public private(set) var coAuthors: [Identity]
     public var author: Signature
     public var committer: Signature
     /// Parent shas (lowercase), first parent first; more than one for a merge.
@@ -21,6 +27,7 @@ public struct Commit: Sendable, Equatable {
     ) {
         self.sha = sha
         self.message = message
+        self.coAuthors = CoAuthorTrailers.parse(message)
         self.author = author
         self.committer = committer
         self.parents = parents

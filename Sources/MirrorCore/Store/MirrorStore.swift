@@ -122,7 +122,7 @@ public final class MirrorStore {
         let walkID = walk.id
         try write {
             outcome = try upsert(page, repositoryID: repositoryID)
-            try updateFrontier(walkID: walkID, repositoryID: repositoryID, page: page)
+            try updateFrontier(walkID: walkID, repositoryID: repositoryID, step: FrontierStep(page: page))
             try db.cachedStatement(
                 """
                 UPDATE sync_walks SET next_url = ?, pages_done = pages_done + 1, pages_total = coalesce(?, pages_total),
@@ -201,7 +201,7 @@ public final class MirrorStore {
                 for (position, parent) in commit.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
-                try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message, isNew: true)
+                try recordCoAuthors(commit.coAuthors, commitID: commitID, isNew: true)
             } else if !replacingStored {
                 commitID = try storedID(of: commit.sha)
             } else {
@@ -216,7 +216,7 @@ public final class MirrorStore {
                 if changed { outcome.updated += 1 }
                 commitID = try storedID(of: commit.sha)
                 // A changed message may credit other people.
-                if changed { try CoAuthorTrailers.record(in: db, commitID: commitID, message: commit.message) }
+                if changed { try recordCoAuthors(commit.coAuthors, commitID: commitID) }
             }
             try addMember.bind([repositoryID, commitID]).run()
             if db.changes == 1 { outcome.added += 1 }

@@ -182,7 +182,7 @@ enum Schema {
         .init(
             version: 4, name: "co-authors; message index Datasette recognises",
             sql: """
-                -- Co-authored-by: trailers, parsed from each message (CoAuthorTrailers): one row
+                -- Co-authored-by: trailers, parsed from each message (Commit.coAuthors): one row
                 -- per credited identity, in message order. Identities are authors rows.
                 CREATE TABLE commit_coauthors (
                     commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
@@ -206,7 +206,7 @@ enum Schema {
                 );
                 \(messageIndexTriggers)
                 INSERT INTO commits_fts (commits_fts) VALUES ('rebuild');
-                """, backfill: CoAuthorTrailers.backfill),
+                """, backfill: MirrorStore.backfillCoAuthors),
         .init(
             version: 5, name: "message index written once per batch of new commits",
             sql: """

@@ -175,10 +175,9 @@ extension MirrorStore {
         try db.cachedStatement("SELECT count(*) FROM sync_frontier WHERE walk_id = ?").bind([walkID]).first { $0.int(0) } ?? 0
     }
 
-    /// After a page is upserted: parents of its commits that this repository
-    /// does not hold join the walk's frontier; the page's own commits leave it.
-    func updateFrontier(walkID: Int64, repositoryID: Int64, page: [Commit]) throws {
-        let pageSHAs = Set(page.map(\.sha))
+    /// After a page is upserted: the step's parents that this repository does
+    /// not hold on the branch join the walk's frontier; the page's own commits leave it.
+    func updateFrontier(walkID: Int64, repositoryID: Int64, step: FrontierStep) throws {
         // A commit kept off the branch may lack its parents (a walk dropped when
         // its head left the branch): a walk goes on through it, never stops at it.
         let isMember = try db.cachedStatement(
@@ -187,17 +186,12 @@ extension MirrorStore {
             WHERE c.sha = ? AND rc.repository_id = ? AND rc.off_branch_since IS NULL
             """)
         let addMissing = try db.cachedStatement("INSERT OR IGNORE INTO sync_frontier (walk_id, sha) VALUES (?, ?)")
-        for commit in page {
-            for sha in commit.parents {
-                // Most parents are the next commit on the same page: no query needed.
-                guard !pageSHAs.contains(sha) else { continue }
-                if try isMember.bind([sha, repositoryID]).first({ _ in true }) == nil {
-                    try addMissing.bind([walkID, sha]).run()
-                }
-            }
+        for sha in step.parentsOffPage {
+            guard try isMember.bind([sha, repositoryID]).first({ _ in true }) == nil else { continue }
+            try addMissing.bind([walkID, sha]).run()
         }
         let remove = try db.cachedStatement("DELETE FROM sync_frontier WHERE walk_id = ? AND sha = ?")
-        for sha in pageSHAs {
+        for sha in step.listed {
             try remove.bind([walkID, sha]).run()
         }
     }
