@@ -52,10 +52,10 @@ struct SyncService: Service, CustomStringConvertible {
     static let pagesPerStep = 10
     /// How often the requests spent are written to the store (and when commitsd stops).
     static let requestsWriteInterval: Duration = .seconds(30)
-    /// Syncs under way at once. Two: every sync writes the one store, and its
-    /// SQLite calls block a thread of Swift's pool (as many as the cores, two
-    /// on a small machine) while another sync's transaction holds the write
-    /// lock; two lanes always leave a thread for the holder to finish.
+    /// Syncs under way at once. Two: every sync writes the one store, whose
+    /// write lock takes one transaction at a time; a second lane polls while the
+    /// first walks or waits for the network. Their store calls block
+    /// `StoreThreads` (four), never Swift's cooperative pool.
     static let lanes = 2
     /// Of `lanes`, how many may run first syncs (the only ones that read over git).
     static let firstSyncLanes = 1
@@ -92,7 +92,10 @@ struct SyncService: Service, CustomStringConvertible {
                     }
                 }
             }
-            await schedule(events: events, continuation: continuation)
+            // The plan, its lanes and their store calls run on the store's threads;
+            // the reloader and the watchdog stay on the cooperative pool, so a
+            // store that blocks never silences systemd's watchdog.
+            await StoreThreads.shared.run { await schedule(events: events, continuation: continuation) }
             group.cancelAll()
         }
     }

@@ -46,10 +46,21 @@ public struct RepositorySync: Sendable {
 
     /// Syncs `repository`; one the user removed from mirroring only when
     /// `mirrorRemoved` says so (a sync by name), which mirrors it again. With a
-    /// `pageLimit`, a walk stops after that many pages (`.stepEnded`).
+    /// `pageLimit`, a walk stops after that many pages (`.stepEnded`). Runs on
+    /// `StoreThreads`, never blocking a thread of the cooperative pool.
     public func run(
         _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool = false,
         pageLimit: Int? = nil, progress: ((SyncProgress) -> Void)? = nil
+    ) async -> Outcome {
+        await StoreThreads.shared.run {
+            await runOnStoreThreads(
+                repository, branch: branch, mirrorRemoved: mirrorRemoved, pageLimit: pageLimit, progress: progress)
+        }
+    }
+
+    private func runOnStoreThreads(
+        _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool,
+        pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
         let lock: RepositoryLock
         do {
