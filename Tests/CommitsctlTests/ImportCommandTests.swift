@@ -43,7 +43,9 @@ import Testing
 
             // Nothing is marked complete by the import; the next sync proves it cheaply.
             let before = try await run("commitsctl", ["status", "--db", imported, "--json"])
-            #expect(before.stdout.contains("\"complete\" : false") && before.stdout.contains("\"last_success_at\" : null"))
+            let beforeRow = try #require(
+                (try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [[String: Any]])?.first)
+            #expect(beforeRow["complete"] as? Bool == false && beforeRow["last_success_at"] is NSNull, "\(before.stdout)")
             simulator.resetStats()
             let verify = try await run(
                 "commitsctl", ["sync", "acme/widgets", "--db", imported, "--api-url", simulator.baseURL],
@@ -54,7 +56,9 @@ import Testing
             // (it assumes a never-completed history walks to the roots), which it then drops.
             #expect(simulator.stats().requests <= 4)
             let after = try await run("commitsctl", ["status", "--db", imported, "--json"])
-            #expect(after.stdout.contains("\"complete\" : true"))
+            let afterRow = try #require(
+                (try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]])?.first)
+            #expect(afterRow["complete"] as? Bool == true, "\(after.stdout)")
             #expect(try StoreInspection(imported).commitFacts(of: "acme/widgets") == expected)
         }
     }

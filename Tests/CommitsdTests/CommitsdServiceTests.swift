@@ -137,7 +137,9 @@ import Testing
             #expect(daemon.log.contains("sync interrupted by shutdown at a page boundary"))
 
             let interrupted = try await run("commitsctl", ["status", "--db", store, "--json"])
-            #expect(interrupted.stdout.contains("\"last_error\" : \"interrupted at a page boundary; resumes on the next run\""))
+            let interruptedErrors = (try JSONSerialization.jsonObject(with: Data(interrupted.stdout.utf8)) as? [[String: Any]] ?? [])
+                .compactMap { $0["last_error"] as? String }
+            #expect(interruptedErrors.contains("interrupted at a page boundary; resumes on the next run"), "\(interrupted.stdout)")
 
             simulator.setFaults(FaultPlan())
             let restarted = try startDaemon(config)
@@ -168,7 +170,9 @@ import Testing
             #expect(stored > 0 && stored < 3000 && stored % 100 == 0, "\(stored)")
             #expect(StoreInspection(store).memberSHAsSoFar(of: "acme/small").isEmpty, "nothing starts while paused")
             let status = try await run("commitsctl", ["status", "--db", store, "--json"])
-            #expect(status.stdout.contains("\"last_error\" : \"stopped at the rate-limit reserve (4990); resumes after the reset\""))
+            let statusErrors = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]] ?? [])
+                .compactMap { $0["last_error"] as? String }
+            #expect(statusErrors.contains("stopped at the rate-limit reserve (4990); resumes after the reset"), "\(status.stdout)")
             // Longer than the 1 s interval: a sync would have started in this window.
             #expect(
                 await staysTrue(for: .seconds(1.5)) {

@@ -29,7 +29,15 @@ extension Commitsctl {
 
         @OptionGroup var store: StoreOptions
 
-        static let fieldNames = ["name", "emails", "commits", "first_commit_date", "last_commit_date", "co_authored", "identities"]
+        static let fields = RecordFields<AuthorStatistics>([
+            ("name", { .string($0.name) }),
+            ("emails", { .array($0.emails.map(JSONValue.string)) }),
+            ("commits", { .int($0.commits) }),
+            ("first_commit_date", { .string($0.firstCommitDate) }),
+            ("last_commit_date", { .string($0.lastCommitDate) }),
+            ("co_authored", { .int($0.coAuthored) }),
+            ("identities", { .array($0.identities.map(JSONValue.string)) }),
+        ])
 
         /// `git shortlog -sne`'s shape: `   324\tJoe Groff <jgroff@apple.com, arcata@gmail.com>`, then co-authored.
         static func oneline(_ author: AuthorStatistics) -> String {
@@ -74,20 +82,7 @@ extension Commitsctl {
                 case .oneline:
                     for author in authors { output.line(Self.oneline(author)) }
                 case .json, .ndjson, .csv:
-                    var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
-                    printer.begin()
-                    for author in authors {
-                        printer.print(
-                            Array(
-                                zip(
-                                    Self.fieldNames,
-                                    [
-                                        .string(author.name), .array(author.emails.map(JSONValue.string)), .int(author.commits),
-                                        .string(author.firstCommitDate), .string(author.lastCommitDate),
-                                        .int(author.coAuthored), .array(author.identities.map(JSONValue.string)),
-                                    ] as [JSONValue])))
-                    }
-                    printer.end()
+                    RecordWriter.write(authors, fields: Self.fields, as: RecordFormat(format)!, to: output)
                 }
             }
         }

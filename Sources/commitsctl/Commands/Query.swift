@@ -153,8 +153,8 @@ extension Commitsctl {
                 if !follow { pager.start() }
                 let output = OutputWriter()
                 defer { output.flush() }
-                let kind: RecordPrinter.Kind = format == .json ? .json : format == .ndjson ? .ndjson : .csv
-                var printer = RecordPrinter(kind, fieldNames: CommitRendering.fieldNames, output: output)
+                // nil for table and oneline. One writer for the whole run: --follow appends to what it began.
+                var records = RecordFormat(format).map { RecordWriter($0, fields: CommitRendering.fields, output: output) }
                 switch format {
                 case .table:
                     var commits = try mirror.commits(matching: filter)
@@ -163,9 +163,9 @@ extension Commitsctl {
                 case .oneline:
                     try forEachCommit(in: mirror, filter) { output.line(CommitRendering.oneline($0)) }
                 case .json, .ndjson, .csv:
-                    printer.begin()
-                    try forEachCommit(in: mirror, filter) { printer.print(CommitRendering.fields($0)) }
-                    if start == nil { printer.end() }
+                    records?.begin()
+                    try forEachCommit(in: mirror, filter) { records?.append($0) }
+                    if start == nil { records?.end() }
                 }
                 guard let start else { return }
                 output.flush()
@@ -176,7 +176,7 @@ extension Commitsctl {
                     case .oneline:
                         for commit in arrived { output.line(CommitRendering.oneline(commit)) }
                     case .json, .ndjson, .csv:
-                        for commit in arrived { printer.print(CommitRendering.fields(commit)) }
+                        for commit in arrived { records?.append(commit) }
                     }
                     output.flush()
                 }

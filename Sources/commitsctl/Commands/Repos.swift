@@ -27,8 +27,8 @@ extension Commitsctl {
 
             @OptionGroup var store: StoreOptions
 
-            /// One row of `repos --format json`.
-            struct Row: Encodable {
+            /// One row of `repos`.
+            struct Row {
                 var repository: String
                 var formerNames: [String]
                 var githubID: Int?
@@ -39,11 +39,6 @@ extension Commitsctl {
                 var stateReason: String?
                 var stateChangedAt: String?
                 var lastSuccessAt: String?
-
-                enum CodingKeys: String, CodingKey, CaseIterable {
-                    case repository, formerNames = "former_names", githubID = "github_id", branches, commits, complete, state
-                    case stateReason = "state_reason", stateChangedAt = "state_changed_at", lastSuccessAt = "last_success_at"
-                }
 
                 init(_ overview: RepositoryOverview) {
                     repository = overview.name
@@ -58,20 +53,19 @@ extension Commitsctl {
                     lastSuccessAt = overview.lastSuccessAt
                 }
 
-                func encode(to encoder: any Encoder) throws {
-                    // Every key always present (null when unknown), as `status` does.
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(repository, forKey: .repository)
-                    try container.encode(formerNames, forKey: .formerNames)
-                    try container.encode(githubID, forKey: .githubID)
-                    try container.encode(branches, forKey: .branches)
-                    try container.encode(commits, forKey: .commits)
-                    try container.encode(complete, forKey: .complete)
-                    try container.encode(state, forKey: .state)
-                    try container.encode(stateReason, forKey: .stateReason)
-                    try container.encode(stateChangedAt, forKey: .stateChangedAt)
-                    try container.encode(lastSuccessAt, forKey: .lastSuccessAt)
-                }
+                /// json, ndjson and csv: every field always present (null when unknown), as `status` does.
+                static let fields = RecordFields<Row>([
+                    ("repository", { .string($0.repository) }),
+                    ("former_names", { .array($0.formerNames.map(JSONValue.string)) }),
+                    ("github_id", { $0.githubID.map(JSONValue.int) ?? .null }),
+                    ("branches", { .array($0.branches.map(JSONValue.string)) }),
+                    ("commits", { .int($0.commits) }),
+                    ("complete", { .bool($0.complete) }),
+                    ("state", { .string($0.state) }),
+                    ("state_reason", { .optional($0.stateReason) }),
+                    ("state_changed_at", { .optional($0.stateChangedAt) }),
+                    ("last_success_at", { .optional($0.lastSuccessAt) }),
+                ])
 
                 var cells: [String] {
                     [
@@ -90,21 +84,14 @@ extension Commitsctl {
                     line += ", last success \(lastSuccessAt ?? "never")"
                     return TextCleaning.singleLine(line)
                 }
-
-                var csvFields: [String] {
-                    [
-                        repository, formerNames.joined(separator: " "), githubID.map(String.init) ?? "", branches.joined(separator: " "),
-                        String(commits), String(complete), state, stateReason ?? "", stateChangedAt ?? "", lastSuccessAt ?? "",
-                    ]
-                }
             }
 
             func run() async throws {
                 try await reportingErrors {
                     let mirror = try store.resolvedLocation.openReader()
                     let rows = try mirror.repositoryOverviews().map(Row.init)
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    let output = OutputWriter()
+                    defer { output.flush() }
                     switch format {
                     case .table:
                         var table = TextTable([
@@ -114,18 +101,11 @@ extension Commitsctl {
                             .init(title: "LAST SUCCESS"),
                         ])
                         for row in rows { table.append(row.cells) }
-                        for line in table.render(width: Terminal.outputWidth) { print(line) }
+                        for line in table.render(width: Terminal.outputWidth) { output.line(line) }
                     case .oneline:
-                        for row in rows { print(row.oneline) }
-                    case .json:
-                        encoder.outputFormatting.insert(.prettyPrinted)
-                        print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-                    case .ndjson:
-                        for row in rows { print(String(decoding: try encoder.encode(row), as: UTF8.self)) }
-                    case .csv:
-                        var text = CSV.row(Row.CodingKeys.allCases.map(\.rawValue))
-                        for row in rows { text += CSV.row(row.csvFields) }
-                        print(text, terminator: "")
+                        for row in rows { output.line(row.oneline) }
+                    case .json, .ndjson, .csv:
+                        RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(format)!, to: output)
                     }
                 }
             }

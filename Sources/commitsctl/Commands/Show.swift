@@ -57,11 +57,9 @@ extension Commitsctl {
                     case .table:
                         for line in CommitRendering.table([detail.commit], width: Terminal.outputWidth) { output.line(line) }
                     case .oneline: output.line(CommitRendering.oneline(detail.commit))
-                    case .json: output.line(JSONValue.object(Self.fields(detail)).pretty())
-                    case .ndjson: output.line(JSONValue.object(Self.fields(detail)).compact)
-                    case .csv:
-                        let fields = Self.fields(detail)
-                        output.write(CSV.row(fields.map(\.0)) + CSV.row(fields.map { CSV.text($0.1) }))
+                    case .json, .ndjson, .csv:
+                        RecordWriter.write(
+                            [detail], fields: Self.fields, as: RecordFormat(format)!, to: output, layout: .singleObject)
                     }
                 }
             }
@@ -96,13 +94,13 @@ extension Commitsctl {
         }
 
         /// The query fields (docs/QUERY.md), then the author's tally.
-        static func fields(_ detail: CommitDetail) -> [(String, JSONValue)] {
-            CommitRendering.fields(detail.commit) + [
-                ("author_commit_position", .int(detail.authorPosition)),
-                ("author_commit_count", .int(detail.authorCommitCount)),
-                ("co_authors", .array(detail.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) })),
-            ]
-        }
+        static let fields =
+            CommitRendering.fields.reading { (detail: CommitDetail) in detail.commit }
+            + RecordFields<CommitDetail>([
+                ("author_commit_position", { .int($0.authorPosition) }),
+                ("author_commit_count", { .int($0.authorCommitCount) }),
+                ("co_authors", { .array($0.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) }) }),
+            ])
     }
 }
 

@@ -20,9 +20,15 @@ extension Commitsctl {
 
         @OptionGroup var store: StoreOptions
 
-        static let fieldNames = [
-            "repository", "commits", "merges", "authors", "first_commit_date", "last_commit_date", "last_sync_at",
-        ]
+        static let fields = RecordFields<RepositoryStatistics>([
+            ("repository", { .string($0.repository) }),
+            ("commits", { .int($0.commits) }),
+            ("merges", { .int($0.merges) }),
+            ("authors", { .int($0.authors) }),
+            ("first_commit_date", { .optional($0.firstCommitDate) }),
+            ("last_commit_date", { .optional($0.lastCommitDate) }),
+            ("last_sync_at", { .optional($0.lastSyncAt) }),
+        ])
 
         /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
         static func oneline(_ repository: RepositoryStatistics) -> String {
@@ -65,20 +71,7 @@ extension Commitsctl {
                 case .oneline:
                     for repository in repositories { output.line(Self.oneline(repository)) }
                 case .json, .ndjson, .csv:
-                    var printer = RecordPrinter(RecordPrinter.Kind(format), fieldNames: Self.fieldNames, output: output)
-                    printer.begin()
-                    for repository in repositories {
-                        printer.print(
-                            Array(
-                                zip(
-                                    Self.fieldNames,
-                                    [
-                                        .string(repository.repository), .int(repository.commits), .int(repository.merges),
-                                        .int(repository.authors), .optional(repository.firstCommitDate),
-                                        .optional(repository.lastCommitDate), .optional(repository.lastSyncAt),
-                                    ] as [JSONValue])))
-                    }
-                    printer.end()
+                    RecordWriter.write(repositories, fields: Self.fields, as: RecordFormat(format)!, to: output)
                 }
             }
         }

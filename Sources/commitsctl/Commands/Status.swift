@@ -30,8 +30,8 @@ extension Commitsctl {
         /// `--config`, declared by `StoreOptions` so every store-opening command has it.
         var config: ConfigOptions { store.configuration }
 
-        /// One row of `status --json`.
-        struct Row: Encodable {
+        /// One row of `status`.
+        struct Row {
             var repository: String
             var branch: String?
             var configured: Bool?
@@ -49,14 +49,25 @@ extension Commitsctl {
             var state = RepositoryState.active
             var stateReason: String?
 
-            enum CodingKeys: String, CodingKey, CaseIterable {
-                case repository, branch, configured, commits, complete
-                case headSHA = "head_sha", headETag = "head_etag"
-                case lastAttemptAt = "last_attempt_at", lastSuccessAt = "last_success_at", lastError = "last_error"
-                case rateLimitRemaining = "rate_limit_remaining", rateLimitResetAt = "rate_limit_reset_at"
-                case pendingWalks = "pending_walks"
-                case state, stateReason = "state_reason"
-            }
+            /// json, ndjson and csv: every field always present (null when unknown), so scripts can rely
+            /// on the shape. The order is docs/QUERY.md's, the one csv columns always had.
+            static let fields = RecordFields<Row>([
+                ("repository", { .string($0.repository) }),
+                ("branch", { .optional($0.branch) }),
+                ("configured", { $0.configured.map(JSONValue.bool) ?? .null }),
+                ("commits", { .int($0.commits) }),
+                ("complete", { .bool($0.complete) }),
+                ("head_sha", { .optional($0.headSHA) }),
+                ("head_etag", { .optional($0.headETag) }),
+                ("last_attempt_at", { .optional($0.lastAttemptAt) }),
+                ("last_success_at", { .optional($0.lastSuccessAt) }),
+                ("last_error", { .optional($0.lastError) }),
+                ("rate_limit_remaining", { $0.rateLimitRemaining.map(JSONValue.int) ?? .null }),
+                ("rate_limit_reset_at", { .optional($0.rateLimitResetAt) }),
+                ("pending_walks", { .int($0.pendingWalks) }),
+                ("state", { .string($0.state.rawValue) }),
+                ("state_reason", { .optional($0.stateReason) }),
+            ])
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
             var oneline: String {
@@ -67,36 +78,6 @@ extension Commitsctl {
                 if state != .active { line += ", \(state.rawValue)" + (stateReason.map { " (\($0))" } ?? "") }
                 if let lastError { line += ", last error: \(lastError)" }
                 return TextCleaning.singleLine(line)
-            }
-
-            /// In `CodingKeys` order; unknown values are empty.
-            var csvFields: [String] {
-                [
-                    repository, branch ?? "", configured.map { String($0) } ?? "", String(commits), String(complete),
-                    headSHA ?? "", headETag ?? "", lastAttemptAt ?? "", lastSuccessAt ?? "", lastError ?? "",
-                    rateLimitRemaining.map(String.init) ?? "", rateLimitResetAt ?? "", String(pendingWalks),
-                    state.rawValue, stateReason ?? "",
-                ]
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                // Every key always present (null when unknown), so scripts can rely on the shape.
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(repository, forKey: .repository)
-                try container.encode(branch, forKey: .branch)
-                try container.encode(configured, forKey: .configured)
-                try container.encode(commits, forKey: .commits)
-                try container.encode(complete, forKey: .complete)
-                try container.encode(headSHA, forKey: .headSHA)
-                try container.encode(headETag, forKey: .headETag)
-                try container.encode(lastAttemptAt, forKey: .lastAttemptAt)
-                try container.encode(lastSuccessAt, forKey: .lastSuccessAt)
-                try container.encode(lastError, forKey: .lastError)
-                try container.encode(rateLimitRemaining, forKey: .rateLimitRemaining)
-                try container.encode(rateLimitResetAt, forKey: .rateLimitResetAt)
-                try container.encode(pendingWalks, forKey: .pendingWalks)
-                try container.encode(state.rawValue, forKey: .state)
-                try container.encode(stateReason, forKey: .stateReason)
             }
         }
 
@@ -116,25 +97,16 @@ extension Commitsctl {
                     return
                 }
                 let rows = try Self.rows(store: settings.store, configuration: configuration)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                let output = OutputWriter()
+                defer { output.flush() }
                 switch json ? .json : format {
                 case .table:
                     break
                 case .oneline:
-                    for row in rows { print(row.oneline) }
+                    for row in rows { output.line(row.oneline) }
                     return
-                case .json:
-                    encoder.outputFormatting.insert(.prettyPrinted)
-                    print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-                    return
-                case .ndjson:
-                    for row in rows { print(String(decoding: try encoder.encode(row), as: UTF8.self)) }
-                    return
-                case .csv:
-                    var text = CSV.row(Row.CodingKeys.allCases.map(\.rawValue))
-                    for row in rows { text += CSV.row(row.csvFields) }
-                    print(text, terminator: "")
+                case .json, .ndjson, .csv:
+                    RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(json ? .json : format)!, to: output)
                     return
                 }
                 // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
@@ -165,7 +137,7 @@ extension Commitsctl {
                             row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",
                         ])
                 }
-                for line in table.render(width: Terminal.outputWidth) { print(line) }
+                for line in table.render(width: Terminal.outputWidth) { output.line(line) }
             }
         }
 
