@@ -19,7 +19,7 @@ import Testing
 
     /// Stores `commits` as one page of a fresh walk, like the sync engine does.
     @discardableResult
-    func storePage(_ commits: [Commit], in repository: String) throws -> MirrorStore.PageOutcome {
+    func storePage(_ commits: [Commit], in repository: String) throws -> PageOutcome {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
         var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: commits[0].sha)

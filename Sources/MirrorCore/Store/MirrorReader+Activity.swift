@@ -2,17 +2,6 @@ import Foundation
 
 /// How recently each mirrored branch moved, for adaptive polling (`PollingPolicy`).
 extension MirrorReader {
-    /// One mirrored branch, its head and when that was committed.
-    public struct BranchHead: Sendable, Equatable {
-        public var repository: String
-        public var branch: String
-        /// The newest head whose history is stored.
-        public var head: String?
-        /// The head's committer date; `nil` when the branch has no stored head
-        /// (an empty repository, or a first sync still walking).
-        public var committedAt: Date?
-    }
-
     /// Every branch of a repository still mirrored (not gone or removed), with its head and when that was committed.
     public func branchHeads() throws -> [BranchHead] {
         try db.prepare(

@@ -2,13 +2,6 @@ import Foundation
 
 /// What each token spent in the last hour (`request_counts`), for `status --requests`.
 extension MirrorReader {
-    /// Requests of one kind one token spent in a period.
-    public struct SpentRequests: Sendable, Equatable {
-        public var token: String
-        public var kind: RequestKind
-        public var tally: RequestTally
-    }
-
     /// What each token spent in the 60 minutes before `now` (the current minute
     /// included), by token and kind; kinds this version does not know are left out.
     public func spentRequests(inHourBefore now: Date = Date()) throws -> [SpentRequests] {

@@ -35,11 +35,11 @@ public final class MirrorReader {
     }
 
     /// The repository known by `name` (current or former, any case).
-    public func repository(named name: RepositoryName) throws -> MirrorStore.Repository? {
+    public func repository(named name: RepositoryName) throws -> StoredRepository? {
         try StoreLookups.repository(named: name, in: db)
     }
 
-    public func repositories() throws -> [MirrorStore.Repository] {
+    public func repositories() throws -> [StoredRepository] {
         try db.prepare("SELECT \(MirrorStore.repositoryColumns) FROM repositories r ORDER BY r.full_name")
             .map(MirrorStore.repository(from:))
     }

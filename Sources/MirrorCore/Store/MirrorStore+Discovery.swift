@@ -29,7 +29,7 @@ public struct OwnerListing: Sendable, Equatable, Codable {
     public var repositories: [GitHubClient.ListedRepository] { pages.flatMap(\.repositories) }
 }
 
-/// Repository lifecycle: owner listings, and the active/gone/removed state.
+/// StoredRepository lifecycle: owner listings, and the active/gone/removed state.
 extension MirrorStore {
     /// The listing of `owner` stored by the last discovery, if any.
     public func ownerListing(owner: String) throws -> OwnerListing? {
@@ -44,19 +44,11 @@ extension MirrorStore {
         return OwnerListing(owner: owner, kind: kind, pages: pages)
     }
 
-    /// A repository selected by a listing, as `recordListing` left it.
-    public struct Listed: Sendable, Equatable {
-        public var repository: Repository
-        public var state: RepositoryState
-        /// It was gone and is back.
-        public var returned: Bool
-    }
-
     /// In one transaction: stores `listing` for its owner, adopts each selected
     /// identity (a renamed or transferred repository keeps its row, found by its
     /// GitHub id) and makes gone ones active again. Removed ones stay removed.
     public func recordListing(_ listing: OwnerListing, selected identities: [RepositoryIdentity], at date: Date = Date()) throws
-        -> [Listed]
+        -> [SelectedRepository]
     {
         let pages = String(decoding: try JSONEncoder().encode(listing.pages), as: UTF8.self)
         let now = ISO8601Timestamp.format(date)
@@ -68,20 +60,20 @@ extension MirrorStore {
                 """, [listing.owner, listing.kind.rawValue, pages, now])
             let stored = try storedIdentities()
             return try identities.map { identity in
-                let repository: Repository
+                let repository: StoredRepository
                 let state: RepositoryState
                 if let row = stored[identity.githubID], row.identity == identity {
                     // Nothing new about it (the common case, an unchanged owner): no writes.
-                    repository = Repository(
+                    repository = StoredRepository(
                         id: row.id, name: identity.fullName, githubID: identity.githubID, defaultBranch: identity.defaultBranch)
                     state = row.state
                 } else {
                     repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
                     state = try repositoryState(repositoryID: repository.id)
                 }
-                guard state == .gone else { return Listed(repository: repository, state: state, returned: false) }
+                guard state == .gone else { return SelectedRepository(repository: repository, state: state, returned: false) }
                 try updateState(.active, repositoryID: repository.id, reason: nil, at: date)
-                return Listed(repository: repository, state: .active, returned: true)
+                return SelectedRepository(repository: repository, state: .active, returned: true)
             }
         }
     }
@@ -114,7 +106,7 @@ extension MirrorStore {
     }
 
     /// Active repositories whose current name is under `owner` (any case).
-    public func activeRepositories(ownedBy owner: String) throws -> [Repository] {
+    public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
         try db.prepare(
             """
             SELECT \(Self.repositoryColumns) FROM repositories r
@@ -134,19 +126,11 @@ extension MirrorStore {
         try write { try updateState(state, repositoryID: repositoryID, reason: reason, at: date) }
     }
 
-    /// What `removeAndPurge` deleted.
-    public struct Purge: Sendable, Equatable {
-        /// Commits deleted: no other repository held them.
-        public var deleted: Int
-        /// Commits it held that other repositories hold too: kept for them.
-        public var shared: Int
-    }
-
     /// The explicit purge (the user's command, after a backup): in one
     /// transaction, marks the repository removed, deletes the commits no other
     /// repository holds, drops its memberships and sync state, and keeps its row
     /// and names (its identity).
-    public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date = Date()) throws -> Purge {
+    public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date = Date()) throws -> PurgeOutcome {
         try write {
             try updateState(.removed, repositoryID: repositoryID, reason: reason, at: date)
             let held = try db.scalarInt("SELECT count(*) FROM repository_commits WHERE repository_id = ?", [repositoryID]) ?? 0
@@ -167,7 +151,7 @@ extension MirrorStore {
             try db.execute("DELETE FROM repository_commits WHERE repository_id = ?", [repositoryID])
             // Its history is gone, so what the sync state says about it no longer holds.
             try db.execute("DELETE FROM sync_state WHERE repository_id = ?", [repositoryID])
-            return Purge(deleted: deleted, shared: held - deleted)
+            return PurgeOutcome(deleted: deleted, shared: held - deleted)
         }
     }
 

@@ -34,18 +34,6 @@ extension MirrorStore {
             .bind([repositoryID]).first { _ in true } ?? false
     }
 
-    /// What re-marking the repository's commits against its heads changed.
-    public struct BranchMarks: Sendable, Equatable {
-        /// Commits that left every mirrored branch (kept, hidden from queries).
-        public var leftBranch = 0
-        /// Commits marked before that a branch reaches again.
-        public var returned = 0
-
-        static func + (lhs: BranchMarks, rhs: BranchMarks) -> BranchMarks {
-            BranchMarks(leftBranch: lhs.leftBranch + rhs.leftBranch, returned: lhs.returned + rhs.returned)
-        }
-    }
-
     /// After a confirmed history rewrite: marks the repository's commits that no
     /// mirrored head reaches as off-branch (they stay stored), and clears the mark
     /// of commits that a head reaches again. One transaction.

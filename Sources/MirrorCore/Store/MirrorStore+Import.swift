@@ -13,16 +13,6 @@ import SQLite
 /// proves completeness the usual way (cheaply: its walk stops at the first
 /// page whose parents are all stored).
 extension MirrorStore {
-    /// The commits of an import split by whether their history is whole.
-    public struct ImportPlan: Sendable {
-        /// Attachable commits, parents before children, each sha once.
-        public var closed: [Commit]
-        /// Commits with an ancestor that is neither in the import nor mirrored.
-        public var open: [Commit]
-        /// Those missing ancestors (parents referenced but absent), for messages.
-        public var missingParents: Set<String>
-    }
-
     /// Splits `commits` into those whose history is closed and the rest.
     public func planImport(_ commits: [Commit], repositoryID: Int64) throws -> ImportPlan {
         // Each sha once (overlapping pages are normal); the last copy wins, as in a sync.

@@ -4,39 +4,15 @@ import SQLite
 /// Repositories: a repository is its GitHub id; its current name and every
 /// name it was known by (renames, transfers, what a user typed) find it.
 extension MirrorStore {
-    public struct Repository: Sendable, Equatable {
-        public var id: Int64
-        /// The current name (GitHub's `full_name` at the last lookup).
-        public var name: RepositoryName
-        /// `nil` until GitHub has been asked (a store filled by `import` only).
-        public var githubID: Int?
-        public var defaultBranch: String?
-    }
-
-    /// What GitHub says a repository is, as recorded by `adopt`.
-    public struct RepositoryIdentity: Sendable, Equatable {
-        public var githubID: Int
-        public var fullName: RepositoryName
-        public var defaultBranch: String
-        public var htmlURL: String?
-
-        public init(githubID: Int, fullName: RepositoryName, defaultBranch: String, htmlURL: String?) {
-            self.githubID = githubID
-            self.fullName = fullName
-            self.defaultBranch = defaultBranch
-            self.htmlURL = htmlURL
-        }
-    }
-
     static let repositoryColumns = "r.id, r.full_name, r.github_id, r.default_branch"
 
     /// The repository known by `name` (current or former, any case).
-    public func repository(named name: RepositoryName) throws -> Repository? {
+    public func repository(named name: RepositoryName) throws -> StoredRepository? {
         try StoreLookups.repository(named: name, in: db)
     }
 
-    static func repository(from row: Statement) -> Repository {
-        Repository(
+    static func repository(from row: Statement) -> StoredRepository {
+        StoredRepository(
             id: row.int64(0),
             name: RepositoryName(parsingStored: row.string(1)) ?? RepositoryName(owner: row.string(1), name: ""),
             githubID: row.optionalInt(2),
@@ -45,7 +21,7 @@ extension MirrorStore {
 
     /// The repository known by `name`, created (without a GitHub id) if none is:
     /// for `import`, which works offline.
-    public func ensureRepository(named name: RepositoryName) throws -> Repository {
+    public func ensureRepository(named name: RepositoryName) throws -> StoredRepository {
         if let existing = try repository(named: name) { return existing }
         return try write {
             try db.execute("INSERT INTO repositories (full_name) VALUES (?)", [name.description])
@@ -58,12 +34,12 @@ extension MirrorStore {
     /// id (or the row known by `requested` that has no id yet, or a new row)
     /// takes the id, the current name and the default branch, and keeps every
     /// name it was known by. Never gives one repository two rows.
-    public func adopt(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> Repository {
+    public func adopt(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> StoredRepository {
         try write { try adoptInTransaction(identity, requestedAs: requested) }
     }
 
     /// `adopt` inside a transaction the caller holds (several adoptions in one).
-    func adoptInTransaction(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> Repository {
+    func adoptInTransaction(_ identity: RepositoryIdentity, requestedAs requested: RepositoryName) throws -> StoredRepository {
         let byID = try db.prepare("SELECT \(Self.repositoryColumns) FROM repositories r WHERE r.github_id = ?")
             .bind([identity.githubID]).first(Self.repository(from:))
         let byName = try repository(named: requested)

@@ -104,16 +104,6 @@ public final class MirrorStore {
 
     // MARK: - Commits
 
-    /// What storing one page changed.
-    public struct PageOutcome: Sendable, Equatable {
-        /// Commits that joined this repository (new rows, or shared with another repository).
-        public var added = 0
-        /// Existing commits whose stored data changed (newest data wins).
-        public var updated = 0
-        /// Parents still missing for the walk after this page (0 = the walk may stop).
-        public var frontier = 0
-    }
-
     /// Stores one decoded page in one transaction (or the open batch's),
     /// together with the walk's progress, so a page and its checkpoint are
     /// stored whole or not at all.

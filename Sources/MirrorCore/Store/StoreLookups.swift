@@ -3,7 +3,7 @@ import SQLite
 /// Reads the reader and the writer both make, written once: each type offers
 /// the ones its users need.
 enum StoreLookups {
-    static func repository(named name: RepositoryName, in db: Connection) throws -> MirrorStore.Repository? {
+    static func repository(named name: RepositoryName, in db: Connection) throws -> StoredRepository? {
         try db.cachedStatement(
             """
             SELECT \(MirrorStore.repositoryColumns) FROM repository_names n JOIN repositories r ON r.id = n.repository_id

@@ -110,7 +110,7 @@ public struct RepositoryDiscovery: Sendable {
         func selection(for name: RepositoryName) -> Int? {
             selections.firstIndex { $0.pattern.matches(name) }
         }
-        var identities: [MirrorStore.RepositoryIdentity] = []
+        var identities: [RepositoryIdentity] = []
         var selectionOf: [Int: Int] = [:]
         var seen = Set<Int>()
         for repository in listing.listing.repositories where seen.insert(repository.id).inserted {
@@ -282,7 +282,7 @@ public struct RepositoryDiscovery: Sendable {
 
     /// Asks GitHub about one mirrored repository the listing left out.
     private func confirmMissing(
-        _ repository: MirrorStore.Repository, selections: [Selection], store: MirrorStore, logger: Logger
+        _ repository: StoredRepository, selections: [Selection], store: MirrorStore, logger: Logger
     ) async throws -> Confirmation {
         let info: GitHubClient.RepositoryInfo
         do {

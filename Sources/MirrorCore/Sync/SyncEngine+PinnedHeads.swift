@@ -61,7 +61,7 @@ extension SyncEngine {
 
     /// Drops `walks` and marks what they stored that no mirrored head reaches
     /// (kept, hidden from queries, back on the branch if a head reaches it again).
-    func abandon(_ walks: [Walk], branchHead head: String, _ context: Context) throws -> MirrorStore.BranchMarks {
+    func abandon(_ walks: [Walk], branchHead head: String, _ context: Context) throws -> BranchMarks {
         let repositoryID = context.repository.id
         let heads = try store.otherBranchHeads(repositoryID: repositoryID, excluding: context.branch) + [head]
         let marks = try store.abandonWalks(walks, repositoryID: repositoryID, heads: heads)

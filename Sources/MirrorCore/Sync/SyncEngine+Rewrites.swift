@@ -7,11 +7,11 @@ extension SyncEngine {
     /// After the walks: a head that does not descend from the old one is a
     /// rewrite only when GitHub's compare says so; then the commits no mirrored
     /// head reaches are marked off-branch (kept, hidden from queries).
-    func settleBranchMove(from oldHead: String, to newHead: String, _ context: Context) async throws -> MirrorStore.BranchMarks {
+    func settleBranchMove(from oldHead: String, to newHead: String, _ context: Context) async throws -> BranchMarks {
         let repositoryID = context.repository.id
         if try store.isAncestor(oldHead, of: newHead) {
             // A fast-forward can bring marked commits back (a merge of the old history).
-            guard try store.hasOffBranchCommits(repositoryID: repositoryID) else { return MirrorStore.BranchMarks() }
+            guard try store.hasOffBranchCommits(repositoryID: repositoryID) else { return BranchMarks() }
             return try store.markOffBranch(repositoryID: repositoryID, heads: try heads(newHead, context))
         }
         let comparison: GitHubClient.Comparison

@@ -71,7 +71,7 @@ public final class SyncEngine {
 
     /// What every step of one sync needs to know.
     struct Context {
-        var repository: MirrorStore.Repository
+        var repository: StoredRepository
         var name: RepositoryName
         var branch: String
         var logger: Logger
@@ -89,7 +89,7 @@ public final class SyncEngine {
         let known = try store.repository(named: name)
         // A gone repository's name may belong to a new repository by now: looked up again.
         let knownIsActive = try known.map { try store.repositoryState(repositoryID: $0.id) == .active } ?? false
-        let repository: MirrorStore.Repository
+        let repository: StoredRepository
         if let known, known.githubID != nil, knownIsActive, requestedBranch != nil || known.defaultBranch != nil {
             repository = known
         } else {
@@ -141,7 +141,7 @@ public final class SyncEngine {
     /// Looks the repository up by name and records what GitHub says (id,
     /// current name, every name it had). The same name answering with another
     /// GitHub id than the one stored is refused: it is another repository.
-    func checkIdentity(of repository: MirrorStore.Repository?, name: RepositoryName) async throws -> MirrorStore.Repository {
+    func checkIdentity(of repository: StoredRepository?, name: RepositoryName) async throws -> StoredRepository {
         let info = try await client.repository(name)
         lookedUp = info
         // Another id under a mirrored name is refused (a wrong API URL must not graft another
@@ -160,7 +160,7 @@ public final class SyncEngine {
                 url: "\(client.configuration.apiURL)/repos/\(name)",
                 detail: "full_name is not OWNER/NAME", attempts: 1)
         }
-        let identity = MirrorStore.RepositoryIdentity(
+        let identity = RepositoryIdentity(
             githubID: info.id, fullName: fullName,
             defaultBranch: info.defaultBranch, htmlURL: info.htmlURL)
         let adopted = try store.adopt(identity, requestedAs: name)
@@ -179,7 +179,7 @@ public final class SyncEngine {
         var headSHA: String?
         var complete = false
         var tally = Tally()
-        var marks = MirrorStore.BranchMarks()
+        var marks = BranchMarks()
     }
 
     /// Commits and pages a walk or listing stored.

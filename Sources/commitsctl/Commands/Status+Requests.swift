@@ -4,7 +4,7 @@ import MirrorCore
 extension Commitsctl.Status {
     /// json, ndjson and csv of `status --requests`: one row per token and kind (the table's
     /// per-token `all` totals are for people; a script sums the rows).
-    static let spentFields = RecordFields<MirrorReader.SpentRequests>([
+    static let spentFields = RecordFields<SpentRequests>([
         ("token", { .string($0.token) }),
         ("kind", { .string($0.kind.rawValue) }),
         ("requests", { .int($0.tally.requests) }),
@@ -12,7 +12,7 @@ extension Commitsctl.Status {
         ("points", { .int($0.tally.points) }),
     ])
 
-    static func printSpentRequests(_ spent: [MirrorReader.SpentRequests], format: ReportFormat) {
+    static func printSpentRequests(_ spent: [SpentRequests], format: ReportFormat) {
         let output = OutputWriter()
         defer { output.flush() }
         switch format {

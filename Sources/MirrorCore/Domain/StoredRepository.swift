@@ -1,0 +1,45 @@
+import Foundation
+
+// Repositories as a store records them, whichever backend stores them: values
+// mapped once at the store's boundary, so the core never sees a row.
+
+/// A mirrored repository: the store's id for it, its current name, and what GitHub said of it.
+public struct StoredRepository: Sendable, Equatable {
+    public var id: Int64
+    /// The current name (GitHub's `full_name` at the last lookup).
+    public var name: RepositoryName
+    /// `nil` until GitHub has been asked (a store filled by `import` only).
+    public var githubID: Int?
+    public var defaultBranch: String?
+}
+
+/// What GitHub says a repository is, as recorded by `adopt`.
+public struct RepositoryIdentity: Sendable, Equatable {
+    public var githubID: Int
+    public var fullName: RepositoryName
+    public var defaultBranch: String
+    public var htmlURL: String?
+
+    public init(githubID: Int, fullName: RepositoryName, defaultBranch: String, htmlURL: String?) {
+        self.githubID = githubID
+        self.fullName = fullName
+        self.defaultBranch = defaultBranch
+        self.htmlURL = htmlURL
+    }
+}
+
+/// A repository selected by a listing, as `recordListing` left it.
+public struct SelectedRepository: Sendable, Equatable {
+    public var repository: StoredRepository
+    public var state: RepositoryState
+    /// It was gone and is back.
+    public var returned: Bool
+}
+
+/// What `removeAndPurge` deleted.
+public struct PurgeOutcome: Sendable, Equatable {
+    /// Commits deleted: no other repository held them.
+    public var deleted: Int
+    /// Commits it held that other repositories hold too: kept for them.
+    public var shared: Int
+}
