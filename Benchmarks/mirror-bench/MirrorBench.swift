@@ -91,7 +91,7 @@ struct MirrorBench {
         let name = RepositoryName(owner: "bench", name: "synthetic")
         let stored = try store.ensureRepository(named: name)
         try store.recordAttempt(repositoryID: stored.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: stored.id, branch: "main", headSHA: repository.sha(at: repository.headIndex))
+        let walk = try store.beginWalk(repositoryID: stored.id, branch: "main", headSHA: repository.sha(at: repository.headIndex))
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -103,7 +103,7 @@ struct MirrorBench {
                 authorCommits[repository.authorIndex(at: i)] += 1
                 return payload(repository, at: i, repositoryName: name)
             }
-            _ = try store.store(page: page.map(Commit.init), repositoryID: stored.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+            _ = try store.store(page: page.map(Commit.init), repositoryID: stored.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome
             index = lower - 1
             if (repository.count - lower) % 100_000 == 0 {
                 let seconds = (clock.now - start).components.seconds

@@ -27,8 +27,8 @@ import Testing
 
         let repository = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: sha)
-        _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+        let walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: sha)
+        _ = try store.store(page: commits, repositoryID: repository.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome
 
         guard case .found(let detail) = try MirrorReader(path: store.path).resolveCommit(sha) else {
             Issue.record("commit not found")
@@ -49,8 +49,8 @@ import Testing
                 PayloadFixtures.element(sha: PayloadFixtures.sha(1), message: "unrelated"),
             ]))
         try store.recordAttempt(repositoryID: repository.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
-        _ = try store.store(page: commits, repositoryID: repository.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+        let walk = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
+        _ = try store.store(page: commits, repositoryID: repository.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome
 
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "VISIBLE")).map(\.sha) == [PayloadFixtures.sha(2)])
         #expect(
@@ -65,8 +65,8 @@ import Testing
             PayloadFixtures.page([
                 PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "new text\u{0}after")
             ]))
-        var again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)
-        #expect(try store.store(page: changed, repositoryID: repository.id, walk: &again, nextURL: nil, pagesTotal: nil).updated == 1)
+        let again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)
+        #expect(try store.store(page: changed, repositoryID: repository.id, walk: again, nextURL: nil, pagesTotal: nil).outcome.updated == 1)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "visible")).isEmpty)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "new text")).map(\.sha) == [PayloadFixtures.sha(2)])
         try store.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")

@@ -22,8 +22,8 @@ import Testing
     func storePage(_ commits: [Commit], in repository: String) throws -> PageOutcome {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: commits[0].sha)
-        return try store.store(page: commits, repositoryID: repo.id, walk: &walk, nextURL: nil, pagesTotal: nil)
+        let walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: commits[0].sha)
+        return try store.store(page: commits, repositoryID: repo.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome
     }
 
     @Test func createsTheDirectoryAndTheSchema() throws {
@@ -109,7 +109,7 @@ import Testing
     @Test func aPageThatFailsHalfwayLeavesNothingBehind() throws {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: PayloadFixtures.sha(1))
+        let walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: PayloadFixtures.sha(1))
         // A trigger that fails on the second commit stands in for a write error mid-page.
         try store.db.execute(
             """
@@ -120,7 +120,7 @@ import Testing
             PayloadFixtures.element(sha: PayloadFixtures.sha(1)), PayloadFixtures.element(sha: PayloadFixtures.sha(2)),
         ])
         #expect(throws: (any Error).self) {
-            try store.store(page: page, repositoryID: repo.id, walk: &walk, nextURL: "https://next", pagesTotal: 5)
+            try store.store(page: page, repositoryID: repo.id, walk: walk, nextURL: "https://next", pagesTotal: 5).outcome
         }
         #expect(try store.commitCount() == 0)
         #expect(try store.pendingWalks(repositoryID: repo.id, branch: "main").first?.pagesDone == 0)
@@ -129,18 +129,18 @@ import Testing
     @Test func frontierTracksParentsNotYetStored() throws {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: "o/r")!)
         try store.recordAttempt(repositoryID: repo.id, branch: "main")
-        var walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: PayloadFixtures.sha(4))
+        let walk = try store.beginWalk(repositoryID: repo.id, branch: "main", headSHA: PayloadFixtures.sha(4))
         // 4 merges 3 and 2; 3 -> 1; 2 -> 1. First page holds 4 and 3: missing 2 and 1.
         let first = try payloads([
             PayloadFixtures.element(sha: PayloadFixtures.sha(4), parents: [PayloadFixtures.sha(3), PayloadFixtures.sha(2)]),
             PayloadFixtures.element(sha: PayloadFixtures.sha(3), parents: [PayloadFixtures.sha(1)]),
         ])
-        #expect(try store.store(page: first, repositoryID: repo.id, walk: &walk, nextURL: "n", pagesTotal: nil).frontier == 2)
+        #expect(try store.store(page: first, repositoryID: repo.id, walk: walk, nextURL: "n", pagesTotal: nil).outcome.frontier == 2)
         let second = try payloads([
             PayloadFixtures.element(sha: PayloadFixtures.sha(2), parents: [PayloadFixtures.sha(1)]),
             PayloadFixtures.element(sha: PayloadFixtures.sha(1)),
         ])
-        #expect(try store.store(page: second, repositoryID: repo.id, walk: &walk, nextURL: nil, pagesTotal: nil).frontier == 0)
+        #expect(try store.store(page: second, repositoryID: repo.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome.frontier == 0)
     }
 
     @Test func readOnlyOpenOfAMissingStoreSaysWhatToDo() throws {

@@ -16,8 +16,8 @@ public final class MirrorStore {
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?
-    /// The open batch of pages, if any (see `beginBatch`).
-    public private(set) var batch: PageBatch?
+    /// The open batch, if any (MirrorStore+Batches.swift).
+    var batch: PageBatch?
 
     public convenience init(path: String) throws {
         try self.init(path: path, migrator: Schema.migrator)
@@ -57,75 +57,32 @@ public final class MirrorStore {
         }
     }
 
-    // MARK: - Batches
-
-    /// Pages stored together in one write transaction. Each page is stored with
-    /// its walk's checkpoint, so a batch that never commits (a crash, a kill)
-    /// leaves the store at the last committed page boundary: only the batch's
-    /// pages are fetched again.
-    public struct PageBatch: Sendable {
-        public var pages = 0
-        public let started: ContinuousClock.Instant
-        /// New commits whose messages join `commits_fts` when the batch commits:
-        /// one index segment per batch, not per page.
-        var unindexed: [Int64] = []
-    }
-
-    /// Opens a write transaction that the following writes join until
-    /// `commitBatch`. Holds the store's write lock: the caller never waits for
-    /// the network while a batch is open.
-    public func beginBatch() throws {
-        guard batch == nil else { return }
-        do {
-            try db.execute("BEGIN IMMEDIATE TRANSACTION")
-        } catch let error as SQLiteError {
-            throw StoreFile.classify(error, path: path)
-        }
-        batch = PageBatch(started: .now)
-    }
-
-    /// Commits the open batch, if any; if the commit fails, the batch is rolled back.
-    public func commitBatch() throws {
-        guard let unindexed = batch?.unindexed else { return }
-        do {
-            try indexMessages(ofCommits: unindexed)
-            batch = nil
-            try db.execute("COMMIT TRANSACTION")
-        } catch {
-            rollBackBatch()
-            throw StoreFile.classify(error, path: path)
-        }
-    }
-
-    private func rollBackBatch() {
-        batch = nil
-        if db.isInTransaction { try? db.execute("ROLLBACK TRANSACTION") }
-    }
-
     // MARK: - Commits
 
     /// Stores one decoded page in one transaction (or the open batch's),
-    /// together with the walk's progress, so a page and its checkpoint are
-    /// stored whole or not at all.
-    public func store(page: [Commit], repositoryID: Int64, walk: inout Walk, nextURL: String?, pagesTotal: Int?) throws -> PageOutcome {
+    /// together with the walk's checkpoint after it, so a page and its
+    /// checkpoint are stored whole or not at all. A page in, a checkpoint out:
+    /// `walk` is where the walk stood before the page.
+    public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
         var outcome = PageOutcome()
-        let walkID = walk.id
         try write {
             outcome = try upsert(page, repositoryID: repositoryID)
-            try updateFrontier(walkID: walkID, repositoryID: repositoryID, step: FrontierStep(page: page))
+            try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
             try db.cachedStatement(
                 """
                 UPDATE sync_walks SET next_url = ?, pages_done = pages_done + 1, pages_total = coalesce(?, pages_total),
                     listing_sha = ? WHERE id = ?
                 """
-            ).bind([nextURL, pagesTotal, walk.listingSHA, walkID]).run()
-            outcome.frontier = try frontierCount(walkID: walkID)
+            ).bind([nextURL, pagesTotal, walk.listingSHA, walk.id]).run()
+            outcome.frontier = try frontierCount(walkID: walk.id)
         }
         batch?.pages += 1
-        walk.nextURL = nextURL
-        walk.pagesDone += 1
-        if let pagesTotal { walk.pagesTotal = pagesTotal }
-        return outcome
+        batch?.commits += page.count
+        var checkpoint = walk
+        checkpoint.nextURL = nextURL
+        checkpoint.pagesDone += 1
+        if let pagesTotal { checkpoint.pagesTotal = pagesTotal }
+        return StoredPage(outcome: outcome, checkpoint: checkpoint)
     }
 
     /// Stores commits read from git objects in one transaction (or the open
@@ -143,6 +100,7 @@ public final class MirrorStore {
             var indexedAlready: [Int64] = []
             try indexPendingMessages(&indexedAlready)
         }
+        batch?.commits += commits.count
         return added
     }
 
@@ -232,7 +190,7 @@ public final class MirrorStore {
     /// Adds new commits' messages to `commits_fts` in one statement: FTS5 writes
     /// an index segment per statement, so one per batch instead of one per commit
     /// (Schema version 5). Called in the transaction that inserted them.
-    private func indexMessages(ofCommits ids: [Int64]) throws {
+    func indexMessages(ofCommits ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
         try db.cachedStatement(
             """

@@ -61,17 +61,23 @@ public struct GitBootstrap: Sendable {
         configuration.batchSize = Self.commitsPerBatch
         configuration.pace = pace
         configuration.expectedCommits = target.expectedCommits
-        let delivery = Delivery(store: store, repositoryID: target.repositoryID)
         do {
-            let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
-            let result = try await fetcher.fetchHistory(branch: target.branch, expectedTip: target.head) { commits in
-                try delivery.hand(commits)
+            return try await store.withBatches(limits: BatchLimits(maximumCommits: Self.commitsPerTransaction)) { batches in
+                let delivery = Delivery(batches: batches, repositoryID: target.repositoryID)
+                do {
+                    let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
+                    let result = try await fetcher.fetchHistory(branch: target.branch, expectedTip: target.head) { commits in
+                        try delivery.hand(commits)
+                    }
+                    let added = try await delivery.finish()
+                    return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
+                } catch {
+                    // The store is the engine's again only once no batch is left to write.
+                    _ = try? await delivery.finish()
+                    throw error
+                }
             }
-            let added = try await delivery.finish()
-            return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
         } catch {
-            // The store is the engine's again only once no batch is left to write.
-            _ = try? await delivery.finish()
             switch error {
             case let failure as Delivery.StoreFailure: throw failure.error
             case is CancellationError, GitError.cancelled: throw CancellationError()
@@ -89,17 +95,15 @@ public struct GitBootstrap: Sendable {
     /// batch held is memory.
     /// Batches are stored in the order they came, in transactions of
     /// `commitsPerTransaction`, so what is stored is always the closed history
-    /// the fetcher promises. `store`, `added`, `uncommitted` and `failure` are
+    /// the fetcher promises. `batches`, `added` and `failure` are
     /// used only on `queue`; the engine awaits the bootstrap meanwhile, so the
     /// store is never used from two places at once.
     private final class Delivery: @unchecked Sendable {
-        private let store: MirrorStore
+        private let batches: StoreBatches
         private let repositoryID: Int64
         private let queue = DispatchQueue(label: "commits-mirror.git-store")
         private let slots = DispatchSemaphore(value: 1)
         private var added = 0
-        /// Commits stored in the open transaction.
-        private var uncommitted = 0
         private var failure: (any Error)?
 
         /// A store error, told apart from the fetch's own failures.
@@ -107,8 +111,8 @@ public struct GitBootstrap: Sendable {
             let error: any Error
         }
 
-        init(store: MirrorStore, repositoryID: Int64) {
-            self.store = store
+        init(batches: StoreBatches, repositoryID: Int64) {
+            self.batches = batches
             self.repositoryID = repositoryID
         }
 
@@ -120,13 +124,7 @@ public struct GitBootstrap: Sendable {
                 defer { slots.signal() }
                 guard failure == nil else { return }
                 do {
-                    try store.beginBatch()
-                    added += try store.storeFromGit(commits, repositoryID: repositoryID)
-                    uncommitted += commits.count
-                    if uncommitted >= GitBootstrap.commitsPerTransaction {
-                        uncommitted = 0
-                        try store.commitBatch()
-                    }
+                    added += try batches.storeFromGit(commits, repositoryID: repositoryID)
                 } catch {
                     failure = error
                 }
@@ -140,7 +138,7 @@ public struct GitBootstrap: Sendable {
             let outcome: Result<Int, StoreFailure> = await withCheckedContinuation { continuation in
                 queue.async { [self] in
                     if failure == nil {
-                        do { try store.commitBatch() } catch { failure = error }
+                        do { try batches.commit() } catch { failure = error }
                     }
                     continuation.resume(returning: failure.map { .failure(StoreFailure(error: $0)) } ?? .success(added))
                 }

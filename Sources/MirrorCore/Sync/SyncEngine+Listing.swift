@@ -42,9 +42,9 @@ extension SyncEngine {
         var pagesRead = 0
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
-        // An error or cancellation ending the listing keeps the pages stored so far.
-        defer { try? store.commitBatch() }
 
+        // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
+        return try await store.withBatches(limits: Self.batchLimits) { batches in
         while true {
             // A cancelled sync (a service's graceful shutdown) stops here, between pages.
             try Task.checkCancellation()
@@ -52,12 +52,12 @@ extension SyncEngine {
             do {
                 if let fetched = pending {
                     pending = nil
-                    if store.batch != nil, !(await fetched.arrives(within: Self.maximumBatchWait)) {
-                        try store.commitBatch()
+                    if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                        try batches.commit()
                     }
                     page = try await fetched.value
                 } else {
-                    try store.commitBatch()
+                    try batches.commit()
                     page = try await client.commitsPage(url: url, repository: name)
                 }
             } catch GitHubError.notFound {
@@ -97,38 +97,32 @@ extension SyncEngine {
                 // Fetch page N+1 while page N is stored (still one request at a time).
                 pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
             }
-            try store.beginBatch()
-            let outcome = try store.store(
-                page: page.commits, repositoryID: context.repository.id, walk: &walk,
+            let stored = try batches.store(
+                page: page.commits, repositoryID: context.repository.id, walk: walk,
                 nextURL: next, pagesTotal: page.lastPageNumber)
+            let outcome = stored.outcome
+            walk = stored.checkpoint
             staleElements += page.commits.count - outcome.added
             if staleElements > staleBound {
                 throw inconsistency(
                     context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
             }
             tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
-            if let batch = store.batch,
-                batch.pages >= Self.maximumPagesPerBatch || .now - batch.started >= Self.maximumBatchDuration
-            {
-                try store.commitBatch()
-            }
             progress?(
                 SyncProgress(
                     repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
                     commitsStored: tally.added, elapsed: clock.now - start))
             guard outcome.frontier > 0, let next else {
-                try store.commitBatch()
                 return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
             }
             if handOff {
-                try store.commitBatch()
                 return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
             }
             if stepEnds {
-                try store.commitBatch()
                 throw SyncStepEnded(repository: name, pages: pagesFetched)
             }
             url = next
+        }
         }
     }
 

@@ -55,6 +55,8 @@ public final class SyncEngine {
     static let maximumBatchDuration = Duration.milliseconds(500)
     /// How long an open batch waits for the page fetched ahead before it commits.
     static let maximumBatchWait = Duration.milliseconds(50)
+    /// How pages share write transactions (`MirrorStore.withBatches`).
+    static let batchLimits = BatchLimits(maximumPages: maximumPagesPerBatch, maximumDuration: maximumBatchDuration)
 
     public init(
         client: GitHubClient, store: MirrorStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
