@@ -45,84 +45,84 @@ extension SyncEngine {
 
         // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
         return try await store.withBatches(limits: Self.batchLimits) { batches in
-        while true {
-            // A cancelled sync (a service's graceful shutdown) stops here, between pages.
-            try Task.checkCancellation()
-            let page: GitHubClient.CommitsPage
-            do {
-                if let fetched = pending {
-                    pending = nil
-                    if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+            while true {
+                // A cancelled sync (a service's graceful shutdown) stops here, between pages.
+                try Task.checkCancellation()
+                let page: GitHubClient.CommitsPage
+                do {
+                    if let fetched = pending {
+                        pending = nil
+                        if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                            try batches.commit()
+                        }
+                        page = try await fetched.value
+                    } else {
                         try batches.commit()
+                        page = try await client.commitsPage(url: url, repository: name)
                     }
-                    page = try await fetched.value
-                } else {
-                    try batches.commit()
-                    page = try await client.commitsPage(url: url, repository: name)
+                } catch GitHubError.notFound {
+                    // The head probe has just answered for the repository: a 404 here is
+                    // for the sha, one GitHub itself named. Not "repository not found".
+                    throw inconsistency(
+                        context, "GitHub answers 404 for the listing of \(walk.listingSHA ?? walk.headSHA), a commit it named")
                 }
-            } catch GitHubError.notFound {
-                // The head probe has just answered for the repository: a 404 here is
-                // for the sha, one GitHub itself named. Not "repository not found".
-                throw inconsistency(
-                    context, "GitHub answers 404 for the listing of \(walk.listingSHA ?? walk.headSHA), a commit it named")
-            }
-            pagesRead += 1
-            pagesFetched += 1
-            let stepEnds = pageLimit.map { pagesFetched >= $0 } ?? false
-            if let sha = pinnedTo {
-                guard let top = page.commits.first?.sha else {
-                    throw inconsistency(context, "the listing of \(sha) was empty")
+                pagesRead += 1
+                pagesFetched += 1
+                let stepEnds = pageLimit.map { pagesFetched >= $0 } ?? false
+                if let sha = pinnedTo {
+                    guard let top = page.commits.first?.sha else {
+                        throw inconsistency(context, "the listing of \(sha) was empty")
+                    }
+                    guard top == sha else {
+                        throw inconsistency(context, "the listing of \(sha) starts with \(top) instead")
+                    }
+                    pinnedTo = nil
                 }
-                guard top == sha else {
-                    throw inconsistency(context, "the listing of \(sha) starts with \(top) instead")
+                if let top = page.commits.first?.sha, !firstSHAs.insert(top).inserted {
+                    throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
                 }
-                pinnedTo = nil
+                if let last = page.lastPageNumber, pagesRead > last + 1 {
+                    throw inconsistency(context, "the listing went on past its last page (\(last))")
+                }
+                let next = try nextPage(of: page, at: url, context)
+                if let next, !visited.insert(next).inserted {
+                    throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
+                }
+                let handOff =
+                    handOffToGit && pagesRead == 1 && next != nil
+                    && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
+                // A page whose parents all lie within itself holds the roots: the walk
+                // is about to end, so fetching ahead could only waste a request.
+                if prefetch, !handOff, !stepEnds, let next, page.hasParentsOutsideItself {
+                    // Fetch page N+1 while page N is stored (still one request at a time).
+                    pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
+                }
+                let stored = try batches.store(
+                    page: page.commits, repositoryID: context.repository.id, walk: walk,
+                    nextURL: next, pagesTotal: page.lastPageNumber)
+                let outcome = stored.outcome
+                walk = stored.checkpoint
+                staleElements += page.commits.count - outcome.added
+                if staleElements > staleBound {
+                    throw inconsistency(
+                        context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
+                }
+                tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
+                progress?(
+                    SyncProgress(
+                        repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
+                        commitsStored: tally.added, elapsed: clock.now - start))
+                guard outcome.frontier > 0, let next else {
+                    return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
+                }
+                if handOff {
+                    return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
+                }
+                if stepEnds {
+                    throw SyncStepEnded(repository: name, pages: pagesFetched)
+                }
+                url = next
             }
-            if let top = page.commits.first?.sha, !firstSHAs.insert(top).inserted {
-                throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
-            }
-            if let last = page.lastPageNumber, pagesRead > last + 1 {
-                throw inconsistency(context, "the listing went on past its last page (\(last))")
-            }
-            let next = try nextPage(of: page, at: url, context)
-            if let next, !visited.insert(next).inserted {
-                throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
-            }
-            let handOff =
-                handOffToGit && pagesRead == 1 && next != nil
-                && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
-            // A page whose parents all lie within itself holds the roots: the walk
-            // is about to end, so fetching ahead could only waste a request.
-            if prefetch, !handOff, !stepEnds, let next, page.hasParentsOutsideItself {
-                // Fetch page N+1 while page N is stored (still one request at a time).
-                pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
-            }
-            let stored = try batches.store(
-                page: page.commits, repositoryID: context.repository.id, walk: walk,
-                nextURL: next, pagesTotal: page.lastPageNumber)
-            let outcome = stored.outcome
-            walk = stored.checkpoint
-            staleElements += page.commits.count - outcome.added
-            if staleElements > staleBound {
-                throw inconsistency(
-                    context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
-            }
-            tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
-            progress?(
-                SyncProgress(
-                    repository: name, pagesDone: walk.pagesDone, pagesTotal: walk.pagesTotal,
-                    commitsStored: tally.added, elapsed: clock.now - start))
-            guard outcome.frontier > 0, let next else {
-                return Listed(tally: tally, walk: walk, frontierEmptied: outcome.frontier == 0)
-            }
-            if handOff {
-                return Listed(tally: tally, walk: walk, frontierEmptied: false, handedOffToGit: true)
-            }
-            if stepEnds {
-                throw SyncStepEnded(repository: name, pages: pagesFetched)
-            }
-            url = next
-        }
         }
     }
 
