@@ -1,32 +1,10 @@
 import Foundation
 import SQLite
 
-/// When pages (or git batches) stop sharing one write transaction.
-public struct BatchLimits: Sendable, Equatable {
-    /// Pages per transaction.
-    public var maximumPages: Int?
-    /// Commits per transaction: what a kill costs when git writes the history.
-    public var maximumCommits: Int?
-    /// Longest a transaction stays open, so readers see progress.
-    public var maximumDuration: Duration?
-
-    public init(maximumPages: Int? = nil, maximumCommits: Int? = nil, maximumDuration: Duration? = nil) {
-        self.maximumPages = maximumPages
-        self.maximumCommits = maximumCommits
-        self.maximumDuration = maximumDuration
-    }
-}
-
-/// A page as stored: what it changed, and the walk's checkpoint after it.
-public struct StoredPage: Sendable, Equatable {
-    public var outcome: PageOutcome
-    public var checkpoint: Walk
-}
-
 /// Writes gathered into batches inside `MirrorStore.withBatches`: the handle
 /// the engine writes through while the scope lasts. It is not `Sendable` and
 /// must not outlive its scope; it is used by one task (or one queue) at a time.
-public final class StoreBatches {
+final class SQLitePageBatches: PageBatches {
     private let store: MirrorStore
     private let limits: BatchLimits
 
@@ -88,13 +66,13 @@ extension MirrorStore {
 
     /// Runs `body` with its writes gathered into batches of `limits`: a write
     /// opens a transaction that the next ones join until the batch is due or
-    /// `StoreBatches.commit()` is called. When the scope ends — normally, by an
+    /// `PageBatches.commit()` is called. When the scope ends — normally, by an
     /// error or by cancellation — what is open commits: every page in it was
     /// stored whole with its checkpoint, so it keeps the pages stored so far. A
     /// failed write has already rolled its batch back; a failed final commit is
     /// the error thrown, whatever ended the scope.
-    public func withBatches<T>(limits: BatchLimits, _ body: (StoreBatches) async throws -> T) async throws -> T {
-        let batches = StoreBatches(store: self, limits: limits)
+    public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
+        let batches = SQLitePageBatches(store: self, limits: limits)
         let result: T
         do {
             result = try await body(batches)

@@ -47,7 +47,7 @@ extension MirrorStore {
     /// In one transaction: stores `listing` for its owner, adopts each selected
     /// identity (a renamed or transferred repository keeps its row, found by its
     /// GitHub id) and makes gone ones active again. Removed ones stay removed.
-    public func recordListing(_ listing: OwnerListing, selected identities: [RepositoryIdentity], at date: Date = Date()) throws
+    public func recordListing(_ listing: OwnerListing, selected identities: [RepositoryIdentity], at date: Date) throws
         -> [SelectedRepository]
     {
         let pages = String(decoding: try JSONEncoder().encode(listing.pages), as: UTF8.self)
@@ -122,7 +122,7 @@ extension MirrorStore {
     }
 
     /// Sets the repository's state, with why (shown by `status`); its history is never touched.
-    public func setState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date = Date()) throws {
+    public func setState(_ state: RepositoryState, repositoryID: Int64, reason: String?, at date: Date) throws {
         try write { try updateState(state, repositoryID: repositoryID, reason: reason, at: date) }
     }
 

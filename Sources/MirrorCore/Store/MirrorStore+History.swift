@@ -23,13 +23,13 @@ extension MirrorStore {
     }
 
     /// The heads recorded for the repository's other mirrored branches.
-    func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String] {
+    public func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String] {
         try db.prepare("SELECT head_sha FROM sync_state WHERE repository_id = ? AND branch != ? AND head_sha IS NOT NULL")
             .bind([repositoryID, branch]).map { $0.string(0) }
     }
 
     /// Whether a rewrite left any of the repository's commits off its branches.
-    func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
+    public func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
         try db.prepare("SELECT 1 FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL LIMIT 1")
             .bind([repositoryID]).first { _ in true } ?? false
     }
@@ -37,7 +37,7 @@ extension MirrorStore {
     /// After a confirmed history rewrite: marks the repository's commits that no
     /// mirrored head reaches as off-branch (they stay stored), and clears the mark
     /// of commits that a head reaches again. One transaction.
-    func markOffBranch(repositoryID: Int64, heads: [String], at date: Date = Date()) throws -> BranchMarks {
+    public func markOffBranch(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try write { try remark(repositoryID: repositoryID, heads: heads, at: date) }
     }
 
@@ -45,7 +45,7 @@ extension MirrorStore {
     /// they stored off-branch (kept, hidden from queries), in one transaction: a
     /// kill between the two would leave those commits answered as branch history
     /// with no walk left to say so.
-    func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date = Date()) throws -> BranchMarks {
+    public func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try write {
             for walk in walks { try db.execute("DELETE FROM sync_walks WHERE id = ?", [walk.id]) }
             return try remark(repositoryID: repositoryID, heads: heads, at: date)

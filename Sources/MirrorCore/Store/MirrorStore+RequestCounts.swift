@@ -7,7 +7,7 @@ extension MirrorStore {
 
     /// Adds `tallies` to the minute of `date` for `token` (where the token came
     /// from, never its value), and prunes minutes older than a day.
-    public func recordRequests(_ tallies: [RequestKind: RequestTally], token: String, at date: Date = Date()) throws {
+    public func recordRequests(_ tallies: [RequestKind: RequestTally], token: String, at date: Date) throws {
         guard !tallies.isEmpty else { return }
         let minute = ISO8601Timestamp.format(Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60))
         try write {

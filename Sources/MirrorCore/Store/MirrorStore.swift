@@ -8,7 +8,7 @@ import SQLite
 ///
 /// One `MirrorStore` owns one connection and is used by one task at a time
 /// (not `Sendable`); WAL lets readers read while it writes.
-public final class MirrorStore {
+public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     public let path: String
     let db: Connection
     /// Where this writer writes, as every other part names a store.
@@ -229,7 +229,7 @@ public final class MirrorStore {
 
     // MARK: - Counts
 
-    public func commitCount(repositoryID: Int64? = nil) throws -> Int {
+    public func commitCount(repositoryID: Int64?) throws -> Int {
         try StoreLookups.commitCount(repositoryID: repositoryID, in: db)
     }
 }

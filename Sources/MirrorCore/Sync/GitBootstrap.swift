@@ -52,7 +52,7 @@ public struct GitBootstrap: Sendable {
 
     /// Fetches and stores `target`'s history. Throws only what stops the sync
     /// anyway (cancellation, a store that cannot be written).
-    func run(_ target: Target, client: GitHubClient, store: MirrorStore, logger: Logger) async throws -> Outcome {
+    func run(_ target: Target, client: GitHubClient, store: any SyncStore, logger: Logger) async throws -> Outcome {
         var configuration = GitHistoryFetcher.Configuration(
             cloneURL: target.cloneURL,
             credentials: GitCredentials.forClone(
@@ -99,7 +99,7 @@ public struct GitBootstrap: Sendable {
     /// used only on `queue`; the engine awaits the bootstrap meanwhile, so the
     /// store is never used from two places at once.
     private final class Delivery: @unchecked Sendable {
-        private let batches: StoreBatches
+        private let batches: any PageBatches
         private let repositoryID: Int64
         private let queue = DispatchQueue(label: "commits-mirror.git-store")
         private let slots = DispatchSemaphore(value: 1)
@@ -111,7 +111,7 @@ public struct GitBootstrap: Sendable {
             let error: any Error
         }
 
-        init(batches: StoreBatches, repositoryID: Int64) {
+        init(batches: any PageBatches, repositoryID: Int64) {
             self.batches = batches
             self.repositoryID = repositoryID
         }

@@ -194,7 +194,7 @@ public struct RepositoryDiscovery: Sendable {
     }
 
     /// Every page of the owner's listing, each sent with its last ETag.
-    private func list(owner: String, previous: OwnerListing?, store: MirrorStore) async throws -> Listed {
+    private func list(owner: String, previous: OwnerListing?, store: any RepositoryCatalogue) async throws -> Listed {
         let origin = APIOrigin(url: client.configuration.apiURL)
         var kind = previous?.kind ?? .organization
         var url = client.ownerRepositoriesURL(owner, kind: kind)
@@ -282,7 +282,7 @@ public struct RepositoryDiscovery: Sendable {
 
     /// Asks GitHub about one mirrored repository the listing left out.
     private func confirmMissing(
-        _ repository: StoredRepository, selections: [Selection], store: MirrorStore, logger: Logger
+        _ repository: StoredRepository, selections: [Selection], store: any RepositoryCatalogue, logger: Logger
     ) async throws -> Confirmation {
         let info: GitHubClient.RepositoryInfo
         do {

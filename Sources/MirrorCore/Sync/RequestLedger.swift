@@ -17,11 +17,12 @@ public struct RequestLedger: Sendable {
 
     /// Records what `client` spent since the last write; kept for the next write when it fails.
     /// `writer`: the caller's open writer of `store` (else one is opened for the write).
-    public mutating func write(_ client: GitHubClient, into writer: MirrorStore? = nil, at date: Date = Date()) throws {
+    public mutating func write(_ client: GitHubClient, into writer: (any RequestRecords)? = nil, at date: Date = Date()) throws {
         let usage = client.usage
         let spent = usage.byKind(since: recorded)
         guard !spent.isEmpty else { return }
-        try (writer ?? store.openWriter()).recordRequests(spent, token: token, at: date)
+        let records: any RequestRecords = try writer ?? store.openWriter()
+        try records.recordRequests(spent, token: token, at: date)
         recorded = usage
     }
 }

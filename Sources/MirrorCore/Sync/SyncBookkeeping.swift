@@ -42,12 +42,12 @@ public struct SyncState: Sendable, Equatable, Codable {
 extension MirrorStore {
     // MARK: - Sync state
 
-    func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
+    public func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
         try StoreLookups.syncState(repositoryID: repositoryID, branch: branch, in: db)
     }
 
     /// Marks the start of a sync attempt (creating the branch's row if needed).
-    public func recordAttempt(repositoryID: Int64, branch: String, at date: Date = Date()) throws {
+    public func recordAttempt(repositoryID: Int64, branch: String, at date: Date) throws {
         try write {
             try db.execute(
                 """
@@ -59,7 +59,7 @@ extension MirrorStore {
 
     public func recordSuccess(
         repositoryID: Int64, branch: String, headSHA: String?, headETag: String?,
-        complete: Bool, rateLimit: RateLimitStatus?, at date: Date = Date()
+        complete: Bool, rateLimit: RateLimitStatus?, at date: Date
     ) throws {
         try write {
             try db.execute(
@@ -171,7 +171,7 @@ extension MirrorStore {
         }
     }
 
-    func frontierCount(walkID: Int64) throws -> Int {
+    public func frontierCount(walkID: Int64) throws -> Int {
         try db.cachedStatement("SELECT count(*) FROM sync_frontier WHERE walk_id = ?").bind([walkID]).first { $0.int(0) } ?? 0
     }
 

@@ -28,7 +28,7 @@ import Synchronization
 ///    branches are then marked, never deleted (`MirrorStore.markOffBranch`).
 public final class SyncEngine {
     let client: GitHubClient
-    let store: MirrorStore
+    let store: any SyncStore
     let logger: Logger
     let progress: ((SyncProgress) -> Void)?
     /// Where links may lead; `nil` (an unusable API URL) refuses every link.
@@ -59,7 +59,7 @@ public final class SyncEngine {
     static let batchLimits = BatchLimits(maximumPages: maximumPagesPerBatch, maximumDuration: maximumBatchDuration)
 
     public init(
-        client: GitHubClient, store: MirrorStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
+        client: GitHubClient, store: any SyncStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
         progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil
     ) {
         self.client = client

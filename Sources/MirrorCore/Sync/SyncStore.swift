@@ -1,0 +1,112 @@
+import Foundation
+
+/// What a sync needs of the store it writes: the contract between the sync
+/// engine (`SyncEngine`, `GitBootstrap`) and each store backend, in the shape
+/// of River's one queue API over one driver per database. Domain values in,
+/// domain values out — never a row, a statement or a transaction: a backend
+/// decides how a page and its checkpoint become one atomic write.
+///
+/// The SQLite store (`MirrorStore`) is the one backend today. A conforming
+/// store is used by one task at a time (a sync owns its connection).
+public protocol SyncStore: RepositoryRecords {
+    func commitCount(repositoryID: Int64?) throws -> Int
+
+    // MARK: Sync state
+
+    func syncState(repositoryID: Int64, branch: String) throws -> SyncState?
+    func recordAttempt(repositoryID: Int64, branch: String, at date: Date) throws
+    func recordSuccess(
+        repositoryID: Int64, branch: String, headSHA: String?, headETag: String?,
+        complete: Bool, rateLimit: RateLimitStatus?, at date: Date) throws
+    func recordFailure(repositoryID: Int64, branch: String, message: String, rateLimit: RateLimitStatus?) throws
+    func forgetBranchNeverSynced(repositoryID: Int64, branch: String) throws
+
+    // MARK: Walks
+
+    /// Unfinished walks of the branch, newest first (the order they resume in).
+    func pendingWalks(repositoryID: Int64, branch: String) throws -> [Walk]
+    func beginWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk
+    /// A walk whose frontier is every parent the branch's commits name but the store lacks.
+    func beginRepairWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk
+    func finishWalk(_ walk: Walk) throws
+    /// Drops walks pinned to heads the branch no longer reaches and marks what
+    /// they stored off-branch, in one atomic write.
+    func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
+    /// Drops the walk's missing parents stored since; returns how many are still missing.
+    func pruneFrontier(walkID: Int64, repositoryID: Int64) throws -> Int
+    func frontierCount(walkID: Int64) throws -> Int
+    func missingParents(walkID: Int64, limit: Int) throws -> [String]
+
+    // MARK: Pages
+
+    /// Runs `body` with its page writes gathered into atomic batches of
+    /// `limits`; what is open commits when the scope ends, however it ends.
+    func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T
+
+    // MARK: History
+
+    func isAncestor(_ ancestor: String, of descendant: String) throws -> Bool
+    func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String]
+    func hasOffBranchCommits(repositoryID: Int64) throws -> Bool
+    /// After a confirmed rewrite: marks the commits no head reaches (kept, hidden), unmarks those reached again.
+    func markOffBranch(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
+}
+
+/// The writes of one `SyncStore.withBatches` scope. Not to be kept past it.
+public protocol PageBatches: AnyObject {
+    /// Whether a batch is open, holding the store's write lock: commit it
+    /// before waiting for the network.
+    var isOpen: Bool { get }
+    /// Stores a page and the walk's checkpoint after it, whole or not at all.
+    func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage
+    /// Stores commits read from git; a commit already stored keeps its row. Returns how many joined the repository.
+    func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int
+    /// Commits the open batch now.
+    func commit() throws
+}
+
+/// When pages (or git batches) stop sharing one write transaction.
+public struct BatchLimits: Sendable, Equatable {
+    /// Pages per transaction.
+    public var maximumPages: Int?
+    /// Commits per transaction: what a kill costs when git writes the history.
+    public var maximumCommits: Int?
+    /// Longest a transaction stays open, so readers see progress.
+    public var maximumDuration: Duration?
+
+    public init(maximumPages: Int? = nil, maximumCommits: Int? = nil, maximumDuration: Duration? = nil) {
+        self.maximumPages = maximumPages
+        self.maximumCommits = maximumCommits
+        self.maximumDuration = maximumDuration
+    }
+}
+
+/// A page as stored: what it changed, and the walk's checkpoint after it.
+public struct StoredPage: Sendable, Equatable {
+    public var outcome: PageOutcome
+    public var checkpoint: Walk
+}
+
+extension SyncStore {
+    public func recordAttempt(repositoryID: Int64, branch: String) throws {
+        try recordAttempt(repositoryID: repositoryID, branch: branch, at: Date())
+    }
+
+    public func recordSuccess(
+        repositoryID: Int64, branch: String, headSHA: String?, headETag: String?, complete: Bool, rateLimit: RateLimitStatus?
+    ) throws {
+        try recordSuccess(
+            repositoryID: repositoryID, branch: branch, headSHA: headSHA, headETag: headETag, complete: complete,
+            rateLimit: rateLimit, at: Date())
+    }
+
+    public func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String]) throws -> BranchMarks {
+        try abandonWalks(walks, repositoryID: repositoryID, heads: heads, at: Date())
+    }
+
+    public func markOffBranch(repositoryID: Int64, heads: [String]) throws -> BranchMarks {
+        try markOffBranch(repositoryID: repositoryID, heads: heads, at: Date())
+    }
+
+    public func commitCount() throws -> Int { try commitCount(repositoryID: nil) }
+}
