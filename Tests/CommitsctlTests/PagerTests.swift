@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test(.enabled(if: scriptAvailable))
-    func aSignalWaitsForThePagerAsGitDoes() async throws {
+    func aSignalWaitsForThePagerAsGitDoes() throws {
         let db = try bigStore()
         // A pager that ignores the signal (as less does) and reads slowly.
         let slow = try directory.write(
@@ -188,21 +188,14 @@ import Testing
                 """, "/dev/null",
             ],
             environment: Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"]), stdout: .pipe)
-        // The waits block (up to 20 s): on a thread of their own, not the cooperative pool the other tests share.
-        let started = directory.path("paged.started"), pidFile = directory.path("pid")
-        let pidText = await onThread { () -> String? in
-            let deadline = Date().addingTimeInterval(20)
-            while !FileManager.default.fileExists(atPath: started) && Date() < deadline { usleep(20_000) }
-            usleep(200_000)
-            return try? String(contentsOfFile: pidFile, encoding: .utf8)
-        }
-        let pid = try #require(pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        let pid = try #require(
+            Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, SIGTERM)
-        let text = await onThread { () -> String in
-            let text = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
-            process.waitBlocking()
-            return text
-        }
+        let text = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
+        process.waitBlocking()
         #expect(text.contains("status=143"), "\(text)")
         #expect(text.contains("pager-finished-first"), "\(text)")
     }

@@ -42,13 +42,6 @@ final class NotifySocket: @unchecked Sendable {
         return messages
     }
 
-    /// `receive(until:timeout:)` on a thread of its own: it blocks for up to
-    /// `timeout`, which on the cooperative pool (two threads on CI) would stall
-    /// every other test of the process meanwhile.
-    func received(until text: String, timeout: Duration) async -> [String] {
-        await onThread { self.receive(until: text, timeout: timeout) }
-    }
-
     deinit { close(descriptor) }
 }
 
@@ -79,26 +72,26 @@ final class NotifySocket: @unchecked Sendable {
                 environment: ["GITHUB_TOKEN": "t", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"],
                 logPath: directory.path("commitsd.log"))
             defer { daemon.stop() }
-            let early = await socket.received(until: "READY=1", timeout: .milliseconds(1500))
+            let early = socket.receive(until: "READY=1", timeout: .milliseconds(1500))
             #expect(!early.contains { $0.contains("READY=1") }, "READY before the store was migrated: \(early)")
             #expect(daemon.process.isRunning)
 
             try blocker.execute("COMMIT")
             let released = ContinuousClock.now
-            let messages = await socket.received(until: "READY=1", timeout: .seconds(6))
+            let messages = socket.receive(until: "READY=1", timeout: .seconds(6))
             #expect(messages.last?.hasPrefix("READY=1\nSTATUS=ready: 1 repository") == true, "\(messages) \(daemon.log)")
             #expect(ContinuousClock.now - released < .seconds(6))
             // At READY the schema is current: a read-only open (which refuses a store needing migration) works.
             #expect(throws: Never.self) { try MirrorReader(path: store) }
 
             // Then: STATUS lines with the last sync, and the watchdog pings.
-            let later = await socket.received(until: "STATUS=last sync: acme/widgets@main: 50 new", timeout: .seconds(10))
+            let later = socket.receive(until: "STATUS=last sync: acme/widgets@main: 50 new", timeout: .seconds(10))
             #expect(later.last?.contains("STATUS=last sync: acme/widgets@main: 50 new") == true, "\(later)")
-            #expect(await socket.received(until: "WATCHDOG=1", timeout: .seconds(2)).last == "WATCHDOG=1")
+            #expect(socket.receive(until: "WATCHDOG=1", timeout: .seconds(2)).last == "WATCHDOG=1")
 
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
-            #expect(await socket.received(until: "STOPPING=1", timeout: .seconds(1)).last?.hasPrefix("STOPPING=1") == true)
+            #expect(socket.receive(until: "STOPPING=1", timeout: .seconds(1)).last?.hasPrefix("STOPPING=1") == true)
         }
     }
 
@@ -119,7 +112,7 @@ final class NotifySocket: @unchecked Sendable {
             logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
         #expect(await daemon.waitForExit(timeout: .seconds(10)) == 1)
-        #expect(await socket.received(until: "READY=1", timeout: .milliseconds(300)).isEmpty)
+        #expect(socket.receive(until: "READY=1", timeout: .milliseconds(300)).isEmpty)
         #expect(daemon.log.hasPrefix("<2>critical cannot open the store error="), "\(daemon.log)")
         #expect(daemon.log.contains("is not a commits-mirror store"))
     }
