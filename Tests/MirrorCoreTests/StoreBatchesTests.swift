@@ -30,6 +30,18 @@ import Testing
             PayloadFixtures.page([PayloadFixtures.element(sha: PayloadFixtures.sha(n), parents: [PayloadFixtures.sha(n + 1)])]))
     }
 
+    /// Stores pages `numbers` one after another as one walk does; returns the last checkpoint.
+    @discardableResult
+    func storePages(_ numbers: ClosedRange<Int>, through batches: any PageBatches, from start: Walk? = nil) throws -> Walk {
+        var checkpoint = start ?? walk
+        for n in numbers {
+            checkpoint = try batches.store(
+                page: try page(n), repositoryID: repositoryID, walk: checkpoint, nextURL: "next-\(n)", pagesTotal: 9
+            ).checkpoint
+        }
+        return checkpoint
+    }
+
     /// What another connection sees committed.
     func committed() throws -> (commits: Int, pagesDone: Int?) {
         let reader = try MirrorReader(path: store.path)
@@ -41,16 +53,10 @@ import Testing
 
     @Test func pagesShareATransactionUntilTheBatchIsDueAndTheCheckpointComesOut() async throws {
         try await store.withBatches(limits: BatchLimits(maximumPages: 3)) { batches in
-            var checkpoint = walk
-            for n in 1...2 {
-                checkpoint = try batches.store(
-                    page: try page(n), repositoryID: repositoryID, walk: checkpoint, nextURL: "next-\(n)", pagesTotal: 9
-                ).checkpoint
-            }
+            let afterTwo = try storePages(1...2, through: batches)
             #expect(batches.isOpen)
             #expect(try committed() == (0, 0), "two pages of three: nothing committed yet")
-            checkpoint = try batches.store(page: try page(3), repositoryID: repositoryID, walk: checkpoint, nextURL: "next-3", pagesTotal: 9)
-                .checkpoint
+            let checkpoint = try storePages(3...3, through: batches, from: afterTwo)
             #expect(!batches.isOpen)
             #expect(try committed() == (3, 3), "the third page made the batch due")
             #expect(checkpoint.pagesDone == 3 && checkpoint.nextURL == "next-3" && checkpoint.pagesTotal == 9)
@@ -62,12 +68,7 @@ import Testing
     @Test func aScopeEndedByAnErrorKeepsThePagesStoredWhole() async throws {
         await #expect(throws: Interrupted.self) {
             try await store.withBatches(limits: BatchLimits(maximumPages: 10)) { batches in
-                var checkpoint = walk
-                for n in 1...2 {
-                    checkpoint = try batches.store(
-                        page: try page(n), repositoryID: repositoryID, walk: checkpoint, nextURL: nil, pagesTotal: nil
-                    ).checkpoint
-                }
+                try storePages(1...2, through: batches)
                 throw Interrupted()
             }
         }
@@ -84,12 +85,7 @@ import Testing
             """)
         await #expect(throws: (any Error).self) {
             try await store.withBatches(limits: BatchLimits(maximumPages: 1)) { batches in
-                var checkpoint = walk
-                for n in 1...3 {
-                    checkpoint = try batches.store(
-                        page: try page(n), repositoryID: repositoryID, walk: checkpoint, nextURL: nil, pagesTotal: nil
-                    ).checkpoint
-                }
+                try storePages(1...3, through: batches)
             }
         }
         // Pages 1 and 2 were batches of their own, committed; page 3 left nothing.
