@@ -175,7 +175,13 @@ public final class MirrorStore {
             """)
         let lookup = try db.cachedStatement("SELECT id FROM commits WHERE sha = ?")
         let insertParent = try db.cachedStatement("INSERT OR IGNORE INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)")
-        let addMember = try db.cachedStatement("INSERT OR IGNORE INTO repository_commits (repository_id, commit_id) VALUES (?, ?)")
+        // Joining a repository takes the store's next change number, the cursor `query --follow` waits on (Schema version 8).
+        let addMember = try db.cachedStatement(
+            """
+            INSERT OR IGNORE INTO repository_commits (repository_id, commit_id, change_seq)
+            VALUES (?, ?, (SELECT last + 1 FROM change_counter))
+            """)
+        let takeChangeNumber = try db.cachedStatement("UPDATE change_counter SET last = last + 1")
 
         func storedID(of sha: String) throws -> Int64 {
             guard let id = try lookup.bind([sha]).first({ $0.int64(0) }) else {
@@ -219,7 +225,10 @@ public final class MirrorStore {
                 if changed { try recordCoAuthors(commit.coAuthors, commitID: commitID) }
             }
             try addMember.bind([repositoryID, commitID]).run()
-            if db.changes == 1 { outcome.added += 1 }
+            if db.changes == 1 {
+                outcome.added += 1
+                try takeChangeNumber.bind([]).run()
+            }
         }
         if batch != nil {
             batch?.unindexed += insertedIDs
