@@ -261,10 +261,12 @@ enum Schema {
                 -- and SQLite gives a new row the id of a deleted newest one (prune). So each
                 -- membership carries the number of the change that made it visible: when it is
                 -- added, and again when a history comes back to it (off-branch mark cleared).
-                -- Numbers come from one counter row, only ever raised, never reused (PostgreSQL:
-                -- a sequence). A counter row rather than an AUTOINCREMENT log table: the number
-                -- sits on the row it describes (no second table as large as this one to join and
-                -- cascade), and the writer pays one one-row UPDATE per new membership.
+                -- Numbers come from one counter row, only ever raised, never reused, given in commit
+                -- order since one writer holds the lock (not a bare PostgreSQL sequence: concurrent
+                -- transactions commit its numbers out of order). A counter row rather than an
+                -- AUTOINCREMENT log table: the number sits on the row it describes (no second table
+                -- as large as this one to join and cascade), and the writer reads and writes the one
+                -- row once per stored page.
                 CREATE TABLE change_counter (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     last INTEGER NOT NULL           -- the latest number given out
