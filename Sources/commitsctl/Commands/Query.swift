@@ -71,7 +71,7 @@ extension Commitsctl {
                 valueName: "file"))
         var mailmap: String?
 
-        @Flag(help: "After printing, keep running and print each newly stored matching commit until interrupted.")
+        @Flag(help: "After printing, keep running and print each matching commit as it arrives (joins the repository) until interrupted.")
         var follow = false
 
         @OptionGroup var repository: RepositoryFilterOptions
