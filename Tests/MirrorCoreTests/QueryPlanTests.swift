@@ -34,7 +34,12 @@ import Testing
         twoGreps.greps.append("merge")
         twoGreps.allMatch = true
         var follow = CommitFilter()
-        follow.storedAfter = 2_500
+        follow.arrivedAfter = 2_500
+        follow.arrivedThrough = 2_600
+        var followRepository = CommitFilter(repository: RepositoryName(parsing: "acme/widgets"))
+        followRepository.arrivedAfter = 2_500
+        var followStart = CommitFilter(grep: "fix")
+        followStart.arrivedThrough = 2_500
         return [
             ("newest 50", CommitFilter(limit: 50)),
             ("everything", CommitFilter()),
@@ -57,7 +62,9 @@ import Testing
                 "repository with rewritten-away commits",
                 CommitFilter(repository: RepositoryName(parsing: "acme/widgets"), includeOffBranch: true)
             ),
-            ("follow (stored after)", follow),
+            ("follow (arrived after, through)", follow),
+            ("follow a repository (arrived after)", followRepository),
+            ("follow's first listing (arrived through)", followStart),
         ]
     }()
 

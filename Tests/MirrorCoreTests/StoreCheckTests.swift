@@ -86,7 +86,7 @@ import Testing
             try await harness.sync("acme/widgets")
             let writer = try Connection(path: harness.storePath)
             try writer.execute("PRAGMA foreign_keys = OFF")
-            try writer.execute("INSERT INTO repository_commits (repository_id, commit_id) VALUES (1, 987654321)")
+            try writer.execute("INSERT INTO repository_commits (repository_id, commit_id, change_seq) VALUES (1, 987654321, 0)")
             let check = try MirrorReader(path: harness.storePath).check()
             #expect(check.foreignKeyViolations.count == 1)
             #expect(check.foreignKeyViolations.first?.hasPrefix("repository_commits row") == true)

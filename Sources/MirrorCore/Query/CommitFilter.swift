@@ -38,10 +38,14 @@ public struct CommitFilter: Sendable, Equatable {
     public var includeOffBranch: Bool
     /// When set, `authors` and `coAuthors` match any identity of a person it defines.
     public var mailmap: Mailmap?
-    /// Only commits stored after this row id (following a query: what arrived since).
-    public var storedAfter: Int64?
-    /// Only commits stored up to this row id (following a query: what was there at the start).
-    public var storedThrough: Int64?
+    /// Only commits that entered the result after this change number (following a
+    /// query: what arrived since). A commit enters when it joins a repository the
+    /// filter selects, or a branch reaches it again, and it was not there before:
+    /// the first change number among its memberships that count (`MirrorReader.latestChange()`).
+    public var arrivedAfter: Int64?
+    /// Only commits that were in the result by this change number (following a query:
+    /// what was there at the start).
+    public var arrivedThrough: Int64?
 
     public init(
         author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,
@@ -61,7 +65,7 @@ public struct CommitFilter: Sendable, Equatable {
         self.limit = limit
         self.includeOffBranch = includeOffBranch
         self.mailmap = nil
-        self.storedAfter = nil
-        self.storedThrough = nil
+        self.arrivedAfter = nil
+        self.arrivedThrough = nil
     }
 }

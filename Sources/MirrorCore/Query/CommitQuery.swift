@@ -30,7 +30,8 @@ public struct CommitSummary: Sendable, Equatable {
     public var parents: [String]
     /// Mirrored repositories that contain the commit (`OWNER/NAME`), sorted.
     public var repositories: [String]
-    /// The commit's row id: rows are numbered in the order they were stored.
+    /// The commit's row id: a key, not an order (SQLite reuses the id of a
+    /// deleted newest row; `query --follow` orders by the change cursor instead).
     public var storeID: Int64 = 0
 
     /// The message's first line.

@@ -139,16 +139,11 @@ extension MirrorReader {
                     sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
                     arguments: list.arguments))
         }
-        if let storedAfter = filter.storedAfter {
-            conditions.append(QueryCondition(sql: "c.id > ?", arguments: [storedAfter]))
-        }
-        if let storedThrough = filter.storedThrough {
-            conditions.append(QueryCondition(sql: "c.id <= ?", arguments: [storedThrough]))
-        }
-
         let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
+        var repositoryID: Int64?
         if let name = filter.repository {
             guard let repository = try repository(named: name) else { return nil }
+            repositoryID = repository.id
             conditions.append(
                 QueryCondition(
                     sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
@@ -161,6 +156,12 @@ extension MirrorReader {
         } else if !filter.includeOffBranch {
             // The flag on the row: hiding rewritten-away commits costs no lookup.
             conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
+        }
+
+        if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
+            let arrival = arrivalConditions(filter, repositoryID: repositoryID)
+            conditions += arrival.conditions
+            if let set = arrival.set { sets.append(set) }
         }
 
         switch filter.merges {

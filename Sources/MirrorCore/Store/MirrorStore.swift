@@ -123,7 +123,13 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
             """)
         let lookup = try db.cachedStatement("SELECT id FROM commits WHERE sha = ?")
         let insertParent = try db.cachedStatement("INSERT OR IGNORE INTO commit_parents (commit_id, position, parent_sha) VALUES (?, ?, ?)")
-        let addMember = try db.cachedStatement("INSERT OR IGNORE INTO repository_commits (repository_id, commit_id) VALUES (?, ?)")
+        // Joining a repository takes the store's next change number, the cursor `query --follow`
+        // waits on (Schema version 8). The caller's transaction holds the write lock, so the
+        // counter is read and written once per call, not once per membership.
+        let addMember = try db.cachedStatement(
+            "INSERT OR IGNORE INTO repository_commits (repository_id, commit_id, change_seq) VALUES (?, ?, ?)")
+        let firstChange = try db.cachedStatement("SELECT last FROM change_counter").bind([]).first { $0.int64(0) } ?? 0
+        var lastChange = firstChange
 
         func storedID(of sha: String) throws -> Int64 {
             guard let id = try lookup.bind([sha]).first({ $0.int64(0) }) else {
@@ -166,8 +172,14 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
                 // A changed message may credit other people.
                 if changed { try recordCoAuthors(commit.coAuthors, commitID: commitID) }
             }
-            try addMember.bind([repositoryID, commitID]).run()
-            if db.changes == 1 { outcome.added += 1 }
+            try addMember.bind([repositoryID, commitID, lastChange + 1]).run()
+            if db.changes == 1 {
+                outcome.added += 1
+                lastChange += 1
+            }
+        }
+        if lastChange != firstChange {
+            try db.cachedStatement("UPDATE change_counter SET last = ?").bind([lastChange]).run()
         }
         if batch != nil {
             batch?.unindexed += insertedIDs

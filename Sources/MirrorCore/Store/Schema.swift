@@ -253,5 +253,51 @@ enum Schema {
                     PRIMARY KEY (token, minute, kind)
                 ) WITHOUT ROWID;
                 """),
+        .init(
+            version: 8, name: "change cursor: a number for every commit joining a repository",
+            sql: """
+                -- `query --follow` waits for what arrived after a cursor. Commit row ids cannot
+                -- be it: a stored commit that joins another repository (a fork) gets no new row,
+                -- and SQLite gives a new row the id of a deleted newest one (prune). So each
+                -- membership carries the number of the change that made it visible: when it is
+                -- added, and again when a history comes back to it (off-branch mark cleared).
+                -- Numbers come from one counter row, only ever raised, never reused, given in commit
+                -- order since one writer holds the lock (not a bare PostgreSQL sequence: concurrent
+                -- transactions commit its numbers out of order). A counter row rather than an
+                -- AUTOINCREMENT log table: the number sits on the row it describes (no second table
+                -- as large as this one to join and cascade), and the writer reads and writes the one
+                -- row once per stored page.
+                CREATE TABLE change_counter (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    last INTEGER NOT NULL           -- the latest number given out
+                );
+                ALTER TABLE repository_commits ADD COLUMN change_seq INTEGER;
+                -- Memberships stored before: numbered in the order their commits were stored.
+                UPDATE repository_commits SET change_seq = numbered.seq
+                FROM (SELECT repository_id, commit_id,
+                             row_number() OVER (ORDER BY commit_id, repository_id) AS seq
+                      FROM repository_commits) AS numbered
+                WHERE repository_commits.repository_id = numbered.repository_id
+                  AND repository_commits.commit_id = numbered.commit_id;
+                INSERT INTO change_counter (id, last) SELECT 1, count(*) FROM repository_commits;
+                -- Not UNIQUE: the writer inserts with OR IGNORE, which would silently drop a
+                -- membership on a clash instead of failing.
+                CREATE INDEX repository_commits_change_seq ON repository_commits (change_seq);
+
+                -- A membership without a number would never reach a follower: refuse it, whichever
+                -- code path writes it (MirrorStore.upsert numbers every membership it adds).
+                CREATE TRIGGER repository_commits_numbered BEFORE INSERT ON repository_commits
+                WHEN new.change_seq IS NULL BEGIN
+                    SELECT RAISE(ABORT, 'repository_commits.change_seq is required (schema version 8)');
+                END;
+                -- A commit a branch reaches again re-enters queries: a new arrival. Marks are cleared
+                -- by one set-based UPDATE (MirrorStore.markOffBranch), so each row is numbered here.
+                CREATE TRIGGER repository_commits_returned AFTER UPDATE OF off_branch_since ON repository_commits
+                WHEN old.off_branch_since IS NOT NULL AND new.off_branch_since IS NULL BEGIN
+                    UPDATE change_counter SET last = last + 1;
+                    UPDATE repository_commits SET change_seq = (SELECT last FROM change_counter)
+                    WHERE repository_id = new.repository_id AND commit_id = new.commit_id;
+                END;
+                """),
     ])
 }

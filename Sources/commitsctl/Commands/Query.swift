@@ -71,7 +71,7 @@ extension Commitsctl {
                 valueName: "file"))
         var mailmap: String?
 
-        @Flag(help: "After printing, keep running and print each newly stored matching commit until interrupted.")
+        @Flag(help: "After printing, keep running and print each matching commit as it arrives (joins the repository) until interrupted.")
         var follow = false
 
         @OptionGroup var repository: RepositoryFilterOptions
@@ -146,9 +146,10 @@ extension Commitsctl {
                 let mirror = try settings.store.openReader()
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)
-                // --follow: what is stored now is listed first; later rows arrive below it.
-                let start = follow ? try mirror.latestCommitStoreID() : nil
-                filter.storedThrough = start
+                // --follow: what the store holds at its latest change is listed first;
+                // what arrives after that change is printed below it.
+                let start = follow ? try mirror.latestChange() : nil
+                filter.arrivedThrough = start
                 // A live --follow stream is not paged: less would hold back what arrives.
                 if !follow { pager.start() }
                 let output = OutputWriter()
