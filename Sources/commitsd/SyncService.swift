@@ -55,7 +55,7 @@ struct SyncService: Service, CustomStringConvertible {
     /// Syncs under way at once. Two: every sync writes the one store, whose
     /// write lock takes one transaction at a time; a second lane polls while the
     /// first walks or waits for the network. Their store calls block
-    /// `StoreThreads` (four), never Swift's cooperative pool.
+    /// `DedicatedThreads.store` (four), never Swift's cooperative pool.
     static let lanes = 2
     /// Of `lanes`, how many may run first syncs (the only ones that read over git).
     static let firstSyncLanes = 1
@@ -95,7 +95,7 @@ struct SyncService: Service, CustomStringConvertible {
             // The plan, its lanes and their store calls run on the store's threads;
             // the reloader and the watchdog stay on the cooperative pool, so a
             // store that blocks never silences systemd's watchdog.
-            await StoreThreads.shared.run { await schedule(events: events, continuation: continuation) }
+            await DedicatedThreads.store.run { await schedule(events: events, continuation: continuation) }
             group.cancelAll()
         }
     }

@@ -9,7 +9,7 @@ import Testing
     var db: String { directory.path("commits.sqlite") }
 
     @Test func unknownRepository() async throws {
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=10"])
         defer { sim.stop() }
         let result = try await run("commitsctl", ["sync", "octo/nope", "--db", db, "--api-url", sim.baseURL])
         #expect(result.status == 1)
@@ -41,7 +41,7 @@ import Testing
     @Test func rejectedTokenNamesTheVariableNotTheValue() async throws {
         let tokens = directory.path("tokens")
         try "good-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10", "--tokens-file", tokens])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=10", "--tokens-file", tokens])
         defer { sim.stop() }
         let result = try await run(
             "commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL],
@@ -63,7 +63,7 @@ import Testing
         let open = directory.path("open-token")
         try "good-token\n".write(toFile: open, atomically: true, encoding: .utf8)
         chmod(open, 0o644)
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=10"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=10"])
         defer { sim.stop() }
         let warned = try await run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL, "--token-file", open])
         #expect(warned.status == 0)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func rateLimitedExitsWithTryLater() async throws {
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=1000", "--unauthenticated-limit", "4"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=1000", "--unauthenticated-limit", "4"])
         defer { sim.stop() }
         let result = try await run("commitsctl", ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL])
         #expect(result.status == 75)
@@ -102,7 +102,7 @@ import Testing
     @Test func explicitBranchAndUnknownBranch() async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("commits.sqlite")
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=150"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=150"])
         defer { sim.stop() }
         let ok = try await run(
             "commitsctl", ["sync", "acme/widgets", "--branch", "main", "--db", db, "--api-url", sim.baseURL],

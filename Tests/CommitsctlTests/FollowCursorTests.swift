@@ -42,8 +42,8 @@ import Testing
             process.output!.readabilityHandler = { collector.append($0.availableData) }
         }
 
-        func shas(count: Int, within seconds: TimeInterval = 5) -> [String] {
-            collector.wait(for: count, until: Date().addingTimeInterval(seconds)).map { String($0.prefix(7)) }
+        func shas(count: Int, within seconds: TimeInterval = 5) async -> [String] {
+            await collector.lines(count: count, until: Date().addingTimeInterval(seconds)).map { String($0.prefix(7)) }
         }
 
         deinit { process.kill() }
@@ -57,12 +57,12 @@ import Testing
         try Self.store(writer, [10], in: Self.fork)
 
         let follower = try Follower(["--repo", "acme/fork", "--db", db])
-        #expect(follower.shas(count: 1) == Self.short([10]))
+        #expect(await follower.shas(count: 1) == Self.short([10]))
         // 11 was stored for acme/widgets before the follower started: it keeps
         // its row, and joins acme/fork now. 13 is new, the last to arrive.
         try Self.store(writer, [11], in: Self.fork)
         try Self.store(writer, [13], in: Self.fork)
-        #expect(follower.shas(count: 3).dropFirst(1) == Self.short([11, 13])[...])
+        #expect(await follower.shas(count: 3).dropFirst(1) == Self.short([11, 13])[...])
     }
 
     @Test func aCommitStoredAfterPruneDeletedTheNewestRowIsPrinted() async throws {
@@ -73,7 +73,7 @@ import Testing
         try Self.store(writer, [10], in: Self.widgets)
         try Self.store(writer, [11], in: Self.widgets)
         let follower = try Follower(["--db", db])
-        #expect(follower.shas(count: 2) == Self.short([11, 10]))
+        #expect(await follower.shas(count: 2) == Self.short([11, 10]))
 
         // A force-push leaves 11 (the newest row) off the branch; prune deletes it.
         let widgets = try writer.ensureRepository(named: Self.widgets).id
@@ -84,7 +84,7 @@ import Testing
         // SQLite may give the next row the deleted row's id: it still arrives.
         try Self.store(writer, [12], in: Self.widgets)
         try Self.store(writer, [13], in: Self.widgets)
-        #expect(follower.shas(count: 4).dropFirst(2) == Self.short([12, 13])[...])
+        #expect(await follower.shas(count: 4).dropFirst(2) == Self.short([12, 13])[...])
     }
 
     @Test func aStoreMigratedFromTheLastSchemaVersionFollowsCorrectly() async throws {
@@ -116,18 +116,18 @@ import Testing
         #expect(numbered.map { [$0[0], $0[1]] } == numbered.map { [$0[0], $0[1]] }.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) })
         #expect(try writer.db.scalarInt("SELECT last FROM change_counter") == 6)
         let follower = try Follower(["--repo", "acme/fork", "--db", db])
-        #expect(follower.shas(count: 2) == Self.short([11, 10]))
+        #expect(await follower.shas(count: 2) == Self.short([11, 10]))
         let all = try Follower(["--db", db])
-        #expect(all.shas(count: 4) == Self.short([13, 12, 11, 10]))
+        #expect(await all.shas(count: 4) == Self.short([13, 12, 11, 10]))
         // 12 joins the fork (stored before the upgrade), then 14 is new in both.
         try Self.store(writer, [12], in: Self.fork)
         try Self.store(writer, [14], in: Self.fork)
         try Self.store(writer, [14], in: Self.widgets)
-        #expect(follower.shas(count: 4).dropFirst(2) == Self.short([12, 14])[...])
+        #expect(await follower.shas(count: 4).dropFirst(2) == Self.short([12, 14])[...])
         // Without --repo, a commit already listed is not printed again when it joins a fork.
-        #expect(all.shas(count: 5).dropFirst(4) == Self.short([14])[...])
+        #expect(await all.shas(count: 5).dropFirst(4) == Self.short([14])[...])
         try Self.store(writer, [15], in: Self.widgets)
-        #expect(all.shas(count: 6).dropFirst(4) == Self.short([14, 15])[...])
+        #expect(await all.shas(count: 6).dropFirst(4) == Self.short([14, 15])[...])
     }
 
     /// A commit a rewrite left off the branch that a branch reaches again re-enters
@@ -140,11 +140,11 @@ import Testing
         let widgets = try writer.ensureRepository(named: Self.widgets).id
         _ = try writer.markOffBranch(repositoryID: widgets, heads: [Self.commit(10).sha])
         let follower = try Follower(["--repo", "acme/widgets", "--db", db])
-        #expect(follower.shas(count: 1) == Self.short([10]))
+        #expect(await follower.shas(count: 1) == Self.short([10]))
 
         let marks = try writer.markOffBranch(repositoryID: widgets, heads: [Self.commit(11).sha])
         #expect(marks.returned == 1)
         try Self.store(writer, [12], in: Self.widgets)
-        #expect(follower.shas(count: 3).dropFirst(1) == Self.short([11, 12])[...])
+        #expect(await follower.shas(count: 3).dropFirst(1) == Self.short([11, 12])[...])
     }
 }

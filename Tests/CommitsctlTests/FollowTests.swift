@@ -22,6 +22,12 @@ import Testing
             condition.unlock()
         }
 
+        /// `wait(for:until:)` on a thread of its own: the wait may last seconds,
+        /// which on the cooperative pool would stall every other test of the process.
+        func lines(count: Int, until deadline: Date) async -> [String] {
+            await onThread { self.wait(for: count, until: deadline) }
+        }
+
         /// The lines so far once there are at least `count`, or at `deadline`.
         func wait(for count: Int, until deadline: Date) -> [String] {
             condition.lock()
@@ -34,7 +40,7 @@ import Testing
     @Test func followPrintsTheNewMatchingCommitsAsTheyArrive() async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("commits.sqlite")
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=600:4"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=600:4"])
         defer { sim.stop() }
         _ = try await sim.control("/_sim/repos/acme/widgets/head?back=40", method: "POST")
         let sync = ["sync", "acme/widgets", "--db", db, "--api-url", sim.baseURL]
@@ -48,7 +54,7 @@ import Testing
         defer { follower.kill() }
         let collector = LineCollector()
         follower.output!.readabilityHandler = { collector.append($0.availableData) }
-        let listed = collector.wait(for: before.count, until: Date().addingTimeInterval(30))
+        let listed = await collector.lines(count: before.count, until: Date().addingTimeInterval(30))
         #expect(listed == before)
 
         _ = try await sim.control("/_sim/repos/acme/widgets/head?forward=40", method: "POST")
@@ -60,7 +66,7 @@ import Testing
         // Some new commits match and some (the merges) do not.
         let everyNewCommit = try await commitsctl(["query", "--db", db]).lines.count - everyCommitBefore
         #expect(!new.isEmpty && new.count < everyNewCommit)
-        let printed = Array(collector.wait(for: before.count + new.count, until: stored.addingTimeInterval(2)).dropFirst(before.count))
+        let printed = Array(await collector.lines(count: before.count + new.count, until: stored.addingTimeInterval(2)).dropFirst(before.count))
         // Stored newest first (GitHub's listing order), so they arrive newest first.
         #expect(printed == new)
     }

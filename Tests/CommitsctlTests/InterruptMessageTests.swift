@@ -9,7 +9,7 @@ import Testing
     @Test func ctrlCSaysWhatWasKeptAndTheNextRunResumes() async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("commits.sqlite")
-        let sim = try SimulatorProcess(["--synthetic", "acme/big=20000:3"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/big=20000:3"])
         defer { sim.stop() }
         // Slow pages: the sync is still running when the test interrupts it.
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 100}"#)

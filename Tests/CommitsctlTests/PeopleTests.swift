@@ -13,7 +13,7 @@ struct PeopleTests {
 
     init() async throws {
         directory = try TemporaryDirectory()
-        let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
+        let sim = try await SimulatorProcess.start(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
         defer { sim.stop() }
         let sync = try await run(
             "commitsctl",

@@ -15,7 +15,7 @@ import Testing
         let db = directory.path("commits.sqlite")
         // 25 requests per run (the budget is refilled between runs through /_sim/reset-stats):
         // runs that are not killed are cut off by the primary limit, deterministically.
-        let sim = try SimulatorProcess(["--synthetic", "acme/big=\(Self.commits):21", "--authenticated-limit", "25"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/big=\(Self.commits):21", "--authenticated-limit", "25"])
         var listRequests = 0
         defer { sim.stop() }
         var generator = SplitMix(seed: 42)

@@ -20,7 +20,7 @@ import Testing
 
     @Test(.enabled(if: PackagePaths.hasDataset, "../shared/datasets not present: skipping the swift-evolution acceptance run"))
     func swiftEvolutionAcceptance() async throws {
-        let sim = try SimulatorProcess(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
+        let sim = try await SimulatorProcess.start(["--dataset", "swiftlang/swift-evolution=\(PackagePaths.swiftEvolutionDataset)"])
         defer { sim.stop() }
         let first = try await sync("swiftlang/swift-evolution", sim)
         #expect(first.status == 0, "\(first.stderr)")
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func syntheticSyncThenQuery() async throws {
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=2500:11"])
         defer { sim.stop() }
         let result = try await sync("acme/widgets", sim, extra: ["--no-git-bootstrap"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -60,7 +60,7 @@ import Testing
     /// Issue #12: a long first sync reads its history over git by default and says
     /// so; the REST requests are the lookup, the head probe and the first page.
     @Test func aLongFirstSyncSaysWhatCameOverGit() async throws {
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=2500:11"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=2500:11"])
         defer { sim.stop() }
         let result = try await sync("acme/widgets", sim)
         #expect(result.status == 0, "\(result.stderr)")
@@ -72,7 +72,7 @@ import Testing
     /// Issue #2 acceptance 3: a sync killed between pages leaves a sound store
     /// holding whole pages only; the next run completes it exactly.
     @Test func killedSyncLeavesASoundStoreAndResumes() async throws {
-        let sim = try SimulatorProcess(["--synthetic", "acme/widgets=3000:5"])
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=3000:5"])
         defer { sim.stop() }
         _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"delayMilliseconds": 60}"#)
 

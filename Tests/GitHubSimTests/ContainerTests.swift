@@ -13,7 +13,7 @@ import Testing
 
     @Test(.enabled(if: canDropCapabilities, "needs root and setpriv to drop CAP_NET_ADMIN"))
     func servesWithoutNetworkAdministration() async throws {
-        let simulator = try SimulatorProcess(
+        let simulator = try await SimulatorProcess.start(
             ["--synthetic", "acme/widgets=10"], launcher: [Self.setpriv, "--bounding-set=-net_admin", "--"])
         let base = simulator.baseURL
         try #require(base.hasPrefix("http://127.0.0.1:"), "\(base)")

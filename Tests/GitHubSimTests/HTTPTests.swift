@@ -145,7 +145,7 @@ import Testing
         try "good-one\n\n".write(to: tokens, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tokens) }
 
-        let simulator = try SimulatorProcess([
+        let simulator = try await SimulatorProcess.start([
             "--synthetic", "acme/widgets=500:3", "--empty", "acme/void", "--tokens-file", tokens.path, "--head-back",
             "acme/widgets=10",
         ])

@@ -49,7 +49,7 @@ import Testing
         }
         let store = try MirrorStore(path: path)
         let upgrade = try #require(store.upgraded)
-        #expect(upgrade.fromVersion == 6 && upgrade.toVersion == 7)
+        #expect(upgrade.fromVersion == 6 && upgrade.toVersion == Schema.migrator.latestVersion)
         #expect(FileManager.default.fileExists(atPath: upgrade.backupPath))
         #expect(try store.db.scalarInt("SELECT count(*) FROM repositories WHERE full_name = 'acme/widgets'") == 1)
         try store.recordRequests([.poll: RequestTally(requests: 1, notModified: 1)], token: "t", at: clock)

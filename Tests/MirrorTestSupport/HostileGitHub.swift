@@ -1,6 +1,7 @@
 import Curl
 import Dispatch
 import Foundation
+import MirrorCore
 import Synchronization
 
 /// A GitHub that lies: a proxy in front of a faithful `github-sim` that passes
@@ -45,6 +46,8 @@ public final class HostileGitHub: @unchecked Sendable {
     private let server: HostileServer
     private let tamperBox = Mutex<Tamper?>(nil)
     private let client = try! HTTPClient()
+    /// Where the forwarding tasks run (shared by every proxy of the test process).
+    private static let forwarding = DedicatedThreads(name: "hostile-proxy", count: 2)
 
     public var baseURL: String { server.baseURL }
     /// Every request the proxy received, in order.
@@ -75,7 +78,10 @@ public final class HostileGitHub: @unchecked Sendable {
         let result = Mutex<Result<HTTPResponse, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let client = self.client
-        Task {
+        // On threads of the proxy's own: this thread waits for the answer, and a
+        // test process's cooperative pool, busy with the rest of the suite, made
+        // every proxied request wait its turn there twice (seconds each under load).
+        Task(executorPreference: Self.forwarding) {
             let outcome = await Result(catching: { try await client.send(upstreamRequest) })
             result.withLock { $0 = outcome }
             done.signal()

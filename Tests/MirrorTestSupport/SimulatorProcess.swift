@@ -26,6 +26,15 @@ public final class SimulatorProcess: @unchecked Sendable {
         }
     }
 
+    /// `init` on a thread of its own: it waits for the child to print its URL,
+    /// which takes seconds on a loaded machine, and on the cooperative pool
+    /// (two threads on CI) that wait stalled every other test of the process.
+    public static func start(
+        _ arguments: [String], environment: [String: String] = [:], launcher: [String] = []
+    ) async throws -> SimulatorProcess {
+        try await onThread { try SimulatorProcess(arguments, environment: environment, launcher: launcher) }
+    }
+
     public struct SimulatorStartError: Error { public var output: String }
 
     /// JSON from a control endpoint such as `/_sim/stats` (over our own libcurl client).

@@ -92,9 +92,9 @@ public struct RepositoryDiscovery: Sendable {
     }
 
     /// Lists `owner` once for every selection on it (patterns of other owners are ignored).
-    /// Runs on `StoreThreads`, never blocking a thread of the cooperative pool.
+    /// Runs on `DedicatedThreads.store`, never blocking a thread of the cooperative pool.
     public func discover(owner: String, selections: [Selection]) async throws -> Outcome {
-        try await StoreThreads.shared.run { try await discoverOnStoreThreads(owner: owner, selections: selections) }
+        try await DedicatedThreads.store.run { try await discoverOnStoreThreads(owner: owner, selections: selections) }
     }
 
     private func discoverOnStoreThreads(owner: String, selections: [Selection]) async throws -> Outcome {

@@ -47,12 +47,12 @@ public struct RepositorySync: Sendable {
     /// Syncs `repository`; one the user removed from mirroring only when
     /// `mirrorRemoved` says so (a sync by name), which mirrors it again. With a
     /// `pageLimit`, a walk stops after that many pages (`.stepEnded`). Runs on
-    /// `StoreThreads`, never blocking a thread of the cooperative pool.
+    /// `DedicatedThreads.store`, never blocking a thread of the cooperative pool.
     public func run(
         _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool = false,
         pageLimit: Int? = nil, progress: ((SyncProgress) -> Void)? = nil
     ) async -> Outcome {
-        await StoreThreads.shared.run {
+        await DedicatedThreads.store.run {
             await runOnStoreThreads(
                 repository, branch: branch, mirrorRemoved: mirrorRemoved, pageLimit: pageLimit, progress: progress)
         }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Threads of our own for work that blocks in the store: a SQLite write that
-/// waits up to its busy timeout for another writer's lock, an `fsync` at
-/// commit, a large transaction. Swift's cooperative pool has one thread per
+/// Threads of our own, as a task executor, for work that blocks. Above all the
+/// store (`store`): a SQLite write that waits up to its busy timeout for
+/// another writer's lock, an `fsync` at commit, a large transaction. Swift's
+/// cooperative pool has one thread per
 /// core (two on a small server); a sync blocking one of them would stall every
 /// other task of the process — commitsd's other lane, its metrics and health
 /// endpoints, signal handling. A sync therefore runs with this executor as its
@@ -12,20 +13,21 @@ import Foundation
 ///
 /// A fixed number of threads, so a burst of syncs queues here instead of
 /// growing threads; the pool's size bounds how many store calls block at once.
-public final class StoreThreads: TaskExecutor, @unchecked Sendable {
+public final class DedicatedThreads: TaskExecutor, @unchecked Sendable {
     // @unchecked: `jobs` is touched only under `condition`'s lock.
 
     /// The process's store threads: commitsd's two sync lanes, its discovery
     /// and its request ledger, with one to spare.
-    public static let shared = StoreThreads(name: "commits-mirror.store", count: 4)
+    public static let store = DedicatedThreads(name: "commits-mirror.store", count: 4)
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var next = 0
 
-    private static let marker = "commits-mirror.store-thread"
+    private static let marker = "commits-mirror.dedicated-thread"
 
-    init(name: String, count: Int) {
+    /// `count` threads named `name-0`, `name-1`, …, alive as long as the process.
+    public init(name: String, count: Int) {
         for index in 0..<max(1, count) {
             let thread = Thread { [unowned self] in self.work() }
             thread.name = "\(name)-\(index)"
@@ -33,7 +35,7 @@ public final class StoreThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Whether the calling code runs on a store thread.
+    /// Whether the calling code runs on threads of a `DedicatedThreads`.
     public static var isCurrentThread: Bool {
         Thread.current.threadDictionary[marker] as? Bool == true
     }
