@@ -15,6 +15,14 @@ stall_limit=${COMMITS_MIRROR_TEST_STALL_SECONDS:-420}
 total_limit=${COMMITS_MIRROR_TEST_LIMIT_SECONDS:-2700}
 log=$(mktemp /tmp/commits-mirror-test.XXXXXX.log)
 
+# At most this many tests at once (Swift Testing starts every test at once
+# otherwise). Most tests wait on processes they start — github-sim, commitsctl,
+# commitsd — and with all of them started together on two cores, stacks of the
+# test process showed its two pool threads busy for tens of seconds with
+# ordinary work while in-process servers and proxies starved, and tests hit
+# their timeouts at random. COMMITS_MIRROR_TEST_WIDTH overrides it.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${COMMITS_MIRROR_TEST_WIDTH:-12}
+
 # Its own session (swift-test puts the test process in a process group of its
 # own, but not in another session), so one kill ends swift-test, the test
 # process and whatever the tests started. Line-buffered (stdbuf): through a pipe the test
