@@ -66,7 +66,8 @@ import Testing
         // Some new commits match and some (the merges) do not.
         let everyNewCommit = try await commitsctl(["query", "--db", db]).lines.count - everyCommitBefore
         #expect(!new.isEmpty && new.count < everyNewCommit)
-        let printed = Array(await collector.lines(count: before.count + new.count, until: stored.addingTimeInterval(2)).dropFirst(before.count))
+        let printed = Array(
+            await collector.lines(count: before.count + new.count, until: stored.addingTimeInterval(2)).dropFirst(before.count))
         // Stored newest first (GitHub's listing order), so they arrive newest first.
         #expect(printed == new)
     }

@@ -239,7 +239,9 @@ import Testing
         let negative = try await run("github-sim", ["--synthetic", "acme/widgets=5", "--latency-ms=-5"])
         #expect(negative.status != 0 && negative.stderr.hasPrefix("github-sim: --latency-ms -5: expected milliseconds"))
 
-        let simulator = try await SimulatorProcess.start(["--synthetic", "acme/widgets=20", "--git-fault", "protocol-v0-only", "--latency-ms", "200"])
+        let simulator = try await SimulatorProcess.start([
+            "--synthetic", "acme/widgets=20", "--git-fault", "protocol-v0-only", "--latency-ms", "200",
+        ])
         defer { simulator.stop() }
         let started = ContinuousClock.now
         let response = try await HTTPClient().send(

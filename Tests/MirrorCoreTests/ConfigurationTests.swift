@@ -159,7 +159,9 @@ import Testing
         #expect(
             try defaults.resolvedStore(environment: ["STATE_DIRECTORY": "/var/lib/commits-mirror"])
                 == .sqliteFile("/var/lib/commits-mirror/commits.sqlite"))
-        #expect(try defaults.resolvedStore(environment: ["HOME": "/home/ada"]) == .sqliteFile("/home/ada/.local/share/commits-mirror/commits.sqlite"))
+        #expect(
+            try defaults.resolvedStore(environment: ["HOME": "/home/ada"])
+                == .sqliteFile("/home/ada/.local/share/commits-mirror/commits.sqlite"))
         #expect(try defaults.resolveToken(environment: [:]) == nil)
     }
 

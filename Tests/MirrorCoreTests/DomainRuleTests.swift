@@ -13,7 +13,8 @@ struct DomainRuleTests {
 
     @Test func coAuthorsAreReadWhenACommitIsMappedAndFollowItsMessage() {
         var commit = Self.commit(
-            "a", message: """
+            "a",
+            message: """
                 Fix the parser
 
                 Co-authored-by: Ada Lovelace <ada@example.com>

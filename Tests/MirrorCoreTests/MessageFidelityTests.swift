@@ -66,7 +66,8 @@ import Testing
                 PayloadFixtures.element(sha: PayloadFixtures.sha(2), message: "new text\u{0}after")
             ]))
         let again = try store.beginWalk(repositoryID: repository.id, branch: "main", headSHA: changed[0].sha)
-        #expect(try store.store(page: changed, repositoryID: repository.id, walk: again, nextURL: nil, pagesTotal: nil).outcome.updated == 1)
+        #expect(
+            try store.store(page: changed, repositoryID: repository.id, walk: again, nextURL: nil, pagesTotal: nil).outcome.updated == 1)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "visible")).isEmpty)
         #expect(try MirrorReader(path: store.path).commits(matching: CommitFilter(grep: "new text")).map(\.sha) == [PayloadFixtures.sha(2)])
         try store.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")

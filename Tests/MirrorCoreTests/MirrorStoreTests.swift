@@ -177,7 +177,9 @@ import Testing
     @Test func storeLocationPrecedence() throws {
         #expect(try StoreLocation.resolve(explicit: "/x.sqlite", environment: ["COMMITS_DB": "/y"]) == .sqliteFile("/x.sqlite"))
         #expect(try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": "/y", "XDG_DATA_HOME": "/d"]) == .sqliteFile("/y"))
-        #expect(try StoreLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d"]) == .sqliteFile("/d/commits-mirror/commits.sqlite"))
+        #expect(
+            try StoreLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d"])
+                == .sqliteFile("/d/commits-mirror/commits.sqlite"))
         #expect(
             try StoreLocation.resolve(explicit: nil, environment: ["HOME": "/home/u"])
                 == .sqliteFile("/home/u/.local/share/commits-mirror/commits.sqlite"))
