@@ -31,7 +31,10 @@ import Testing
             let pagesOfOneSync = simulator.stats().listRequests
 
             var landed: (listedBeforeKill: Int, committedAtKill: Int)?
-            for attempt in 1...5 where landed == nil {
+            // Whether a batch is open when the kill lands depends on how fast pages come
+            // compared with how fast they are stored, which the rest of the suite sways:
+            // alone it lands at once; beside other suites five attempts were not always enough.
+            for attempt in 1...10 where landed == nil {
                 let db = directory.path("killed-\(attempt).sqlite")
                 simulator.resetStats()
                 let killed = try sync(db, name: "killed-\(attempt)")
@@ -64,7 +67,7 @@ import Testing
                     """)
                 landed = (listedBeforeKill, committed)
             }
-            #expect(landed != nil, "no kill landed while a batch of pages was open in 5 attempts")
+            #expect(landed != nil, "no kill landed while a batch of pages was open in 10 attempts")
         }
     }
 
