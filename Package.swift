@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // MARK: - C libraries: libcurl loaded on first use (Sources/CCurl), the others linked
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // libpq, loaded on first use like libcurl (Sources/CPostgreSQL): its header from libpq-dev.
+        .target(name: "CPostgreSQL", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -41,6 +43,7 @@ let package = Package(
         // MARK: - Thin wrappers
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
         // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other.
         // Optimised in debug builds too: the simulator hashes every synthetic commit at start-up, and
         // an unoptimised SHA-1 made that most of the test suite's time.
@@ -115,10 +118,11 @@ let package = Package(
 
         // MARK: - Tests
         // Paths, temporary directories and process runners every test target shares.
-        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "GitHubSim", "MirrorCore"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
+        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
             dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", "GitHash", "CZlib", .product(name: "Logging", package: "swift-log")],

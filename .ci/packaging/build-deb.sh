@@ -56,10 +56,10 @@ depends=$(for library in $libraries; do
     [[ -n $path ]] || { echo "build-deb: cannot find $library" >&2; exit 1; }
     dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || dpkg -S "$path" | head -1 | cut -d: -f1
 done | sort -u | paste -sd, | sed 's/,/, /g')
-# libcurl4: loaded with dlopen on the first request (Sources/CCurl), so no binary
-# names it as NEEDED. adduser for postinst; dash's builtin kill serves ExecReload,
-# so no procps.
-depends="$depends, libcurl4, adduser"
+# libcurl4 and libpq5: loaded with dlopen on the first request (Sources/CCurl) and
+# the first PostgreSQL connection (Sources/CPostgreSQL), so no binary names them as
+# NEEDED. adduser for postinst; dash's builtin kill serves ExecReload, so no procps.
+depends="$depends, libcurl4, libpq5, adduser"
 
 for script in postinst prerm postrm; do install -m 755 ".ci/packaging/debian/$script" "$pkg/DEBIAN/$script"; done
 install -m 644 .ci/packaging/debian/conffiles "$pkg/DEBIAN/conffiles"

@@ -21,6 +21,8 @@ public enum Executables {
         "GITHUB_TOKEN", "GH_TOKEN", "COMMITS_DB", "GITHUB_API_URL", "CREDENTIALS_DIRECTORY", "COMMITS_MIRROR_CONFIG",
         "CONFIGURATION_DIRECTORY", "STATE_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM",
         "COLUMNS", "TZ",
+        // libpq's own; a test that needs one sets it.
+        "PGPASSFILE", "PGPASSWORD", "PGSERVICE", "PGSERVICEFILE", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSSLMODE",
         // Tests/run-bounded.sh line-buffers the test process; the products run unaltered.
         "LD_PRELOAD", "_STDBUF_I", "_STDBUF_O", "_STDBUF_E",
     ]

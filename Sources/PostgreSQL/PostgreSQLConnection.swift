@@ -1,0 +1,160 @@
+import CPostgreSQL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One connection to a PostgreSQL server through libpq.
+///
+/// libpq's conventions all hold, because libpq itself reads them: `PGPASSFILE` /
+/// `~/.pgpass`, `PGSERVICE`, `PGSSLMODE` and every other `PG*` variable,
+/// `sslmode=verify-full` in the URI. Statements take bound parameters only.
+/// Not `Sendable`: use a connection from one thread at a time (libpq's rule).
+public final class PostgreSQLConnection {
+    let rawConnection: OpaquePointer
+    private var isClosed = false
+
+    /// Connects to `uri` (`postgresql://…`, `postgres://…` or a `key=value`
+    /// connection string). `password`, when given, wins over the URI and `.pgpass`:
+    /// it is how a password read from a systemd credential reaches libpq without
+    /// appearing in any string a user or a log sees.
+    public init(
+        uri: String, password: String? = nil, applicationName: String = "commits-mirror",
+        connectTimeoutSeconds: Int = 10
+    ) throws {
+        if let problem = cpq_load() {
+            throw PostgreSQLError(kind: .libraryMissing, message: "libpq could not be loaded: \(String(cString: problem))")
+        }
+        // Later entries win over earlier ones, and the expanded URI sits in the
+        // middle: its own application_name and connect_timeout override our
+        // defaults, and an explicit password overrides everything.
+        var parameters: [(String, String)] = [
+            ("application_name", applicationName),
+            ("connect_timeout", String(connectTimeoutSeconds)),
+            ("dbname", uri),
+        ]
+        if let password { parameters.append(("password", password)) }
+        let connection = withCStringArrays(parameters.map(\.0), parameters.map { $0.1 as String? }) {
+            keywords, values in
+            cpq_connectdb_params(keywords, values, 1)
+        }
+        guard let connection else {
+            throw PostgreSQLError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard cpq_status(connection) == CONNECTION_OK else {
+            let error = PostgreSQLError(kind: .connection, message: String(cString: cpq_error_message(connection)))
+            cpq_finish(connection)
+            throw error
+        }
+        self.rawConnection = connection
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection; an open transaction is rolled back by the server.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        cpq_finish(rawConnection)
+    }
+
+    /// The server's version as libpq reports it (150018 for 15.18).
+    public var serverVersion: Int { Int(cpq_server_version(rawConnection)) }
+
+    /// The server process serving this connection (for `pg_terminate_backend` in tests and logs).
+    public var backendPID: Int32 { cpq_backend_pid(rawConnection) }
+
+    /// Whether the connection is still usable (false once the server went away).
+    public var isHealthy: Bool { !isClosed && cpq_status(rawConnection) == CONNECTION_OK }
+
+    /// Whether a transaction is open (or failed and awaiting ROLLBACK).
+    public var isInTransaction: Bool {
+        let status = cpq_transaction_status(rawConnection)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// A server setting reported at connection time (`server_version`, `TimeZone` …).
+    public func parameterStatus(_ name: String) -> String? {
+        cpq_parameter_status(rawConnection, name).map { String(cString: $0) }
+    }
+
+    /// Runs one statement with `parameters` bound to `$1`, `$2` … and returns its rows.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any PostgreSQLBindable] = []) throws -> QueryResult {
+        let result = withParameters(parameters) { count, values in
+            cpq_exec_params(rawConnection, sql, count, values, nil, nil, 0)
+        }
+        return try checked(result, sql: sql)
+    }
+
+    /// Runs one statement and hands its rows to `body` one at a time, as the server
+    /// sends them (libpq's single-row mode): a large result is never held whole.
+    public func forEachRow(
+        _ sql: String, _ parameters: [any PostgreSQLBindable] = [], _ body: (QueryResult) throws -> Void
+    ) throws {
+        let sent = withParameters(parameters) { count, values in
+            cpq_send_query_params(rawConnection, sql, count, values, nil, nil, 0)
+        }
+        guard sent == 1 else {
+            throw PostgreSQLError(kind: .connection, message: String(cString: cpq_error_message(rawConnection)), sql: sql)
+        }
+        _ = cpq_set_single_row_mode(rawConnection)
+        // Every result must be read, even after a failure or a throwing body, or
+        // the connection stays busy with this statement.
+        var failure: (any Error)?
+        while let raw = cpq_get_result(rawConnection) {
+            let result = QueryResult(owning: raw)
+            guard failure == nil else { continue }
+            switch cpq_result_status(raw) {
+            case PGRES_SINGLE_TUPLE:
+                do { try body(result) } catch { failure = error }
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                continue
+            default:
+                failure = PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func checked(_ raw: OpaquePointer?, sql: String) throws -> QueryResult {
+        guard let raw else { throw PostgreSQLError(result: nil, connection: rawConnection, sql: sql) }
+        let result = QueryResult(owning: raw)
+        switch cpq_result_status(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN:
+            return result
+        default:
+            throw PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+        }
+    }
+
+    private func withParameters<T>(
+        _ parameters: [any PostgreSQLBindable], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T
+    ) -> T {
+        withCStringArrays([], parameters.map(\.postgreSQLText)) { _, values in
+            body(Int32(parameters.count), values)
+        }
+    }
+}
+
+/// `keywords` and `values` as NULL-terminated C string arrays for the duration of `body`.
+func withCStringArrays<T>(
+    _ keywords: [String], _ values: [String?],
+    _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafePointer<CChar>?>?) -> T
+) -> T {
+    let keywordCopies: [UnsafeMutablePointer<CChar>?] = keywords.map { strdup($0) } + [nil]
+    let valueCopies: [UnsafeMutablePointer<CChar>?] = values.map { $0.flatMap { strdup($0) } } + [nil]
+    defer {
+        keywordCopies.forEach { free($0) }
+        valueCopies.forEach { free($0) }
+    }
+    let keywordPointers = keywordCopies.map { $0.map { UnsafePointer($0) } }
+    let valuePointers = valueCopies.map { $0.map { UnsafePointer($0) } }
+    return keywordPointers.withUnsafeBufferPointer { keywordBuffer in
+        valuePointers.withUnsafeBufferPointer { valueBuffer in
+            body(keywordBuffer.baseAddress, valueBuffer.baseAddress)
+        }
+    }
+}
