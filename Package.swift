@@ -60,10 +60,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The PostgreSQL store: a driver for MirrorCore's store protocols (StoreDrivers).
+        .target(name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "PostgreSQL"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "commitsctl",
             dependencies: [
-                "MirrorCore",
+                "MirrorCore", "MirrorPostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -75,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "commitsd",
             dependencies: [
-                "MirrorCore",
+                "MirrorCore", "MirrorPostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -118,7 +120,7 @@ let package = Package(
 
         // MARK: - Tests
         // Paths, temporary directories and process runners every test target shares.
-        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
+        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore", "MirrorPostgreSQL"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),

@@ -20,6 +20,7 @@
     X(int, PQconnectionUsedPassword, (const PGconn *))                                                       \
     X(const char *, PQparameterStatus, (const PGconn *, const char *))                                       \
     X(PQnoticeProcessor, PQsetNoticeProcessor, (PGconn *, PQnoticeProcessor, void *))                        \
+    X(PGresult *, PQexec, (PGconn *, const char *))                                                          \
     X(PGresult *, PQexecParams,                                                                              \
       (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int))        \
     X(int, PQsendQueryParams,                                                                                \
@@ -111,6 +112,10 @@ int cpq_connection_used_password(const PGconn *connection) {
 
 const char *cpq_parameter_status(const PGconn *connection, const char *name) {
     return CPQ_READY() ? pq.PQparameterStatus(connection, name) : NULL;
+}
+
+PGresult *cpq_exec(PGconn *connection, const char *commands) {
+    return CPQ_READY() ? pq.PQexec(connection, commands) : NULL;
 }
 
 PGresult *cpq_exec_params(PGconn *connection, const char *command, int count, const char *const *values,

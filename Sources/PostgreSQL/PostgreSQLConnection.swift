@@ -89,6 +89,12 @@ public final class PostgreSQLConnection {
         return try checked(result, sql: sql)
     }
 
+    /// Runs a script of several statements that take no parameters (a migration).
+    /// The statements run as one implicit transaction unless the script has its own.
+    public func executeScript(_ sql: String) throws {
+        _ = try checked(cpq_exec(rawConnection, sql), sql: String(sql.prefix(200)))
+    }
+
     /// Runs one statement and hands its rows to `body` one at a time, as the server
     /// sends them (libpq's single-row mode): a large result is never held whole.
     public func forEachRow(

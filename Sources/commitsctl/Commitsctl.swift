@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorCore
+import MirrorPostgreSQL
 
 @main
 struct Commitsctl: AsyncParsableCommand {
@@ -18,6 +19,8 @@ struct Commitsctl: AsyncParsableCommand {
     /// same one-line `commitsctl: error: …` as every other error.
     static func main() async {
         MallocArenas.limit()
+        // The store drivers this program links; StoreLocation finds them by the URI's scheme.
+        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot(arguments)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorCore
+import MirrorPostgreSQL
 
 @main
 struct Commitsd: AsyncParsableCommand {
@@ -21,6 +22,8 @@ struct Commitsd: AsyncParsableCommand {
     /// error, so a unit's journal shows the whole reason; exit statuses are ArgumentParser's.
     static func main() async {
         MallocArenas.limit()
+        // The store drivers this program links; StoreLocation finds them by the URI's scheme.
+        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

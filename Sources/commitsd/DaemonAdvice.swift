@@ -34,7 +34,7 @@ enum DaemonAdvice {
             return nil
         case let error as StoreError:
             switch error {
-            case .cannotCreateDirectory, .notAFile, .emptyPath, .databaseURL, .notAStore, .foreignDatabase:
+            case .cannotCreateDirectory, .notAFile, .emptyPath, .databaseURL, .noDriver, .notAStore, .foreignDatabase:
                 return "check store in the configuration"
             default:
                 return nil

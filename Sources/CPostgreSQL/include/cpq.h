@@ -25,6 +25,8 @@ PGTransactionStatusType cpq_transaction_status(const PGconn *connection);
 int cpq_connection_used_password(const PGconn *connection);
 const char *cpq_parameter_status(const PGconn *connection, const char *name);
 
+/// Several statements in one string, no parameters (the simple query protocol): for migrations.
+PGresult *cpq_exec(PGconn *connection, const char *commands);
 PGresult *cpq_exec_params(PGconn *connection, const char *command, int count, const char *const *values,
                           const int *lengths, const int *formats, int result_format);
 int cpq_send_query_params(PGconn *connection, const char *command, int count, const char *const *values,

@@ -11,6 +11,13 @@ public struct StoredRepository: Sendable, Equatable {
     /// `nil` until GitHub has been asked (a store filled by `import` only).
     public var githubID: Int?
     public var defaultBranch: String?
+
+    public init(id: Int64, name: RepositoryName, githubID: Int?, defaultBranch: String?) {
+        self.id = id
+        self.name = name
+        self.githubID = githubID
+        self.defaultBranch = defaultBranch
+    }
 }
 
 /// What GitHub says a repository is, as recorded by `adopt`.
@@ -34,6 +41,12 @@ public struct SelectedRepository: Sendable, Equatable {
     public var state: RepositoryState
     /// It was gone and is back.
     public var returned: Bool
+
+    public init(repository: StoredRepository, state: RepositoryState, returned: Bool) {
+        self.repository = repository
+        self.state = state
+        self.returned = returned
+    }
 }
 
 /// What `removeAndPurge` deleted.
@@ -42,4 +55,9 @@ public struct PurgeOutcome: Sendable, Equatable {
     public var deleted: Int
     /// Commits it held that other repositories hold too: kept for them.
     public var shared: Int
+
+    public init(deleted: Int, shared: Int) {
+        self.deleted = deleted
+        self.shared = shared
+    }
 }

@@ -11,6 +11,8 @@ public struct PageOutcome: Sendable, Equatable {
     public var updated = 0
     /// Parents still missing for the walk after this page (0 = the walk may stop).
     public var frontier = 0
+
+    public init() {}
 }
 
 /// What re-marking the repository's commits against its heads changed.
@@ -19,6 +21,11 @@ public struct BranchMarks: Sendable, Equatable {
     public var leftBranch = 0
     /// Commits marked before that a branch reaches again.
     public var returned = 0
+
+    public init(leftBranch: Int = 0, returned: Int = 0) {
+        self.leftBranch = leftBranch
+        self.returned = returned
+    }
 
     static func + (lhs: BranchMarks, rhs: BranchMarks) -> BranchMarks {
         BranchMarks(leftBranch: lhs.leftBranch + rhs.leftBranch, returned: lhs.returned + rhs.returned)

@@ -3,7 +3,7 @@
 /// ASCII-only `lower()`/`LIKE`).
 public enum AuthorSearch {
     /// The stored `authors.search_text`.
-    static func searchText(name: String, email: String) -> String {
+    public static func searchText(name: String, email: String) -> String {
         "\(name) <\(email)>".lowercased()
     }
 

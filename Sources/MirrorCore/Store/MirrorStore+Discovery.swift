@@ -26,6 +26,12 @@ public struct OwnerListing: Sendable, Equatable, Codable {
     public var kind: GitHubClient.OwnerKind
     public var pages: [Page]
 
+    public init(owner: String, kind: GitHubClient.OwnerKind, pages: [Page]) {
+        self.owner = owner
+        self.kind = kind
+        self.pages = pages
+    }
+
     public var repositories: [GitHubClient.ListedRepository] { pages.flatMap(\.repositories) }
 }
 

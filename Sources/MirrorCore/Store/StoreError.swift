@@ -14,6 +14,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case emptyPath
     /// The store is named by a URL (`postgresql://…`): only SQLite files are supported.
     case databaseURL(scheme: String)
+    /// No driver for a database store was registered (a build without it).
+    case noDriver(scheme: String)
+    /// The command needs what only the SQLite store has so far.
+    case notYetOnPostgreSQL
     case notAStore(path: String, underlying: SQLiteError)
     case cannotOpen(path: String, underlying: SQLiteError)
     case newerSchema(path: String, found: Int, known: Int)
@@ -69,11 +73,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "the store path \(path) is \(kind), not a store file"
         case .emptyPath:
             return "the store path is empty"
-        case .databaseURL(let scheme) where ["postgresql", "postgres"].contains(scheme.lowercased()):
-            return
-                "the store is a \(scheme):// URL, but PostgreSQL stores are not supported yet by this version; give the path of an SQLite store file"
         case .databaseURL(let scheme):
-            return "the store is a \(scheme):// URL; only SQLite store files are supported: give a file path"
+            return
+                "the store is a \(scheme):// URL; a store is an SQLite file path or a postgresql:// (postgres://) URI"
+        case .noDriver(let scheme):
+            return "this program was built without the \(scheme) store driver; give the path of an SQLite store file"
+        case .notYetOnPostgreSQL:
+            return
+                "this command does not work on a PostgreSQL store yet (docs/POSTGRESQL.md lists what does); run it on an SQLite store"
         case .notAStore(let path, _):
             return "\(path) is not a commits-mirror store (not an SQLite database)"
         case .cannotOpen(let path, let error):

@@ -4,57 +4,89 @@ import Foundation
 /// configuration's `store:` or the default — and handed to everything that
 /// opens the store, instead of a path string each caller interprets anew.
 ///
-/// A store is a SQLite file today. This value, and `openWriter()` /
-/// `openReader()` as the one place a store is opened from a location, are the
-/// seam a second backend (PostgreSQL, docs/SCALING.md) plugs into: a new case
-/// here, not a new parameter at every call site. Until that backend exists a
-/// database URL is refused where a location is made, with one line
-/// (`StoreError.databaseURL`), rather than becoming a directory `postgresql:`.
+/// A store is a SQLite file (the embedded default) or a PostgreSQL database
+/// named by libpq's connection URI. This value, and the `open…` methods as the
+/// one place a store is opened from a location, are the seam the backends plug
+/// into (docs/ARCHITECTURE.md): the PostgreSQL store itself lives in the
+/// MirrorPostgreSQL target, reached through `StoreDrivers`. Any other
+/// `scheme://` is refused where a location is made, with one line
+/// (`StoreError.databaseURL`), rather than becoming a directory `mysql:`.
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// A SQLite file (its `-wal`, `-shm` and `.locks/` live beside it).
     case sqliteFile(String)
+    /// A PostgreSQL database: `postgresql://…` or `postgres://…`, without a password.
+    case postgreSQL(String)
 
-    /// A location as a user wrote it: a `scheme://…` URL names a database server
-    /// (refused until one is supported), anything else a file.
+    /// A location as a user wrote it: a `postgresql://` / `postgres://` URI names
+    /// a PostgreSQL database (one with a password in it is refused: the password
+    /// goes in the password file or a credential), another `scheme://…` is
+    /// refused, anything else is a file.
     public init(_ text: String) throws {
         guard !text.isEmpty else { throw StoreError.emptyPath }
+        if Self.isPostgreSQL(text) {
+            try StoreDrivers.postgreSQL().validate(uri: text)
+            self = .postgreSQL(text)
+            return
+        }
         try StorePath.refuseURL(text)
         self = .sqliteFile(text)
     }
 
-    /// The location to name in messages and logs.
+    static func isPostgreSQL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://")
+    }
+
+    /// The location to name in messages and logs (a URI never holds a password: see `init`).
     public var description: String {
         switch self {
         case .sqliteFile(let path): path
+        case .postgreSQL(let uri): uri
         }
     }
 
-    /// The SQLite file. Only for what is a file's business by nature — the
-    /// `flock` claims beside it, a file-level backup, the `-wal` side files.
-    public var sqlitePath: String {
+    /// The SQLite file, `nil` for a database. Only for what is a file's business by
+    /// nature — the `flock` claims beside it, a file-level backup, the `-wal` side files.
+    public var sqlitePath: String? {
         switch self {
         case .sqliteFile(let path): path
+        case .postgreSQL: nil
         }
     }
 
-    /// Opens the store for changing it, creating it and bringing its schema up to date as needed.
+    /// Opens the store for syncing through the protocols the sync engine, the
+    /// discovery and the request ledger speak, whichever backend holds it.
+    public func openSyncWriter() throws -> any MirrorWriter {
+        switch self {
+        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openWriter(uri: uri)
+        }
+    }
+
+    /// Opens a SQLite store for what only its concrete writer does yet (import,
+    /// prune, purge); a PostgreSQL store is `StoreError.notYetOnPostgreSQL`.
     public func openWriter() throws -> MirrorStore {
         switch self {
         case .sqliteFile(let path): try MirrorStore(path: path)
+        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
         }
     }
 
-    /// Opens an existing store for reading; a missing one is `StoreError.missing`.
+    /// Opens an existing SQLite store for reading; a missing one is `StoreError.missing`.
+    /// The readers of a PostgreSQL store are not built yet: `StoreError.notYetOnPostgreSQL`.
     public func openReader() throws -> MirrorReader {
         switch self {
         case .sqliteFile(let path): try MirrorReader(path: path)
+        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
         }
     }
 
     /// Whether the store is there to read (a path this user may not look at is an error, never "no").
+    /// A database is asked for by opening it, so it counts as there.
     public func exists() throws -> Bool {
         switch self {
         case .sqliteFile(let path): try StorePath.exists(path)
+        case .postgreSQL: true
         }
     }
 }

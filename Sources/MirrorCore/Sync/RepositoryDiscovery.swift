@@ -101,7 +101,7 @@ public struct RepositoryDiscovery: Sendable {
         let usageBefore = client.usage
         var logger = self.logger
         logger[metadataKey: "owner"] = "\(owner)"
-        let store = try self.store.openWriter()
+        let store = try self.store.openSyncWriter()
         let previous = try store.ownerListing(owner: owner)
         let listing = try await list(owner: owner, previous: previous, store: store)
         var outcome = Outcome(owner: owner)

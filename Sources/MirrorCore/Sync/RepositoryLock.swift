@@ -12,15 +12,18 @@ import Foundation
 public final class RepositoryLock {
     public let path: String
     private var descriptor: Int32
+    /// A database store's claim (PostgreSQL: an advisory lock), instead of a file.
+    private var claim: (any RepositoryClaim)?
 
-    private init(path: String, descriptor: Int32) {
+    private init(path: String, descriptor: Int32, claim: (any RepositoryClaim)? = nil) {
         self.path = path
         self.descriptor = descriptor
+        self.claim = claim
     }
 
     /// The lock file for `repository` beside the store's file (names are case-insensitive).
     public static func lockPath(store: StoreLocation, repository: RepositoryName) -> String {
-        "\(store.sqlitePath).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"
+        "\(store.sqlitePath ?? store.description).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"
     }
 
     /// Takes the lock or throws `RepositoryLockError.busy` when another writer holds it.
@@ -29,6 +32,11 @@ public final class RepositoryLock {
         store: StoreLocation, repository: RepositoryName,
         holder: String = ProcessInfo.processInfo.processName
     ) throws -> RepositoryLock {
+        if case .postgreSQL(let uri) = store {
+            guard let claim = try StoreDrivers.postgreSQL().claimRepository(uri: uri, repository: repository, holder: holder)
+            else { throw RepositoryLockError.busy(repository: repository, holder: nil) }
+            return RepositoryLock(path: store.description, descriptor: -1, claim: claim)
+        }
         let path = lockPath(store: store, repository: repository)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -80,6 +88,7 @@ public final class RepositoryLock {
     /// not accumulate. Only when no one holds it (a writer busy with it keeps its
     /// file; the next removal takes it); a missing file is fine.
     public static func removeLockFile(store: StoreLocation, repository: RepositoryName) {
+        guard store.sqlitePath != nil else { return }
         let path = lockPath(store: store, repository: repository)
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { return }
@@ -96,6 +105,8 @@ public final class RepositoryLock {
 
     /// Releases the lock (also done on deinit and, by the kernel, on exit).
     public func release() {
+        claim?.release()
+        claim = nil
         guard descriptor >= 0 else { return }
         _ = ftruncate(descriptor, 0)
         flock(descriptor, LOCK_UN)

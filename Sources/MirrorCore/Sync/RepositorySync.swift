@@ -72,7 +72,7 @@ public struct RepositorySync: Sendable {
         }
         defer { lock.release() }
         do {
-            let store = try store.openWriter()
+            let store = try store.openSyncWriter()
             // Checked under the lock: a removal (which takes it too) is never raced.
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
@@ -116,7 +116,7 @@ public struct RepositorySync: Sendable {
     /// it is no longer polled through a pattern, and it is active again when it
     /// reappears. Returns whether it was marked.
     private func markGone(_ repository: RepositoryName) -> Bool {
-        guard let store = try? store.openWriter(),
+        guard let store = try? store.openSyncWriter(),
             let stored = try? store.repository(named: repository), stored.githubID != nil,
             (try? store.repositoryState(repositoryID: stored.id)) == .active
         else { return false }
@@ -126,13 +126,13 @@ public struct RepositorySync: Sendable {
 
     /// Whether the store holds the repository (under this name or a former one).
     private func isMirrored(_ repository: RepositoryName) -> Bool {
-        guard let store = try? store.openWriter() else { return true }
+        guard let store = try? store.openSyncWriter() else { return true }
         return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.
     private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
-        guard let store = try? store.openWriter(),
+        guard let store = try? store.openSyncWriter(),
             let stored = try? store.repository(named: repository),
             let branch = branch ?? stored.defaultBranch
         else { return }

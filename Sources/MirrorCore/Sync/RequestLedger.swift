@@ -21,7 +21,7 @@ public struct RequestLedger: Sendable {
         let usage = client.usage
         let spent = usage.byKind(since: recorded)
         guard !spent.isEmpty else { return }
-        let records: any RequestRecords = try writer ?? store.openWriter()
+        let records: any RequestRecords = try writer ?? store.openSyncWriter()
         try records.recordRequests(spent, token: token, at: date)
         recorded = usage
     }

@@ -17,6 +17,18 @@ public struct Walk: Sendable, Equatable {
     /// The sha the current listing is pinned to: `headSHA`, or a parent the
     /// head's listing left out, listed on its own. `nil` means `headSHA`.
     public var listingSHA: String?
+
+    public init(
+        id: Int64, headSHA: String, nextURL: String? = nil, pagesDone: Int = 0, pagesTotal: Int? = nil,
+        listingSHA: String? = nil
+    ) {
+        self.id = id
+        self.headSHA = headSHA
+        self.nextURL = nextURL
+        self.pagesDone = pagesDone
+        self.pagesTotal = pagesTotal
+        self.listingSHA = listingSHA
+    }
 }
 
 /// What the store knows about syncing one branch (what a status report shows).
@@ -37,6 +49,28 @@ public struct SyncState: Sendable, Equatable, Codable {
     public var repositoryState: RepositoryState = .active
     /// Why it is gone or removed.
     public var stateReason: String?
+
+    public init(
+        repository: String, branch: String, headSHA: String?, headETag: String?, complete: Bool,
+        lastAttemptAt: String?, lastSuccessAt: String?, lastError: String?, rateLimitRemaining: Int?,
+        rateLimitResetAt: String?, pendingWalks: Int, commits: Int, repositoryState: RepositoryState = .active,
+        stateReason: String? = nil
+    ) {
+        self.repository = repository
+        self.branch = branch
+        self.headSHA = headSHA
+        self.headETag = headETag
+        self.complete = complete
+        self.lastAttemptAt = lastAttemptAt
+        self.lastSuccessAt = lastSuccessAt
+        self.lastError = lastError
+        self.rateLimitRemaining = rateLimitRemaining
+        self.rateLimitResetAt = rateLimitResetAt
+        self.pendingWalks = pendingWalks
+        self.commits = commits
+        self.repositoryState = repositoryState
+        self.stateReason = stateReason
+    }
 }
 
 extension MirrorStore {

@@ -85,6 +85,11 @@ public struct BatchLimits: Sendable, Equatable {
 public struct StoredPage: Sendable, Equatable {
     public var outcome: PageOutcome
     public var checkpoint: Walk
+
+    public init(outcome: PageOutcome, checkpoint: Walk) {
+        self.outcome = outcome
+        self.checkpoint = checkpoint
+    }
 }
 
 extension SyncStore {

@@ -164,7 +164,8 @@ extension Commitsctl {
                         return
                     }
                     let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
-                    let copy = try location.openReader().backup(to: "\(location.sqlitePath).backup-purge-\(stamp)")
+                    // openReader() above already refused a store that is not a SQLite file.
+                    let copy = try location.openReader().backup(to: "\(location.description).backup-purge-\(stamp)")
                     let purged = try writer.removeAndPurge(repositoryID: stored.id, reason: reason)
                     print(
                         "\(stored.name): removed and purged: \(plural(purged.deleted, "commit")) deleted, \(purged.shared) kept for other repositories; the copy made first is \(copy.path)"

@@ -125,7 +125,7 @@ extension Commitsctl {
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any request.
-                let store = try settings.store.openWriter()
+                let store = try settings.store.openSyncWriter()
                 reportUpgrade(of: store)
                 // What the token spent, for `commitsctl status --requests` (through the same
                 // connection: an idle poll opens the store once more, not twice).

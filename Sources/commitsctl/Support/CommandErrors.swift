@@ -35,11 +35,11 @@ func printWarning(_ message: String) {
 }
 
 /// Tells the user that opening the store upgraded its schema, and where the copy made first is.
-func reportUpgrade(of store: MirrorStore) {
+func reportUpgrade(of store: any MirrorWriter) {
     guard let upgrade = store.upgraded else { return }
     FileHandle.standardError.write(
         Data(
-            "commitsctl: upgraded the store \(store.path) from schema version \(upgrade.fromVersion) to \(upgrade.toVersion); the copy made before the upgrade is \(upgrade.backupPath)\n"
+            "commitsctl: upgraded the store \(store.location) from schema version \(upgrade.fromVersion) to \(upgrade.toVersion); the copy made before the upgrade is \(upgrade.backupPath)\n"
                 .utf8))
 }
 

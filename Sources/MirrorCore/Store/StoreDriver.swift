@@ -1,0 +1,48 @@
+import Synchronization
+
+/// A store that lives in a database server rather than a file, the way River
+/// takes a driver per database: the core speaks to stores only through the
+/// protocols (`SyncStore`, `RepositoryCatalogue`, `RequestRecords`), and a
+/// driver opens them. Drivers live in targets of their own (MirrorPostgreSQL),
+/// which the core does not depend on; each executable registers the ones it
+/// links before it resolves a store location.
+public protocol DatabaseStoreDriver: Sendable {
+    /// Refuses a URI the driver would never accept, before anything is opened: a
+    /// password in it (they belong in the server's password file or a credential).
+    func validate(uri: String) throws
+    /// Opens the store for syncing, creating its schema or bringing it up to date.
+    func openWriter(uri: String) throws -> any MirrorWriter
+    /// Claims `repository` for one sync at a time across every process using the
+    /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
+    func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
+}
+
+/// A claim on a repository, held until released (or its holder's connection ends).
+public protocol RepositoryClaim: AnyObject {
+    func release()
+}
+
+/// What a sync writes through: the engine's store, the catalogue of
+/// repositories and the request ledger, on one connection.
+public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords {
+    var location: StoreLocation { get }
+    /// A schema upgrade made when the store was opened, to report once.
+    var upgraded: StoreUpgrade? { get }
+}
+
+/// The registered database drivers (today: PostgreSQL's).
+public enum StoreDrivers {
+    private static let postgreSQLDriver = Mutex<(any DatabaseStoreDriver)?>(nil)
+
+    /// Registers the PostgreSQL driver; executables call this first thing.
+    public static func register(postgreSQL driver: any DatabaseStoreDriver) {
+        postgreSQLDriver.withLock { $0 = driver }
+    }
+
+    static func postgreSQL() throws -> any DatabaseStoreDriver {
+        guard let driver = postgreSQLDriver.withLock({ $0 }) else { throw StoreError.noDriver(scheme: "postgresql") }
+        return driver
+    }
+}
+
+extension MirrorStore: MirrorWriter {}

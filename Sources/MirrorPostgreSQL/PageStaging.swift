@@ -1,0 +1,186 @@
+import MirrorCore
+import PostgreSQL
+
+/// A page (or a git batch) goes in as PostgreSQL prefers bulk data: `COPY` into
+/// temporary staging tables of this connection, then a few set-based statements
+/// (authors, commits with their parents and co-authors, memberships numbered
+/// from the change counter), all in the caller's transaction with the walk's
+/// checkpoint. About ten round trips per page, whatever its size.
+enum PageStaging {
+    static func prepare(_ connection: PostgreSQLConnection) throws {
+        try connection.executeScript(
+            """
+            CREATE TEMPORARY TABLE IF NOT EXISTS staged_commits (
+                ord integer NOT NULL, sha text NOT NULL, message text NOT NULL, html_url text,
+                author_name text NOT NULL, author_email text NOT NULL, author_login text, author_search text NOT NULL,
+                author_date text NOT NULL,
+                committer_name text NOT NULL, committer_email text NOT NULL, committer_login text,
+                committer_search text NOT NULL, committer_date text NOT NULL,
+                parent_count integer NOT NULL, tree_sha text, parents text NOT NULL);
+            CREATE TEMPORARY TABLE IF NOT EXISTS staged_coauthors (
+                ord integer NOT NULL, position integer NOT NULL, name text NOT NULL, email text NOT NULL,
+                search text NOT NULL);
+            """)
+    }
+
+    /// PostgreSQL's text cannot hold U+0000 (SQLite's can): such a character, which
+    /// no real commit carries, is stored as U+FFFD rather than failing the page.
+    static func storable(_ text: String) -> String {
+        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+    }
+
+    static func upsert(
+        _ commits: [Commit], repositoryID: Int64, replacingStored: Bool, on connection: PostgreSQLConnection
+    ) throws -> PageOutcome {
+        var outcome = PageOutcome()
+        guard !commits.isEmpty else { return outcome }
+        try connection.execute("TRUNCATE staged_commits, staged_coauthors")
+        try connection.copyIn(
+            """
+            COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_login, author_search,
+                author_date, committer_name, committer_email, committer_login, committer_search, committer_date,
+                parent_count, tree_sha, parents) FROM STDIN
+            """,
+            rows: commits.enumerated().lazy.map { ord, commit in row(ord, commit) })
+        let coAuthors = commits.enumerated().flatMap { ord, commit in
+            commit.coAuthors.enumerated().map { position, person -> [String?] in
+                [
+                    String(ord), String(position), storable(person.name), storable(person.email),
+                    AuthorSearch.searchText(name: storable(person.name), email: storable(person.email)),
+                ]
+            }
+        }
+        if !coAuthors.isEmpty {
+            try connection.copyIn("COPY staged_coauthors (ord, position, name, email, search) FROM STDIN", rows: coAuthors)
+        }
+        try upsertAuthors(connection)
+        try insertNewCommits(connection)
+        if replacingStored { outcome.updated = try updateChangedCommits(connection) }
+        outcome.added = try addMemberships(repositoryID: repositoryID, connection)
+        return outcome
+    }
+
+    private static func row(_ ord: Int, _ commit: Commit) -> [String?] {
+        let author = commit.author.identity
+        let committer = commit.committer.identity
+        return [
+            String(ord), storable(commit.sha), storable(commit.message), commit.htmlURL.map(storable),
+            storable(author.name), storable(author.email), author.login.map(storable),
+            AuthorSearch.searchText(name: storable(author.name), email: storable(author.email)),
+            ISO8601Timestamp.format(commit.author.date),
+            storable(committer.name), storable(committer.email), committer.login.map(storable),
+            AuthorSearch.searchText(name: storable(committer.name), email: storable(committer.email)),
+            ISO8601Timestamp.format(commit.committer.date),
+            String(commit.parents.count), commit.treeSHA.map(storable), commit.parents.map(storable).joined(separator: " "),
+        ]
+    }
+
+    /// Every person of the page once; a login GitHub gives is kept, none never erases one.
+    private static func upsertAuthors(_ connection: PostgreSQLConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO authors (name, email, login, search_text)
+            SELECT DISTINCT ON (name, email) name, email, login, search FROM (
+                SELECT author_name AS name, author_email AS email, author_login AS login, author_search AS search, ord, 1 AS side
+                FROM staged_commits
+                UNION ALL
+                SELECT committer_name, committer_email, committer_login, committer_search, ord, 2 FROM staged_commits
+                UNION ALL
+                SELECT name, email, NULL, search, ord, 0 FROM staged_coauthors
+            ) people
+            ORDER BY name, email, (login IS NULL), ord DESC, side DESC
+            ON CONFLICT (name, email) DO UPDATE SET login = excluded.login
+            WHERE excluded.login IS NOT NULL AND authors.login IS DISTINCT FROM excluded.login
+            """)
+    }
+
+    /// The page's first row of each sha (a repeated sha is one commit).
+    private static let page = "(SELECT DISTINCT ON (sha) * FROM staged_commits ORDER BY sha, ord)"
+
+    /// New commits, in page order (their ids keep the mirrored order), with their parents and co-authors.
+    private static func insertNewCommits(_ connection: PostgreSQLConnection) throws {
+        try connection.execute(
+            """
+            WITH inserted AS (
+                INSERT INTO commits (sha, message, html_url, author_id, author_date, committer_id, committer_date,
+                    parent_count, tree_sha)
+                SELECT p.sha, p.message, p.html_url, a.id, p.author_date, k.id, p.committer_date, p.parent_count, p.tree_sha
+                FROM \(page) p
+                JOIN authors a ON a.name = p.author_name AND a.email = p.author_email
+                JOIN authors k ON k.name = p.committer_name AND k.email = p.committer_email
+                ORDER BY p.ord
+                ON CONFLICT (sha) DO NOTHING
+                RETURNING id, sha
+            ),
+            parents AS (
+                INSERT INTO commit_parents (commit_id, position, parent_sha)
+                SELECT i.id, parent.position - 1, parent.sha
+                FROM inserted i JOIN \(page) p ON p.sha = i.sha,
+                     unnest(string_to_array(p.parents, ' ')) WITH ORDINALITY AS parent(sha, position)
+                WHERE p.parents <> ''
+            )
+            INSERT INTO commit_coauthors (commit_id, position, author_id)
+            SELECT i.id, c.position, a.id
+            FROM inserted i JOIN \(page) p ON p.sha = i.sha
+            JOIN staged_coauthors c ON c.ord = p.ord
+            JOIN authors a ON a.name = c.name AND a.email = c.email
+            """)
+    }
+
+    /// Stored commits whose data the page changes (newest data wins); their co-authors follow the message.
+    private static func updateChangedCommits(_ connection: PostgreSQLConnection) throws -> Int {
+        let changed = try connection.execute(
+            """
+            UPDATE commits c SET message = p.message, html_url = p.html_url, author_id = a.id, author_date = p.author_date,
+                committer_id = k.id, committer_date = p.committer_date, tree_sha = p.tree_sha
+            FROM \(page) p
+            JOIN authors a ON a.name = p.author_name AND a.email = p.author_email
+            JOIN authors k ON k.name = p.committer_name AND k.email = p.committer_email
+            WHERE c.sha = p.sha AND (c.message IS DISTINCT FROM p.message OR c.html_url IS DISTINCT FROM p.html_url
+                OR c.author_id IS DISTINCT FROM a.id OR c.author_date IS DISTINCT FROM p.author_date
+                OR c.committer_id IS DISTINCT FROM k.id OR c.committer_date IS DISTINCT FROM p.committer_date
+                OR c.tree_sha IS DISTINCT FROM p.tree_sha)
+            RETURNING c.id, p.ord
+            """)
+        guard changed.count > 0 else { return 0 }
+        let ids = BigIntArray((0..<changed.count).compactMap { changed.int64($0, 0) })
+        try connection.execute("DELETE FROM commit_coauthors WHERE commit_id = ANY($1::bigint[])", [ids])
+        try connection.execute(
+            """
+            INSERT INTO commit_coauthors (commit_id, position, author_id)
+            SELECT c.id, s.position, a.id
+            FROM commits c JOIN \(page) p ON p.sha = c.sha
+            JOIN staged_coauthors s ON s.ord = p.ord
+            JOIN authors a ON a.name = s.name AND a.email = s.email
+            WHERE c.id = ANY($1::bigint[])
+            """, [ids])
+        return changed.count
+    }
+
+    /// The page's commits join the repository, each new membership taking the
+    /// next change number (the cursor `query --follow` waits on). The counter's
+    /// row lock, held to the commit, makes the numbers visible in order.
+    private static func addMemberships(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
+        try connection.execute(
+            """
+            WITH joining AS MATERIALIZED (
+                SELECT c.id, p.ord FROM \(page) p JOIN commits c ON c.sha = p.sha
+                WHERE NOT EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = $1 AND rc.commit_id = c.id)
+            ),
+            counter AS (
+                UPDATE change_counter SET last = last + (SELECT count(*) FROM joining)
+                WHERE EXISTS (SELECT 1 FROM joining)
+                RETURNING last
+            ),
+            added AS (
+                INSERT INTO repository_commits (repository_id, commit_id, change_seq)
+                SELECT $1, j.id, counter.last - count(*) OVER () + row_number() OVER (ORDER BY j.ord)
+                FROM joining j CROSS JOIN counter
+                ON CONFLICT DO NOTHING
+                RETURNING 1
+            )
+            SELECT count(*) FROM added
+            """, [repositoryID]
+        ).int(0, 0) ?? 0
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import MirrorCore
+import PostgreSQL
+
+/// The PostgreSQL store's driver (`StoreDrivers.register(postgreSQL:)`).
+///
+/// Authentication is libpq's: the URI, `PGPASSFILE` / `~/.pgpass`, `PGSERVICE`
+/// and the other `PG*` variables. A password may also come from the systemd
+/// credential `postgresql-password` (`LoadCredential=`), handed to libpq
+/// directly. Never from the URI: a password there would show in process lists,
+/// shell history, logs and `status`.
+public struct PostgreSQLDriver: DatabaseStoreDriver {
+    /// The systemd credential holding the database password.
+    public static let passwordCredential = "postgresql-password"
+
+    private let environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    public func validate(uri: String) throws {
+        let parsed: ConnectionURI
+        do {
+            parsed = try ConnectionURI(uri)
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError.unreadableURI(reason: error.message)
+        }
+        if parsed.hasPassword { throw PostgreSQLStoreError.passwordInURI }
+    }
+
+    public func openWriter(uri: String) throws -> any MirrorWriter {
+        try validate(uri: uri)
+        do {
+            return try PostgreSQLStore(uri: uri, password: try credentialPassword())
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+
+    public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
+        do {
+            return try AdvisoryClaim.acquire(
+                uri: uri, password: try credentialPassword(), key: "commits-mirror repository \(repository)".lowercased(),
+                holder: holder)
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+
+    /// `$CREDENTIALS_DIRECTORY/postgresql-password`, its last newline dropped; `nil` without one.
+    func credentialPassword() throws -> String? {
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }
+        let path = directory + "/" + Self.passwordCredential
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
+            throw PostgreSQLStoreError.unreadableCredential(path: path)
+        }
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        return text.isEmpty ? nil : text
+    }
+}
+
+/// A session-level advisory lock on a connection of its own, released with the
+/// claim or when the connection ends (a killed process's claims end with it).
+final class AdvisoryClaim: RepositoryClaim {
+    private var connection: PostgreSQLConnection?
+
+    private init(connection: PostgreSQLConnection) {
+        self.connection = connection
+    }
+
+    static func acquire(uri: String, password: String?, key: String, holder: String) throws -> AdvisoryClaim? {
+        let connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: holder)
+        let granted = try connection.execute("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [key]).bool(0, 0)
+        return granted == true ? AdvisoryClaim(connection: connection) : nil
+    }
+
+    func release() {
+        connection?.close()
+        connection = nil
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,82 @@
+import MirrorCore
+import PostgreSQL
+
+/// Pages stored in batches: one transaction holds several pages (and their walk
+/// checkpoints) until the limits say commit. A failure rolls back the open batch
+/// whole; its pages were never acknowledged and are fetched again from the last
+/// committed checkpoint.
+final class PostgreSQLPageBatches: PageBatches {
+    private let store: PostgreSQLStore
+    private let limits: BatchLimits
+
+    init(store: PostgreSQLStore, limits: BatchLimits) {
+        self.store = store
+        self.limits = limits
+    }
+
+    var isOpen: Bool { store.batch != nil }
+
+    func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
+        try store.beginBatch()
+        let stored = try store.store(page: page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
+        try commitIfDue()
+        return stored
+    }
+
+    func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        try store.beginBatch()
+        let added = try store.storeFromGit(commits, repositoryID: repositoryID)
+        try commitIfDue()
+        return added
+    }
+
+    func commit() throws {
+        try store.commitBatch()
+    }
+
+    private func commitIfDue() throws {
+        guard let batch = store.batch else { return }
+        let due =
+            limits.maximumPages.map { batch.pages >= $0 } == true
+            || limits.maximumCommits.map { batch.commits >= $0 } == true
+            || limits.maximumDuration.map { .now - batch.started >= $0 } == true
+        if due { try store.commitBatch() }
+    }
+}
+
+extension PostgreSQLStore {
+    public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
+        let batches = PostgreSQLPageBatches(store: self, limits: limits)
+        let result: T
+        do {
+            result = try await body(batches)
+        } catch {
+            try commitBatch()
+            throw error
+        }
+        try commitBatch()
+        return result
+    }
+
+    func beginBatch() throws {
+        guard batch == nil else { return }
+        try connection.execute("BEGIN")
+        batch = OpenBatch(started: .now)
+    }
+
+    func commitBatch() throws {
+        guard batch != nil else { return }
+        batch = nil
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            rollBackBatch()
+            throw error
+        }
+    }
+
+    func rollBackBatch() {
+        batch = nil
+        if connection.isHealthy && connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+    }
+}

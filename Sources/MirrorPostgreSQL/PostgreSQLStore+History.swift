@@ -1,0 +1,93 @@
+import Foundation
+import MirrorCore
+import PostgreSQL
+
+// History rewrites: which stored commits the mirrored heads still reach.
+
+extension PostgreSQLStore {
+    public func isAncestor(_ ancestor: String, of descendant: String) throws -> Bool {
+        try connection.execute(
+            """
+            WITH RECURSIVE ancestry(sha) AS (
+                SELECT $1::text
+                UNION
+                SELECT cp.parent_sha FROM ancestry a
+                JOIN commits c ON c.sha = a.sha
+                JOIN commit_parents cp ON cp.commit_id = c.id
+            )
+            SELECT 1 FROM ancestry WHERE sha = $2 LIMIT 1
+            """, [descendant, ancestor]
+        ).count > 0
+    }
+
+    public func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String] {
+        let rows = try connection.execute(
+            "SELECT head_sha FROM sync_state WHERE repository_id = $1 AND branch <> $2 AND head_sha IS NOT NULL",
+            [repositoryID, branch])
+        return (0..<rows.count).compactMap { rows.string($0, 0) }
+    }
+
+    public func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
+        try connection.execute(
+            "SELECT 1 FROM repository_commits WHERE repository_id = $1 AND off_branch_since IS NOT NULL LIMIT 1",
+            [repositoryID]
+        ).count > 0
+    }
+
+    public func markOffBranch(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+        try write { try remark(repositoryID: repositoryID, heads: heads, at: date) }
+    }
+
+    public func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+        try write {
+            try connection.execute("DELETE FROM sync_walks WHERE id = ANY($1::bigint[])", [BigIntArray(walks.map(\.id))])
+            return try remark(repositoryID: repositoryID, heads: heads, at: date)
+        }
+    }
+
+    /// Marks off-branch what `heads` no longer reach and clears the mark of what
+    /// they reach again; nothing is deleted (only an explicit prune deletes).
+    private func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+        try connection.execute("CREATE TEMPORARY TABLE IF NOT EXISTS reachable_commits (commit_id bigint PRIMARY KEY)")
+        try connection.execute("TRUNCATE reachable_commits")
+        try connection.execute(
+            """
+            WITH RECURSIVE reachable(sha) AS (
+                SELECT unnest($1::text[])
+                UNION
+                SELECT cp.parent_sha FROM reachable r
+                JOIN commits c ON c.sha = r.sha
+                JOIN commit_parents cp ON cp.commit_id = c.id
+            )
+            INSERT INTO reachable_commits (commit_id) SELECT c.id FROM reachable r JOIN commits c ON c.sha = r.sha
+            ON CONFLICT DO NOTHING
+            """, [TextArray(heads)])
+        var marks = BranchMarks()
+        marks.leftBranch =
+            try connection.execute(
+                """
+                UPDATE repository_commits SET off_branch_since = $2
+                WHERE repository_id = $1 AND off_branch_since IS NULL
+                  AND commit_id NOT IN (SELECT commit_id FROM reachable_commits)
+                """, [repositoryID, ISO8601Timestamp.format(date)]
+            ).affectedRows
+        marks.returned =
+            try connection.execute(
+                """
+                UPDATE repository_commits SET off_branch_since = NULL
+                WHERE repository_id = $1 AND off_branch_since IS NOT NULL
+                  AND commit_id IN (SELECT commit_id FROM reachable_commits)
+                """, [repositoryID]
+            ).affectedRows
+        // A commit is off-branch when it is so in every repository holding it.
+        try connection.execute(
+            """
+            UPDATE commits c SET off_branch = NOT EXISTS (
+                SELECT 1 FROM repository_commits rc WHERE rc.commit_id = c.id AND rc.off_branch_since IS NULL)
+            WHERE c.id IN (SELECT commit_id FROM repository_commits WHERE repository_id = $1)
+              AND c.off_branch IS DISTINCT FROM NOT EXISTS (
+                SELECT 1 FROM repository_commits rc WHERE rc.commit_id = c.id AND rc.off_branch_since IS NULL)
+            """, [repositoryID])
+        return marks
+    }
+}

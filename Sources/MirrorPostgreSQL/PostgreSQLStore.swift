@@ -1,0 +1,86 @@
+import Foundation
+import MirrorCore
+import PostgreSQL
+
+/// The mirror in a PostgreSQL database: the sync engine's store, the catalogue
+/// of repositories and the request ledger, on one libpq connection.
+///
+/// Every write runs in a transaction (or in the open batch of `withBatches`),
+/// retried whole on a serialization failure or a deadlock. A lost connection
+/// fails the write; the transaction rolled back on the server, and the next sync
+/// resumes from the walk's last committed checkpoint, as after a crash.
+/// Not `Sendable`: one thread at a time, like the connection.
+public final class PostgreSQLStore: MirrorWriter {
+    public let location: StoreLocation
+    let connection: PostgreSQLConnection
+    /// Migrations are transactional and need no copy first: there is nothing to report.
+    public var upgraded: StoreUpgrade? { nil }
+    var batch: OpenBatch?
+
+    struct OpenBatch {
+        var pages = 0
+        var commits = 0
+        let started: ContinuousClock.Instant
+    }
+
+    init(uri: String, password: String?) throws {
+        location = .postgreSQL(uri)
+        connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror")
+        try PostgreSQLMigrator.migrate(connection, location: uri)
+        try PageStaging.prepare(connection)
+    }
+
+    /// Runs `body` in the open batch, or in a transaction of its own retried on
+    /// serialization failures and deadlocks (PostgreSQL rolled it back whole).
+    func write<T>(_ body: () throws -> T) throws -> T {
+        guard batch != nil else { return try connection.retryingTransaction(body) }
+        do {
+            return try body()
+        } catch {
+            rollBackBatch()
+            throw error
+        }
+    }
+
+    public func commitCount(repositoryID: Int64?) throws -> Int {
+        if let repositoryID {
+            return try connection.execute("SELECT count(*) FROM repository_commits WHERE repository_id = $1", [repositoryID])
+                .int(0, 0) ?? 0
+        }
+        return try connection.execute("SELECT count(*) FROM commits").int(0, 0) ?? 0
+    }
+
+    // MARK: - Pages
+
+    public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
+        var outcome = PageOutcome()
+        try write {
+            outcome = try PageStaging.upsert(page, repositoryID: repositoryID, replacingStored: true, on: connection)
+            try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
+            try connection.execute(
+                """
+                UPDATE sync_walks SET next_url = $1, pages_done = pages_done + 1, pages_total = coalesce($2, pages_total),
+                    listing_sha = $3 WHERE id = $4
+                """, [nextURL, pagesTotal, walk.listingSHA, walk.id])
+            outcome.frontier = try frontierCount(walkID: walk.id)
+        }
+        batch?.pages += 1
+        batch?.commits += page.count
+        var checkpoint = walk
+        checkpoint.nextURL = nextURL
+        checkpoint.pagesDone += 1
+        if let pagesTotal { checkpoint.pagesTotal = pagesTotal }
+        return StoredPage(outcome: outcome, checkpoint: checkpoint)
+    }
+
+    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        let added = try write {
+            try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: false, on: connection).added
+        }
+        batch?.commits += commits.count
+        return added
+    }
+}
+
+@available(*, unavailable)
+extension PostgreSQLStore: Sendable {}
