@@ -127,7 +127,10 @@ let package = Package(
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
-            dependencies: ["MirrorTestSupport", "MirrorCore", "GitHubSim", "SQLite", "GitHash", "CZlib", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MirrorTestSupport", "MirrorCore", "MirrorPostgreSQL", "PostgreSQL", "GitHubSim", "SQLite", "GitHash", "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),

@@ -83,20 +83,27 @@ import Testing
         #expect(refused.stderr.contains(":3: repositories[0].interval: \(value) is longer than a day;"), "\(refused.stderr)")
     }
 
-    /// Issue #25: a `scheme://` store is refused in one line, and no directory `postgresql:` is made.
-    @Test func aPostgreSQLURLAsTheStoreStopsStartUp() async throws {
-        let url = "postgresql://localhost/r3-commitsd-db-url-test"
+    /// Issue #25: a `scheme://` store is refused in one line, and no directory is made;
+    /// issue #26: so is a PostgreSQL URI with a password in it.
+    @Test(arguments: [
+        (
+            "mysql://localhost/r3-commitsd-db-url-test",
+            "the store is a mysql:// URL; a store is an SQLite file path or a postgresql:// (postgres://) URI"
+        ),
+        (
+            "postgresql://mirror:hunter2@localhost/r3-commitsd-db-url-test",
+            "the PostgreSQL URI holds a password, which would show in process lists, logs and status; remove it and put it in ~/.pgpass (or the file PGPASSFILE names), or for commitsd in the systemd credential postgresql-password"
+        ),
+    ])
+    func aRefusedStoreURIStopsStartUp(url: String, refusal: String) async throws {
         let path = try directory.write("config.yaml", "store: \(url)\nrepositories: [acme/widgets]\napi_url: http://127.0.0.1:1\n")
         let result = try #require(try await runBounded("commitsd", ["--config", path], limit: .seconds(60)))
         #expect(result.status == 2)
         let errors = result.stderr.split(separator: "\n").filter { $0.contains("error") }
         #expect(errors.count == 1, "\(result.stderr)")
-        #expect(
-            errors.first?.hasSuffix(
-                "\(path):1: store: the store is a postgresql:// URL, but PostgreSQL stores are not supported yet by this version; give the path of an SQLite store file"
-            ) == true,
-            "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: "postgresql:"))
+        #expect(errors.first?.hasSuffix("\(path):1: store: \(refusal)") == true, "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2"))
+        #expect(!FileManager.default.fileExists(atPath: String(url.prefix { $0 != "/" })))
     }
 
     @Test func anEmptyConfigFlagIsRefused() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+import MirrorPostgreSQL
 
 @Suite struct MirrorStoreTests {
     let directory: TemporaryDirectory
@@ -185,12 +186,18 @@ import Testing
                 == .sqliteFile("/home/u/.local/share/commits-mirror/commits.sqlite"))
     }
 
-    /// A location is decided once, where it is made: a database URL from any
-    /// source is refused there (no backend for it yet), never taken as a path.
-    @Test func aDatabaseURLIsRefusedWhereTheLocationIsMade() throws {
-        for text in ["postgresql://mirror@db.example/mirror", "postgres://db/mirror", "mysql://db/x"] {
-            #expect(throws: StoreError.self) { try StoreLocation(text) }
-            #expect(throws: StoreError.self) { try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": text]) }
+    /// A location is decided once, where it is made: a PostgreSQL URI names a
+    /// database (refused with a password in it), another `scheme://` is refused
+    /// there, from any source, never taken as a path.
+    @Test func aDatabaseURIIsDecidedWhereTheLocationIsMade() throws {
+        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        for text in ["postgresql://mirror@db.example/mirror", "postgres://db/mirror"] {
+            #expect(try StoreLocation(text) == .postgreSQL(text))
+            #expect(try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": text]) == .postgreSQL(text))
+        }
+        for text in ["mysql://db/x", "postgresql://mirror:secret@db/mirror", "postgres://db/mirror?password=secret"] {
+            #expect(throws: (any Error).self) { try StoreLocation(text) }
+            #expect(throws: (any Error).self) { try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": text]) }
         }
         #expect(throws: StoreError.self) { try StoreLocation("") }
         // A colon alone is a file name, as it always was.

@@ -105,13 +105,16 @@ struct ConfigurationLoader {
             }
             switch key {
             case .store:
-                let expected = "the path of the SQLite store file"
+                let expected = "the path of the SQLite store file, or a postgresql:// URI"
+                let text = try string(value, key: keyText, expected: expected)
+                let location: StoreLocation
                 do {
-                    try StorePath.refuseURL(try string(value, key: keyText, expected: expected))
-                } catch let refusal as StoreError {
-                    throw error(at: value, key: keyText, problem: "\(refusal)", expected: nil)
+                    location = try StoreLocation(text)
+                } catch {
+                    throw self.error(at: value, key: keyText, problem: "\(error)", expected: nil)
                 }
-                configuration.store = try path(value, key: keyText, expected: expected)
+                // A file is relative to the configuration's directory; a URI is as written.
+                configuration.store = location.sqlitePath == nil ? text : try path(value, key: keyText, expected: expected)
             case .api_url:
                 let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
                 guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
