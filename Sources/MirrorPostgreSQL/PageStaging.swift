@@ -16,10 +16,10 @@ enum PageStaging {
                 author_date text NOT NULL,
                 committer_name text NOT NULL, committer_email text NOT NULL, committer_login text,
                 committer_search text NOT NULL, committer_date text NOT NULL,
-                parent_count integer NOT NULL, tree_sha text, parents text NOT NULL);
+                parent_count integer NOT NULL, tree_sha text, parents text NOT NULL) ON COMMIT DELETE ROWS;
             CREATE TEMPORARY TABLE IF NOT EXISTS staged_coauthors (
                 ord integer NOT NULL, position integer NOT NULL, name text NOT NULL, email text NOT NULL,
-                search text NOT NULL);
+                search text NOT NULL) ON COMMIT DELETE ROWS;
             """)
     }
 
@@ -34,7 +34,9 @@ enum PageStaging {
     ) throws -> PageOutcome {
         var outcome = PageOutcome()
         guard !commits.isEmpty else { return outcome }
-        try connection.execute("TRUNCATE staged_commits, staged_coauthors")
+        // Emptied at every commit (ON COMMIT DELETE ROWS, which also keeps these
+        // never-vacuumed tables from growing); a batch's earlier page is deleted here.
+        try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors")
         try connection.copyIn(
             """
             COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_login, author_search,

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The PostgreSQL store against the SQLite store (issue #26), side by side in one
+# run: the same first syncs from the same github-sim into a new SQLite file and
+# into a new database on a PostgreSQL 15 server on this machine (its Unix
+# socket), over REST (--no-git-bootstrap) and over git; commits/s, medians of
+# RUNS alternating runs, and the ratio PostgreSQL / SQLite (goal: >= 0.8).
+#
+#   Benchmarks/postgresql-store.sh                # RUNS=3, SIZE=100000
+#   RUNS=1 SIZE=20000 Benchmarks/postgresql-store.sh
+#
+# The server runs with synchronous_commit=off, the durability of the SQLite
+# store's WAL with synchronous=NORMAL (a crash may lose the last commits, never
+# corrupts). Writes a Markdown section to stdout; progress goes to stderr.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+SIZE=${SIZE:-100000}
+SCRATCH=${SCRATCH:-.build-bench-static}
+DATASET=${DATASET:-../shared/datasets/swift-evolution.commits.jsonl.gz}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+WORK=Benchmarks/work/postgresql-store
+TOKEN=benchmark-token
+log() { printf '== %s\n' "$*" >&2; }
+calc() { python3 -c "print($1)"; }
+
+for product in github-sim commitsctl; do
+    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
+done
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+CTL=$BIN/commitsctl
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+# PostgreSQL refuses to run as root: under root the server runs as nobody.
+PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
+AS=()
+if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
+PORT=$((20000 + RANDOM % 30000))
+SIM_PID=
+cleanup() {
+    if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; fi
+    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
+    rm -rf "$PGDIR"
+}
+trap cleanup EXIT
+"${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C > /dev/null
+cat >> "$PGDIR/data/postgresql.conf" << CONF
+listen_addresses = ''
+port = $PORT
+unix_socket_directories = '$PGDIR'
+synchronous_commit = off
+CONF
+"${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w start > /dev/null
+psql() { "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -At "$@"; }
+PGVERSION=$(psql -d postgres -c 'SHOW server_version')
+
+SOURCES=(--synthetic "bench/s$SIZE=$SIZE:5:realistic")
+REPOS=("bench/s$SIZE")
+if [ -f "$DATASET" ]; then SOURCES+=(--dataset "swiftlang/swift-evolution=$DATASET"); REPOS+=(swiftlang/swift-evolution); fi
+"$BIN/github-sim" --authenticated-limit 1000000000 "${SOURCES[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
+SIM_PID=$!
+for _ in $(seq 1200); do
+    SIM=$(head -n 1 "$WORK/sim.out")
+    [ -n "$SIM" ] && break
+    sleep 0.1
+done
+[ -n "$SIM" ] || { cat "$WORK/sim.err" >&2; exit 1; }
+
+# one_sync REPO STORE [FLAGS…] : a first sync into a new store; prints commits/s
+one_sync() {
+    local repo=$1 store=$2; shift 2
+    case $store in
+        sqlite) rm -rf "$WORK/s.sqlite"*; local db=$WORK/s.sqlite ;;
+        pg) psql -d postgres -c 'DROP DATABASE IF EXISTS bench' -c 'CREATE DATABASE bench' > /dev/null
+            local db="postgresql:///bench?host=$PGDIR&port=$PORT&user=postgres" ;;
+    esac
+    local s e
+    s=$(date +%s%N)
+    GITHUB_TOKEN=$TOKEN "$CTL" sync "$repo" --db "$db" --api-url "$SIM" "$@" > "$WORK/sync.out" 2> "$WORK/sync.err" \
+        || { cat "$WORK/sync.err" >&2; exit 1; }
+    e=$(date +%s%N)
+    local new
+    new=$(sed -n 's/.*: \([0-9]*\) new.*/\1/p' "$WORK/sync.out")
+    log "  $store: $(cat "$WORK/sync.out")"
+    calc "round($new / (($e - $s) / 1e9))"
+}
+median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:])))' "$@"; }
+
+echo "## The PostgreSQL store beside the SQLite store (Benchmarks/postgresql-store.sh)"
+echo
+echo "First syncs from the same github-sim into a new SQLite file and into a new database on PostgreSQL $PGVERSION"
+echo "on this machine (Unix socket, \`synchronous_commit = off\`), alternating, median of $RUNS runs each."
+echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+echo "| history | path | SQLite commits/s | PostgreSQL commits/s | PostgreSQL / SQLite |"
+echo "|---|---|---:|---:|---:|"
+for repo in "${REPOS[@]}"; do
+    for path in rest git; do
+        flags=()
+        [ "$path" = rest ] && flags=(--no-git-bootstrap)
+        sqlite_rates=() pg_rates=()
+        log "$repo over $path"
+        for _ in $(seq "$RUNS"); do
+            sqlite_rates+=("$(one_sync "$repo" sqlite "${flags[@]}")")
+            pg_rates+=("$(one_sync "$repo" pg "${flags[@]}")")
+        done
+        a=$(median "${sqlite_rates[@]}")
+        b=$(median "${pg_rates[@]}")
+        echo "| $repo | $path | $a | $b | $(calc "round($b / $a, 2)")× |"
+    done
+done
+echo
+echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
