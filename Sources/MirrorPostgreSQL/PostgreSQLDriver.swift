@@ -38,6 +38,24 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
+    public func openCopySource(uri: String) throws -> any MirrorSnapshotSource {
+        try validate(uri: uri)
+        do {
+            return try PostgreSQLSnapshotSource(uri: uri, password: try credentialPassword())
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+
+    public func openCopyDestination(uri: String) throws -> any MirrorCopyDestination {
+        try validate(uri: uri)
+        do {
+            return try PostgreSQLStore(uri: uri, password: try credentialPassword())
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+
     public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
         do {
             return try AdvisoryClaim.acquire(

@@ -12,6 +12,10 @@ public protocol DatabaseStoreDriver: Sendable {
     func validate(uri: String) throws
     /// Opens the store for syncing, creating its schema or bringing it up to date.
     func openWriter(uri: String) throws -> any MirrorWriter
+    /// Opens an existing store as `copy-store`'s source.
+    func openCopySource(uri: String) throws -> any MirrorSnapshotSource
+    /// Opens (creating its schema as needed) the store `copy-store` fills.
+    func openCopyDestination(uri: String) throws -> any MirrorCopyDestination
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?

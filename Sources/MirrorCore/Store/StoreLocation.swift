@@ -63,6 +63,22 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Opens an existing store as `copy-store`'s source (read-only, one snapshot at a time).
+    public func openCopySource() throws -> any MirrorSnapshotSource {
+        switch self {
+        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopySource(uri: uri)
+        }
+    }
+
+    /// Opens (creating it as needed) the store `copy-store` fills.
+    public func openCopyDestination() throws -> any MirrorCopyDestination {
+        switch self {
+        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopyDestination(uri: uri)
+        }
+    }
+
     /// Opens a SQLite store for what only its concrete writer does yet (import,
     /// prune, purge); a PostgreSQL store is `StoreError.notYetOnPostgreSQL`.
     public func openWriter() throws -> MirrorStore {
