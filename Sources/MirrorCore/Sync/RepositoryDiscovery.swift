@@ -6,7 +6,8 @@ import Logging
 /// sync need not look it up) and keeps the lifecycle.
 ///
 /// - The listing (`/orgs/{owner}/repos`, or `/users/{owner}/repos` when the
-///   organization answers 404) is paginated through `Link: rel="next"` links
+///   organization answers 404; with a GitHub App, `/installation/repositories`,
+///   what the installation may see) is paginated through `Link: rel="next"` links
 ///   that stay on the API's origin. Every page is sent with the ETag it had last
 ///   time: an unchanged owner costs one conditional request per page, answered
 ///   304 (free when authenticated).
@@ -196,7 +197,13 @@ public struct RepositoryDiscovery: Sendable {
     /// Every page of the owner's listing, each sent with its last ETag.
     private func list(owner: String, previous: OwnerListing?, store: any RepositoryCatalogue) async throws -> Listed {
         let origin = APIOrigin(url: client.configuration.apiURL)
-        var kind = previous?.kind ?? .organization
+        var kind: GitHubClient.OwnerKind
+        if client.configuration.app != nil {
+            kind = .installation
+        } else {
+            // A listing an App made is only a cache: a token lists the owner itself.
+            kind = previous.map { $0.kind == .installation ? .organization : $0.kind } ?? .organization
+        }
         var url = client.ownerRepositoriesURL(owner, kind: kind)
         var pages: [OwnerListing.Page] = []
         var visited: Set<String> = []
@@ -213,7 +220,7 @@ public struct RepositoryDiscovery: Sendable {
             }
             let answer: GitHubClient.OwnerRepositoriesPage
             do {
-                answer = try await client.ownerRepositoriesPage(url: url, owner: owner, etag: cached?.etag)
+                answer = try await client.ownerRepositoriesPage(url: url, owner: owner, etag: cached?.etag, kind: kind)
             } catch GitHubError.notFound where pages.isEmpty {
                 if kind == .organization {
                     // Not an organization: a user account, listed by /users/.
@@ -224,7 +231,7 @@ public struct RepositoryDiscovery: Sendable {
                     continue
                 }
                 throw DiscoveryError.ownerNotFound(
-                    owner: owner, tokenSource: client.configuration.token?.source,
+                    owner: owner, tokenSource: client.configuration.credentialSource,
                     mirrored: try store.activeRepositories(ownedBy: owner).count)
             }
             let page: OwnerListing.Page
@@ -240,6 +247,14 @@ public struct RepositoryDiscovery: Sendable {
                 guard repositories.count <= Self.pageSize else {
                     throw DiscoveryError.inconsistentListing(
                         owner: owner, detail: "a page of \(repositories.count) repositories, more than the \(Self.pageSize) asked for")
+                }
+                if kind == .installation, let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
+                    // An installation sees one account's repositories: the App is installed elsewhere.
+                    throw DiscoveryError.inconsistentListing(
+                        owner: owner,
+                        detail:
+                            "the GitHub App's installation lists \(stranger.fullName.prefix(200)): it is installed on \(stranger.ownerLogin.prefix(100)), not on \(owner)"
+                    )
                 }
                 if let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
                     throw DiscoveryError.inconsistentListing(
