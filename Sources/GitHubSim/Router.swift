@@ -24,6 +24,8 @@ enum AppRoute: Equatable {
     case accountInstallation(login: Substring, organization: Bool)
     /// `GET /installation/repositories` (an installation token).
     case installationRepositories
+    /// `DELETE /installation/token`: revokes the token the request carries.
+    case revokeToken
 }
 
 enum Route: Equatable {
@@ -55,6 +57,8 @@ enum Route: Equatable {
             self = .app(.accountInstallation(login: parts[1], organization: false))
         case "installation" where parts.count == 2 && parts[1] == "repositories":
             self = .app(.installationRepositories)
+        case "installation" where parts.count == 2 && parts[1] == "token":
+            self = .app(.revokeToken)
         case "repos" where parts.count >= 3:
             self = .repository(.name(owner: parts[1], repo: parts[2]), tail: Array(parts[3...]))
         case "orgs" where parts.count == 3 && parts[2] == "repos":

@@ -74,6 +74,11 @@ final class AppAuthority: Sendable {
         return (token, expiresAt)
     }
 
+    /// Forgets `token`: from now on it is refused like one never issued.
+    func revoke(_ token: String) {
+        _ = state.withLock { $0.issued.removeValue(forKey: token) }
+    }
+
     func check(_ token: String, now: Double = Date().timeIntervalSince1970) -> InstallationTokenCheck {
         guard token.hasPrefix("ghs_") else { return .notAnInstallationToken }
         return state.withLock { state in

@@ -4,6 +4,7 @@
 //   GET  /orgs/{org}/installation, /users/{u}/installation   the App's installation there (JWT)
 //   GET  /installation/repositories                  what the installation sees (its token),
 //                                                    paginated, with a weak ETag
+//   DELETE /installation/token                       revokes the token sent (204)
 // An installation sees every repository of its account (repository selection "all").
 
 import Foundation
@@ -18,10 +19,20 @@ enum AppEndpoints {
         baseURL: String, cloneBaseURL: String
     ) -> SimResponse {
         let expectedMethod: String = {
-            if case .accessTokens = route { return "POST" }
-            return "GET"
+            switch route {
+            case .accessTokens: return "POST"
+            case .revokeToken: return "DELETE"
+            default: return "GET"
+            }
         }()
         guard request.method.rawValue == expectedMethod else { return .notFound() }
+        if case .revokeToken = route {
+            guard case .installation = caller, case .token(let token) = Credentials(authorization: request.header("Authorization")) else {
+                return .error(.forbidden, "You must authenticate with an installation access token in order to revoke it.")
+            }
+            authority.revoke(token)
+            return SimResponse(status: .noContent)
+        }
         if case .installationRepositories = route {
             guard case .installation(let installation) = caller else {
                 return .error(
@@ -65,7 +76,7 @@ enum AppEndpoints {
             var body = ByteBuffer()
             write(installation, app: authority.app, baseURL: baseURL, into: &body)
             return .json(.ok, body)
-        case .installationRepositories:
+        case .installationRepositories, .revokeToken:
             return .notFound()
         }
     }

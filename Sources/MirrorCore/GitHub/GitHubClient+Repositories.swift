@@ -11,8 +11,6 @@ extension GitHubClient {
     /// `/orgs/{user}/repos`, so a user account is listed through `/users/{user}/repos`.
     public enum OwnerKind: String, Sendable, Codable {
         case organization, user
-        /// Listed through a GitHub App installation (`/installation/repositories`).
-        case installation
     }
 
     /// What a mirror keeps of one element of an owner listing.
@@ -48,20 +46,23 @@ extension GitHubClient {
     /// The first page of `owner`'s listing, every kind of repository the token
     /// may see (`type=all`), 100 a page.
     public func ownerRepositoriesURL(_ owner: String, kind: OwnerKind) -> String {
-        switch kind {
-        case .organization: return "\(configuration.apiURL)/orgs/\(owner)/repos?type=all&per_page=100"
-        case .user: return "\(configuration.apiURL)/users/\(owner)/repos?type=all&per_page=100"
-        // The installation's token names the account: the owner is not in the path.
-        case .installation: return "\(configuration.apiURL)/installation/repositories?per_page=100"
-        }
+        let path = kind == .organization ? "orgs" : "users"
+        return "\(configuration.apiURL)/\(path)/\(owner)/repos?type=all&per_page=100"
+    }
+
+    /// With a GitHub App, the first page of what its installation may see: the
+    /// installation's token names the account, so the owner is not in the path.
+    public var installationRepositoriesURL: String {
+        "\(configuration.apiURL)/installation/repositories?per_page=100"
     }
 
     /// One page of an owner listing, sent with `If-None-Match: <etag>` when one is
     /// known (answered 304, free when authenticated, when the page is unchanged).
     /// Throws `GitHubError.notFound` when GitHub knows no such owner (or no such
     /// organization, for `/orgs/`).
+    /// `installation`: a page of `/installation/repositories`, whose array is wrapped.
     public func ownerRepositoriesPage(
-        url: String, owner: String, etag: String?, kind: OwnerKind = .organization
+        url: String, owner: String, etag: String?, installation: Bool = false
     ) async throws -> OwnerRepositoriesPage {
         struct Element: Decodable {
             struct Owner: Decodable { var login: String }
@@ -88,7 +89,7 @@ extension GitHubClient {
                 links = parsed
             }
             let elements =
-                kind == .installation
+                installation
                 ? try PayloadDecoder().decode(InstallationPage.self, from: response.body).repositories
                 : try PayloadDecoder().decode([Element].self, from: response.body)
             let repositories = elements.map {

@@ -197,14 +197,11 @@ public struct RepositoryDiscovery: Sendable {
     /// Every page of the owner's listing, each sent with its last ETag.
     private func list(owner: String, previous: OwnerListing?, store: any RepositoryCatalogue) async throws -> Listed {
         let origin = APIOrigin(url: client.configuration.apiURL)
-        var kind: GitHubClient.OwnerKind
-        if client.configuration.app != nil {
-            kind = .installation
-        } else {
-            // A listing an App made is only a cache: a token lists the owner itself.
-            kind = previous.map { $0.kind == .installation ? .organization : $0.kind } ?? .organization
-        }
-        var url = client.ownerRepositoriesURL(owner, kind: kind)
+        var kind = previous?.kind ?? .organization
+        // With an App, the installation's listing; its page URLs are not the owner's, so a
+        // listing stored under a token (or the other way round) lends no ETag.
+        let viaInstallation = client.configuration.app != nil
+        var url = viaInstallation ? client.installationRepositoriesURL : client.ownerRepositoriesURL(owner, kind: kind)
         var pages: [OwnerListing.Page] = []
         var visited: Set<String> = []
         var allNotModified = true
@@ -220,9 +217,10 @@ public struct RepositoryDiscovery: Sendable {
             }
             let answer: GitHubClient.OwnerRepositoriesPage
             do {
-                answer = try await client.ownerRepositoriesPage(url: url, owner: owner, etag: cached?.etag, kind: kind)
+                answer = try await client.ownerRepositoriesPage(
+                    url: url, owner: owner, etag: cached?.etag, installation: viaInstallation)
             } catch GitHubError.notFound where pages.isEmpty {
-                if kind == .organization {
+                if kind == .organization && !viaInstallation {
                     // Not an organization: a user account, listed by /users/.
                     kind = .user
                     url = client.ownerRepositoriesURL(owner, kind: kind)
@@ -248,7 +246,7 @@ public struct RepositoryDiscovery: Sendable {
                     throw DiscoveryError.inconsistentListing(
                         owner: owner, detail: "a page of \(repositories.count) repositories, more than the \(Self.pageSize) asked for")
                 }
-                if kind == .installation, let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
+                if viaInstallation, let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
                     // An installation sees one account's repositories: the App is installed elsewhere.
                     throw DiscoveryError.inconsistentListing(
                         owner: owner,
