@@ -6,13 +6,14 @@ extension ConfigurationLoader {
         case app_id, installation_id, private_key_file
     }
 
-    func githubApp(_ node: Node) throws -> GitHubAppSettings {
+    /// `line`: where `github_app:` is, which later messages about the App name.
+    func githubApp(_ node: Node, line: Int?) throws -> GitHubAppSettings {
         let expected = "a mapping with app_id, private_key_file and optionally installation_id"
         guard case .mapping(let mapping) = node else {
             throw error(at: node, key: "github_app", problem: "is \(kind(of: node))", expected: expected)
         }
         var appID: Int?
-        var settings = GitHubAppSettings(appID: 0, line: node.mark?.line)
+        var settings = GitHubAppSettings(appID: 0, line: line)
         for (keyNode, value) in mapping {
             let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
             guard let key = GitHubAppKeyName(rawValue: keyText) else {

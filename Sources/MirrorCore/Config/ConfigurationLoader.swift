@@ -127,7 +127,7 @@ struct ConfigurationLoader {
                 configuration.tokenFile = try path(value, key: keyText, expected: "the path of a file holding the token")
                 configuration.tokenFileLine = value.mark?.line
             case .github_app:
-                configuration.githubApp = try githubApp(value)
+                configuration.githubApp = try githubApp(value, line: keyNode.mark?.line)
             case .mailmap:
                 // Read when a query command uses it: the daemon never needs the file.
                 configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
