@@ -36,6 +36,11 @@ public enum AppKeys {
 
     public struct OpenSSLFailed: Error { public var arguments: [String] }
 
+    /// The public half of a private key file's PEM: what GitHub keeps of an App's key.
+    public static func publicKeyPEM(ofPrivateKeyPEM pem: String) throws -> String {
+        try _RSA.Signing.PrivateKey(pemRepresentation: pem).publicKey.pemRepresentation
+    }
+
     /// `key` as PEM in `format`.
     public static func pem(_ key: _RSA.Signing.PrivateKey, _ format: Format) -> String {
         format == .pkcs1 ? key.pemRepresentation : key.pkcs8PEMRepresentation
