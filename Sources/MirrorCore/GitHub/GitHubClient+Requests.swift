@@ -70,7 +70,10 @@ extension GitHubClient {
         var attempts = Attempts()
         while true {
             try Task.checkCancellation()
-            try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
+            // The App's own requests (minting a token) spend its budget, not the installation's reserve.
+            if case .configured = authorization {
+                try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
+            }
             let next: Next<Value>
             do {
                 let (headers, credential) = try await requestHeaders(for: url, extra: extraHeaders, authorization: authorization)

@@ -128,6 +128,31 @@ import _CryptoExtras
         }
     }
 
+    @Test func aMintIsNotHeldBackByTheInstallationsReserve() async throws {
+        try await withRunning(simulator()) { harness in
+            let appKey = try GitHubAppKey(pem: AppKeys.pem(key, .pkcs1), source: "test")
+            var configuration = GitHubClient.Configuration(
+                apiURL: harness.simulator.baseURL, app: GitHubApp(appID: Self.appID, installation: .id(678), key: appKey))
+            configuration.retry = SimulatorHarness.fastRetries()
+            // Every poll after the first finds the installation's budget at the reserve.
+            configuration.rateLimitReserve = Self.installationLimit
+            let client = try GitHubClient(configuration: configuration, logger: TestSupport.quietLogger)
+            let name = RepositoryName(parsing: "acme/widgets")!
+            guard case .moved(let head) = try await client.branchHead(name, branch: "main", knownHead: nil) else {
+                Issue.record("the first poll found no head")
+                return
+            }
+            let token = try #require(try await client.currentInstallationToken()).value
+            _ = try await HTTPClient().send(
+                HTTPRequest(
+                    url: harness.simulator.baseURL + "/installation/token", method: "DELETE",
+                    headers: [("User-Agent", "t"), ("Authorization", "Bearer \(token)")]))
+            // A conditional poll goes on at the reserve; its 401 needs a new token, whose mint must go on too.
+            #expect(try await client.branchHead(name, branch: "main", knownHead: head) == .unchanged)
+            #expect(harness.simulator.stats().appTokensIssued == 2)
+        }
+    }
+
     @Test func theTokenAndEveryJWTAreRedactedFromServerText() async throws {
         try await withRunning(simulator()) { harness in
             let client = try client(harness)
