@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // MARK: - C libraries: libcurl loaded on first use (Sources/CCurl), the others linked
@@ -57,6 +58,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -95,6 +98,8 @@ let package = Package(
             name: "GitHubSim",
             dependencies: [
                 "CZlib", "GitHash",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -120,7 +125,13 @@ let package = Package(
 
         // MARK: - Tests
         // Paths, temporary directories and process runners every test target shares.
-        .target(name: "MirrorTestSupport", dependencies: ["Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore", "MirrorPostgreSQL"], path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "MirrorTestSupport",
+            dependencies: [
+                "Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore", "MirrorPostgreSQL",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),

@@ -109,6 +109,8 @@ public struct SimConfiguration: Sendable {
     /// does, and only `/users/{owner}/repos` lists their repositories. Every other owner is an
     /// organization (lowercased names).
     public var userAccounts: Set<String> = []
+    /// App mode: GitHub App JWTs, installation tokens and their endpoints (docs/GITHUB-APP.md).
+    public var app: SimApp?
 
     public init() {}
 }

@@ -14,8 +14,23 @@ enum OwnerReference: Equatable {
     case userID(Int)
 }
 
+/// The GitHub App endpoints (App mode).
+enum AppRoute: Equatable {
+    /// `GET /app/installations` (JWT).
+    case installations
+    /// `POST /app/installations/{id}/access_tokens` (JWT).
+    case accessTokens(installation: Int)
+    /// `GET /orgs/{org}/installation`, `GET /users/{user}/installation` (JWT).
+    case accountInstallation(login: Substring, organization: Bool)
+    /// `GET /installation/repositories` (an installation token).
+    case installationRepositories
+    /// `DELETE /installation/token`: revokes the token the request carries.
+    case revokeToken
+}
+
 enum Route: Equatable {
     case rateLimit
+    case app(AppRoute)
     case ownerRepositories(OwnerReference)
     /// `tail` is what follows the repository: [] for the repository itself, ["commits"], ["commits", ref…].
     case repository(RepositoryReference, tail: [Substring])
@@ -32,6 +47,18 @@ enum Route: Equatable {
         switch parts[0] {
         case "rate_limit" where parts.count == 1:
             self = .rateLimit
+        case "app" where parts.count == 2 && parts[1] == "installations":
+            self = .app(.installations)
+        case "app" where parts.count == 4 && parts[1] == "installations" && parts[3] == "access_tokens":
+            self = Int(parts[2]).map { .app(.accessTokens(installation: $0)) } ?? .notFound
+        case "orgs" where parts.count == 3 && parts[2] == "installation":
+            self = .app(.accountInstallation(login: parts[1], organization: true))
+        case "users" where parts.count == 3 && parts[2] == "installation":
+            self = .app(.accountInstallation(login: parts[1], organization: false))
+        case "installation" where parts.count == 2 && parts[1] == "repositories":
+            self = .app(.installationRepositories)
+        case "installation" where parts.count == 2 && parts[1] == "token":
+            self = .app(.revokeToken)
         case "repos" where parts.count >= 3:
             self = .repository(.name(owner: parts[1], repo: parts[2]), tail: Array(parts[3...]))
         case "orgs" where parts.count == 3 && parts[2] == "repos":

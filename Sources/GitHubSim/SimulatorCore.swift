@@ -12,6 +12,8 @@ final class SimulatorCore: Sendable {
     static let defaultAPIVersion = "2022-11-28"
 
     let configuration: SimConfiguration
+    /// App mode: the App's JWTs and the installation tokens issued (nil without `configuration.app`).
+    let appAuthority: AppAuthority?
     /// What is served now: tests add and delete repositories at run time.
     private let hosted: Mutex<[HostedRepository]>
     private let state: Mutex<State>
@@ -40,6 +42,7 @@ final class SimulatorCore: Sendable {
             }
         }
         self.configuration = configuration
+        appAuthority = configuration.app.map(AppAuthority.init(app:))
         hosted = Mutex(try repositories.map(HostedRepository.init))
         state = Mutex(State(rate: RateLimiter(window: configuration.rateLimitWindow), faults: configuration.faults))
     }
@@ -55,6 +58,11 @@ final class SimulatorCore: Sendable {
         state.withLock { state in
             var stats = state.stats
             stats.rateLimitUsed = state.rate.usedByLabel()
+            if let counters = appAuthority?.counters {
+                stats.appTokensIssued = counters.tokensIssued
+                stats.expiredTokenRefusals = counters.expiredTokenRefusals
+                stats.jwtRefusals = counters.jwtRefusals
+            }
             return stats
         }
     }
@@ -65,6 +73,7 @@ final class SimulatorCore: Sendable {
             state.stats = SimStats()
             state.rate.removeAll()
         }
+        appAuthority?.resetCounters()
     }
 
     func setFaults(_ plan: FaultPlan) {
@@ -165,22 +174,14 @@ final class SimulatorCore: Sendable {
             return .error(.badRequest, "API version '\(version)' is not supported.")
         }
 
-        let ipKey = Credentials.bucketKey(ip: request.remoteIP)
-        let credentials = Credentials(authorization: request.header("Authorization"))
+        let caller: Caller
         let bucket: Bucket
-        switch credentials {
-        case .anonymous:
-            bucket = Bucket(key: ipKey, label: ipKey, limit: configuration.unauthenticatedLimit)
-        case .token(let token) where configuration.validTokens?.contains(token) ?? true:
-            bucket = Bucket(key: "token " + token, label: Credentials.bucketKey(token: token), limit: configuration.authenticatedLimit)
-        case .token, .malformed:
-            // Bad credentials are charged to the client's IP, whose budget the 401 shows.
-            let ipBucket = Bucket(key: ipKey, label: ipKey, limit: configuration.unauthenticatedLimit)
-            var response = SimResponse.error(.unauthorized, "Bad credentials")
-            addRateHeaders(&response, charge(ipBucket) ?? peek(ipBucket))
+        switch authenticate(request) {
+        case .accepted(let who, let spending):
+            (caller, bucket) = (who, spending)
+        case .refused(let response):
             return response
         }
-        let authenticated = credentials != .anonymous
 
         var fault: InjectedFault?
         var delay = Duration.zero
@@ -205,31 +206,26 @@ final class SimulatorCore: Sendable {
             response.headers.add(name: "retry-after", value: "1")
             addRateHeaders(&response, peek(bucket))
         case .truncate, nil:
-            response = chargedResponse(request, route: route, baseURL: baseURL, bucket: bucket, authenticated: authenticated)
+            response = chargedResponse(request, route: route, baseURL: baseURL, bucket: bucket, caller: caller)
             if fault == .truncate { response.disposition = .truncate }
         }
         response.delay = delay
         return response
     }
 
-    private struct Bucket {
-        var key: String
-        var label: String
-        var limit: Int
-    }
-
-    private func charge(_ bucket: Bucket) -> RateStatus? {
+    func charge(_ bucket: Bucket) -> RateStatus? {
         state.withLock { $0.rate.charge(key: bucket.key, label: bucket.label, limit: bucket.limit) }
     }
 
-    private func peek(_ bucket: Bucket) -> RateStatus {
+    func peek(_ bucket: Bucket) -> RateStatus {
         state.withLock { $0.rate.status(key: bucket.key, label: bucket.label, limit: bucket.limit) }
     }
 
     /// Spends a point, answers, and gives the point back for an authorized 304 (GitHub's rule).
     private func chargedResponse(
-        _ request: SimRequest, route: Route, baseURL: String, bucket: Bucket, authenticated: Bool
+        _ request: SimRequest, route: Route, baseURL: String, bucket: Bucket, caller: Caller
     ) -> SimResponse {
+        let authenticated = caller.isAuthenticated
         if route == .rateLimit {
             let rate = peek(bucket)
             var response = Self.rateLimitBody(rate)
@@ -247,7 +243,7 @@ final class SimulatorCore: Sendable {
             addRateHeaders(&response, peek(bucket))
             return response
         }
-        var response = dispatch(request, route: route, baseURL: baseURL, authenticated: authenticated)
+        var response = dispatch(request, route: route, baseURL: baseURL, caller: caller)
         if response.status == .notModified && authenticated {
             rate = state.withLock { $0.rate.refund(key: bucket.key) } ?? rate
         }
@@ -262,9 +258,18 @@ final class SimulatorCore: Sendable {
         return components.string ?? baseURL
     }
 
-    private func dispatch(_ request: SimRequest, route: Route, baseURL: String, authenticated: Bool) -> SimResponse {
-        guard request.method == .GET else { return .notFound() }
+    private func dispatch(_ request: SimRequest, route: Route, baseURL: String, caller: Caller) -> SimResponse {
+        let authenticated = caller.isAuthenticated
         let repositories = self.repositories
+        if case .app(let appRoute) = route {
+            guard let appAuthority else { return .notFound() }
+            return AppEndpoints.respond(
+                request, route: appRoute, caller: caller, authority: appAuthority, repositories: repositories,
+                baseURL: baseURL, cloneBaseURL: cloneBaseURL(for: baseURL))
+        }
+        guard request.method == .GET else { return .notFound() }
+        // The App itself reaches only the App endpoints: repositories take an installation token.
+        if caller == .app { return .error(.forbidden, "Resource not accessible by integration") }
         if case .ownerRepositories(let owner) = route {
             return OwnerRepositoriesEndpoint.respond(
                 request, owner: owner, repositories: repositories, userAccounts: configuration.userAccounts,
@@ -288,8 +293,8 @@ final class SimulatorCore: Sendable {
             }
         }
         // GitHub hides a private repository from those who may not see it.
-        if repository.isPrivate && !authenticated { return .notFound() }
         let state = repository.snapshot
+        if repository.isPrivate && !caller.seesPrivate(owner: state.owner) { return .notFound() }
         if let target = state.redirectBaseURL {
             return .movedPermanently(to: target + request.path + request.querySuffix)
         }
@@ -319,7 +324,7 @@ final class SimulatorCore: Sendable {
         return .json(.ok, ByteBuffer(string: "{\"resources\":{\"core\":\(core)},\"rate\":\(core)}"))
     }
 
-    private func addRateHeaders(_ response: inout SimResponse, _ rate: RateStatus) {
+    func addRateHeaders(_ response: inout SimResponse, _ rate: RateStatus) {
         response.headers.add(name: "X-RateLimit-Limit", value: String(rate.limit))
         response.headers.add(name: "X-RateLimit-Remaining", value: String(rate.remaining))
         response.headers.add(name: "X-RateLimit-Reset", value: String(rate.reset))

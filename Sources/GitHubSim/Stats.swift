@@ -23,6 +23,12 @@ public struct SimStats: Sendable, Codable, Equatable {
     /// API requests per repository, by the lowercased `owner/name` they name, or
     /// `#id` for the `/repositories/{id}/…` form that `Link` URLs use.
     public var requestsByRepository: [String: Int] = [:]
+    /// App mode: installation tokens issued (`POST /app/installations/{id}/access_tokens`).
+    public var appTokensIssued = 0
+    /// App mode: requests (API and git) refused because their installation token had expired.
+    public var expiredTokenRefusals = 0
+    /// App mode: JWTs refused (bad signature, `iat`/`exp`, `iss`).
+    public var jwtRefusals = 0
 
     public init(
         requests: Int = 0, ok: Int = 0, notModified: Int = 0, errors: Int = 0, listRequests: Int = 0,

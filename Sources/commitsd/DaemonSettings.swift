@@ -2,15 +2,16 @@ import Foundation
 import Logging
 import MirrorCore
 
-/// A validated configuration with the environment applied and the token
-/// resolved into a client: everything a sync needs, loaded at start-up and on
+/// A validated configuration with the environment applied and the token (or
+/// the GitHub App) resolved into a client: everything a sync needs, loaded at start-up and on
 /// every SIGHUP. One `GitHubClient` per token, shared by every repository, so
 /// requests with that token go out one at a time.
 struct DaemonSettings: Sendable {
     let configuration: MirrorConfiguration
     let store: StoreLocation
     let apiURL: String
-    /// Where the token came from ("file /run/credentials/…/github-token"), never its value.
+    /// Where the token came from ("file /run/credentials/…/github-token"), or
+    /// the GitHub App and its key's source; never a secret.
     let tokenSource: String?
     let client: GitHubClient
 
@@ -36,10 +37,10 @@ struct DaemonSettings: Sendable {
                 file: path, key: "api_url", problem: "$GITHUB_API_URL '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
                 expected: "an http(s) URL such as https://api.github.com")
         }
-        let token = try configuration.resolveToken(environment: environment) { warning in
+        let credentials = try configuration.resolveCredentials(environment: environment) { warning in
             logger.warning("\(warning)")
         }
-        var clientConfiguration = GitHubClient.Configuration(apiURL: apiURL, token: token)
+        var clientConfiguration = GitHubClient.Configuration(apiURL: apiURL, token: credentials.token, app: credentials.app)
         // The client stops before a request that would dip into the reserve (or
         // hit an exhausted limit); the service then pauses everything until the reset.
         clientConfiguration.waitForRateLimit = false
@@ -62,7 +63,7 @@ struct DaemonSettings: Sendable {
         }
         return DaemonSettings(
             configuration: configuration, store: try configuration.resolvedStore(environment: storeEnvironment),
-            apiURL: apiURL, tokenSource: token?.source, client: client)
+            apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client)
     }
 
     /// Lines describing what a reload changes (configuration keys, and where the token comes from).

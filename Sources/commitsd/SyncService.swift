@@ -291,7 +291,7 @@ struct SyncService: Service, CustomStringConvertible {
         let usage = settings.client.usage
         metrics.recordRequests(since: counted, now: usage)
         counted = usage
-        metrics.recordRateLimit(usage.rateLimit, token: settings.client.configuration.token)
+        metrics.recordRateLimit(usage.rateLimit, credentialKind: settings.client.configuration.credentialKind)
         switch outcome {
         case .synced:
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)

@@ -50,6 +50,24 @@ struct GitHubSimCommand: AsyncParsableCommand {
     @Option(help: "A file with one accepted token per line; other tokens get 401 (tokens never go on the command line).")
     var tokensFile: String?
 
+    @Option(help: "App mode: the GitHub App's id; its JWTs mint installation tokens (needs --app-key-file and --app-installation).")
+    var appID: Int?
+
+    @Option(help: "App mode: the App's public key, or its private key (only the public half is used), as PEM.")
+    var appKeyFile: String?
+
+    @Option(
+        name: .customLong("app-installation"),
+        help: ArgumentHelp(
+            "App mode: an installation of the App on an account; it sees all the account's repositories.", valueName: "ID=OWNER"))
+    var appInstallations: [String] = []
+
+    @Option(help: "App mode: how long an installation token lives, in seconds.")
+    var appTokenLifetimeSeconds = 3600
+
+    @Option(help: "App mode: requests per window for each installation.")
+    var installationLimit = 5000
+
     @Option(help: "Milliseconds added to every answer, API and git alike (a network's round trip).")
     var latencyMs = 0
 

@@ -36,6 +36,7 @@ struct LaunchPlan {
             }
             configuration.faults.git = fault
         }
+        configuration.app = try Self.app(command)
         if let path = command.tokensFile {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ArgumentProblem(description: "cannot read --tokens-file \(path)")
@@ -80,6 +81,42 @@ struct LaunchPlan {
                 throw ArgumentProblem(description: "--head-back \(argument): N must be a non-negative whole number")
             }
             headMoves.append(HeadMove(owner: owner, name: name, steps: steps))
+        }
+    }
+
+    /// App mode from `--app-id`, `--app-key-file` and `--app-installation`, or nil without `--app-id`.
+    private static func app(_ command: GitHubSimCommand) throws -> SimApp? {
+        guard let appID = command.appID else {
+            if command.appKeyFile != nil || !command.appInstallations.isEmpty {
+                throw ArgumentProblem(description: "--app-key-file and --app-installation need --app-id")
+            }
+            return nil
+        }
+        guard appID > 0 else { throw ArgumentProblem(description: "--app-id \(appID): expected a positive whole number") }
+        guard let path = command.appKeyFile else {
+            throw ArgumentProblem(description: "--app-id needs --app-key-file PATH, the App's public (or private) key as PEM")
+        }
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ArgumentProblem(description: "cannot read --app-key-file \(path)")
+        }
+        var installations: [SimInstallation] = []
+        for argument in command.appInstallations {
+            let fields = argument.split(separator: "=", maxSplits: 1)
+            guard fields.count == 2, let id = Int(fields[0]), id > 0, !fields[1].isEmpty else {
+                throw ArgumentProblem(description: "--app-installation \(argument): expected ID=OWNER, e.g. 678=acme")
+            }
+            installations.append(SimInstallation(id: id, account: String(fields[1])))
+        }
+        guard command.appTokenLifetimeSeconds > 0 else {
+            throw ArgumentProblem(description: "--app-token-lifetime-seconds must be positive")
+        }
+        do {
+            var app = try SimApp(appID: appID, keyPEM: pem, installations: installations)
+            app.tokenLifetime = .seconds(command.appTokenLifetimeSeconds)
+            app.installationLimit = command.installationLimit
+            return app
+        } catch {
+            throw ArgumentProblem(description: "--app-key-file \(path): \(error)")
         }
     }
 

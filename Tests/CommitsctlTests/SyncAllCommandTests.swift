@@ -63,7 +63,9 @@ import Testing
         let path = try directory.write("config.yaml", "repositories: [acme/widgets]\nstore: [x]\n")
         let result = try await sync(["--config", path])
         #expect(result.status == 2)
-        #expect(result.stderr == "commitsctl: error: \(path):2: store: is a list; expected the path of the SQLite store file\n")
+        #expect(
+            result.stderr
+                == "commitsctl: error: \(path):2: store: is a list; expected the path of the SQLite store file, or a postgresql:// URI\n")
         let none = try await sync(["--db", store])
         #expect(none.status == 2)
         #expect(

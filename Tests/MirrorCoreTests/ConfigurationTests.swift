@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests {
     static let allKeys =
-        "store, api_url, token_file, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap"
+        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, include_forks, include_archived, git_bootstrap"
 
     func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
         try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
@@ -257,10 +257,10 @@ import Testing
         )
         #expect(
             message("store: [a, b]\nrepositories: [a/b]\n")
-                == "cfg.yaml:1: store: is a list; expected the path of the SQLite store file")
+                == "cfg.yaml:1: store: is a list; expected the path of the SQLite store file, or a postgresql:// URI")
         #expect(
             message("store:\nrepositories: [a/b]\n")
-                == "cfg.yaml:1: store: has no value; expected the path of the SQLite store file")
+                == "cfg.yaml:1: store: has no value; expected the path of the SQLite store file, or a postgresql:// URI")
         #expect(
             message("default_interval: 5 minutes\nrepositories: [a/b]\n")
                 == "cfg.yaml:1: default_interval: '5 minutes' is not a duration; expected \(DurationText.expectedForm)")

@@ -37,18 +37,18 @@ import Testing
         ("file:///etc/passwd", false),
         ("not a url", false),
     ])
-    func authorizationOnlyOnTheAPIOrigin(_ url: String, carriesToken: Bool) throws {
+    func authorizationOnlyOnTheAPIOrigin(_ url: String, carriesToken: Bool) async throws {
         let client = try Self.client("https://api.example.com")
-        let authorization = client.requestHeaders(for: url)["authorization"]
+        let authorization = try await client.requestHeaders(for: url).0["authorization"]
         #expect((authorization == "Bearer \(SecretScan.token)") == carriesToken, "\(url)")
         #expect(carriesToken || authorization == nil, "\(url)")
     }
 
-    @Test func aPlainHTTPAPIURLKeepsItsTokenOnHTTPOnly() throws {
+    @Test func aPlainHTTPAPIURLKeepsItsTokenOnHTTPOnly() async throws {
         let client = try Self.client("http://127.0.0.1:8080")
-        #expect(client.requestHeaders(for: "http://127.0.0.1:8080/repos/o/r")["authorization"] != nil)
-        #expect(client.requestHeaders(for: "https://127.0.0.1:8080/repos/o/r")["authorization"] == nil)
-        #expect(client.requestHeaders(for: "http://127.0.0.2:8080/repos/o/r")["authorization"] == nil)
+        #expect(try await client.requestHeaders(for: "http://127.0.0.1:8080/repos/o/r").0["authorization"] != nil)
+        #expect(try await client.requestHeaders(for: "https://127.0.0.1:8080/repos/o/r").0["authorization"] == nil)
+        #expect(try await client.requestHeaders(for: "http://127.0.0.2:8080/repos/o/r").0["authorization"] == nil)
     }
 
     // MARK: - Redirects stay within the API origin

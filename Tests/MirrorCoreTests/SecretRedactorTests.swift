@@ -70,4 +70,16 @@ import Testing
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: store))
         #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
     }
+
+    @Test func aRotatingFamilyKeepsItsNewestMembersAndNoOtherSecretIsDropped() {
+        let redactor = SecretRedactor(secrets: ["ghp_personal_token_1"])
+        let tokens = (1...6).map { "ghs_installation_token_\($0)" }
+        for token in tokens { redactor.register(token, rotating: "installation-token", keep: 4) }
+        redactor.register("eyJhbGciOiJSUzI1NiJ9.jwt.sig", rotating: "app-jwt", keep: 4)
+        // The two oldest tokens (expired by now) are no longer looked for; the newest four are.
+        #expect(redactor.redact(tokens[0]) == tokens[0] && redactor.redact(tokens[1]) == tokens[1])
+        for token in tokens.suffix(4) { #expect(redactor.redact("x \(token) y") == "x [REDACTED] y") }
+        #expect(redactor.redact("ghp_personal_token_1") == "[REDACTED]")
+        #expect(redactor.redact("Bearer eyJhbGciOiJSUzI1NiJ9.jwt.sig") == "Bearer [REDACTED]")
+    }
 }

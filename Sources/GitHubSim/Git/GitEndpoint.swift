@@ -36,15 +36,21 @@ struct GitRoute: Equatable {
 
 enum GitEndpoint {
     static let agent = "git/github-sim"
+    static let refusedPassword = "Invalid username or token. Password authentication is not supported for Git operations."
 
     static func respond(_ request: SimRequest, route: GitRoute, core: SimulatorCore) -> SimResponse {
         let fault = core.currentFaults().git
         let valid: Bool
+        var caller = Caller.anonymous
         switch BasicCredentials(authorization: request.header("Authorization")) {
         case .anonymous: valid = false
-        case .token(let token) where core.configuration.validTokens?.contains(token) ?? true: valid = true
-        case .token, .malformed:
-            return unauthorized("Invalid username or token. Password authentication is not supported for Git operations.")
+        case .token(let token):
+            let check = core.acceptsGitPassword(token)
+            guard check.accepted else { return unauthorized(Self.refusedPassword) }
+            valid = true
+            caller = check.caller
+        case .malformed:
+            return unauthorized(Self.refusedPassword)
         }
         if fault == .unauthorized { return unauthorized("Invalid username or token.") }
         let key = "\(route.owner)/\(route.name)".lowercased()
@@ -56,7 +62,9 @@ enum GitEndpoint {
         else {
             return valid ? notFound() : unauthorized("Repository not found.")
         }
-        if repository.isPrivate && !valid { return unauthorized("Repository not found.") }
+        if repository.isPrivate && !caller.seesPrivate(owner: repository.snapshot.owner) {
+            return valid ? notFound() : unauthorized("Repository not found.")
+        }
         let v2 = request.header("Git-Protocol")?.split(separator: ":").contains("version=2") == true && fault != .protocolV0Only
         switch route.service {
         case .advertisement:

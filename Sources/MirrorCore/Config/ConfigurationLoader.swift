@@ -76,7 +76,8 @@ struct ConfigurationLoader {
     let directory: String?
 
     enum TopKey: String, CaseIterable {
-        case store, api_url, token_file, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level
+        case store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve,
+            log_level
         case mailmap, metrics_listen
         case include_forks, include_archived, git_bootstrap
     }
@@ -128,6 +129,8 @@ struct ConfigurationLoader {
             case .token_file:
                 configuration.tokenFile = try path(value, key: keyText, expected: "the path of a file holding the token")
                 configuration.tokenFileLine = value.mark?.line
+            case .github_app:
+                configuration.githubApp = try githubApp(value, line: keyNode.mark?.line)
             case .mailmap:
                 // Read when a query command uses it: the daemon never needs the file.
                 configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
@@ -181,6 +184,12 @@ struct ConfigurationLoader {
                 expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
         }
         try checkAdaptiveRange(of: configuration, lines: rangeLines)
+        if let app = configuration.githubApp, let tokenFile = configuration.tokenFile {
+            throw ConfigurationError(
+                file: file, line: app.line, key: "github_app",
+                problem: "is set, and so is token_file (\(tokenFile)); the two are exclusive",
+                expected: "either github_app or token_file: remove one of them")
+        }
         return configuration
     }
 

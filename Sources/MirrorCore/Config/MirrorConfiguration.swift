@@ -87,6 +87,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var tokenFile: String?
     /// The line of `token_file`, for messages about it.
     public var tokenFileLine: Int?
+    /// `github_app`: authenticate as a GitHub App installation (exclusive with a token).
+    public var githubApp: GitHubAppSettings?
     public var repositories: [Repository]
     /// The pattern entries of `repositories`, expanded by listing each owner's repositories.
     public var patterns: [Pattern] = []
@@ -138,7 +140,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile
+        lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile && lhs.githubApp == rhs.githubApp
             && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns
             && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
             && lhs.defaultInterval == rhs.defaultInterval && lhs.minimumInterval == rhs.minimumInterval
@@ -265,6 +267,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("store", store, new.store, orNone)
         compare("api_url", apiURL, new.apiURL, orNone)
         compare("token_file", tokenFile, new.tokenFile, orNone)
+        compare("github_app", githubApp, new.githubApp, { $0?.summary ?? "(not set)" })
         compare("default_interval", defaultInterval, new.defaultInterval, DurationText.format)
         let orDefault = { (value: Duration?) in value.map(DurationText.format) ?? "(not set)" }
         compare("min_interval", minimumInterval, new.minimumInterval, orDefault)

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The `Authorization` a git host may receive: the API token as HTTP Basic
-/// `x-access-token:<token>`, as GitHub's git hosts take it. Built only by
-/// `forClone(url:apiURL:token:)`; never printed.
+/// The `Authorization` a git host may receive: the API token (or a GitHub
+/// App's installation token) as HTTP Basic `x-access-token:<token>`, as
+/// GitHub's git hosts take it. Built only by `forClone(url:apiURL:token:)`
+/// and `GitHubClient.gitCredentials(forClone:)`; never printed.
 public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let authorization: String
     let tokenSource: String
@@ -20,8 +21,13 @@ public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStri
     /// URL itself is plain http. A clone URL with user information gets nothing.
     public static func forClone(url cloneURL: String, apiURL: String, token: GitHubToken?) -> GitCredentials? {
         guard let token, mayReceiveToken(cloneURL: cloneURL, apiURL: apiURL) else { return nil }
-        let basic = Data("\(basicUsers[0]):\(token.value)".utf8).base64EncodedString()
-        return GitCredentials(authorization: "Basic \(basic)", tokenSource: token.source)
+        return GitCredentials(accessToken: token.value, source: token.source)
+    }
+
+    fileprivate init(accessToken: String, source: String) {
+        let basic = Data("\(Self.basicUsers[0]):\(accessToken)".utf8).base64EncodedString()
+        self.authorization = "Basic \(basic)"
+        self.tokenSource = source
     }
 
     static func mayReceiveToken(cloneURL: String, apiURL: String) -> Bool {
@@ -40,5 +46,20 @@ public struct GitCredentials: Sendable, CustomStringConvertible, CustomDebugStri
             return false
         }
         return clone.host == webHost
+    }
+}
+
+extension GitHubClient {
+    /// Credentials for fetching `cloneURL` over git: the client's token, or its
+    /// App's installation token (minted when due), under the same rule
+    /// (`GitCredentials.mayReceiveToken`); `nil` for any other host, and no
+    /// token is minted for one.
+    public func gitCredentials(forClone cloneURL: String) async throws -> GitCredentials? {
+        guard GitCredentials.mayReceiveToken(cloneURL: cloneURL, apiURL: configuration.apiURL) else { return nil }
+        if let token = configuration.token {
+            return GitCredentials.forClone(url: cloneURL, apiURL: configuration.apiURL, token: token)
+        }
+        guard let app = configuration.app, let installationToken = try await currentInstallationToken() else { return nil }
+        return GitCredentials(accessToken: installationToken.value, source: app.source)
     }
 }

@@ -26,7 +26,7 @@ extension GitHubClient {
     /// bounded number of times (a reset already past gets the growing backoff).
     private func primaryLimitWait(resetAt: Date?, attempts: inout Attempts) throws -> Duration {
         let policy = configuration.retry
-        let exhausted = GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.token != nil)
+        let exhausted = GitHubError.primaryRateLimit(resetAt: resetAt, authenticated: configuration.isAuthenticated)
         attempts.primary += 1
         guard configuration.waitForRateLimit, let resetAt, attempts.primary < policy.maximumAttempts else { throw exhausted }
         let untilReset = resetAt.timeIntervalSinceNow.rounded(.up) + 1
@@ -63,7 +63,7 @@ extension GitHubClient {
     /// A conditional request with a token goes on: answered 304 it is free, and
     /// a poll that finds a change costs one point, the walk it starts being held back.
     func respectReserve(url: String, conditional: Bool) async throws {
-        guard configuration.rateLimitReserve > 0, !(conditional && configuration.token != nil), let rate = usage.rateLimit,
+        guard configuration.rateLimitReserve > 0, !(conditional && configuration.isAuthenticated), let rate = usage.rateLimit,
             rate.remaining <= configuration.rateLimitReserve,
             let resetAt = rate.resetAt, resetAt > Date()
         else { return }

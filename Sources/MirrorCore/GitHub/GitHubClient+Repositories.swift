@@ -2,7 +2,8 @@ import Curl
 import Foundation
 
 /// Owner listings: `GET /orgs/{org}/repos` (or `/users/{user}/repos` for a
-/// user account), one page per call. Pagination, its origin rules and what a
+/// user account; with a GitHub App, `/installation/repositories`: what the
+/// installation may see), one page per call. Pagination, its origin rules and what a
 /// listing must be consistent with live in `RepositoryDiscovery`, as the
 /// commit listing's live in `SyncEngine`.
 extension GitHubClient {
@@ -49,11 +50,20 @@ extension GitHubClient {
         return "\(configuration.apiURL)/\(path)/\(owner)/repos?type=all&per_page=100"
     }
 
+    /// With a GitHub App, the first page of what its installation may see: the
+    /// installation's token names the account, so the owner is not in the path.
+    public var installationRepositoriesURL: String {
+        "\(configuration.apiURL)/installation/repositories?per_page=100"
+    }
+
     /// One page of an owner listing, sent with `If-None-Match: <etag>` when one is
     /// known (answered 304, free when authenticated, when the page is unchanged).
     /// Throws `GitHubError.notFound` when GitHub knows no such owner (or no such
     /// organization, for `/orgs/`).
-    public func ownerRepositoriesPage(url: String, owner: String, etag: String?) async throws -> OwnerRepositoriesPage {
+    /// `installation`: a page of `/installation/repositories`, whose array is wrapped.
+    public func ownerRepositoriesPage(
+        url: String, owner: String, etag: String?, installation: Bool = false
+    ) async throws -> OwnerRepositoriesPage {
         struct Element: Decodable {
             struct Owner: Decodable { var login: String }
             var id: Int
@@ -63,6 +73,10 @@ extension GitHubClient {
             var html_url: String?
             var fork: Bool?
             var archived: Bool?
+        }
+        /// `/installation/repositories` wraps the array.
+        struct InstallationPage: Decodable {
+            var repositories: [Element]
         }
         var headers: HTTPHeaders = []
         if let etag { headers.add(name: "If-None-Match", value: etag) }
@@ -74,7 +88,10 @@ extension GitHubClient {
                 guard let parsed = LinkHeader(header) else { throw PayloadError("malformed Link header: \(header.prefix(200))") }
                 links = parsed
             }
-            let elements = try PayloadDecoder().decode([Element].self, from: response.body)
+            let elements =
+                installation
+                ? try PayloadDecoder().decode(InstallationPage.self, from: response.body).repositories
+                : try PayloadDecoder().decode([Element].self, from: response.body)
             let repositories = elements.map {
                 ListedRepository(
                     id: $0.id, fullName: $0.full_name, ownerLogin: $0.owner.login, defaultBranch: $0.default_branch,

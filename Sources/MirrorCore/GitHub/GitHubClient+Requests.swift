@@ -28,36 +28,61 @@ extension GitHubClient {
         var secondary = 0
         var primary = 0
         var redirects = 0
+        /// A 401 to an installation token has had its one fresh token.
+        var reauthorized = false
+    }
+
+    /// How a request authenticates.
+    enum Authorization {
+        /// The configured credential: the token, or the App's installation token.
+        case configured
+        /// The App itself, with a fresh JWT (minting installation tokens).
+        case appJWT(GitHubApp)
+    }
+
+    /// The credential one attempt sent, for what a 401 to it means.
+    enum SentCredential {
+        case none, token, installationToken(String), appJWT(GitHubApp)
     }
 
     /// Sends a GET with redirects, retries and rate-limit handling, then parses
     /// the final 2xx/304 response with `parse` (a parse failure is retried).
     /// The one place errors leave the client: each is redacted here.
     func send<Value>(
-        url: String, headers: HTTPHeaders = [], kind: RequestKind, repository: RepositoryName,
+        url: String, method: String = "GET", headers: HTTPHeaders = [], authorization: Authorization = .configured,
+        kind: RequestKind, repository: RepositoryName,
         parse: (HTTPResponse) throws -> Value
     ) async throws -> Result<Value> {
         do {
-            return try await sendUnredacted(url: url, headers: headers, kind: kind, repository: repository, parse: parse)
+            return try await sendUnredacted(
+                url: url, method: method, headers: headers, authorization: authorization, kind: kind, repository: repository,
+                parse: parse)
         } catch let error as GitHubError {
             throw error.redacted(redact)
         }
     }
 
     private func sendUnredacted<Value>(
-        url originalURL: String, headers extraHeaders: HTTPHeaders, kind: RequestKind, repository: RepositoryName,
-        parse: (HTTPResponse) throws -> Value
+        url originalURL: String, method: String, headers extraHeaders: HTTPHeaders, authorization: Authorization,
+        kind: RequestKind, repository: RepositoryName, parse: (HTTPResponse) throws -> Value
     ) async throws -> Result<Value> {
         var url = originalURL
         var attempts = Attempts()
         while true {
             try Task.checkCancellation()
-            try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
+            // The App's own requests (minting a token) spend its budget, not the installation's reserve.
+            if case .configured = authorization {
+                try await respectReserve(url: url, conditional: extraHeaders["If-None-Match"] != nil)
+            }
             let next: Next<Value>
             do {
-                let response = try await http.send(HTTPRequest(url: url, headers: requestHeaders(for: url, extra: extraHeaders)))
+                let (headers, credential) = try await requestHeaders(for: url, extra: extraHeaders, authorization: authorization)
+                // A POST without a body still sends an empty one (Content-Length: 0), as GitHub expects.
+                let body: [UInt8]? = method == "POST" ? [] : nil
+                let response = try await http.send(HTTPRequest(url: url, method: method, headers: headers, body: body))
                 record(response, kind: kind)
-                next = try interpret(response, url: url, repository: repository, attempts: &attempts, parse: parse)
+                next = try interpret(
+                    response, url: url, repository: repository, credential: credential, attempts: &attempts, parse: parse)
             } catch let error as CurlError {
                 next = try transportFailure(error, url: url, attempts: &attempts)
             }
@@ -75,8 +100,8 @@ extension GitHubClient {
 
     /// What a response means: the parsed value, another attempt, a redirect, or an error.
     private func interpret<Value>(
-        _ response: HTTPResponse, url: String, repository: RepositoryName, attempts: inout Attempts,
-        parse: (HTTPResponse) throws -> Value
+        _ response: HTTPResponse, url: String, repository: RepositoryName, credential: SentCredential,
+        attempts: inout Attempts, parse: (HTTPResponse) throws -> Value
     ) throws -> Next<Value> {
         switch response.status {
         case 200..<300, 304:
@@ -94,13 +119,12 @@ extension GitHubClient {
         case 301, 302, 307, 308:
             return .follow(try redirectTarget(of: response, from: url, attempts: &attempts))
         case 401:
-            if let token = configuration.token { throw GitHubError.badCredentials(tokenSource: token.source) }
-            throw GitHubError.unexpectedStatus(status: 401, url: url, message: errorMessage(response))
+            return try unauthorized(response, url: url, credential: credential, attempts: &attempts)
         case 403, 429:
             let (wait, reason) = try rateLimitWait(response, url: url, attempts: &attempts)
             return .retry(after: wait, reason: reason)
         case 404:
-            throw GitHubError.notFound(repository: repository.description, tokenSource: configuration.token?.source)
+            throw GitHubError.notFound(repository: repository.description, tokenSource: configuration.credentialSource)
         case 409:
             throw GitHubError.emptyRepository(repository: repository.description)
         case 422:
@@ -157,7 +181,12 @@ extension GitHubClient {
         origin?.resolve(location, against: url)
     }
 
-    func requestHeaders(for url: String, extra: HTTPHeaders = []) -> HTTPHeaders {
+    /// GitHub's recommended headers, `extra`, and the credential: only for the
+    /// API origin, never to another host or port, nor in clear text over http
+    /// when the API is https.
+    func requestHeaders(
+        for url: String, extra: HTTPHeaders = [], authorization: Authorization = .configured
+    ) async throws -> (HTTPHeaders, SentCredential) {
         var headers: HTTPHeaders = [
             ("Accept", "application/vnd.github+json"),
             ("X-GitHub-Api-Version", "2022-11-28"),
@@ -167,23 +196,58 @@ extension GitHubClient {
             headers.remove(name: name)
             headers.add(name: name, value: value)
         }
-        // The token goes only to the API origin: not to another host or port, nor
-        // in clear text over http when the API is https.
-        if let token = configuration.token, let origin, origin.contains(url) {
-            headers.add(name: "Authorization", value: "Bearer \(token.value)")
+        guard let origin, origin.contains(url) else { return (headers, .none) }
+        switch authorization {
+        case .appJWT(let app):
+            headers.add(name: "Authorization", value: "Bearer \(try appJWT(app))")
+            return (headers, .appJWT(app))
+        case .configured:
+            if let token = configuration.token {
+                headers.add(name: "Authorization", value: "Bearer \(token.value)")
+                return (headers, .token)
+            }
+            if let installationToken = try await currentInstallationToken() {
+                headers.add(name: "Authorization", value: "Bearer \(installationToken.value)")
+                return (headers, .installationToken(installationToken.value))
+            }
+            return (headers, .none)
         }
-        return headers
+    }
+
+    /// A 401: an installation token is minted again once and the request
+    /// retried (it may have expired in flight, or been revoked); anything else ends it.
+    private func unauthorized<Value>(
+        _ response: HTTPResponse, url: String, credential: SentCredential, attempts: inout Attempts
+    ) throws -> Next<Value> {
+        switch credential {
+        case .token:
+            throw GitHubError.badCredentials(tokenSource: configuration.credentialSource ?? "the configuration")
+        case .installationToken(let value):
+            guard let app = configuration.app else { break }
+            guard !attempts.reauthorized else {
+                throw GitHubAppError.tokenRefused(appID: app.appID, installationID: app.knownInstallationID ?? 0)
+            }
+            attempts.reauthorized = true
+            app.refused(value)
+            return .retry(after: .zero, reason: "GitHub refused the installation token (401); minting another")
+        case .appJWT(let app):
+            throw GitHubAppError.jwtRefused(appID: app.appID, message: errorMessage(response))
+        case .none:
+            break
+        }
+        throw GitHubError.unexpectedStatus(status: 401, url: url, message: errorMessage(response))
     }
 
     private func record(_ response: HTTPResponse, kind: RequestKind) {
-        let free = response.status == 304 && configuration.token != nil
+        let free = response.status == 304 && configuration.isAuthenticated
         count { usage in
             usage.requests += 1
             if response.status == 304 { usage.notModified += 1 }
             usage.byKind[kind, default: RequestTally()] =
                 usage.byKind[kind, default: RequestTally()]
                 + RequestTally(requests: 1, notModified: response.status == 304 ? 1 : 0, points: free ? 0 : 1)
-            if let rate = RateLimitStatus(headers: response.headers) { usage.rateLimit = rate }
+            // The App's own requests (JWT) have a limit of their own: the installation's is the one to keep.
+            if kind != .appToken, let rate = RateLimitStatus(headers: response.headers) { usage.rateLimit = rate }
         }
     }
 

@@ -17,6 +17,8 @@ public final class GitHubClient: Sendable {
         /// `https://api.github.com`, or `https://HOST/api/v3` for GitHub Enterprise Server.
         public var apiURL: String
         public var token: GitHubToken?
+        /// A GitHub App installation to authenticate as, instead of a token (never both).
+        public var app: GitHubApp?
         public var userAgent = "commits-mirror/\(MirrorVersion.current) (+https://github.com/commits-mirror)"
         public var retry = RetryPolicy()
         /// On primary-limit exhaustion: wait for the reset (true) or fail at once (false).
@@ -26,10 +28,22 @@ public final class GitHubClient: Sendable {
         public var rateLimitReserve = 0
         public var http = HTTPClient.Configuration()
 
-        public init(apiURL: String = GitHubClient.defaultAPIURL, token: GitHubToken? = nil) {
+        public init(apiURL: String = GitHubClient.defaultAPIURL, token: GitHubToken? = nil, app: GitHubApp? = nil) {
             self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
             self.token = token
+            self.app = app
         }
+
+        /// Whether requests carry a credential (a 304 is then free, GitHub's rule).
+        public var isAuthenticated: Bool { token != nil || app != nil }
+
+        /// Where the credential comes from, for errors, logs and `status`:
+        /// "file /etc/…/token", "GitHub App 12345 (key from …)"; never a secret.
+        public var credentialSource: String? { token?.source ?? app?.source }
+
+        /// The credential's kind without naming a place, for `/metrics` labels:
+        /// `environment`, `file`, `credential`, `app`, or `none`.
+        public var credentialKind: String { token?.kind.rawValue ?? (app != nil ? "app" : "none") }
     }
 
     public static let defaultAPIURL = "https://api.github.com"

@@ -11,6 +11,8 @@ public enum RequestKind: String, Sendable, CaseIterable, Codable, Comparable {
     case repositoryLookup = "repository_lookup"
     /// `GET /repos/{o}/{r}/compare/…`: confirming a rewrite.
     case compare
+    /// A GitHub App's own request (its JWT): minting an installation token, finding the installation.
+    case appToken = "app_token"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -60,10 +60,10 @@ public struct MirrorMetrics: Sendable {
         }
     }
 
-    /// The rate limit last seen for a token, labelled by its kind (`environment`,
-    /// `file`, `credential`, or `none`): never the token, nor the path of its file.
-    public func recordRateLimit(_ rateLimit: RateLimitStatus?, token: GitHubToken?) {
-        let token = token?.kind.rawValue ?? "none"
+    /// The rate limit last seen for a credential, labelled by its kind
+    /// (`GitHubClient.Configuration.credentialKind`: `environment`, `file`,
+    /// `credential`, `app` or `none`): never a secret, nor the path of its file.
+    public func recordRateLimit(_ rateLimit: RateLimitStatus?, credentialKind token: String) {
         guard let rateLimit else { return }
         Gauge(label: Self.prefix + "rate_limit_remaining", dimensions: [("token", token)], factory: factory)
             .record(rateLimit.remaining)

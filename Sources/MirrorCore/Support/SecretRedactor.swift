@@ -27,6 +27,8 @@ public final class SecretRedactor: Sendable {
         var bytes: [UInt8]
         /// The texts it is sent or may be echoed as, longest first.
         var forms: [String]
+        /// For secrets that replace each other (`register(_:rotating:keep:)`).
+        var family: String? = nil
     }
 
     private let secrets = Mutex<[Secret]>([])
@@ -42,6 +44,26 @@ public final class SecretRedactor: Sendable {
         secrets.withLock { secrets in
             guard !secrets.contains(where: { $0.bytes == bytes }) else { return }
             secrets.append(Secret(bytes: bytes, forms: Self.forms(of: secret)))
+        }
+    }
+
+    /// Adds `secret` like `register(_:)`, as the newest of a family that
+    /// replaces itself (an App's installation tokens, its JWTs): only the
+    /// newest `keep` of the family stay registered, so a long-running process
+    /// does not scan text for every token it ever minted. Those older are
+    /// expired or about to be (a JWT lives 10 minutes, a token an hour), and
+    /// minted at most every few minutes, so `keep` covers any still in flight.
+    public func register(_ secret: String, rotating family: String, keep: Int = 4) {
+        guard secret.count >= Self.minimumSecretLength else { return }
+        let bytes = Array(secret.utf8)
+        secrets.withLock { secrets in
+            guard !secrets.contains(where: { $0.bytes == bytes }) else { return }
+            secrets.append(Secret(bytes: bytes, forms: Self.forms(of: secret), family: family))
+            let members = secrets.indices.filter { secrets[$0].family == family }
+            if members.count > keep {
+                let dropped = Set(members.prefix(members.count - keep))
+                secrets = secrets.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+            }
         }
     }
 

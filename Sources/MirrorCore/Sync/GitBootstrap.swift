@@ -53,10 +53,17 @@ public struct GitBootstrap: Sendable {
     /// Fetches and stores `target`'s history. Throws only what stops the sync
     /// anyway (cancellation, a store that cannot be written).
     func run(_ target: Target, client: GitHubClient, store: any SyncStore, logger: Logger) async throws -> Outcome {
-        var configuration = GitHistoryFetcher.Configuration(
-            cloneURL: target.cloneURL,
-            credentials: GitCredentials.forClone(
-                url: target.cloneURL, apiURL: client.configuration.apiURL, token: client.configuration.token))
+        let credentials: GitCredentials?
+        do {
+            credentials = try await client.gitCredentials(forClone: target.cloneURL)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // An installation token that cannot be minted now: the walk goes on over REST,
+            // whose requests meet the same failure and report it.
+            return .unavailable(reason: client.redact("\(error)"))
+        }
+        var configuration = GitHistoryFetcher.Configuration(cloneURL: target.cloneURL, credentials: credentials)
         configuration.htmlURLPrefix = target.htmlURL
         configuration.batchSize = Self.commitsPerBatch
         configuration.pace = pace

@@ -6,7 +6,8 @@ import Logging
 /// sync need not look it up) and keeps the lifecycle.
 ///
 /// - The listing (`/orgs/{owner}/repos`, or `/users/{owner}/repos` when the
-///   organization answers 404) is paginated through `Link: rel="next"` links
+///   organization answers 404; with a GitHub App, `/installation/repositories`,
+///   what the installation may see) is paginated through `Link: rel="next"` links
 ///   that stay on the API's origin. Every page is sent with the ETag it had last
 ///   time: an unchanged owner costs one conditional request per page, answered
 ///   304 (free when authenticated).
@@ -197,7 +198,10 @@ public struct RepositoryDiscovery: Sendable {
     private func list(owner: String, previous: OwnerListing?, store: any RepositoryCatalogue) async throws -> Listed {
         let origin = APIOrigin(url: client.configuration.apiURL)
         var kind = previous?.kind ?? .organization
-        var url = client.ownerRepositoriesURL(owner, kind: kind)
+        // With an App, the installation's listing; its page URLs are not the owner's, so a
+        // listing stored under a token (or the other way round) lends no ETag.
+        let viaInstallation = client.configuration.app != nil
+        var url = viaInstallation ? client.installationRepositoriesURL : client.ownerRepositoriesURL(owner, kind: kind)
         var pages: [OwnerListing.Page] = []
         var visited: Set<String> = []
         var allNotModified = true
@@ -213,9 +217,10 @@ public struct RepositoryDiscovery: Sendable {
             }
             let answer: GitHubClient.OwnerRepositoriesPage
             do {
-                answer = try await client.ownerRepositoriesPage(url: url, owner: owner, etag: cached?.etag)
+                answer = try await client.ownerRepositoriesPage(
+                    url: url, owner: owner, etag: cached?.etag, installation: viaInstallation)
             } catch GitHubError.notFound where pages.isEmpty {
-                if kind == .organization {
+                if kind == .organization && !viaInstallation {
                     // Not an organization: a user account, listed by /users/.
                     kind = .user
                     url = client.ownerRepositoriesURL(owner, kind: kind)
@@ -224,7 +229,7 @@ public struct RepositoryDiscovery: Sendable {
                     continue
                 }
                 throw DiscoveryError.ownerNotFound(
-                    owner: owner, tokenSource: client.configuration.token?.source,
+                    owner: owner, tokenSource: client.configuration.credentialSource,
                     mirrored: try store.activeRepositories(ownedBy: owner).count)
             }
             let page: OwnerListing.Page
@@ -240,6 +245,14 @@ public struct RepositoryDiscovery: Sendable {
                 guard repositories.count <= Self.pageSize else {
                     throw DiscoveryError.inconsistentListing(
                         owner: owner, detail: "a page of \(repositories.count) repositories, more than the \(Self.pageSize) asked for")
+                }
+                if viaInstallation, let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
+                    // An installation sees one account's repositories: the App is installed elsewhere.
+                    throw DiscoveryError.inconsistentListing(
+                        owner: owner,
+                        detail:
+                            "the GitHub App's installation lists \(stranger.fullName.prefix(200)): it is installed on \(stranger.ownerLogin.prefix(100)), not on \(owner)"
+                    )
                 }
                 if let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
                     throw DiscoveryError.inconsistentListing(

@@ -4,14 +4,15 @@ import Foundation
 /// sync once at its end, commitsd every so often and when it stops.
 public struct RequestLedger: Sendable {
     public let store: StoreLocation
-    /// Where the client's token came from (`GitHubToken.source`), or `unauthenticated`.
+    /// Where the client's credential came from (`credentialSource`: a token's
+    /// source, or the GitHub App and its key's source), or `unauthenticated`.
     public let token: String
     private var recorded: GitHubClient.Usage
 
     /// Counts what `client` spends from now on.
     public init(store: StoreLocation, client: GitHubClient) {
         self.store = store
-        self.token = client.configuration.token?.source ?? "unauthenticated"
+        self.token = client.configuration.credentialSource ?? "unauthenticated"
         self.recorded = client.usage
     }
 

@@ -119,8 +119,9 @@ extension Commitsctl {
                             includeArchived: includeArchived || includes.archived)
                     }
                 }
+                let credentials = try settings.resolveCredentials(github: github)
                 var clientConfiguration = GitHubClient.Configuration(
-                    apiURL: try settings.checkedAPIURL(), token: try settings.resolveToken(github: github))
+                    apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
                 let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
@@ -139,7 +140,7 @@ extension Commitsctl {
                     gitBootstrap: overGit ? GitBootstrap() : nil)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
-                    SyncMetricsRecorder(metrics: $0.metrics, client: client, token: clientConfiguration.token)
+                    SyncMetricsRecorder(metrics: $0.metrics, client: client)
                 }
                 defer {
                     if let textfile, let recorder {

@@ -64,12 +64,19 @@ struct ResolvedSettings {
             expected: "the URL alone; put the token in GITHUB_TOKEN, --token-file or token_file")
     }
 
-    /// `--token-file`, the environment, the systemd credential, then `token_file`.
-    func resolveToken(github: GitHubOptions) throws -> GitHubToken? {
-        if github.tokenFile == nil, let configuration {
-            return try configuration.resolveToken { printWarning($0) }
+    /// `--token-file`, the environment, the systemd credential, then `token_file`;
+    /// or the configuration's `github_app` (never with a token).
+    func resolveCredentials(github: GitHubOptions) throws -> ResolvedCredentials {
+        if let tokenFile = github.tokenFile, let app = configuration?.githubApp {
+            throw ConfigurationError(
+                file: configuration?.source ?? "", line: app.line, key: "github_app",
+                problem: "is set, and so is --token-file \(tokenFile); the two are exclusive",
+                expected: "either github_app or a personal token: leave out --token-file, or use a configuration without github_app")
         }
-        return try github.resolveToken()
+        if github.tokenFile == nil, let configuration {
+            return try configuration.resolveCredentials { printWarning($0) }
+        }
+        return ResolvedCredentials(token: try github.resolveToken())
     }
 }
 

@@ -6,13 +6,14 @@ import MirrorCore
 final class SyncMetricsRecorder {
     let metrics: MirrorMetrics
     let client: GitHubClient
-    let token: GitHubToken?
+    /// The credential's kind (`GitHubClient.Configuration.credentialKind`), the rate limit's label.
+    let credentialKind: String
     private let usageAtStart: GitHubClient.Usage
 
-    init(metrics: MirrorMetrics, client: GitHubClient, token: GitHubToken?) {
+    init(metrics: MirrorMetrics, client: GitHubClient) {
         self.metrics = metrics
         self.client = client
-        self.token = token
+        self.credentialKind = client.configuration.credentialKind
         usageAtStart = client.usage
     }
 
@@ -35,7 +36,7 @@ final class SyncMetricsRecorder {
     func finish(store: StoreLocation) {
         let usage = client.usage
         metrics.recordRequests(since: usageAtStart, now: usage)
-        metrics.recordRateLimit(usage.rateLimit, token: token)
+        metrics.recordRateLimit(usage.rateLimit, credentialKind: credentialKind)
         if let reader = try? store.openReader() { try? metrics.recordStored(reader) }
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+/// A GitHub App installation the mirror authenticates as: the App's id and
+/// key, which installation, and the installation token in use.
+///
+/// The token lives here, in memory only: minted when first needed, minted
+/// again when it is due (`InstallationToken.refreshAt`) or GitHub refused it,
+/// one mint at a time however many syncs ask. It is never written anywhere,
+/// and every token and JWT is registered with the client's `SecretRedactor`
+/// before it is sent.
+public final class GitHubApp: Sendable, CustomStringConvertible {
+    /// Which installation's tokens to mint.
+    public enum Installation: Sendable, Equatable {
+        /// `installation_id` from the configuration.
+        case id(Int)
+        /// The App's only installation on this account (`GET /app/installations`).
+        case onlyOne(owner: String)
+    }
+
+    public let appID: Int
+    public let installation: Installation
+    let key: GitHubAppKey
+
+    private struct State {
+        var installationID: Int?
+        var token: InstallationToken?
+        var minting: Task<InstallationToken, any Error>?
+        var minted = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init(appID: Int, installation: Installation, key: GitHubAppKey) {
+        self.appID = appID
+        self.installation = installation
+        self.key = key
+        if case .id(let id) = installation { state.withLock { $0.installationID = id } }
+    }
+
+    /// What errors, logs, `status` and metrics may name: never the key, a JWT or a token.
+    public var source: String { "GitHub App \(appID) (key from \(key.source))" }
+    public var description: String { "<\(source)>" }
+
+    /// Installation tokens minted so far by this process.
+    public var tokensMinted: Int { state.withLock { $0.minted } }
+
+    /// The installation id, once configured or looked up.
+    var knownInstallationID: Int? { state.withLock { $0.installationID } }
+
+    func rememberInstallationID(_ id: Int) { state.withLock { $0.installationID = id } }
+
+    /// The token to send now: the one held unless it is due, else a new one
+    /// from `mint`. Callers that arrive during a mint wait for the same one.
+    func token(minting mint: @escaping @Sendable () async throws -> InstallationToken) async throws -> InstallationToken {
+        enum Step {
+            case held(InstallationToken)
+            case wait(Task<InstallationToken, any Error>)
+        }
+        let step: Step = state.withLock { state in
+            if let token = state.token, !token.isDue(at: Date()) { return .held(token) }
+            if let minting = state.minting { return .wait(minting) }
+            let minting = Task { try await mint() }
+            state.minting = minting
+            return .wait(minting)
+        }
+        switch step {
+        case .held(let token):
+            return token
+        case .wait(let minting):
+            do {
+                let token = try await minting.value
+                state.withLock { state in
+                    if state.minting == minting {
+                        state.minting = nil
+                        state.token = token
+                        state.minted += 1
+                    }
+                }
+                return token
+            } catch {
+                state.withLock { state in
+                    if state.minting == minting { state.minting = nil }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Forgets `value` if it is the token held (GitHub answered 401 to it), so
+    /// the next request mints another; a newer token is kept.
+    func refused(_ value: String) {
+        state.withLock { state in
+            if state.token?.value == value { state.token = nil }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MirrorTestSupport
+import Testing
+
+/// Issue #28 acceptance 1, shortened: commitsd configured with a GitHub App
+/// against a github-sim process whose installation tokens live 4 s polls and
+/// syncs an organisation's repositories until at least 4 tokens were issued.
+/// Every request was authorised, every 401 was answered by a new token, and no
+/// key, JWT or token is in the log (at trace), the store, `status --json`,
+/// `/metrics`, or the process's argv and environment.
+@Suite struct CommitsdAppTests {
+    static let repositories = [("alpha", 400), ("beta", 300), ("gamma", 250)]
+
+    @Test func anAppInstallationKeepsAnOrganisationMirroredAcrossShortLivedTokensLeakingNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let keyPath = directory.path("app.pem")
+        try AppKeys.writeWithOpenSSL(.pkcs1, to: keyPath)
+        let keyPEM = try String(contentsOfFile: keyPath, encoding: .utf8)
+        let publicKey = try directory.write("app.pub", try AppKeys.publicKeyPEM(ofPrivateKeyPEM: keyPEM))
+        // No personal token is accepted: whatever commitsd sends must be the installation's.
+        let noTokens = try directory.write("tokens", "")
+        let simulator = try await SimulatorProcess.start(
+            Self.repositories.map { "--synthetic=acme/\($0.0)=\($0.1)" } + [
+                "--app-id", "4242", "--app-key-file", publicKey, "--app-installation", "678=acme",
+                "--app-token-lifetime-seconds", "4", "--tokens-file", noTokens,
+            ])
+        defer { simulator.stop() }
+        let store = directory.path("state/commits.sqlite")
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: \(store)
+            api_url: \(simulator.baseURL)
+            default_interval: 1s
+            metrics_listen: 127.0.0.1:0
+            github_app:
+              app_id: 4242
+              private_key_file: \(keyPath)
+            repositories:
+              - acme/*
+
+            """)
+        let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"], logPath: directory.path("commitsd.log"))
+        defer { daemon.stop() }
+
+        func stats() async -> [String: Any] { (try? await simulator.control("/_sim/stats")) ?? [:] }
+        let mirrored = await waitUntil(timeout: .seconds(120)) {
+            Self.repositories.allSatisfy { StoreInspection(store).memberSHAsSoFar(of: "acme/\($0.0)").count == $0.1 }
+        }
+        #expect(mirrored, "\(daemon.log.suffix(3000))")
+        var issued = 0
+        let deadline = ContinuousClock.now + .seconds(90)
+        while issued < 4 && ContinuousClock.now < deadline {
+            issued = await stats()["appTokensIssued"] as? Int ?? 0
+            if issued < 4 { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        let issuedStats = await stats()
+        #expect(issued >= 4, "\(issuedStats)")
+
+        let port = try #require(
+            daemon.log.split(separator: "\n").first { $0.contains("serving metrics") }?
+                .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        let metrics = try await CommitsdMetricsTests.get("http://127.0.0.1:\(port)/metrics")
+        let metricsText = String(decoding: metrics.body, as: UTF8.self)
+        #expect(metricsText.contains(#"commits_mirror_rate_limit_remaining{token="app"}"#), "\(metricsText)")
+        let argv = SecretScan.commandLine(of: daemon.pid) ?? ""
+        let environment = (FileManager.default.contents(atPath: "/proc/\(daemon.pid)/environ")).map {
+            String(decoding: $0.map { $0 == 0 ? 0x0A : $0 }, as: UTF8.self)
+        }
+        #expect(environment != nil)
+        let status = try await run("commitsctl", ["status", "--db", store, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0)
+        let final = await stats()
+        // Every API request carried the installation's token (or, minting, the App's JWT).
+        #expect(final["requests"] as? Int == final["authorizationHeadersSeen"] as? Int, "\(final)")
+        #expect(final["jwtRefusals"] as? Int == 0)
+        // The only errors GitHub gave were 401s to tokens that expired in flight, each answered by a new one.
+        #expect(final["errors"] as? Int == final["expiredTokenRefusals"] as? Int, "\(final)")
+        let log = daemon.log
+        #expect(!log.contains("sync failed") && !log.contains("discovery failed"), "\(log.suffix(3000))")
+
+        var storeText = ""
+        for file in [store, store + "-wal", store + "-shm"] {
+            if let bytes = FileManager.default.contents(atPath: file) { storeText += String(decoding: bytes, as: UTF8.self) }
+        }
+        let leaks = AppKeys.leaks(
+            in: [
+                "commitsd log": log, "store": storeText, "status --json": status.stdout + status.stderr, "/metrics": metricsText,
+                "argv": argv, "environment": environment ?? "",
+            ], keyPEM: keyPEM)
+        #expect(leaks.isEmpty, "\(leaks)")
+        // The scan can find what it looks for: the simulator's own tokens are shaped as it expects.
+        #expect(!AppKeys.leaks(in: ["probe": "Bearer ghs_x"], keyPEM: keyPEM).isEmpty)
+    }
+
+    @Test func anAppBesideATokenOrWithABadKeyIsOneLineAndNoStart() async throws {
+        let directory = try TemporaryDirectory()
+        let keyPath = directory.path("app.pem")
+        try AppKeys.writeWithOpenSSL(.pkcs8, to: keyPath)
+        let config = try directory.write(
+            "config.yaml", "github_app:\n  app_id: 1\n  private_key_file: \(keyPath)\nrepositories: [acme/widgets]\n")
+        let both = try await run("commitsd", ["--check-config", "--config", config], environment: ["GITHUB_TOKEN": "ghp_abcdefgh12345"])
+        #expect(both.status == 2)
+        #expect(
+            both.stderr
+                == "commitsd: error: \(config):1: github_app: is set, and so is a token (from environment variable GITHUB_TOKEN); the two are exclusive; expected either github_app or a personal token: remove one of them\n"
+        )
+        let valid = try await run("commitsd", ["--check-config", "--config", config])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stdout.contains("GitHub App 1 (key from file \(keyPath))"), "\(valid.stdout)")
+
+        // Mode 600, so the only line is the error (an over-readable key is warned about first).
+        chmod(try directory.write("bad.pem", "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"), 0o600)
+        let badConfig = try directory.write(
+            "bad.yaml", "github_app:\n  app_id: 1\n  private_key_file: bad.pem\nrepositories: [acme/widgets]\n")
+        let bad = try await run("commitsd", ["--config", badConfig])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+        #expect(bad.stderr.contains("the GitHub App private key from file \(directory.path("bad.pem")) is not a PEM RSA private key"))
+    }
+}
