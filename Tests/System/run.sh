@@ -31,7 +31,8 @@ sim=${GITHUB_SIM:-$(swift build -c release --show-bin-path)/github-sim}
 [[ -x $sim ]] || fail "no $sim: run swift build -c release first"
 
 # The cached root: made once (a few minutes), atomically, so a failed run never leaves half a root.
-cache=${COMMITS_MIRROR_SYSTEST_CACHE:-/var/cache/commits-mirror/debootstrap-bookworm}
+# Its name changes with the package list below (v2: libpq5), so an older cache is never used.
+cache=${COMMITS_MIRROR_SYSTEST_CACHE:-/var/cache/commits-mirror/debootstrap-bookworm-v2}
 if [[ ! -d $cache ]]; then
     mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
     [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
@@ -39,7 +40,7 @@ if [[ ! -d $cache ]]; then
     say "debootstrap bookworm into $cache (once; cached)"
     mkdir -p "$(dirname "$cache")"
     rm -rf "$cache.tmp"
-    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,libcurl4,libsqlite3-0,zlib1g,adduser \
+    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,libcurl4,libpq5,libsqlite3-0,zlib1g,adduser \
         bookworm "$cache.tmp" "$mirror" >/tmp/commits-mirror-debootstrap.log 2>&1 \
         || { tail -5 /tmp/commits-mirror-debootstrap.log; skip "debootstrap failed (no mirror reachable?)"; }
     mv "$cache.tmp" "$cache"
