@@ -52,6 +52,26 @@ import Testing
         }
     }
 
+    /// `import` into PostgreSQL takes the same plan and page path as into SQLite; a sync then proves it.
+    @Test func anImportIsVerifiedByTheNextSync() async throws {
+        try await withRunning(startSimulator([("widgets", 1234)])) { simulator in
+            let pages = try await savedPages(simulator, repository: "acme/widgets")
+            let saved = directory.path("pages.json")
+            try Data(pages.joined()).write(to: URL(fileURLWithPath: saved))
+            let uri = try await PostgreSQLServer.shared().createDatabase()
+            let imported = try await run("commitsctl", ["import", "acme/widgets", saved, "--db", uri])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(
+                imported.stdout.hasPrefix(
+                    "acme/widgets: imported 1234 commits (1234 new, 0 updated) from 1 input; every parent is present."))
+            let verify = try await run(
+                "commitsctl", ["sync", "acme/widgets", "--db", uri, "--api-url", simulator.baseURL], environment: ["GITHUB_TOKEN": "t"])
+            #expect(verify.status == 0, "\(verify.stderr)")
+            #expect(verify.stdout.hasPrefix("acme/widgets@main: 0 new, 0 updated"), "\(verify.stdout)")
+            #expect(try Self.stored(uri).shas == (try simulator.reachableSHAs(owner: "acme", name: "widgets")))
+        }
+    }
+
     /// Acceptance 3: the server stops as in a crash (`pg_ctl stop -m immediate`)
     /// in the middle of a sync; once it is back, the next sync is exact.
     @Test func theServerStoppedMidSyncLosesNothing() async throws {

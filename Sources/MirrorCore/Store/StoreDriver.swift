@@ -28,7 +28,7 @@ public protocol RepositoryClaim: AnyObject {
 
 /// What a sync writes through: the engine's store, the catalogue of
 /// repositories and the request ledger, on one connection.
-public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords {
+public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting {
     var location: StoreLocation { get }
     /// A schema upgrade made when the store was opened, to report once.
     var upgraded: StoreUpgrade? { get }

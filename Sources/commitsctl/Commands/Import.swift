@@ -55,7 +55,7 @@ extension Commitsctl {
 
                 let lock = try RepositoryLock.acquire(store: settings.store, repository: name)
                 defer { lock.release() }
-                let mirror = try settings.store.openWriter()
+                let mirror = try settings.store.openSyncWriter()
                 reportUpgrade(of: mirror)
                 let stored = try mirror.ensureRepository(named: name)
                 let plan = try mirror.planImport(commits, repositoryID: stored.id)
