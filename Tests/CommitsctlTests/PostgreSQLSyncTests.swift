@@ -146,16 +146,10 @@ import Testing
     }
 
     /// The `secured` role needs its password over TCP (PostgreSQLServer's pg_hba.conf).
-    static let securedPassword = "secured-right-one"
+    static let securedPassword = PostgreSQLServer.passwordRolePassword
 
     static func ensureSecuredRole(_ server: PostgreSQLServer) throws {
-        try server.execute(
-            """
-            DO $$ BEGIN
-              CREATE ROLE \(PostgreSQLServer.passwordRole) LOGIN PASSWORD '\(securedPassword)';
-            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-            END $$
-            """)
+        try server.ensurePasswordRole()
     }
 
     /// libpq's password file, and the credential commitsd's unit can load, both

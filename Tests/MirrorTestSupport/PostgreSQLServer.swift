@@ -15,6 +15,8 @@ public final class PostgreSQLServer: @unchecked Sendable {
     public static let binaries = "/usr/lib/postgresql/15/bin"
     /// A role whose connections need a password (scram-sha-256); every other role is trusted.
     public static let passwordRole = "secured"
+    /// `passwordRole`'s password: one for every test of the process, which shares one server.
+    public static let passwordRolePassword = "s3cret-Pa55word-for-tests"
     public static let superuser = "postgres"
 
     public let directory: String
@@ -126,6 +128,17 @@ public final class PostgreSQLServer: @unchecked Sendable {
         // An identifier cannot be a bound parameter; `name` is ours (hex), `user` a test constant.
         try admin.execute("CREATE DATABASE \(name) OWNER \(user)")
         return uri(database: name, user: user)
+    }
+
+    /// Creates `passwordRole` (with `passwordRolePassword`) unless it exists; tests run in parallel.
+    public func ensurePasswordRole() throws {
+        try execute(
+            """
+            DO $$ BEGIN
+              CREATE ROLE \(Self.passwordRole) LOGIN PASSWORD '\(Self.passwordRolePassword)';
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END $$
+            """)
     }
 
     /// Runs `sql` as the superuser in `database` and returns its rows.

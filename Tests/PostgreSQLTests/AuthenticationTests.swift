@@ -6,20 +6,11 @@ import Testing
 /// libpq's own conventions, through the wrapper, against a real server whose
 /// `secured` role needs a password (scram-sha-256).
 @Suite struct AuthenticationTests {
-    private static let password = "s3cret-Pa55word-for-tests"
+    private static let password = PostgreSQLServer.passwordRolePassword
 
     private func securedDatabase() async throws -> (PostgreSQLServer, String) {
         let server = try await PostgreSQLServer.shared()
-        // Idempotent: tests run in parallel and the role is the server's, not a database's.
-        try server.execute(
-            """
-            DO $$ BEGIN
-              IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(PostgreSQLServer.passwordRole)') THEN
-                CREATE ROLE \(PostgreSQLServer.passwordRole) LOGIN PASSWORD '\(Self.password)';
-              END IF;
-            EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
-            END $$
-            """)
+        try server.ensurePasswordRole()
         return (server, try server.createDatabase(user: PostgreSQLServer.passwordRole))
     }
 
