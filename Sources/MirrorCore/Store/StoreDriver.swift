@@ -12,6 +12,9 @@ public protocol DatabaseStoreDriver: Sendable {
     func validate(uri: String) throws
     /// Opens the store for syncing, creating its schema or bringing it up to date.
     func openWriter(uri: String) throws -> any MirrorWriter
+    /// Opens an existing store for the reading commands; it never creates or
+    /// migrates one (a missing schema is `StoreError.missing`, a newer one refused).
+    func openReader(uri: String) throws -> any MirrorReading
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
