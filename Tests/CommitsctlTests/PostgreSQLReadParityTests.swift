@@ -177,6 +177,24 @@ import Testing
         }
     }
 
+    /// A database that holds no store: each reading command says so in one line,
+    /// and creates nothing (readers never migrate).
+    @Test func aDatabaseWithoutAStoreIsOneLineAndStaysEmpty() async throws {
+        let server = try await PostgreSQLServer.shared()
+        let uri = try server.createDatabase()
+        for command in [["query"], ["status"], ["repos"]] {
+            let result = try await commitsctl(command + ["--db", uri])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr
+                    == "commitsctl: error: no store at \(uri); run `commitsctl sync OWNER/REPO` first, or point --db / $COMMITS_DB at an existing store\n",
+                "\(command)")
+        }
+        let tables = try server.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: String(uri.split(separator: "/").last!))
+        #expect(tables == [["0"]])
+    }
+
     /// The real swift-evolution history, when ../shared has it.
     @Test(
         .enabled(
