@@ -108,6 +108,28 @@ import Testing
         for command in [["status"], ["status", "--json"], ["status", "--requests"], ["repos"], ["repos", "--format", "json"]] {
             try await stores.expectSameOutput(command)
         }
+        for command in [
+            ["stats"], ["stats", "--format", "json"], ["stats", "--repo", repository], ["authors"], ["authors", "--format", "csv"],
+            ["authors", "--repo", repository, "--top", "10", "--format", "json"],
+        ] {
+            try await stores.expectSameOutput(command)
+        }
+        // show: the newest commits, merges and co-authored ones, by short sha and by a 4-digit prefix.
+        var shas: [String] = []
+        for query in [["-n", "3"], ["--merges", "-n", "2"], ["--co-author", coAuthor, "-n", "2"]] {
+            shas += try await commitsctl(["query"] + query + ["--db", stores.sqlite]).lines.map { String($0.prefix(7)) }
+        }
+        #expect(shas.count >= 5)
+        for sha in shas {
+            try await stores.expectSameOutput(["show", sha])
+            try await stores.expectSameOutput(["show", sha, "--format", "json"])
+        }
+        for prefix in shas.map({ String($0.prefix(4)) }) {
+            let fromSQLite = try await commitsctl(["show", prefix, "--db", stores.sqlite])
+            let fromPostgreSQL = try await commitsctl(["show", prefix, "--db", stores.postgreSQL])
+            #expect(fromPostgreSQL.status == fromSQLite.status && fromPostgreSQL.stdout == fromSQLite.stdout, "show \(prefix)")
+            #expect(fromPostgreSQL.stderr == fromSQLite.stderr, "show \(prefix)")
+        }
     }
 
     /// A synthetic history with merges, co-authors and non-ASCII text: always runs.
@@ -132,6 +154,9 @@ import Testing
         for query in [["--author", "mapped person"], ["--co-author", "MAPPED", "--format", "csv"], ["--author", "ö", "--author", "Ç"]] {
             try await stores.expectSameOutput(["query", "--mailmap", mailmap] + query)
         }
+        try await stores.expectSameOutput(["authors", "--mailmap", mailmap, "--format", "json"])
+        let mapped = try await commitsctl(["query", "--author", "mapped person", "-n", "1", "--mailmap", mailmap, "--db", stores.sqlite])
+        try await stores.expectSameOutput(["show", String(mapped.stdout.prefix(7)), "--mailmap", mailmap])
     }
 
     /// `query --follow` on each store prints the same commits, in the same order,

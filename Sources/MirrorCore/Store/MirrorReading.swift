@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the reading commands (`query`, `status`, `repos`) ask of a store,
+/// What the reading commands (`query`, `status`, `repos`, `show`, `authors`,
+/// `stats`) ask of a store,
 /// whichever backend holds it: `MirrorReader` for a SQLite file, the
 /// PostgreSQL driver's reader for a database (`StoreLocation.openCommitReader()`).
 /// Every answer is a domain value, so the commands format both stores' answers
@@ -35,6 +36,13 @@ public protocol MirrorReading: AnyObject {
         _ filter: CommitFilter, after start: Int64, interval: Duration, isStopped: () -> Bool,
         _ body: ([CommitSummary]) throws -> Void
     ) throws
+
+    /// A full sha or a prefix of 4 or more hex digits; an ambiguous prefix is reported, never guessed.
+    func resolveCommit(_ prefix: String, mailmap: Mailmap?) throws -> CommitResolution
+    /// People by commits authored (`AuthorStatistics.ranked`), optionally of one repository.
+    func authorStatistics(repository name: RepositoryName?, top: Int?, mailmap: Mailmap?) throws -> [AuthorStatistics]
+    /// Per repository (by name), or only `repository`.
+    func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics]
 }
 
 extension MirrorReading {
