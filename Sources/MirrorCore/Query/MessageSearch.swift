@@ -70,15 +70,3 @@ struct MessageSearch {
         return forms
     }
 }
-
-/// `--grep TEXT` for a store that tests messages itself rather than through
-/// SQLite's trigram index: a message matches when, one Unicode scalar at a
-/// time, it has one of the needle scalar's case forms in its place. For an
-/// ASCII needle and for a short one that is exactly `MessageSearch`'s row
-/// test; for a longer non-ASCII one, the index's folding of ordinary letters.
-public enum MessageNeedle {
-    /// Each scalar of `needle` with the scalars a matching message may hold there (itself first).
-    public static func forms(of needle: String) -> [[Unicode.Scalar]] {
-        needle.unicodeScalars.map { scalar in MessageSearch.caseForms(of: scalar).flatMap(\.unicodeScalars) }
-    }
-}
