@@ -26,13 +26,19 @@ struct CommitStatement {
         JOIN authors m ON m.id = c.committer_id
         """
 
-    /// The whole statement: newest committer date first (ISO 8601 text, compared
-    /// as bytes), equal dates in mirrored order (row ids are given in page order).
+    /// The whole statement: newest committer date first, equal dates in mirrored
+    /// order (row ids are given in page order).
+    ///
+    /// Committer dates are compared in the column's own collation, not "C": they
+    /// are ISO 8601 UTC text of one fixed shape (`2024-03-05T10:00:00Z`), which
+    /// every deterministic collation orders as its bytes (only digits differ, at
+    /// the same places), and COLLATE "C" would keep PostgreSQL from walking the
+    /// `commits_committer_date` index: `query -n 50` read the whole table.
     func sql(limit: Int?) -> (sql: String, parameters: [any PostgreSQLBindable]) {
         var statement = self
         var sql = Self.select
         if !conditions.isEmpty { sql += "\nWHERE " + conditions.joined(separator: "\n  AND ") }
-        sql += "\nORDER BY c.committer_date COLLATE \"C\" DESC, c.id ASC"
+        sql += "\nORDER BY c.committer_date DESC, c.id ASC"
         if let limit { sql += "\nLIMIT " + statement.bind(limit, as: "bigint") }
         return (sql, statement.parameters)
     }

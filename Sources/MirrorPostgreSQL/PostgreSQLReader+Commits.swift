@@ -88,12 +88,13 @@ extension PostgreSQLReader {
         case .exclude: statement.conditions.append("c.parent_count <= 1")
         case .only: statement.conditions.append("c.parent_count > 1")
         }
-        // Committer dates are ISO 8601 UTC text, which sorts as time when compared as bytes.
+        // Committer dates are ISO 8601 UTC text of one shape, which sorts as time in any
+        // collation (CommitStatement.sql): the column's own keeps its index usable.
         if let since = filter.since {
-            statement.conditions.append("c.committer_date COLLATE \"C\" >= \(statement.bind(ISO8601Timestamp.format(since), as: "text"))")
+            statement.conditions.append("c.committer_date >= \(statement.bind(ISO8601Timestamp.format(since), as: "text"))")
         }
         if let until = filter.until {
-            statement.conditions.append("c.committer_date COLLATE \"C\" <= \(statement.bind(ISO8601Timestamp.format(until), as: "text"))")
+            statement.conditions.append("c.committer_date <= \(statement.bind(ISO8601Timestamp.format(until), as: "text"))")
         }
         return statement
     }

@@ -74,7 +74,7 @@ extension PostgreSQLReader {
             """
             SELECT (SELECT coalesce(sum(commits), 0) FROM author_commit_counts WHERE author_id = ANY($1::bigint[])),
                    (SELECT count(*) FROM commits WHERE author_id = ANY($1::bigint[])
-                    AND (committer_date COLLATE "C" < $2::text OR (committer_date = $2::text AND id > $3::bigint)))
+                    AND (committer_date < $2::text OR (committer_date = $2::text AND id > $3::bigint)))
             """, [BigIntArray(ids), date, commitID])
         return ((rows.int(0, 1) ?? 0) + 1, rows.int(0, 0) ?? 0)
     }
