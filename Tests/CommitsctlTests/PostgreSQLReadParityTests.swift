@@ -117,7 +117,8 @@ import Testing
             try await stores.expectSameOutput(command)
         }
         for command in [
-            ["stats"], ["stats", "--format", "json"], ["stats", "--repo", repository], ["authors"], ["authors", "--format", "csv"],
+            ["check"], ["stats"], ["stats", "--format", "json"], ["stats", "--repo", repository], ["authors"],
+            ["authors", "--format", "csv"],
             ["authors", "--repo", repository, "--top", "10", "--format", "json"],
         ] {
             try await stores.expectSameOutput(command)
@@ -227,6 +228,28 @@ import Testing
         let tables = try server.execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: String(uri.split(separator: "/").last!))
         #expect(tables == [["0"]])
+    }
+
+    /// A branch marked complete whose history lost its head: `check` reports the
+    /// same damage from both stores, and fails.
+    @Test func checkFindsTheSameDamageInBothStores() async throws {
+        let (stores, sim) = try await Self.syncBoth(["--synthetic", "acme/widgets=120:3"], repositories: ["acme/widgets"])
+        defer { sim.stop() }
+        let oldest = try #require(
+            try await commitsctl(["query", "--reverse", "-n", "1", "--format", "json", "--db", stores.sqlite]).stdout
+                .data(using: .utf8))
+        let sha = try #require((try JSONSerialization.jsonObject(with: oldest) as? [[String: Any]])?.first?["sha"] as? String)
+        let forget = "DELETE FROM repository_commits WHERE commit_id = (SELECT id FROM commits WHERE sha = $1)"
+        try Connection(path: stores.sqlite).execute(forget.replacingOccurrences(of: "$1", with: "?"), [sha])
+        try stores.server.execute(forget, database: String(stores.postgreSQL.split(separator: "/").last!), [sha])
+        let fromSQLite = try await commitsctl(["check", "--db", stores.sqlite])
+        let fromPostgreSQL = try await commitsctl(["check", "--db", stores.postgreSQL])
+        #expect(fromSQLite.status == 1 && fromSQLite.stdout.contains("DAMAGED"), "\(fromSQLite.stdout)")
+        #expect(fromPostgreSQL.status == fromSQLite.status)
+        #expect(fromPostgreSQL.stdout == fromSQLite.stdout)
+        #expect(
+            fromPostgreSQL.stderr.replacingOccurrences(of: stores.postgreSQL, with: "STORE")
+                == fromSQLite.stderr.replacingOccurrences(of: stores.sqlite, with: "STORE"))
     }
 
     /// The real swift-evolution history, when ../shared has it.

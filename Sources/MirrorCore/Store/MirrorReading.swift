@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the reading commands (`query`, `status`, `repos`, `show`, `authors`,
-/// `stats`) ask of a store,
+/// `stats`, `check`) ask of a store,
 /// whichever backend holds it: `MirrorReader` for a SQLite file, the
 /// PostgreSQL driver's reader for a database (`StoreLocation.openCommitReader()`).
 /// Every answer is a domain value, so the commands format both stores' answers
@@ -43,6 +43,8 @@ public protocol MirrorReading: AnyObject {
     func authorStatistics(repository name: RepositoryName?, top: Int?, mailmap: Mailmap?) throws -> [AuthorStatistics]
     /// Per repository (by name), or only `repository`.
     func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics]
+    /// The store's soundness, and per branch how complete its history is.
+    func check() throws -> StoreCheck
 }
 
 extension MirrorReading {
