@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",
-            dependencies: ["MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
+            dependencies: ["MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "PostgreSQL", "Curl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

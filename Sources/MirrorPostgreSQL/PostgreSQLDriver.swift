@@ -56,6 +56,11 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
+    public func openReader(uri: String) throws -> any MirrorReading {
+        try validate(uri: uri)
+        return try PostgreSQLReader(uri: uri, password: try credentialPassword())
+    }
+
     public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
         do {
             return try AdvisoryClaim.acquire(

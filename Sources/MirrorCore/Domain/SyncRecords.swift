@@ -48,4 +48,10 @@ public struct SpentRequests: Sendable, Equatable {
     public var token: String
     public var kind: RequestKind
     public var tally: RequestTally
+
+    public init(token: String, kind: RequestKind, tally: RequestTally) {
+        self.token = token
+        self.kind = kind
+        self.tally = tally
+    }
 }

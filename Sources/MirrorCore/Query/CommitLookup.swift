@@ -9,6 +9,13 @@ public struct CommitDetail: Sendable, Equatable {
     public var authorCommitCount: Int
     /// People its `Co-authored-by:` trailers credit, in message order.
     public var coAuthors: [Person.Identity] = []
+
+    public init(commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = []) {
+        self.commit = commit
+        self.authorPosition = authorPosition
+        self.authorCommitCount = authorCommitCount
+        self.coAuthors = coAuthors
+    }
 }
 
 /// What a full or abbreviated sha names.

@@ -34,6 +34,20 @@ public struct CommitSummary: Sendable, Equatable {
     /// deleted newest row; `query --follow` orders by the change cursor instead).
     public var storeID: Int64 = 0
 
+    public init(
+        sha: String, message: String, url: String?, author: CommitPerson, committer: CommitPerson, parents: [String],
+        repositories: [String], storeID: Int64 = 0
+    ) {
+        self.sha = sha
+        self.message = message
+        self.url = url
+        self.author = author
+        self.committer = committer
+        self.parents = parents
+        self.repositories = repositories
+        self.storeID = storeID
+    }
+
     /// The message's first line.
     public var subject: String {
         message.firstIndex(where: \.isNewline).map { String(message[..<$0]) } ?? message

@@ -10,6 +10,13 @@ public struct Person: Sendable, Equatable {
         public var email: String
         public var login: String?
         var searchText: String { AuthorSearch.searchText(name: name, email: email) }
+
+        public init(id: Int64, name: String, email: String, login: String?) {
+            self.id = id
+            self.name = name
+            self.email = email
+            self.login = login
+        }
     }
 
     /// The canonical name and email (the mailmap's, else the identity with most commits).
@@ -19,24 +26,13 @@ public struct Person: Sendable, Equatable {
     var searchText: String { AuthorSearch.searchText(name: name, email: email) }
 }
 
-extension MirrorReader {
-    /// Every person, their identities ordered by id. Identities join when they
-    /// have the same name (by bytes, after the mailmap) or, once a mailmap is in
-    /// use, the same GitHub login (without one, `authors` keeps git shortlog's
-    /// grouping by name).
-    public func people(mailmap: Mailmap?) throws -> [Person] {
-        let rows = try db.prepare(
-            """
-            SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
-            FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id ORDER BY a.id
-            """
-        ).map { row in
-            (
-                identity: Person.Identity(
-                    id: row.int64(0), name: row.string(1), email: row.string(2),
-                    login: row.optionalString(3)), commits: row.int(4)
-            )
-        }
+extension Person {
+    /// `identities` (every authors row with its authored-commit count, by id)
+    /// grouped into people. Identities join when they have the same name (by
+    /// bytes, after the mailmap) or, once a mailmap is in use, the same GitHub
+    /// login (without one, `authors` keeps git shortlog's grouping by name).
+    /// Every store reads its rows and groups them here, so all agree.
+    public static func group(_ rows: [(identity: Identity, commits: Int)], mailmap: Mailmap?) -> [Person] {
         var parent = Array(rows.indices)
         func root(_ index: Int) -> Int {
             var index = index
@@ -65,5 +61,37 @@ extension MirrorReader {
                 name: canonical[main].name, email: canonical[main].email,
                 identities: members.map { rows[$0].identity })
         }
+    }
+
+    /// The authors rows of every person one of whose identities (or whose
+    /// mapped name and email) contains a needle (`AuthorSearch.needle`), sorted.
+    public static func identityIDs(of people: [Person], matching needles: [String]) -> [Int64] {
+        var ids: [Int64] = []
+        for person in people
+        where person.identities.contains(where: { identity in
+            needles.contains { identity.searchText.contains($0) || person.searchText.contains($0) }
+        }) {
+            ids += person.identities.map(\.id)
+        }
+        return ids.sorted()
+    }
+}
+
+extension MirrorReader {
+    /// Every person, their identities ordered by id (`Person.group`).
+    public func people(mailmap: Mailmap?) throws -> [Person] {
+        let rows = try db.prepare(
+            """
+            SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
+            FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id ORDER BY a.id
+            """
+        ).map { row in
+            (
+                identity: Person.Identity(
+                    id: row.int64(0), name: row.string(1), email: row.string(2),
+                    login: row.optionalString(3)), commits: row.int(4)
+            )
+        }
+        return Person.group(rows, mailmap: mailmap)
     }
 }

@@ -42,15 +42,7 @@ extension MirrorReader {
             let test = needles.map { _ in "instr(search_text, ?) > 0" }.joined(separator: " OR ")
             return try db.prepare("SELECT id FROM authors WHERE \(test) ORDER BY id").bind(needles).map { $0.int64(0) }
         }
-        let people = try self.people(mailmap: mailmap)
-        var ids: [Int64] = []
-        for person in people
-        where person.identities.contains(where: { identity in
-            needles.contains { identity.searchText.contains($0) || person.searchText.contains($0) }
-        }) {
-            ids += person.identities.map(\.id)
-        }
-        return ids.sorted()
+        return Person.identityIDs(of: try people(mailmap: mailmap), matching: needles)
     }
 
     /// An `IN (…)` list: a short one bound id by id, a long one as one JSON

@@ -19,6 +19,27 @@ public struct AuthorStatistics: Sendable, Equatable {
     public var lastCommitDate: String
 }
 
+/// One identity's (authors row's) share of `AuthorStatistics`, as a store counts it.
+public struct AuthorTally: Sendable, Equatable {
+    /// Commits it authored.
+    public var commits = 0
+    /// The commits crediting it, by row id (credited twice on one commit counts once).
+    public var coAuthored: Set<Int64> = []
+    public var first: String
+    public var last: String
+
+    /// Notes commits (authored or credited) committed between `first` and `last`.
+    public static func note(
+        _ id: Int64, first: String, last: String, in tallies: inout [Int64: AuthorTally], _ update: (inout AuthorTally) -> Void
+    ) {
+        var entry = tallies[id] ?? AuthorTally(first: first, last: last)
+        update(&entry)
+        entry.first = min(entry.first, first)
+        entry.last = max(entry.last, last)
+        tallies[id] = entry
+    }
+}
+
 /// What the store holds for one repository.
 public struct RepositoryStatistics: Sendable, Equatable {
     public var repository: String
@@ -31,6 +52,56 @@ public struct RepositoryStatistics: Sendable, Equatable {
     public var lastCommitDate: String?
     /// The last successful sync of any of its branches.
     public var lastSyncAt: String?
+
+    public init(
+        repository: String, commits: Int, merges: Int, authors: Int, firstCommitDate: String?, lastCommitDate: String?,
+        lastSyncAt: String?
+    ) {
+        self.repository = repository
+        self.commits = commits
+        self.merges = merges
+        self.authors = authors
+        self.firstCommitDate = firstCommitDate
+        self.lastCommitDate = lastCommitDate
+        self.lastSyncAt = lastSyncAt
+    }
+}
+
+extension AuthorStatistics {
+    /// The people of `people` (identities in the store's order of first sight)
+    /// who authored commits, with their tallies merged:
+    /// most commits first, then most co-authored, then by name's bytes; `top`
+    /// keeps the first ones. Every store counts per identity and ranks here.
+    public static func ranked(
+        _ people: [Person], tallies: [Int64: AuthorTally], mailmap: Mailmap?, top: Int?
+    ) -> [AuthorStatistics] {
+        var result: [AuthorStatistics] = []
+        for person in people {
+            let members = person.identities.compactMap { identity in tallies[identity.id].map { (identity, $0) } }
+            guard !members.isEmpty else { continue }  // committers only
+            // Equal counts keep the person's order of identities (by id in a SQLite store).
+            let ranked = members.enumerated().sorted { lhs, rhs in
+                lhs.element.1.commits != rhs.element.1.commits
+                    ? lhs.element.1.commits > rhs.element.1.commits : lhs.offset < rhs.offset
+            }.map(\.element)
+            var emails: [String] = []
+            for (identity, _) in ranked where !emails.contains(identity.email) { emails.append(identity.email) }
+            result.append(
+                AuthorStatistics(
+                    name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
+                    commits: members.reduce(0) { $0 + $1.1.commits },
+                    coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
+                    identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
+                    firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
+        }
+        result.sort {
+            if $0.commits != $1.commits { return $0.commits > $1.commits }
+            if $0.coAuthored != $1.coAuthored { return $0.coAuthored > $1.coAuthored }
+            return Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+        }
+        if let top { result = Array(result.prefix(max(0, top))) }
+        return result
+    }
 }
 
 extension MirrorReader {
@@ -49,15 +120,7 @@ extension MirrorReader {
         }
         // Per identity (authors row): authored commits, and the commits crediting it
         // (by id: a person credited under two identities on one commit counts once).
-        typealias Counts = (commits: Int, coAuthored: Set<Int64>, first: String, last: String)
-        var counts: [Int64: Counts] = [:]
-        func note(_ id: Int64, _ first: String, _ last: String, _ update: (inout Counts) -> Void) {
-            var entry = counts[id] ?? (0, [], first, last)
-            update(&entry)
-            entry.first = min(entry.first, first)
-            entry.last = max(entry.last, last)
-            counts[id] = entry
-        }
+        var tallies: [Int64: AuthorTally] = [:]
         let authored = try db.prepare(
             """
             SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
@@ -66,7 +129,9 @@ extension MirrorReader {
         ).bind(arguments)
         while try authored.step() {
             let count = authored.int(1)
-            note(authored.int64(0), authored.string(2), authored.string(3)) { $0.commits += count }
+            AuthorTally.note(authored.int64(0), first: authored.string(2), last: authored.string(3), in: &tallies) {
+                $0.commits += count
+            }
         }
         let credited = try db.prepare(
             """
@@ -75,30 +140,11 @@ extension MirrorReader {
         ).bind(arguments)
         while try credited.step() {
             let commit = credited.int64(1)
-            note(credited.int64(0), credited.string(2), credited.string(2)) { $0.coAuthored.insert(commit) }
+            AuthorTally.note(credited.int64(0), first: credited.string(2), last: credited.string(2), in: &tallies) {
+                $0.coAuthored.insert(commit)
+            }
         }
-        var result: [AuthorStatistics] = []
-        for person in try people(mailmap: mailmap) {
-            let members = person.identities.compactMap { identity in counts[identity.id].map { (identity, $0) } }
-            guard !members.isEmpty else { continue }  // committers only
-            let ranked = members.sorted { $0.1.commits != $1.1.commits ? $0.1.commits > $1.1.commits : $0.0.id < $1.0.id }
-            var emails: [String] = []
-            for (identity, _) in ranked where !emails.contains(identity.email) { emails.append(identity.email) }
-            result.append(
-                AuthorStatistics(
-                    name: mailmap == nil ? ranked[0].0.name : person.name, emails: emails,
-                    commits: members.reduce(0) { $0 + $1.1.commits },
-                    coAuthored: members.reduce(into: Set<Int64>()) { $0.formUnion($1.1.coAuthored) }.count,
-                    identities: ranked.map { "\($0.0.name) <\($0.0.email)>" },
-                    firstCommitDate: members.map(\.1.first).min()!, lastCommitDate: members.map(\.1.last).max()!))
-        }
-        result.sort {
-            if $0.commits != $1.commits { return $0.commits > $1.commits }
-            if $0.coAuthored != $1.coAuthored { return $0.coAuthored > $1.coAuthored }
-            return Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
-        }
-        if let top { result = Array(result.prefix(max(0, top))) }
-        return result
+        return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
     }
 
     /// Per repository (sorted by name), or only `repository`.

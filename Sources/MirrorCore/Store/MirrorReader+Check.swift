@@ -18,6 +18,13 @@ public struct StoreCheck: Sendable, Equatable {
     }
     /// Every branch still mirrored is complete (a gone or removed repository's history stays as it was).
     public var isComplete: Bool { branches.allSatisfy { $0.isComplete || !$0.mirrored } }
+
+    public init(integrity: [String], foreignKeyViolations: [String], unindexedMessages: Int, branches: [BranchCompleteness]) {
+        self.integrity = integrity
+        self.foreignKeyViolations = foreignKeyViolations
+        self.unindexedMessages = unindexedMessages
+        self.branches = branches
+    }
 }
 
 /// One repository and branch of `sync_state`, checked against the stored graph.
@@ -37,6 +44,21 @@ public struct BranchCompleteness: Sendable, Equatable {
     public var headStored: Bool?
     /// The repository is still mirrored (not gone or removed): its branches are expected to complete.
     public var mirrored = true
+
+    public init(
+        repository: String, branch: String, commits: Int, headSHA: String?, markedComplete: Bool, pendingWalks: Int,
+        missingParents: Int, headStored: Bool?, mirrored: Bool
+    ) {
+        self.repository = repository
+        self.branch = branch
+        self.commits = commits
+        self.headSHA = headSHA
+        self.markedComplete = markedComplete
+        self.pendingWalks = pendingWalks
+        self.missingParents = missingParents
+        self.headStored = headStored
+        self.mirrored = mirrored
+    }
 
     public var isComplete: Bool {
         markedComplete && pendingWalks == 0 && missingParents == 0 && headStored != false

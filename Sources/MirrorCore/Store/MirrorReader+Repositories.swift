@@ -16,6 +16,22 @@ public struct RepositoryOverview: Sendable, Equatable {
     public var lastSuccessAt: String?
     /// Every synced branch is complete, and at least one was synced.
     public var complete: Bool
+
+    public init(
+        name: String, formerNames: [String], githubID: Int?, branches: [String], commits: Int, state: RepositoryState,
+        stateReason: String?, stateChangedAt: String?, lastSuccessAt: String?, complete: Bool
+    ) {
+        self.name = name
+        self.formerNames = formerNames
+        self.githubID = githubID
+        self.branches = branches
+        self.commits = commits
+        self.state = state
+        self.stateReason = stateReason
+        self.stateChangedAt = stateChangedAt
+        self.lastSuccessAt = lastSuccessAt
+        self.complete = complete
+    }
 }
 
 extension MirrorReader {

@@ -16,6 +16,9 @@ public protocol DatabaseStoreDriver: Sendable {
     func openCopySource(uri: String) throws -> any MirrorSnapshotSource
     /// Opens (creating its schema as needed) the store `copy-store` fills.
     func openCopyDestination(uri: String) throws -> any MirrorCopyDestination
+    /// Opens an existing store for the reading commands; it never creates or
+    /// migrates one (a missing schema is `StoreError.missing`, a newer one refused).
+    func openReader(uri: String) throws -> any MirrorReading
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?

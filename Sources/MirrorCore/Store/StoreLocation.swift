@@ -97,6 +97,15 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Opens an existing store for the commands that read it through
+    /// `MirrorReading` (`query`, `status`, `repos`), whichever backend holds it.
+    public func openCommitReader() throws -> any MirrorReading {
+        switch self {
+        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openReader(uri: uri)
+        }
+    }
+
     /// Whether the store is there to read (a path this user may not look at is an error, never "no").
     /// A database is asked for by opening it, so it counts as there.
     public func exists() throws -> Bool {

@@ -57,7 +57,7 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
-                let mirror = try settings.store.openReader()
+                let mirror = try settings.store.openCommitReader()
                 let name = try repository.resolve(in: mirror)
                 let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 let authors = try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap)

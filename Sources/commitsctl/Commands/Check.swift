@@ -8,7 +8,8 @@ extension Commitsctl {
             commandName: "check",
             abstract: "Check the store: integrity, foreign keys, and completeness of each mirrored branch.",
             discussion: """
-                Runs PRAGMA integrity_check and PRAGMA foreign_key_check, then for every repository and \
+                Runs PRAGMA integrity_check and PRAGMA foreign_key_check (on a PostgreSQL store: every index \
+                valid, every foreign key validated), then for every repository and \
                 branch in the sync state: whether the history is marked complete, walks an interrupted sync \
                 left to resume, parents of stored commits that are not stored, and whether the head is \
                 stored. The store is opened read-only, so check runs beside syncs. Exit status: 0 sound and \
@@ -24,7 +25,7 @@ extension Commitsctl {
 
         func run() async throws {
             try await reportingErrors {
-                let mirror = try store.resolvedLocation.openReader()
+                let mirror = try store.resolvedLocation.openCommitReader()
                 let check = try mirror.check()
                 print("integrity: \(check.integrityOK ? "ok" : check.integrity.joined(separator: "; "))")
                 if check.foreignKeyViolations.isEmpty {
@@ -42,7 +43,8 @@ extension Commitsctl {
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
                     printError(
-                        "the store \(mirror.path) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store")
+                        "the store \(mirror.location) is damaged (see above); restore a backup (commitsctl backup) or sync into a new store"
+                    )
                     throw ExitCode(ExitStatus.failure)
                 }
                 if !check.isComplete { throw ExitCode(Self.incompleteStatus) }

@@ -143,7 +143,7 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
-                let mirror = try settings.store.openReader()
+                let mirror = try settings.store.openCommitReader()
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)
                 // --follow: what the store holds at its latest change is listed first;
@@ -158,7 +158,7 @@ extension Commitsctl {
                 var records = RecordFormat(format).map { RecordWriter($0, fields: CommitRendering.fields, output: output) }
                 switch format {
                 case .table:
-                    var commits = try mirror.commits(matching: filter)
+                    var commits = try mirror.matchingCommits(filter)
                     if reverse { commits.reverse() }
                     for line in CommitRendering.table(commits, width: Terminal.outputWidth) { output.line(line) }
                 case .oneline:
@@ -170,7 +170,7 @@ extension Commitsctl {
                 }
                 guard let start else { return }
                 output.flush()
-                try mirror.follow(filter, after: start, isStopped: { false }) { arrived in
+                try mirror.follow(filter, after: start, interval: .milliseconds(100), isStopped: { false }) { arrived in
                     switch format {
                     case .table:
                         for line in CommitRendering.table(arrived, width: Terminal.outputWidth) { output.line(line) }
@@ -186,11 +186,11 @@ extension Commitsctl {
 
         /// Streams unless --reverse needs the whole result first.
         private func forEachCommit(
-            in mirror: MirrorReader, _ filter: CommitFilter,
+            in mirror: any MirrorReading, _ filter: CommitFilter,
             _ body: (CommitSummary) throws -> Void
         ) throws {
             if reverse {
-                for commit in try mirror.commits(matching: filter).reversed() { try body(commit) }
+                for commit in try mirror.matchingCommits(filter).reversed() { try body(commit) }
             } else {
                 try mirror.forEachCommit(matching: filter, body)
             }

@@ -88,7 +88,7 @@ extension Commitsctl {
 
             func run() async throws {
                 try await reportingErrors {
-                    let mirror = try store.resolvedLocation.openReader()
+                    let mirror = try store.resolvedLocation.openCommitReader()
                     let rows = try mirror.repositoryOverviews().map(Row.init)
                     let output = OutputWriter()
                     defer { output.flush() }

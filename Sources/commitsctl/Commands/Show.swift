@@ -41,11 +41,11 @@ extension Commitsctl {
             try await reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
-                let mirror = try settings.store.openReader()
+                let mirror = try settings.store.openCommitReader()
                 let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
                 switch try mirror.resolveCommit(sha, mailmap: mailmap) {
                 case .notFound:
-                    throw ShowError.notFound(sha, path: mirror.path)
+                    throw ShowError.notFound(sha, path: mirror.location.description)
                 case .ambiguous(let candidates, let total):
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
                 case .found(let detail):

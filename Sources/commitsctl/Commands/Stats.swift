@@ -44,7 +44,7 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
-                let mirror = try settings.store.openReader()
+                let mirror = try settings.store.openCommitReader()
                 let name = try repository.resolve(in: mirror)
                 let repositories = try mirror.repositoryStatistics(repository: name)
                 pager.start()

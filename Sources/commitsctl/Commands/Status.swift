@@ -93,7 +93,7 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
                 if requests {
                     try Self.printSpentRequests(
-                        try settings.store.openReader().spentRequests(), format: json ? .json : format)
+                        try settings.store.openCommitReader().spentRequestsInLastHour(), format: json ? .json : format)
                     return
                 }
                 let rows = try Self.rows(store: settings.store, configuration: configuration)
@@ -147,8 +147,8 @@ extension Commitsctl {
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
             if try configuration == nil || store.exists() {
-                let mirror = try store.openReader()
-                states = try mirror.syncStates()
+                let mirror = try store.openCommitReader()
+                states = try mirror.allSyncStates()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))

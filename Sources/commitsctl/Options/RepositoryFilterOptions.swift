@@ -16,7 +16,7 @@ struct RepositoryFilterOptions: ParsableArguments {
     }
 
     /// The repository, checked to be in the store (a typo gets an error, not an empty answer).
-    func resolve(in mirror: MirrorReader) throws -> RepositoryName? {
+    func resolve(in mirror: any MirrorReading) throws -> RepositoryName? {
         if let name, try mirror.repository(named: name) == nil {
             throw UnknownRepositoryError(name: name, store: mirror.location)
         }

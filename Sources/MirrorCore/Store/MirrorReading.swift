@@ -1,0 +1,69 @@
+import Foundation
+
+/// What the reading commands (`query`, `status`, `repos`, `show`, `authors`,
+/// `stats`, `check`) ask of a store,
+/// whichever backend holds it: `MirrorReader` for a SQLite file, the
+/// PostgreSQL driver's reader for a database (`StoreLocation.openCommitReader()`).
+/// Every answer is a domain value, so the commands format both stores' answers
+/// with the same code and print the same bytes.
+///
+/// A reader never writes. One reader is used by one task at a time.
+public protocol MirrorReading: AnyObject {
+    /// Where this reader reads, as every other part names a store.
+    var location: StoreLocation { get }
+
+    /// The repository known by `name` (current or former, any case).
+    func repository(named name: RepositoryName) throws -> StoredRepository?
+    /// Every repository, by current name (ASCII case ignored).
+    func repositories() throws -> [StoredRepository]
+    /// Commits of one repository, or every commit in the store.
+    func commitCount(repositoryID: Int64?) throws -> Int
+    /// Every repository's branches (by name, then branch), or one repository's.
+    func syncStates(repositoryID: Int64?) throws -> [SyncState]
+    /// Every repository the store holds, by current name.
+    func repositoryOverviews() throws -> [RepositoryOverview]
+    /// What each token spent in the 60 minutes before `now`, by token and kind.
+    func spentRequests(inHourBefore now: Date) throws -> [SpentRequests]
+
+    /// The store's latest change number (0 for an empty store): where `follow` starts.
+    func latestChange() throws -> Int64
+    /// Commits matching `filter`, newest committer date first, equal dates in
+    /// mirrored order; handed over one at a time, all from one snapshot.
+    func forEachCommit(matching filter: CommitFilter, _ body: (CommitSummary) throws -> Void) throws
+    /// Hands over, in the order they arrived, the commits that enter the result
+    /// of `filter` after change number `start`, until `isStopped()`.
+    func follow(
+        _ filter: CommitFilter, after start: Int64, interval: Duration, isStopped: () -> Bool,
+        _ body: ([CommitSummary]) throws -> Void
+    ) throws
+
+    /// A full sha or a prefix of 4 or more hex digits; an ambiguous prefix is reported, never guessed.
+    func resolveCommit(_ prefix: String, mailmap: Mailmap?) throws -> CommitResolution
+    /// People by commits authored (`AuthorStatistics.ranked`), optionally of one repository.
+    func authorStatistics(repository name: RepositoryName?, top: Int?, mailmap: Mailmap?) throws -> [AuthorStatistics]
+    /// Per repository (by name), or only `repository`.
+    func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics]
+    /// The store's soundness, and per branch how complete its history is.
+    func check() throws -> StoreCheck
+}
+
+extension MirrorReading {
+    /// Every repository's branches.
+    public func allSyncStates() throws -> [SyncState] {
+        try syncStates(repositoryID: nil)
+    }
+
+    /// What each token spent in the last hour.
+    public func spentRequestsInLastHour() throws -> [SpentRequests] {
+        try spentRequests(inHourBefore: Date())
+    }
+
+    /// `forEachCommit` collected.
+    public func matchingCommits(_ filter: CommitFilter) throws -> [CommitSummary] {
+        var result: [CommitSummary] = []
+        try forEachCommit(matching: filter) { result.append($0) }
+        return result
+    }
+}
+
+extension MirrorReader: MirrorReading {}

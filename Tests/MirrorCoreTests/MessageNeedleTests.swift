@@ -1,0 +1,55 @@
+import Foundation
+import MirrorTestSupport
+import SQLite
+import Testing
+@testable import MirrorCore
+
+/// `MessageNeedle` is what `--grep` means on a store without SQLite's trigram
+/// index: its folding must be the index's own, scalar for scalar.
+@Suite struct MessageNeedleTests {
+    /// Asks SQLite's trigram tokenizer how it folds every scalar (its vocabulary
+    /// holds each row's folded trigram) and compares the classes of scalars it
+    /// folds together with `MessageNeedle.indexFolds`. A SQLite with other
+    /// tables, or a Swift with other Unicode data, fails here, not in use.
+    @Test func indexFoldsAreTheTrigramIndexsFolding() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("fold.sqlite"))
+        try db.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'trigram case_sensitive 0')")
+        try db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, instance)")
+        var scalars: [Unicode.Scalar] = []
+        try db.transaction {
+            let insert = try db.prepare("INSERT INTO t (rowid, x) VALUES (?, ?)")
+            for value in UInt32(0x20)...0x2FFFF {
+                guard let scalar = Unicode.Scalar(value) else { continue }
+                scalars.append(scalar)
+                try insert.bind([Int(value), "\u{1}\(scalar)\u{2}"]).run()
+            }
+        }
+        // Terms by their scalars: Swift's String equality would join canonically equivalent ones.
+        var classes: [[UInt32]: Set<UInt32>] = [:]
+        var folded: [UInt32: [UInt32]] = [:]
+        for (term, row) in try db.prepare("SELECT term, doc FROM v").map({
+            ($0.string(0).unicodeScalars.map(\.value), UInt32($0.int(1)))
+        }) {
+            classes[term, default: []].insert(row)
+            folded[row] = term
+        }
+        var differences: [String] = []
+        for scalar in scalars {
+            let expected = folded[scalar.value].flatMap { classes[$0] } ?? [scalar.value]
+            let found = Set(MessageNeedle.indexFolds(of: scalar).map(\.value))
+            if found != expected {
+                differences.append(
+                    "U+\(String(scalar.value, radix: 16, uppercase: true)): index \(expected.sorted()), needle \(found.sorted())")
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count): \(differences.prefix(40).joined(separator: "\n"))")
+    }
+
+    @Test func shortAndASCIINeedlesKeepTheRowTestsForms() {
+        #expect(MessageNeedle.forms(of: "k") == [["k", "K", "\u{212A}"]])
+        #expect(MessageNeedle.forms(of: "\u{212A}x") == [MessageSearch.caseForms(of: "\u{212A}").flatMap(\.unicodeScalars), ["x", "X"]])
+        // Three scalars, one not ASCII: the index's folding, KELVIN SIGN's whole class.
+        #expect(MessageNeedle.forms(of: "\u{212A}xé")[0].sorted() == ["K", "k", "\u{212A}"])
+    }
+}
