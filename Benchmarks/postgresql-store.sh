@@ -110,5 +110,24 @@ for repo in "${REPOS[@]}"; do
         echo "| $repo | $path | $a | $b | $(calc "round($b / $a, 2)")× |"
     done
 done
+
+# Query latency: the whole commitsctl process against the database the last run
+# left (the last history above), beside psql answering the equivalent SQL.
+command -v hyperfine > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine > /dev/null
+PGURI="postgresql:///bench?host=$PGDIR&port=$PORT&user=postgres"
+AUTHOR=$(psql -d bench -c "SELECT a.name FROM commits c JOIN authors a ON a.id = c.author_id GROUP BY a.name ORDER BY count(*) DESC, a.name LIMIT 1")
+NEEDLE=$(python3 -c 'import sys; print(sys.argv[1].lower())' "$AUTHOR")
+SQL="SELECT c.sha, a.name, a.email, c.author_date, c.committer_date, split_part(c.message, chr(10), 1)
+FROM commits c JOIN authors a ON a.id = c.author_id
+WHERE c.author_id IN (SELECT id FROM authors WHERE strpos(search_text, '$NEEDLE') > 0) AND NOT c.off_branch
+ORDER BY c.committer_date DESC, c.id LIMIT 50"
+hyperfine -N --warmup 3 --runs 30 --export-json "$WORK/query.json" \
+    "$CTL query --author '$AUTHOR' -n 50 --db $PGURI" \
+    "$PGBIN/psql -h $PGDIR -p $PORT -U postgres -d bench -At -c \"$SQL\"" > "$WORK/hyperfine.txt" 2>&1 \
+    || { cat "$WORK/hyperfine.txt" >&2; exit 1; }
+read -r Q_CTL Q_PSQL < <(jq -r '[.results[].median * 1000] | map(. * 10 | round / 10) | @tsv' "$WORK/query.json")
+echo
+echo "\`commitsctl query --author '$AUTHOR' -n 50\` against the PostgreSQL store: median **$Q_CTL ms**, against"
+echo "**$Q_PSQL ms** for \`psql\` answering the equivalent SQL (whole processes, hyperfine, 30 runs): **$(calc "round($Q_CTL / $Q_PSQL, 2)")×** (goal: ≤ 2×)."
 echo
 echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."

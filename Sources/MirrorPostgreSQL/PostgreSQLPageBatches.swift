@@ -36,11 +36,7 @@ final class PostgreSQLPageBatches: PageBatches {
 
     private func commitIfDue() throws {
         guard let batch = store.batch else { return }
-        let due =
-            limits.maximumPages.map { batch.pages >= $0 } == true
-            || limits.maximumCommits.map { batch.commits >= $0 } == true
-            || limits.maximumDuration.map { .now - batch.started >= $0 } == true
-        if due { try store.commitBatch() }
+        if limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) { try store.commitBatch() }
     }
 }
 

@@ -75,32 +75,8 @@ public final class PostgreSQLReader: MirrorReading {
     }
 
     public func syncStates(repositoryID: Int64?) throws -> [SyncState] {
-        try read {
-            let rows =
-                try repositoryID.map {
-                    try connection.execute(
-                        Self.syncStateQuery + " WHERE s.repository_id = $1::bigint ORDER BY s.branch COLLATE \"C\"", [$0])
-                } ?? connection.execute(Self.syncStateQuery + " ORDER BY lower(r.full_name COLLATE \"C\"), s.branch COLLATE \"C\"")
-            return (0..<rows.count).map { row in
-                SyncState(
-                    repository: rows.string(row, 0) ?? "", branch: rows.string(row, 1) ?? "", headSHA: rows.string(row, 2),
-                    headETag: rows.string(row, 3), complete: rows.bool(row, 4) ?? false, lastAttemptAt: rows.string(row, 5),
-                    lastSuccessAt: rows.string(row, 6), lastError: rows.string(row, 7), rateLimitRemaining: rows.int(row, 8),
-                    rateLimitResetAt: rows.string(row, 9), pendingWalks: rows.int(row, 10) ?? 0, commits: rows.int(row, 11) ?? 0,
-                    repositoryState: rows.string(row, 12).flatMap(RepositoryState.init(rawValue:)) ?? .active,
-                    stateReason: rows.string(row, 13))
-            }
-        }
+        try read { try SyncStateRows.all(repositoryID: repositoryID, on: connection) }
     }
-
-    private static let syncStateQuery = """
-        SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
-               s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
-               (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
-               r.state, r.state_reason
-        FROM sync_state s JOIN repositories r ON r.id = s.repository_id
-        """
 
     public func repositoryOverviews() throws -> [RepositoryOverview] {
         try read {

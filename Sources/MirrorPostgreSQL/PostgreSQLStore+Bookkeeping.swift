@@ -6,36 +6,11 @@ import PostgreSQL
 
 extension PostgreSQLStore {
     public func syncState(repositoryID: Int64, branch: String) throws -> SyncState? {
-        let rows = try connection.execute(
-            Self.syncStateQuery + " WHERE s.repository_id = $1 AND s.branch = $2", [repositoryID, branch])
-        return rows.count > 0 ? Self.syncState(rows, 0) : nil
+        try SyncStateRows.one(repositoryID: repositoryID, branch: branch, on: connection)
     }
 
     public func syncStates(repositoryID: Int64? = nil) throws -> [SyncState] {
-        let rows =
-            try repositoryID.map {
-                try connection.execute(Self.syncStateQuery + " WHERE s.repository_id = $1 ORDER BY s.branch COLLATE \"C\"", [$0])
-            } ?? connection.execute(Self.syncStateQuery + " ORDER BY lower(r.full_name COLLATE \"C\"), s.branch COLLATE \"C\"")
-        return (0..<rows.count).map { Self.syncState(rows, $0) }
-    }
-
-    private static let syncStateQuery = """
-        SELECT r.full_name, s.branch, s.head_sha, s.head_etag, s.complete, s.last_attempt_at, s.last_success_at,
-               s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
-               (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
-               (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
-               r.state, r.state_reason
-        FROM sync_state s JOIN repositories r ON r.id = s.repository_id
-        """
-
-    private static func syncState(_ rows: QueryResult, _ row: Int) -> SyncState {
-        SyncState(
-            repository: rows.string(row, 0) ?? "", branch: rows.string(row, 1) ?? "", headSHA: rows.string(row, 2),
-            headETag: rows.string(row, 3), complete: rows.bool(row, 4) ?? false, lastAttemptAt: rows.string(row, 5),
-            lastSuccessAt: rows.string(row, 6), lastError: rows.string(row, 7), rateLimitRemaining: rows.int(row, 8),
-            rateLimitResetAt: rows.string(row, 9), pendingWalks: rows.int(row, 10) ?? 0, commits: rows.int(row, 11) ?? 0,
-            repositoryState: rows.string(row, 12).flatMap(RepositoryState.init(rawValue:)) ?? .active,
-            stateReason: rows.string(row, 13))
+        try SyncStateRows.all(repositoryID: repositoryID, on: connection)
     }
 
     public func recordAttempt(repositoryID: Int64, branch: String, at date: Date) throws {

@@ -66,11 +66,7 @@ public final class PostgreSQLStore: MirrorWriter {
         }
         batch?.pages += 1
         batch?.commits += page.count
-        var checkpoint = walk
-        checkpoint.nextURL = nextURL
-        checkpoint.pagesDone += 1
-        if let pagesTotal { checkpoint.pagesTotal = pagesTotal }
-        return StoredPage(outcome: outcome, checkpoint: checkpoint)
+        return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }
 
     public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {

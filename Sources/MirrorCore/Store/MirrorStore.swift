@@ -78,11 +78,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         }
         batch?.pages += 1
         batch?.commits += page.count
-        var checkpoint = walk
-        checkpoint.nextURL = nextURL
-        checkpoint.pagesDone += 1
-        if let pagesTotal { checkpoint.pagesTotal = pagesTotal }
-        return StoredPage(outcome: outcome, checkpoint: checkpoint)
+        return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }
 
     /// Stores commits read from git objects in one transaction (or the open

@@ -31,6 +31,17 @@ public struct Walk: Sendable, Equatable {
     }
 }
 
+extension Walk {
+    /// The checkpoint after one more stored page: where the listing goes on, and the count.
+    public func advanced(nextURL: String?, pagesTotal: Int?) -> Walk {
+        var checkpoint = self
+        checkpoint.nextURL = nextURL
+        checkpoint.pagesDone += 1
+        if let pagesTotal { checkpoint.pagesTotal = pagesTotal }
+        return checkpoint
+    }
+}
+
 /// What the store knows about syncing one branch (what a status report shows).
 public struct SyncState: Sendable, Equatable, Codable {
     public var repository: String

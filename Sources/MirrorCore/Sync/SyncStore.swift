@@ -79,6 +79,12 @@ public struct BatchLimits: Sendable, Equatable {
         self.maximumCommits = maximumCommits
         self.maximumDuration = maximumDuration
     }
+
+    /// Whether a batch holding `pages` pages and `commits` commits, open since `started`, is due to commit.
+    public func isDue(pages: Int, commits: Int, openSince started: ContinuousClock.Instant) -> Bool {
+        maximumPages.map { pages >= $0 } == true || maximumCommits.map { commits >= $0 } == true
+            || maximumDuration.map { .now - started >= $0 } == true
+    }
 }
 
 /// A page as stored: what it changed, and the walk's checkpoint after it.
