@@ -135,4 +135,22 @@ import Testing
         #expect(samples[#"commits_mirror_webhook_deliveries_total{event="other",outcome="too_large"}"#] == 2)
         #expect(samples[#"commits_mirror_syncs_total{repository="acme/widgets",outcome="success"}"#] == 2)
     }
+
+    @Test func webhookListenNeedsASecretAndCheckConfigNamesOnlyItsSource() async throws {
+        let without = try directory.write("without.yaml", "webhook_listen: 127.0.0.1:9465\nrepositories: [acme/widgets]\n")
+        let refused = try await run("commitsd", ["--check-config", "--config", without], environment: ["GITHUB_TOKEN": "t"])
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr
+                == "commitsd: error: \(without):1: webhook_listen: is set, but no webhook secret is; expected webhook_secret_file naming a file that holds the secret set on GitHub's webhook page, or the systemd credential github-webhook-secret\n"
+        )
+        let secretFile = try directory.write("webhook-secret", WebhookRig.secret)
+        chmod(secretFile, 0o600)
+        let with = try directory.write(
+            "with.yaml", "webhook_listen: 127.0.0.1:9465\nwebhook_secret_file: \(secretFile)\nrepositories: [acme/widgets]\n")
+        let valid = try await run("commitsd", ["--check-config", "--config", with], environment: ["GITHUB_TOKEN": "t"])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stdout.contains("; webhooks at http://127.0.0.1:9465/webhook, secret from file \(secretFile)"), "\(valid.stdout)")
+        #expect(!(valid.stdout + valid.stderr).contains(WebhookRig.secret))
+    }
 }
