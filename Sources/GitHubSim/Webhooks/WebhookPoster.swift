@@ -21,15 +21,22 @@ enum WebhookPoster {
         if let query = components.percentEncodedQuery { path += "?" + query }
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let status = eventLoop.makePromise(of: Int.self)
-        let channel = try await ClientBootstrap(group: eventLoop)
-            .connectTimeout(.seconds(5))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(StatusCollector(status: status))
+        // Every path completes the promise (an unanswered one is a leak NIO traps on).
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: eventLoop)
+                .connectTimeout(.seconds(5))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(StatusCollector(status: status))
+                    }
                 }
-            }
-            .connect(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port).get()
+                .connect(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port).get()
+        } catch {
+            status.fail(error)
+            throw error
+        }
         let deadline = eventLoop.scheduleTask(in: timeout) {
             status.fail(PostError(description: "no answer from \(url) within \(timeout.nanoseconds / 1_000_000_000) s"))
         }
