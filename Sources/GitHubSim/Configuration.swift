@@ -111,6 +111,8 @@ public struct SimConfiguration: Sendable {
     public var userAccounts: Set<String> = []
     /// App mode: GitHub App JWTs, installation tokens and their endpoints (docs/GITHUB-APP.md).
     public var app: SimApp?
+    /// Deliver a signed `push` webhook here whenever a head moves (and `ping` on start).
+    public var webhook: SimWebhook?
 
     public init() {}
 }

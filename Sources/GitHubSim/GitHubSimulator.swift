@@ -31,6 +31,7 @@ public final class GitHubSimulator: Sendable {
             if host.contains(":") { host = "[\(host)]" }
             core.baseURL = "http://\(host):\(http.port)"
             server.withLock { $0 = .running(http) }
+            core.webhooks.ping()
         } catch {
             server.withLock { $0 = .idle }
             throw error
@@ -61,14 +62,20 @@ public final class GitHubSimulator: Sendable {
     /// Moves the default branch head `steps` first-parent steps back in time (a force-push);
     /// clamps at the root.
     public func moveHead(owner: String, name: String, back steps: Int) throws {
-        _ = try core.repository(owner: owner, name: name).moveHead(by: max(0, steps))
+        _ = try core.moveHead(owner: owner, name: name, by: max(0, steps))
     }
 
     /// Moves the head `steps` first-parent steps toward the original head (new pushes arriving);
     /// clamps there.
     public func moveHead(owner: String, name: String, forward steps: Int) throws {
-        _ = try core.repository(owner: owner, name: name).moveHead(by: -max(0, steps))
+        _ = try core.moveHead(owner: owner, name: name, by: -max(0, steps))
     }
+
+    /// Where head moves are delivered as signed `push` webhooks from now on (`nil`: nowhere).
+    public func setWebhook(_ webhook: SimWebhook?) { core.webhooks.target = webhook }
+
+    /// Every webhook delivery so far, oldest first, with the receiver's answer.
+    public func webhookDeliveries() -> [SimWebhookDelivery] { core.webhooks.delivered }
 
     public func headSHA(owner: String, name: String) throws -> String {
         let repository = try core.repository(owner: owner, name: name)

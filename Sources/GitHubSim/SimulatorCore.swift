@@ -14,6 +14,8 @@ final class SimulatorCore: Sendable {
     let configuration: SimConfiguration
     /// App mode: the App's JWTs and the installation tokens issued (nil without `configuration.app`).
     let appAuthority: AppAuthority?
+    /// Where head moves are delivered as signed `push` webhooks (none configured: nothing sent).
+    let webhooks: WebhookDispatcher
     /// What is served now: tests add and delete repositories at run time.
     private let hosted: Mutex<[HostedRepository]>
     private let state: Mutex<State>
@@ -43,6 +45,7 @@ final class SimulatorCore: Sendable {
         }
         self.configuration = configuration
         appAuthority = configuration.app.map(AppAuthority.init(app:))
+        webhooks = WebhookDispatcher(configuration.webhook)
         hosted = Mutex(try repositories.map(HostedRepository.init))
         state = Mutex(State(rate: RateLimiter(window: configuration.rateLimitWindow), faults: configuration.faults))
     }

@@ -14,6 +14,8 @@ struct DaemonSettings: Sendable {
     /// the GitHub App and its key's source; never a secret.
     let tokenSource: String?
     let client: GitHubClient
+    /// With `webhook_listen`: the secret deliveries are verified with (never printed).
+    var webhookSecret: WebhookSecret? = nil
 
     /// Reads, validates and resolves; throws `ConfigurationError` (or
     /// `GitHubToken.TokenError` for an unreadable credential).
@@ -63,7 +65,33 @@ struct DaemonSettings: Sendable {
         }
         return DaemonSettings(
             configuration: configuration, store: try configuration.resolvedStore(environment: storeEnvironment),
-            apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client)
+            apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client,
+            webhookSecret: try webhookSecret(of: configuration, path: path, environment: environment, logger: logger))
+    }
+
+    /// `webhook_listen` needs a secret: GitHub signs with it, and an unsigned
+    /// delivery is never acted on.
+    private static func webhookSecret(
+        of configuration: MirrorConfiguration, path: String, environment: [String: String], logger: Logger
+    ) throws -> WebhookSecret? {
+        guard configuration.webhookListen != nil else { return nil }
+        let secret: WebhookSecret?
+        do {
+            secret = try WebhookSecret.resolve(configuredFile: configuration.webhookSecretFile, environment: environment) {
+                logger.warning("\($0)")
+            }
+        } catch {
+            throw ConfigurationError(file: path, key: "webhook_secret_file", problem: "\(error)")
+        }
+        guard let secret else {
+            throw ConfigurationError(
+                file: path, line: configuration.webhookListenLine, key: "webhook_listen",
+                problem: "is set, but no webhook secret is",
+                expected:
+                    "webhook_secret_file naming a file that holds the secret set on GitHub's webhook page, or the systemd credential \(WebhookSecret.credentialName)"
+            )
+        }
+        return secret
     }
 
     /// Lines describing what a reload changes (configuration keys, and where the token comes from).
@@ -82,6 +110,6 @@ struct DaemonSettings: Sendable {
     func keepingStore(_ store: StoreLocation) -> DaemonSettings {
         DaemonSettings(
             configuration: configuration, store: store, apiURL: apiURL,
-            tokenSource: tokenSource, client: client)
+            tokenSource: tokenSource, client: client, webhookSecret: webhookSecret)
     }
 }

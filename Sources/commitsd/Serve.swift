@@ -68,6 +68,9 @@ extension Commitsd {
                     summary +=
                         "; adaptive polling between \(DurationText.format(range.minimum)) and \(DurationText.format(range.maximum)) (entries with their own interval stay on it)"
                 }
+                if let address = configuration.webhookListen, let secret = settings.webhookSecret {
+                    summary += "; webhooks at http://\(address)/webhook, secret from \(secret.source)"
+                }
                 print(summary)
                 return
             }
@@ -80,6 +83,7 @@ extension Commitsd {
             let registry = PrometheusCollectorRegistry()
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
+            factory.durationHistogramBuckets[MirrorMetrics.pushToStoredName] = MirrorMetrics.pushToStoredBuckets
             let metrics = MirrorMetrics(factory: factory)
             do {
                 let store = try settings.store.openWriter()
@@ -112,10 +116,19 @@ extension Commitsd {
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
-            let service = SyncService(
+            var service = SyncService(
                 configurationPath: path, initial: settings, synced: synced, activity: activity, notifier: SystemdNotifier(),
                 logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)
+            var webhooks: WebhookServer?
+            // Like metrics_listen, webhook_listen and its secret take effect on restart.
+            if let address = settings.configuration.webhookListen, let secret = settings.webhookSecret {
+                let (hints, continuation) = AsyncStream.makeStream(of: WebhookHint.self, bufferingPolicy: .bufferingNewest(1024))
+                service.hints = hints
+                webhooks = WebhookServer(
+                    address: address, secret: secret, metrics: metrics, logger: logger, hints: { continuation.yield($0) })
+            }
             var services: [any Service] = [service]
+            if let webhooks { services.append(webhooks) }
             // A changed metrics_listen, like a changed store, takes effect on restart.
             if let address = settings.configuration.metricsListen {
                 services.append(MetricsServer(address: address, registry: registry, store: settings.store, logger: logger))

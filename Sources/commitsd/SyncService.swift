@@ -43,6 +43,8 @@ struct SyncService: Service, CustomStringConvertible {
     let makeLogger: @Sendable (Logger.Level) -> Logger
     /// Where each sync's outcome is recorded (served by `MetricsServer`).
     let metrics: MirrorMetrics
+    /// What verified webhook deliveries ask for (`WebhookServer`); `nil` without `webhook_listen`.
+    var hints: AsyncStream<WebhookHint>? = nil
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
@@ -63,6 +65,8 @@ struct SyncService: Service, CustomStringConvertible {
     enum Event: Sendable {
         case due
         case reload(DaemonSettings)
+        /// A verified webhook delivery's hint.
+        case hint(WebhookHint)
         /// A lane's sync ended.
         case finished(Finished)
     }
@@ -83,6 +87,11 @@ struct SyncService: Service, CustomStringConvertible {
                     logLevelOverride: logLevelOverride
                 )
                 .run { continuation.yield(.reload($0)) }
+            }
+            if let hints {
+                group.addTask {
+                    for await hint in hints { continuation.yield(.hint(hint)) }
+                }
             }
             if let interval = notifier.watchdogInterval {
                 group.addTask {
@@ -119,6 +128,8 @@ struct SyncService: Service, CustomStringConvertible {
         var usageRecorded = settings.client.usage
         // Repositories whose history has synced: their syncs are polls, never a first sync.
         var hasSynced = synced
+        // When a push webhook for each repository arrived, until a sync started after it stores the branch.
+        var pushedAt: [String: ContinuousClock.Instant] = [:]
         func writeSpentRequests(now: Bool) {
             guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
             do {
@@ -162,6 +173,10 @@ struct SyncService: Service, CustomStringConvertible {
                 plan.postpone(repository, until: resume)
             case .synced(let report):
                 hasSynced.insert(repository.key)
+                if let pushed = pushedAt[repository.key], finished.started >= pushed {
+                    metrics.recordPushToStored(.now - pushed)
+                    pushedAt[repository.key] = nil
+                }
                 plan.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
             default:
                 plan.completed(repository, now: .now)
@@ -220,6 +235,22 @@ struct SyncService: Service, CustomStringConvertible {
                     notifier.status("configuration reloaded; \(lastStatus)")
                 case .finished(let finished):
                     guard finish(finished) else { return }
+                case .hint(.repositoryChanged):
+                    if !settings.configuration.patterns.isEmpty { discoveryDue = .now }
+                case .hint(.push(let push, let receivedAt)):
+                    let matched = repositories(
+                        pushedBy: push, among: plan.jobs.map(\.repository), settings: settings, logger: logger)
+                    let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
+                    if matched.isEmpty {
+                        logger.info("push webhook for a repository or branch not mirrored; ignored", metadata: metadata)
+                        metrics.recordPush(.notMirrored)
+                    }
+                    for repository in matched {
+                        logger.info("push webhook: syncing now", metadata: metadata)
+                        metrics.recordPush(.dueNow)
+                        plan.nudge(repository, now: .now)
+                        pushedAt[repository.key] = min(pushedAt[repository.key] ?? receivedAt, receivedAt)
+                    }
                 case .due:
                     break
                 }

@@ -82,6 +82,12 @@ struct GitHubSimCommand: AsyncParsableCommand {
         help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
     var headBack: [String] = []
 
+    @Option(help: "Deliver a signed push webhook here whenever a head moves (and a ping on start), e.g. http://127.0.0.1:9465/webhook.")
+    var webhookURL: String?
+
+    @Option(help: "The file holding the webhook's secret (needed with --webhook-url; never on the command line).")
+    var webhookSecretFile: String?
+
     @Option(
         help: ArgumentHelp(
             "Run this shell command against the simulator (GITHUB_API_URL is set), then stop and exit with its status.",
@@ -95,6 +101,7 @@ struct GitHubSimCommand: AsyncParsableCommand {
             for move in plan.headMoves {
                 try simulator.moveHead(owner: move.owner, name: move.name, back: move.steps)
             }
+            simulator.setWebhook(plan.webhook)
             let signals = TerminationSignals()
             signals.install([SIGTERM, SIGINT])
             try await simulator.start()

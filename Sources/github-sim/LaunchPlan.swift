@@ -17,6 +17,8 @@ struct LaunchPlan {
     var configuration = SimConfiguration()
     var repositories: [SimRepository] = []
     var headMoves: [HeadMove] = []
+    /// Set after the start-up head moves, so only later moves are delivered.
+    var webhook: SimWebhook?
 
     init(command: GitHubSimCommand) throws {
         configuration.host = command.host
@@ -37,6 +39,7 @@ struct LaunchPlan {
             configuration.faults.git = fault
         }
         configuration.app = try Self.app(command)
+        webhook = try Self.webhook(command)
         if let path = command.tokensFile {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ArgumentProblem(description: "cannot read --tokens-file \(path)")
@@ -139,5 +142,26 @@ struct LaunchPlan {
             return nil
         }
         return (String(parts[0]), String(parts[1]))
+    }
+
+    /// `--webhook-url` with `--webhook-secret-file` (the secret never goes on the command line).
+    static func webhook(_ command: GitHubSimCommand) throws -> SimWebhook? {
+        switch (command.webhookURL, command.webhookSecretFile) {
+        case (nil, nil):
+            return nil
+        case (let url?, let path?):
+            guard url.hasPrefix("http://") else {
+                throw ArgumentProblem(description: "--webhook-url \(url): expected an http:// URL such as http://127.0.0.1:9465/webhook")
+            }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            else {
+                throw ArgumentProblem(
+                    description: "cannot read a secret from --webhook-secret-file \(path); put the webhook's secret in it")
+            }
+            return SimWebhook(url: url, secret: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        default:
+            throw ArgumentProblem(description: "--webhook-url and --webhook-secret-file go together; give both or neither")
+        }
     }
 }

@@ -1,7 +1,8 @@
 // /_sim/…: steering a simulator that runs as a separate process. Not counted, not rate-limited.
 //   GET  /_sim/stats                          SimStats as JSON
 //   POST /_sim/reset-stats
-//   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}
+//   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}; with a webhook
+//                                             configured, a moved head is delivered as a signed push
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
 //                                             git as a GitFault name ("truncated-pack", …)
 //   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
@@ -58,7 +59,7 @@ enum ControlEndpoint {
             return .error(.badRequest, "expected ?back=N or ?forward=N with N >= 0")
         }
         do {
-            let sha = try core.repository(owner: owner, name: name).moveHead(by: steps)
+            let sha = try core.moveHead(owner: owner, name: name, by: steps)
             return .json(.ok, ByteBuffer(string: "{\"head\":\"\(sha)\"}"))
         } catch {
             return .error(.notFound, "\(error)")

@@ -78,7 +78,7 @@ struct ConfigurationLoader {
     enum TopKey: String, CaseIterable {
         case store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve,
             log_level
-        case mailmap, metrics_listen
+        case mailmap, metrics_listen, webhook_listen, webhook_secret_file
         case include_forks, include_archived, git_bootstrap
     }
 
@@ -169,6 +169,17 @@ struct ConfigurationLoader {
                     throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not HOST:PORT", expected: expected)
                 }
                 configuration.metricsListen = address
+            case .webhook_listen:
+                let expected = "HOST:PORT to receive GitHub webhooks on (POST /webhook), e.g. 0.0.0.0:9465"
+                let text = try string(value, key: keyText, expected: expected)
+                guard let address = ListenAddress(parsing: text) else {
+                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not HOST:PORT", expected: expected)
+                }
+                configuration.webhookListen = address
+                configuration.webhookListenLine = keyNode.mark?.line
+            case .webhook_secret_file:
+                configuration.webhookSecretFile = try path(
+                    value, key: keyText, expected: "the path of a file holding the webhook's secret")
             case .log_level:
                 let expected = "one of \(Self.levels)"
                 let text = try string(value, key: keyText, expected: expected)

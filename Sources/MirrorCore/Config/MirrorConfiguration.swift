@@ -116,6 +116,13 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level
     /// `metrics_listen`: where the service serves /metrics, /healthz and /readyz (off when `nil`).
     public var metricsListen: ListenAddress?
+    /// `webhook_listen`: where the service receives GitHub webhooks at `POST /webhook` (off when `nil`).
+    public var webhookListen: ListenAddress?
+    /// The line of `webhook_listen`, for messages about it.
+    public var webhookListenLine: Int?
+    /// `webhook_secret_file`: the webhook's secret (the systemd credential
+    /// `github-webhook-secret` takes precedence).
+    public var webhookSecretFile: String?
 
     public static let defaultInterval: Duration = .seconds(15 * 60)
     public static let defaultRateLimitReserve = 0
@@ -147,6 +154,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.maximumInterval == rhs.maximumInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap
+            && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -275,6 +283,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("rate_limit_reserve", rateLimitReserve, new.rateLimitReserve, { "\($0)" })
         compare("log_level", logLevel, new.logLevel, { $0.rawValue })
         compare("metrics_listen", metricsListen, new.metricsListen, { $0?.description ?? "(not set)" })
+        compare("webhook_listen", webhookListen, new.webhookListen, { $0?.description ?? "(not set)" })
+        compare("webhook_secret_file", webhookSecretFile, new.webhookSecretFile, orNone)
 
         let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -13,6 +13,9 @@
 ///   behind every repository already due, so a long first sync runs in the
 ///   gaps between the others' polls.
 /// - `pause(until:)` holds everything back, e.g. until a rate-limit reset.
+/// - `nudge` (a push webhook) makes a repository due now; one whose sync is
+///   under way is due again as soon as that sync ends (it may have read the
+///   branch before the push). Its grid is kept: the polls go on as planned.
 /// - A repository whose sync has `started` is not handed out again until it
 ///   is `completed` or `requeued`, so syncs may run side by side.
 public struct SyncSchedule: Sendable {
@@ -41,6 +44,8 @@ public struct SyncSchedule: Sendable {
     private var pausedUntil: ContinuousClock.Instant?
     /// Keys of the repositories whose sync is under way.
     public private(set) var running: Set<String> = []
+    /// Keys of running repositories nudged since their sync started.
+    private var nudgedWhileRunning: Set<String> = []
 
     /// `synced` holds the keys (`Repository.key`) of repositories that have
     /// synced before; `activity`, by the same keys, what the store tells of them.
@@ -86,6 +91,7 @@ public struct SyncSchedule: Sendable {
     ) {
         running.remove(repository.key)
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        defer { if nudgedWhileRunning.remove(repository.key) != nil { jobs[index].due = now } }
         if let activity {
             var job = jobs[index]
             let moved = job.activity.map { $0.head != activity.head } ?? false
@@ -100,10 +106,22 @@ public struct SyncSchedule: Sendable {
         jobs[index].due = Self.slot(after: now, anchor: jobs[index].anchor, interval: jobs[index].interval)
     }
 
+    /// A push webhook: `repository` is due at `now` (ahead of its grid), or,
+    /// when its sync is under way, again as soon as that sync ends.
+    public mutating func nudge(_ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant) {
+        guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
+        if running.contains(repository.key) {
+            nudgedWhileRunning.insert(repository.key)
+        } else {
+            jobs[index].due = min(jobs[index].due, now)
+        }
+    }
+
     /// Puts a repository whose sync stopped after a step back in the queue: due
     /// at `now`, after every repository due before.
     public mutating func requeue(_ repository: MirrorConfiguration.Repository, now: ContinuousClock.Instant) {
         running.remove(repository.key)
+        nudgedWhileRunning.remove(repository.key)
         guard let index = jobs.firstIndex(where: { $0.repository.key == repository.key }) else { return }
         jobs[index].due = now
         // Among equal due times the earliest job goes first: move it last.

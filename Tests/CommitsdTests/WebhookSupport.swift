@@ -1,0 +1,141 @@
+import Curl
+import Foundation
+import GitHubSim
+import MirrorCore
+import MirrorTestSupport
+import Testing
+
+/// A commitsd polling hourly with `webhook_listen` (and `metrics_listen`) on
+/// ephemeral ports, mirroring `acme/widgets` from an in-process github-sim
+/// that delivers its head moves to commitsd's `/webhook`.
+struct WebhookRig {
+    static let secret = "whsec-test-It's-a-Secret-0815"
+    let directory: TemporaryDirectory
+    let simulator: GitHubSimulator
+    let daemon: DaemonProcess
+    let store: String
+    let webhookURL: String
+    let metricsURL: String
+
+    /// Starts everything and waits for the first sync; the simulator's head is
+    /// 10 commits back, so moving it forward makes new commits to mirror.
+    static func start(in directory: TemporaryDirectory) async throws -> WebhookRig {
+        let simulator = try await startSimulator([("widgets", 300)])
+        try simulator.moveHead(owner: "acme", name: "widgets", back: 10)
+        let secretFile = try directory.write("webhook-secret", secret + "\n")
+        chmod(secretFile, 0o600)
+        let store = directory.path("state/commits.sqlite")
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: \(store)
+            api_url: \(simulator.baseURL)
+            default_interval: 1h
+            metrics_listen: 127.0.0.1:0
+            webhook_listen: 127.0.0.1:0
+            webhook_secret_file: \(secretFile)
+            repositories:
+              - acme/widgets
+
+            """)
+        let daemon = try DaemonProcess(
+            ["--config", config, "--log-level", "debug"], environment: ["GITHUB_TOKEN": SecretScan.token],
+            logPath: directory.path("commitsd.log"))
+        let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
+        let synced = await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").count == expected }
+        try #require(synced, "\(daemon.log)")
+        let listening = await waitUntil { daemon.log.contains("webhook.listen=") && daemon.log.contains("metrics.listen=") }
+        try #require(listening, "\(daemon.log)")
+        func port(_ key: String) throws -> Int {
+            try #require(
+                daemon.log.split(separator: "\n").first { $0.contains(key) }?.split(separator: " ")
+                    .first { $0.hasPrefix(key) }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        }
+        let webhookURL = "http://127.0.0.1:\(try port("webhook.listen="))/webhook"
+        simulator.setWebhook(SimWebhook(url: webhookURL, secret: secret))
+        return WebhookRig(
+            directory: directory, simulator: simulator, daemon: daemon, store: store, webhookURL: webhookURL,
+            metricsURL: "http://127.0.0.1:\(try port("metrics.listen="))/metrics")
+    }
+
+    func stop() async {
+        daemon.stop()
+        try? await simulator.shutdown()
+    }
+
+    var head: String { (try? simulator.headSHA(owner: "acme", name: "widgets")) ?? "" }
+
+    func stored(_ sha: String) -> Bool { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").contains(sha) }
+
+    /// `name{labels}` → value from a scrape of `/metrics`.
+    func samples() async -> [String: Double] {
+        guard let response = try? await HTTPClient().send(HTTPRequest(url: metricsURL)) else { return [:] }
+        return CommitsdMetricsTests.samples(String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Scrapes until `condition` holds of the samples (30 s at most); the last scrape.
+    func samples(until condition: ([String: Double]) -> Bool) async -> [String: Double] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var samples = await self.samples()
+        while !condition(samples) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+            samples = await self.samples()
+        }
+        return samples
+    }
+
+    /// A push payload for acme/widgets as GitHub shapes it.
+    func pushBody(after: String) -> [UInt8] {
+        Array(
+            #"{"ref":"refs/heads/main","before":"0000000000000000000000000000000000000000","after":"\#(after)","repository":{"id":1001,"full_name":"acme/widgets","default_branch":"main"}}"#
+                .utf8)
+    }
+
+    /// POSTs a delivery signed with `secret` (the right one unless told).
+    func deliver(
+        event: String, body: [UInt8], id: String = UUID().uuidString, secret: String = WebhookRig.secret,
+        signature: String? = nil
+    ) async throws -> HTTPResponse {
+        let signed = signature ?? WebhookSecret(secret, source: "test").signature(of: body)
+        return try await HTTPClient().send(
+            HTTPRequest(
+                url: webhookURL, method: "POST",
+                headers: [
+                    ("Content-Type", "application/json"), ("X-GitHub-Event", event), ("X-GitHub-Delivery", id),
+                    ("X-Hub-Signature-256", signed),
+                ], body: body))
+    }
+}
+
+/// A plain TCP client for what libcurl will not do: trickle a body, or announce one it never sends.
+final class RawConnection {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    }
+
+    /// False once the peer is gone (no SIGPIPE: MSG_NOSIGNAL).
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// What has arrived so far, without waiting.
+    func available() -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+    }
+
+    deinit { close(descriptor) }
+}

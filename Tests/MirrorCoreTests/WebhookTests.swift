@@ -1,0 +1,116 @@
+import Foundation
+import MirrorTestSupport
+import Testing
+
+@testable import MirrorCore
+
+/// Push webhooks' pieces: the signature check, the push hint, the `webhook_*`
+/// keys and the schedule's "due now" nudge.
+@Suite struct WebhookTests {
+    /// The example in GitHub's "Validating webhook deliveries".
+    static let githubSecret = "It's a Secret to Everybody"
+    static let githubPayload = "Hello, World!"
+    static let githubSignature = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+
+    @Test func gitHubsDocumentedVectorVerifies() {
+        let secret = WebhookSecret(Self.githubSecret, source: "test")
+        #expect(secret.signature(of: Array(Self.githubPayload.utf8)) == Self.githubSignature)
+        #expect(secret.verifies(Array(Self.githubPayload.utf8), signature: Self.githubSignature))
+        #expect(
+            secret.verifies(
+                Array(Self.githubPayload.utf8),
+                signature: Self.githubSignature.uppercased().replacingOccurrences(of: "SHA256=", with: "sha256=")))
+    }
+
+    @Test func anyOtherSignatureBodyOrSecretIsRefused() {
+        let secret = WebhookSecret(Self.githubSecret, source: "test")
+        let body = Array(Self.githubPayload.utf8)
+        let flipped = String(Self.githubSignature.dropLast()) + "f"
+        for signature in [
+            nil, "", flipped, "sha256=", String(Self.githubSignature.dropLast()), Self.githubSignature + "00",
+            "sha1=757107ea0eb2509fc211221cce984b8a37570b6d", Self.githubSignature.replacingOccurrences(of: "sha256=", with: ""),
+            "sha256=" + String(repeating: "zz", count: 32),
+        ] {
+            #expect(!secret.verifies(body, signature: signature), "\(signature ?? "nil")")
+        }
+        #expect(!secret.verifies(Array("Hello, World?".utf8), signature: Self.githubSignature))
+        #expect(!WebhookSecret("It's a secret to everybody", source: "test").verifies(body, signature: Self.githubSignature))
+    }
+
+    @Test func theSecretIsNeverPrinted() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("secret", Self.githubSecret + "\n")
+        chmod(file, 0o644)
+        var warnings: [String] = []
+        let secret = try WebhookSecret.fromFile(file) { warnings.append($0) }
+        #expect(secret.verifies(Array(Self.githubPayload.utf8), signature: Self.githubSignature), "the newline is trimmed")
+        #expect("\(secret)" == "<webhook secret from file \(file)>")
+        #expect(String(reflecting: secret) == "<webhook secret from file \(file)>")
+        #expect(warnings == ["the webhook secret file \(file) is readable by group or others (mode 644); run: chmod 600 \(file)"])
+        // The systemd credential comes first.
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        _ = try directory.write("credentials/github-webhook-secret", "other")
+        let resolved = try #require(try WebhookSecret.resolve(configuredFile: file, environment: ["CREDENTIALS_DIRECTORY": credentials]))
+        #expect(resolved.source == "systemd credential github-webhook-secret")
+        #expect(try WebhookSecret.resolve(configuredFile: nil, environment: [:]) == nil)
+        let empty = try directory.write("empty", "\n")
+        #expect(throws: WebhookSecret.SecretError.self) { try WebhookSecret.fromFile(empty) }
+    }
+
+    @Test func aPushNamesItsRepositoryAndBranch() throws {
+        let push = try WebhookPush(
+            json: Array(
+                #"{"ref":"refs/heads/release/6.3","after":"abc","repository":{"id":1296269,"full_name":"octocat/Hello-World","default_branch":"main"}}"#
+                    .utf8))
+        #expect(push.repositoryID == 1_296_269)
+        #expect(push.repositoryName.description == "octocat/Hello-World")
+        #expect(push.branch == "release/6.3")
+        #expect(push.defaultBranch == "main")
+        let tag = try WebhookPush(json: Array(#"{"ref":"refs/tags/v1","repository":{"full_name":"o/r"}}"#.utf8))
+        #expect(tag.branch == nil && tag.repositoryID == nil)
+        for bad in ["[]", "{}", #"{"ref":"refs/heads/main"}"#, #"{"ref":"refs/heads/main","repository":{"full_name":"nope"}}"#, "not json"]
+        {
+            #expect(throws: WebhookPush.Malformed.self) { try WebhookPush(json: Array(bad.utf8)) }
+        }
+    }
+
+    @Test func webhookKeysParse() throws {
+        let configuration = try MirrorConfiguration.parse(
+            yaml: "webhook_listen: 0.0.0.0:9465\nwebhook_secret_file: hook-secret\nrepositories: [acme/widgets]\n", source: "cfg.yaml",
+            relativeTo: "/etc/commits-mirror")
+        #expect(configuration.webhookListen == ListenAddress(host: "0.0.0.0", port: 9465))
+        #expect(configuration.webhookSecretFile == "/etc/commits-mirror/hook-secret")
+        #expect(throws: ConfigurationError.self) {
+            try MirrorConfiguration.parse(yaml: "webhook_listen: nine\nrepositories: [acme/widgets]\n", source: "cfg.yaml")
+        }
+    }
+
+    @Test func aNudgeMakesARepositoryDueNowAndKeepsItsGrid() throws {
+        let config = try MirrorConfiguration.parse(yaml: "default_interval: 1h\nrepositories: [a/one, a/two]\n", source: "cfg.yaml")
+        let start = ContinuousClock.now
+        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
+        plan.completed(config.repositories[1], now: start + .seconds(1))
+        let later = start + .seconds(5)
+        plan.nudge(config.repositories[1], now: later)
+        #expect(plan.next(where: { _ in true })?.repository == config.repositories[0], "a/one was due at start")
+        #expect(plan.jobs[1].due == later)
+        plan.started(config.repositories[1])
+        plan.completed(config.repositories[1], now: later + .seconds(1))
+        #expect(plan.jobs[1].due - start == .seconds(1800), "back on its grid")
+    }
+
+    @Test func aNudgeDuringASyncMakesItDueAgainWhenItEnds() throws {
+        let config = try MirrorConfiguration.parse(yaml: "default_interval: 1h\nrepositories: [a/one]\n", source: "cfg.yaml")
+        let start = ContinuousClock.now
+        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
+        plan.started(config.repositories[0])
+        plan.nudge(config.repositories[0], now: start + .seconds(1))
+        #expect(plan.next == nil, "not handed out twice")
+        plan.completed(config.repositories[0], now: start + .seconds(2))
+        #expect(plan.jobs[0].due == start + .seconds(2), "the sync may have read the branch before the push")
+        plan.started(config.repositories[0])
+        plan.completed(config.repositories[0], now: start + .seconds(3))
+        #expect(plan.jobs[0].due - start == .seconds(3600), "one nudge, one extra sync")
+    }
+}
