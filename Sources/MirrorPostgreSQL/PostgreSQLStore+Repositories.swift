@@ -130,27 +130,21 @@ extension PostgreSQLStore {
                 """, [listing.owner, listing.kind.rawValue, pages, now])
             let stored = try storedIdentities()
             return try identities.map { identity in
-                let repository: StoredRepository
-                let state: RepositoryState
-                if let row = stored[identity.githubID], row.identity == identity {
-                    repository = StoredRepository(
-                        id: row.id, name: identity.fullName, githubID: identity.githubID, defaultBranch: identity.defaultBranch)
-                    state = row.state
-                } else {
-                    repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
-                    state = try repositoryState(repositoryID: repository.id)
-                }
-                guard state == .gone else { return SelectedRepository(repository: repository, state: state, returned: false) }
-                try updateState(.active, repositoryID: repository.id, reason: nil, at: date)
-                return SelectedRepository(repository: repository, state: .active, returned: true)
+                try SelectedRepository.select(
+                    identity, stored: stored[identity.githubID],
+                    adopt: {
+                        let repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
+                        return (repository, try repositoryState(repositoryID: repository.id))
+                    },
+                    reactivate: { try updateState(.active, repositoryID: $0, reason: nil, at: date) })
             }
         }
     }
 
-    private func storedIdentities() throws -> [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] {
+    private func storedIdentities() throws -> [Int: StoredIdentity] {
         let rows = try connection.execute(
             "SELECT id, github_id, full_name, default_branch, html_url, state FROM repositories WHERE github_id IS NOT NULL")
-        var identities: [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] = [:]
+        var identities: [Int: StoredIdentity] = [:]
         for row in 0..<rows.count {
             guard let githubID = rows.int(row, 1) else { continue }
             let identity = rows.string(row, 2).flatMap(RepositoryName.init(parsing:)).flatMap { name in
@@ -158,9 +152,9 @@ extension PostgreSQLStore {
                     RepositoryIdentity(githubID: githubID, fullName: name, defaultBranch: $0, htmlURL: rows.string(row, 4))
                 }
             }
-            identities[githubID] = (
-                rows.int64(row, 0) ?? 0, identity, rows.string(row, 5).flatMap(RepositoryState.init(rawValue:)) ?? .active
-            )
+            identities[githubID] = StoredIdentity(
+                id: rows.int64(row, 0) ?? 0, identity: identity,
+                state: rows.string(row, 5).flatMap(RepositoryState.init(rawValue:)) ?? .active)
         }
         return identities
     }

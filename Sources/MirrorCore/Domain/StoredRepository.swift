@@ -61,3 +61,41 @@ public struct PurgeOutcome: Sendable, Equatable {
         self.shared = shared
     }
 }
+
+/// What a store holds about a repository with a GitHub id, as an owner listing compares it.
+public struct StoredIdentity: Sendable {
+    public var id: Int64
+    /// `nil` when the stored row lacks what an identity needs (a name that does not parse, no default branch).
+    public var identity: RepositoryIdentity?
+    public var state: RepositoryState
+
+    public init(id: Int64, identity: RepositoryIdentity?, state: RepositoryState) {
+        self.id = id
+        self.identity = identity
+        self.state = state
+    }
+}
+
+extension SelectedRepository {
+    /// The rule of `RepositoryCatalogue.recordListing` for one listed repository, whichever
+    /// store applies it: unchanged since stored (the common case), nothing is written;
+    /// otherwise the store adopts it (`adopt`: the row and its state). A gone one is made
+    /// active again (`reactivate`); a removed one stays removed.
+    public static func select(
+        _ identity: RepositoryIdentity, stored: StoredIdentity?,
+        adopt: () throws -> (StoredRepository, RepositoryState), reactivate: (Int64) throws -> Void
+    ) rethrows -> SelectedRepository {
+        let repository: StoredRepository
+        let state: RepositoryState
+        if let stored, stored.identity == identity {
+            repository = StoredRepository(
+                id: stored.id, name: identity.fullName, githubID: identity.githubID, defaultBranch: identity.defaultBranch)
+            state = stored.state
+        } else {
+            (repository, state) = try adopt()
+        }
+        guard state == .gone else { return SelectedRepository(repository: repository, state: state, returned: false) }
+        try reactivate(repository.id)
+        return SelectedRepository(repository: repository, state: .active, returned: true)
+    }
+}

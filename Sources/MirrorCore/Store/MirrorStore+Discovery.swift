@@ -66,27 +66,20 @@ extension MirrorStore {
                 """, [listing.owner, listing.kind.rawValue, pages, now])
             let stored = try storedIdentities()
             return try identities.map { identity in
-                let repository: StoredRepository
-                let state: RepositoryState
-                if let row = stored[identity.githubID], row.identity == identity {
-                    // Nothing new about it (the common case, an unchanged owner): no writes.
-                    repository = StoredRepository(
-                        id: row.id, name: identity.fullName, githubID: identity.githubID, defaultBranch: identity.defaultBranch)
-                    state = row.state
-                } else {
-                    repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
-                    state = try repositoryState(repositoryID: repository.id)
-                }
-                guard state == .gone else { return SelectedRepository(repository: repository, state: state, returned: false) }
-                try updateState(.active, repositoryID: repository.id, reason: nil, at: date)
-                return SelectedRepository(repository: repository, state: .active, returned: true)
+                try SelectedRepository.select(
+                    identity, stored: stored[identity.githubID],
+                    adopt: {
+                        let repository = try adoptInTransaction(identity, requestedAs: identity.fullName)
+                        return (repository, try repositoryState(repositoryID: repository.id))
+                    },
+                    reactivate: { try updateState(.active, repositoryID: $0, reason: nil, at: date) })
             }
         }
     }
 
     /// What is stored about every repository with a GitHub id, by id.
-    private func storedIdentities() throws -> [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] {
-        var rows: [Int: (id: Int64, identity: RepositoryIdentity?, state: RepositoryState)] = [:]
+    private func storedIdentities() throws -> [Int: StoredIdentity] {
+        var rows: [Int: StoredIdentity] = [:]
         try db.prepare("SELECT id, github_id, full_name, default_branch, html_url, state FROM repositories WHERE github_id IS NOT NULL")
             .forEachRow { row in
                 let githubID = row.int(1)
@@ -95,7 +88,8 @@ extension MirrorStore {
                         RepositoryIdentity(githubID: githubID, fullName: name, defaultBranch: $0, htmlURL: row.optionalString(4))
                     }
                 }
-                rows[githubID] = (row.int64(0), identity, RepositoryState(rawValue: row.string(5)) ?? .active)
+                rows[githubID] = StoredIdentity(
+                    id: row.int64(0), identity: identity, state: RepositoryState(rawValue: row.string(5)) ?? .active)
             }
         return rows
     }
