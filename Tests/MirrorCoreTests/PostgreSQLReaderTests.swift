@@ -79,6 +79,65 @@ import Testing
         }
     }
 
+    /// What commitsd reads at start and after each sync (`branchHeads`,
+    /// `committerDate`) is the same from both stores: active repositories only,
+    /// a branch without a head, a head's committer date, an unknown sha.
+    @Test func commitsdsActivityReadsAreTheSameFromBothStores() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await PostgreSQLServer.shared()
+        let locations = [StoreLocation.sqliteFile(directory.path("a.sqlite")), .postgreSQL(try server.createDatabase())]
+        let commits = (1...3).map { index in
+            let signature = Signature(
+                identity: Identity(name: "Ada", email: "ada@example.com"),
+                date: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 3600))
+            return Commit(
+                sha: QueryFixtures.sha(index), message: "change \(index)", author: signature, committer: signature,
+                parents: index == 1 ? [] : [QueryFixtures.sha(index - 1)])
+        }
+        var answers: [[String]] = []
+        for location in locations {
+            let writer = try location.openSyncWriter()
+            func adopt(_ name: String, id: Int) throws -> StoredRepository {
+                try writer.adopt(
+                    RepositoryIdentity(githubID: id, fullName: RepositoryName(parsing: name)!, defaultBranch: "main", htmlURL: nil),
+                    requestedAs: RepositoryName(parsing: name)!)
+            }
+            let active = try adopt("acme/active", id: 51)
+            let gone = try adopt("acme/gone", id: 52)
+            for repository in [active, gone] {
+                try await writer.withBatches(limits: BatchLimits()) { batches in
+                    _ = try batches.storeFromGit(commits, repositoryID: repository.id)
+                }
+            }
+            // A success is recorded on the row its attempt made.
+            for (repository, branch) in [(active, "main"), (active, "empty"), (gone, "main")] {
+                try writer.recordAttempt(repositoryID: repository.id, branch: branch)
+            }
+            try writer.recordSuccess(
+                repositoryID: active.id, branch: "main", headSHA: QueryFixtures.sha(2), headETag: nil, complete: true, rateLimit: nil)
+            try writer.recordSuccess(
+                repositoryID: active.id, branch: "empty", headSHA: nil, headETag: nil, complete: true, rateLimit: nil)
+            try writer.recordSuccess(
+                repositoryID: gone.id, branch: "main", headSHA: QueryFixtures.sha(3), headETag: nil, complete: true, rateLimit: nil)
+            try writer.setState(.gone, repositoryID: gone.id, reason: "GitHub answers 404 for it")
+            let reader = try location.openCommitReader()
+            let heads = try reader.branchHeads().map {
+                "\($0.repository) \($0.branch) \($0.head ?? "-") \($0.committedAt.map(ISO8601Timestamp.format) ?? "-")"
+            }
+            let dates = try [QueryFixtures.sha(3), String(repeating: "f", count: 40)].map {
+                try reader.committerDate(ofCommit: $0).map(ISO8601Timestamp.format) ?? "-"
+            }
+            answers.append(heads.sorted() + dates)
+        }
+        let second = ISO8601Timestamp.format(commits[1].committer.date)
+        #expect(
+            answers[0] == [
+                "acme/active empty - -", "acme/active main \(QueryFixtures.sha(2)) \(second)",
+                ISO8601Timestamp.format(commits[2].committer.date), "-",
+            ])
+        #expect(answers[1] == answers[0])
+    }
+
     @Test func aReaderRefusesANewerSchema() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = try server.createDatabase()

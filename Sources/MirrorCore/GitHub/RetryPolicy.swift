@@ -2,7 +2,7 @@
 public struct RetryPolicy: Sendable {
     /// Attempts per request for transient failures (5xx, resets, timeouts, truncated bodies).
     public var maximumAttempts = 5
-    /// First backoff; doubles each attempt, with full jitter, up to `maximumDelay`.
+    /// First backoff; doubles each attempt, jittered, up to `maximumDelay`.
     public var baseDelay: Duration = .seconds(1)
     public var maximumDelay: Duration = .seconds(30)
     /// Wait after a secondary-limit refusal without `retry-after` (GitHub: at least 60 s).
@@ -22,8 +22,10 @@ public struct RetryPolicy: Sendable {
 
     public init() {}
 
-    /// Full-jitter exponential backoff for the given 1-based attempt.
-    func backoff(afterAttempt attempt: Int) -> Duration {
+    /// Jittered exponential backoff for the given 1-based attempt: between half
+    /// and all of `baseDelay` doubled per attempt, at most `maximumDelay`.
+    /// (commitsd waits for an unreachable store on the same curve.)
+    public func backoff(afterAttempt attempt: Int) -> Duration {
         let exponent = min(attempt - 1, 20)
         let ceiling = min(baseDelay * (1 << exponent), maximumDelay)
         let milliseconds = Int(ceiling.components.seconds * 1000 + ceiling.components.attoseconds / 1_000_000_000_000_000)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the reading commands (`query`, `status`, `repos`, `show`, `authors`,
-/// `stats`, `check`) ask of a store,
+/// `stats`, `check`) and commitsd (its plan, metrics and `/readyz`) ask of a store,
 /// whichever backend holds it: `MirrorReader` for a SQLite file, the
 /// PostgreSQL driver's reader for a database (`StoreLocation.openCommitReader()`).
 /// Every answer is a domain value, so the commands format both stores' answers
@@ -20,8 +20,15 @@ public protocol MirrorReading: AnyObject {
     func commitCount(repositoryID: Int64?) throws -> Int
     /// Every repository's branches (by name, then branch), or one repository's.
     func syncStates(repositoryID: Int64?) throws -> [SyncState]
+    /// The names the repository was known by besides its current one (ASCII case ignored).
+    func formerNames(of repositoryID: Int64) throws -> [String]
     /// Every repository the store holds, by current name.
     func repositoryOverviews() throws -> [RepositoryOverview]
+    /// Every branch of a repository still mirrored (not gone or removed), with
+    /// its head and when that was committed, for adaptive polling (`PollingPolicy`).
+    func branchHeads() throws -> [BranchHead]
+    /// The committer date of a stored commit; `nil` when the store does not hold it.
+    func committerDate(ofCommit sha: String) throws -> Date?
     /// What each token spent in the 60 minutes before `now`, by token and kind.
     func spentRequests(inHourBefore now: Date) throws -> [SpentRequests]
 

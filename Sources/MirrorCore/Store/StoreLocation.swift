@@ -54,6 +54,16 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether a database server holds the store, which may be down for a while
+    /// and come back (commitsd waits for it), rather than a file on this machine
+    /// (one that does not open now will not open by waiting: commitsd exits).
+    public var isOnServer: Bool {
+        switch self {
+        case .sqliteFile: false
+        case .postgreSQL: true
+        }
+    }
+
     /// Opens the store for syncing through the protocols the sync engine, the
     /// discovery and the request ledger speak, whichever backend holds it.
     public func openSyncWriter() throws -> any MirrorWriter {
@@ -97,8 +107,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens an existing store for the commands that read it through
-    /// `MirrorReading` (`query`, `status`, `repos`), whichever backend holds it.
+    /// Opens an existing store for what reads it through `MirrorReading` (the
+    /// reading commands, commitsd's plan, metrics and `/readyz`), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
         switch self {
         case .sqliteFile(let path): try MirrorReader(path: path)

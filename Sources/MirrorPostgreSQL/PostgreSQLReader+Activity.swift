@@ -1,0 +1,30 @@
+import Foundation
+import MirrorCore
+
+/// How recently each mirrored branch moved, for commitsd's adaptive polling
+/// (`PollingPolicy`): the same answers as `MirrorReader`'s.
+extension PostgreSQLReader {
+    public func branchHeads() throws -> [BranchHead] {
+        try read {
+            let rows = try connection.execute(
+                """
+                SELECT r.full_name, s.branch, s.head_sha, c.committer_date
+                FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+                LEFT JOIN commits c ON c.sha = s.head_sha
+                WHERE r.state = 'active'
+                """)
+            return (0..<rows.count).map { row in
+                BranchHead(
+                    repository: rows.string(row, 0) ?? "", branch: rows.string(row, 1) ?? "", head: rows.string(row, 2),
+                    committedAt: rows.string(row, 3).flatMap(ISO8601Timestamp.parse))
+            }
+        }
+    }
+
+    public func committerDate(ofCommit sha: String) throws -> Date? {
+        try read {
+            let rows = try connection.execute("SELECT committer_date FROM commits WHERE sha = $1::text", [sha])
+            return rows.count > 0 ? rows.string(0, 0).flatMap(ISO8601Timestamp.parse) : nil
+        }
+    }
+}
