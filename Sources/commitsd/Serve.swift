@@ -77,47 +77,31 @@ extension Commitsd {
 
             let level = logLevel ?? settings.configuration.logLevel
             let logger = makeLogger(level: level)
-            // Readiness comes only after this: the store exists and is migrated.
-            let synced: Set<String>
-            let activity: [String: PollActivity]
             let registry = PrometheusCollectorRegistry()
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
             factory.durationHistogramBuckets[MirrorMetrics.pushToStoredName] = MirrorMetrics.pushToStoredBuckets
             let metrics = MirrorMetrics(factory: factory)
+            // Readiness comes only after this: the store exists and is migrated.
+            // A file that does not open will not open by waiting: exit 1. A store on
+            // a database server may be down for now: the services start (/healthz
+            // answers, /readyz says 503) and the sync service waits for it.
+            let startup: StoreAtStart
+            let started = StartupState()
             do {
-                let store = try settings.store.openWriter()
-                if let upgrade = store.upgraded {
-                    logger.notice(
-                        "upgraded the store's schema; a copy was made first",
-                        metadata: [
-                            "store": "\(settings.store)", "store.from_version": "\(upgrade.fromVersion)",
-                            "store.to_version": "\(upgrade.toVersion)", "store.backup": "\(upgrade.backupPath)",
-                        ])
-                }
-                let reader = try settings.store.openReader()
-                try metrics.recordStored(reader)
-                // Keys for both the explicit branch and "the default branch".
-                func keys(_ repository: String, _ branch: String) -> [String] {
-                    ["\(repository.lowercased())@\(branch)", "\(repository.lowercased())@"]
-                }
-                synced = Set(try reader.syncStates().filter { $0.lastSuccessAt != nil }.flatMap { keys($0.repository, $0.branch) })
-                let now = Date()
-                activity = Dictionary(
-                    try reader.branchHeads().flatMap { head in
-                        keys(head.repository, head.branch).map {
-                            ($0, PollActivity(head: head.head, committedAt: head.committedAt, now: now))
-                        }
-                    },
-                    uniquingKeysWith: { first, _ in first }
-                ).filter { synced.contains($0.key) }
+                startup = .opened(try StoreStartup.read(settings.store, metrics: metrics, logger: logger))
+                started.markDone()
+            } catch let error where settings.store.isOnServer {
+                let reason = DaemonAdvice.line(for: error)
+                logger.error(StoreStartup.waitingMessage, metadata: ["store": "\(settings.store)", "error": "\(reason)"])
+                startup = .notYet(reason: reason)
             } catch {
                 logger.critical("cannot open the store", metadata: ["store": "\(settings.store)", "error": "\(error)"])
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
             var service = SyncService(
-                configurationPath: path, initial: settings, synced: synced, activity: activity, notifier: SystemdNotifier(),
+                configurationPath: path, initial: settings, startup: startup, started: started, notifier: SystemdNotifier(),
                 logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)
             var webhooks: WebhookServer?
             // Like metrics_listen, webhook_listen and its secret take effect on restart.
@@ -131,7 +115,8 @@ extension Commitsd {
             if let webhooks { services.append(webhooks) }
             // A changed metrics_listen, like a changed store, takes effect on restart.
             if let address = settings.configuration.metricsListen {
-                services.append(MetricsServer(address: address, registry: registry, store: settings.store, logger: logger))
+                services.append(
+                    MetricsServer(address: address, registry: registry, store: settings.store, started: started, logger: logger))
             }
             var groupConfiguration = ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

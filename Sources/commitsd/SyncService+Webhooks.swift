@@ -15,7 +15,7 @@ extension SyncService {
         var names: Set<String> = [push.repositoryName.description.lowercased()]
         var defaultBranch = push.defaultBranch
         do {
-            let reader = try settings.store.openReader()
+            let reader = try settings.store.openCommitReader()
             let stored = try reader.repositories()
             let same =
                 stored.first { push.repositoryID != nil && $0.githubID == push.repositoryID }

@@ -33,10 +33,11 @@ import ServiceLifecycle
 struct SyncService: Service, CustomStringConvertible {
     let configurationPath: String
     let initial: DaemonSettings
-    /// Keys of repositories that have synced before (spread out; others go first).
-    let synced: Set<String>
-    /// What the store tells of each synced repository's activity, by the same keys.
-    let activity: [String: PollActivity]
+    /// What the store said at start (which repositories synced before, and how
+    /// active each is), or why it did not open yet (`run` then waits for it).
+    let startup: StoreAtStart
+    /// Marked once the store has opened at start (`/readyz` is 503 until then).
+    let started: StartupState
     let notifier: SystemdNotifier
     /// A `--log-level` given on the command line beats `log_level` in the file.
     let logLevelOverride: Logger.Level?
@@ -104,17 +105,42 @@ struct SyncService: Service, CustomStringConvertible {
             // The plan, its lanes and their store calls run on the store's threads;
             // the reloader and the watchdog stay on the cooperative pool, so a
             // store that blocks never silences systemd's watchdog.
-            await DedicatedThreads.store.run { await schedule(events: events, continuation: continuation) }
+            await DedicatedThreads.store.run {
+                guard let startup = await waitForStartup() else { return }
+                started.markDone()
+                await schedule(startup: startup, events: events, continuation: continuation)
+            }
             group.cancelAll()
         }
     }
 
+    /// The store as it was at start, or once it opens (a database server that was
+    /// down). Meanwhile systemd hears READY=1, STATUS saying commitsd waits: its start
+    /// timeout would otherwise kill commitsd and restart it, again and again, while
+    /// the server is down; `/readyz` is what says commitsd is not serving yet.
+    /// `nil`: shut down while waiting.
+    private func waitForStartup() async -> StoreStartup? {
+        let reason: String
+        switch startup {
+        case .opened(let opened): return opened
+        case .notYet(let why): reason = why
+        }
+        notifier.ready(status: "waiting for the store to open; the log says why")
+        let logger = makeLogger(logLevelOverride ?? initial.configuration.logLevel)
+        let startup = await StoreStartup.waitFor(initial.store, firstFailure: reason, metrics: metrics, logger: logger)
+        if startup == nil { logger.info("stopping") }
+        return startup
+    }
+
     // MARK: - The plan
 
-    private func schedule(events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) async {
+    private func schedule(
+        startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
+    ) async {
         var settings = initial
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-        var plan = SyncSchedule(configuration: settings.configuration, synced: synced, activity: activity, now: .now)
+        var plan = SyncSchedule(
+            configuration: settings.configuration, synced: startup.synced, activity: startup.activity, now: .now)
         // Patterns (OWNER/*) are listed at once, then on their shortest interval.
         var discovery = PatternDiscovery()
         var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
@@ -127,7 +153,7 @@ struct SyncService: Service, CustomStringConvertible {
         // The client's requests already counted in the metrics (syncs overlap: not per sync).
         var usageRecorded = settings.client.usage
         // Repositories whose history has synced: their syncs are polls, never a first sync.
-        var hasSynced = synced
+        var hasSynced = startup.synced
         // When a push webhook for each repository arrived, until a sync started after it stores the branch.
         var pushedAt: [String: ContinuousClock.Instant] = [:]
         func writeSpentRequests(now: Bool) {
@@ -295,9 +321,9 @@ struct SyncService: Service, CustomStringConvertible {
     }
 
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
-    private func openReader(settings: DaemonSettings, logger: Logger) -> MirrorReader? {
+    private func openReader(settings: DaemonSettings, logger: Logger) -> (any MirrorReading)? {
         do {
-            return try settings.store.openReader()
+            return try settings.store.openCommitReader()
         } catch {
             logger.debug("could not read the store for metrics and activity", metadata: ["error": "\(error)"])
             return nil
@@ -306,7 +332,7 @@ struct SyncService: Service, CustomStringConvertible {
 
     /// What a sync saw of its repository: its head, and when that was committed
     /// (`nil` when the store cannot say).
-    private func activity(after report: SyncReport, reader: MirrorReader) -> PollActivity? {
+    private func activity(after report: SyncReport, reader: any MirrorReading) -> PollActivity? {
         guard let head = report.headSHA else { return PollActivity(head: nil, headAge: nil) }
         guard let committedAt = try? reader.committerDate(ofCommit: head) else { return nil }
         return PollActivity(head: head, committedAt: committedAt, now: Date())
@@ -316,7 +342,7 @@ struct SyncService: Service, CustomStringConvertible {
     /// `counted`: the shared client's usage the metrics hold so far (lanes overlap, so
     /// requests are counted since then, not per sync), moved on to now.
     private func record(
-        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: MirrorReader?, settings: DaemonSettings,
+        _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: (any MirrorReading)?, settings: DaemonSettings,
         counted: inout GitHubClient.Usage, duration: Duration
     ) {
         let usage = settings.client.usage
