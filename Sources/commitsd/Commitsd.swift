@@ -10,8 +10,8 @@ struct Commitsd: AsyncParsableCommand {
         abstract: "Keep the configured repositories mirrored (the commits-mirror service).",
         discussion: """
             Runs `serve` unless told otherwise. Exit status: 0 stopped cleanly (SIGTERM/SIGINT) or \
-            the configuration is valid (--check-config); 1 start-up failed (e.g. the store cannot be \
-            opened); 2 bad configuration.
+            the configuration is valid (--check-config); 1 start-up failed (e.g. the SQLite store cannot \
+            be opened; a PostgreSQL store is waited for); 2 bad configuration.
             """,
         version: MirrorVersion.current,
         subcommands: [Serve.self],

@@ -12,8 +12,10 @@ extension Commitsd {
             abstract: "Poll every configured repository on its interval until SIGTERM.",
             discussion: """
                 Start-up: load and validate the configuration, open the store and run its migrations, \
-                then report ready (READY=1 to $NOTIFY_SOCKET under systemd). SIGHUP reloads the \
-                configuration; SIGTERM or SIGINT stops at a page boundary and exits 0.
+                then report ready (READY=1 to $NOTIFY_SOCKET under systemd). A PostgreSQL store that \
+                does not open yet is waited for (backoff 1 s doubling to 30 s; /readyz answers 503 \
+                meanwhile). SIGHUP reloads the configuration; SIGTERM or SIGINT stops at a page \
+                boundary and exits 0.
                 """
         )
 
