@@ -225,13 +225,18 @@ import Testing
     }
 
     /// A database that does not exist: one line naming it, 503, still running;
-    /// SIGTERM while it waits stops it cleanly.
+    /// systemd hears READY=1 with a STATUS saying commitsd waits (its start
+    /// timeout would otherwise restart it in a loop); SIGTERM while it waits stops it cleanly.
     @Test func aMissingDatabaseIsNamedAndAStopWhileWaitingIsClean() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = server.uri(database: "no_such_database_\(UUID().uuidString.prefix(8).lowercased())")
+        let socket = try NotifySocket(path: directory.path("notify.sock"))
         try await withRunning(startSimulator([("widgets", 10)])) { simulator in
-            let daemon = try startDaemon(store: uri, simulator: simulator, repositories: ["acme/widgets"])
+            let daemon = try startDaemon(
+                store: uri, simulator: simulator, repositories: ["acme/widgets"], environment: ["NOTIFY_SOCKET": socket.path])
             defer { daemon.stop() }
+            let notified = await onThread { socket.receive(until: "READY=1", timeout: .seconds(30)) }
+            #expect(notified.last == "READY=1\nSTATUS=waiting for the store to open; the log says why", "\(notified)")
             let base = try await Self.metricsBase(daemon)
             #expect(await waitUntil(timeout: .seconds(30)) { !Self.waitingLines(daemon.log).isEmpty }, "\(daemon.log)")
             #expect(Self.waitingLines(daemon.log).first?.contains("does not exist") == true, "\(daemon.log)")
