@@ -76,6 +76,19 @@ import Testing
         (try? server.execute("SELECT count(*) FROM \(table)", database: database(of: uri)))?.first?.first?.flatMap { Int($0) }
     }
 
+    /// Terminates the store writers' connections to `uri`'s database that are in
+    /// a transaction (a batch of pages under way; never this connection, which has
+    /// the same application name); how many there were.
+    static func terminateWriters(_ server: PostgreSQLServer, _ uri: String) -> Int {
+        let rows = try? server.execute(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name = 'commits-mirror' AND pid <> pg_backend_pid()
+                AND xact_start IS NOT NULL
+            """, [database(of: uri)])
+        return rows?.count ?? 0
+    }
+
     /// The log lines saying commitsd waits for its store.
     static func waitingLines(_ log: String) -> [Substring] {
         log.split(separator: "\n").filter { $0.contains("cannot open the store; commitsd keeps trying") }
@@ -183,6 +196,50 @@ import Testing
             #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
             #expect(Self.memberSHAs(server, uri) == expected)
             #expect(Self.count("sync_frontier", server, uri) == 0)
+            let check = try await run("commitsctl", ["check", "--db", uri])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+    }
+
+    /// `pg_terminate_backend` of the sync's connection mid-walk: that sync fails
+    /// (its transaction rolled back), the next round opens a fresh connection and
+    /// resumes from the checkpoint.
+    @Test func aDroppedConnectionMidRunIsReopenedNextRound() async throws {
+        let server = try await PostgreSQLServer.shared()
+        let uri = try server.createDatabase()
+        var configuration = SimConfiguration()
+        configuration.validTokens = [SecretScan.token]
+        let source = RepositorySource.synthetic(SyntheticSpec(commits: 3_000, shape: .realistic, seed: 13))
+        let simulator = try GitHubSimulator(
+            configuration: configuration, repositories: [SimRepository(owner: "acme", name: "term", id: 4402, source: source)])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            var faults = FaultPlan()
+            faults.delay = .milliseconds(80)
+            simulator.setFaults(faults)
+            let expected = try simulator.reachableSHAs(owner: "acme", name: "term")
+            let daemon = try startDaemon(
+                store: uri, simulator: simulator, repositories: ["acme/term"], settings: "git_bootstrap: false")
+            defer { daemon.stop() }
+            #expect(
+                await waitUntil(timeout: .seconds(120)) { (Self.count("repository_commits", server, uri) ?? 0) >= 500 },
+                "\(daemon.log)")
+            // A writer is in a batch's transaction while a step of the walk runs: poll until one is caught.
+            // The query blocks, so it runs on a thread of its own (`onThread`).
+            var terminated = false
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !terminated && ContinuousClock.now < deadline {
+                terminated = await onThread { Self.terminateWriters(server, uri) } > 0
+                if !terminated { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(terminated, "\(daemon.log)")
+            #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("sync failed") }, "\(daemon.log)")
+            simulator.setFaults(FaultPlan())
+            #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
+            #expect(await waitUntil(timeout: .seconds(60)) { Self.count("sync_walks", server, uri) == 0 }, "\(daemon.log)")
+            #expect(daemon.process.isRunning)
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
             let check = try await run("commitsctl", ["check", "--db", uri])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
