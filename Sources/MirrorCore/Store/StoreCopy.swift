@@ -40,6 +40,11 @@ enum StoreCopy {
         guard FileManager.default.fileExists(atPath: directory) else {
             throw StoreError.cannotWriteBackup(backup: destination, reason: "the directory \(directory) does not exist")
         }
+        // Said before any work, in words: a purge's copy into the current directory meets this most.
+        guard access(directory, W_OK) == 0 else {
+            throw StoreError.cannotWriteBackup(
+                backup: destination, reason: "the directory \(directory) is not writable by this user")
+        }
         // Other errors are one line already: a StoreError, a database store's own (unreachable, say).
         do {
             return try writeVerified(to: destination, write)
