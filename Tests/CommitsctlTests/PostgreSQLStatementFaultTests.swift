@@ -4,9 +4,9 @@ import MirrorTestSupport
 import PostgreSQL
 import Testing
 
-/// A statement PostgreSQL cancels (`statement_timeout`) in the middle of a sync:
-/// one line that names it and what to do, the batch rolled back whole, what was
-/// stored before untouched, and the next sync exact.
+/// A statement PostgreSQL cancels (`statement_timeout`), or a server disk that
+/// fills, in the middle of a sync: one line that names it and what to do, the
+/// batch rolled back whole, what was stored before untouched, the next sync exact.
 @Suite struct PostgreSQLStatementFaultTests {
     static func shas(_ connection: PostgreSQLConnection, repository: String) throws -> Set<String> {
         let rows = try connection.execute(
@@ -52,5 +52,54 @@ import Testing
             let check = try await run("commitsctl", ["check", "--db", uri])
             #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         }
+    }
+
+    /// A real ENOSPC on the server: the mirror's tables in a tablespace on a small
+    /// tmpfs (mounting needs root, as in CI; the SQLite twin is in StorageFaultCLITests).
+    @Test(.enabled(if: StorageFaultCLITests.canMountTmpfs, "needs root to mount a tmpfs"))
+    func aFullServerDiskIsOneLineAndChangesNothingStored() async throws {
+        let server = try await PostgreSQLServer.start()
+        let uri = try server.createDatabase()
+        let database = String(uri.split(separator: "/").last!)
+        // Under /tmp itself: the server's user (nobody, under root) must reach it.
+        let mount = "/tmp/cm-pg-full-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        #expect(try await runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mount]).status == 0)
+        defer {
+            _ = try? runProgramBlocking("/bin/umount", ["-l", mount])
+            try? FileManager.default.removeItem(atPath: mount)
+        }
+        #expect(try await runProgram("/bin/chown", ["nobody:nogroup", mount]).status == 0)
+        // Identifiers cannot be bound; both are ours.
+        try server.execute("CREATE TABLESPACE small LOCATION '\(mount)'")
+        try server.execute("ALTER DATABASE \(database) SET default_tablespace = small")
+
+        try await withRunning(startSimulator([("kept", 200), ("large", 6_000)])) { simulator in
+            let environment = ["GITHUB_TOKEN": "t"]
+            let first = try await run(
+                "commitsctl", ["sync", "acme/kept", "--db", uri, "--api-url", simulator.baseURL], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let kept = try Self.shas(PostgreSQLConnection(uri: uri), repository: "acme/kept")
+            #expect(kept.count == 200)
+
+            let full = try await run(
+                "commitsctl", ["sync", "acme/large", "--db", uri, "--api-url", simulator.baseURL], environment: environment)
+            #expect(full.status != 0)
+            #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")
+            #expect(full.stderr.contains("53100") && full.stderr.contains("free disk space"), "\(full.stderr)")
+            #expect(try Self.shas(PostgreSQLConnection(uri: uri), repository: "acme/kept") == kept)
+
+            #expect(try await runProgram("/bin/mount", ["-o", "remount,size=128m", mount]).status == 0)
+            let again = try await run(
+                "commitsctl", ["sync", "acme/large", "--db", uri, "--api-url", simulator.baseURL], environment: environment)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(
+                try Self.shas(PostgreSQLConnection(uri: uri), repository: "acme/large")
+                    == (try simulator.reachableSHAs(owner: "acme", name: "large")))
+            let check = try await run("commitsctl", ["check", "--db", uri])
+            #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        }
+        try server.execute("DROP DATABASE \(database) WITH (FORCE)")
+        try server.execute("DROP TABLESPACE small")
     }
 }
