@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "commitsctl",
             dependencies: [
-                "MirrorCore", "MirrorPostgreSQL",
+                "MirrorCore", "MirrorPostgreSQL", "PostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

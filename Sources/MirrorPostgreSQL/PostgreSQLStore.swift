@@ -16,6 +16,7 @@ public final class PostgreSQLStore: MirrorWriter {
     /// Migrations are transactional and need no copy first: there is nothing to report.
     public var upgraded: StoreUpgrade? { nil }
     var batch: OpenBatch?
+    var plannerStatistics: PlannerStatistics
 
     struct OpenBatch {
         var pages = 0
@@ -28,6 +29,7 @@ public final class PostgreSQLStore: MirrorWriter {
         connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror")
         try PostgreSQLMigrator.migrate(connection, location: uri)
         try PageStaging.prepare(connection)
+        plannerStatistics = try PlannerStatistics(connection)
     }
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on
@@ -56,6 +58,7 @@ public final class PostgreSQLStore: MirrorWriter {
         var outcome = PageOutcome()
         try write {
             outcome = try PageStaging.upsert(page, repositoryID: repositoryID, replacingStored: true, on: connection)
+            try plannerStatistics.noteAdded(outcome.added, on: connection)
             try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
             try connection.execute(
                 """
@@ -71,7 +74,9 @@ public final class PostgreSQLStore: MirrorWriter {
 
     public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
         let added = try write {
-            try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: false, on: connection).added
+            let added = try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: false, on: connection).added
+            try plannerStatistics.noteAdded(added, on: connection)
+            return added
         }
         batch?.commits += commits.count
         return added

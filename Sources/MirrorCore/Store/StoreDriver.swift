@@ -19,6 +19,8 @@ public protocol DatabaseStoreDriver: Sendable {
     /// Opens an existing store for the reading commands; it never creates or
     /// migrates one (a missing schema is `StoreError.missing`, a newer one refused).
     func openReader(uri: String) throws -> any MirrorReading
+    /// The database the URI names (libpq's default when it names none: the user's), for file names.
+    func databaseName(uri: String) throws -> String?
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
@@ -29,9 +31,10 @@ public protocol RepositoryClaim: AnyObject {
     func release()
 }
 
-/// What a sync writes through: the engine's store, the catalogue of
-/// repositories and the request ledger, on one connection.
-public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting {
+/// What the writing commands write through: the sync engine's store, the
+/// catalogue of repositories, the request ledger, imports and the explicit
+/// removals (prune, purge), on one connection.
+public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting, HistoryRemoval {
     var location: StoreLocation { get }
     /// A schema upgrade made when the store was opened, to report once.
     var upgraded: StoreUpgrade? { get }

@@ -79,8 +79,9 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens a SQLite store for what only its concrete writer does yet (import,
-    /// prune, purge); a PostgreSQL store is `StoreError.notYetOnPostgreSQL`.
+    /// Opens a SQLite store as its concrete writer, for what is not yet spoken
+    /// through the protocols (commitsd's service); a PostgreSQL store is
+    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openSyncWriter`.
     public func openWriter() throws -> MirrorStore {
         switch self {
         case .sqliteFile(let path): try MirrorStore(path: path)
@@ -88,8 +89,9 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens an existing SQLite store for reading; a missing one is `StoreError.missing`.
-    /// The readers of a PostgreSQL store are not built yet: `StoreError.notYetOnPostgreSQL`.
+    /// Opens an existing SQLite store as its concrete reader (commitsd's service);
+    /// a missing one is `StoreError.missing`, a PostgreSQL store
+    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openCommitReader`.
     public func openReader() throws -> MirrorReader {
         switch self {
         case .sqliteFile(let path): try MirrorReader(path: path)
@@ -98,7 +100,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens an existing store for the commands that read it through
-    /// `MirrorReading` (`query`, `status`, `repos`), whichever backend holds it.
+    /// `MirrorReading` (`query`, `status`, `repos`, …), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
         switch self {
         case .sqliteFile(let path): try MirrorReader(path: path)
