@@ -6,39 +6,69 @@ import NIOHTTP1
 
 /// One delivery at a time per connection. In order: the request line and
 /// `Content-Length` (over 25 MB: 413 before any of the body is read); the body,
-/// counted as it arrives (413 as soon as it passes 25 MB; 408 when it is not
-/// all there within `bodyTimeout`); the signature over the raw body (401,
-/// logged); only then the headers and body are read: the delivery id (a replay
-/// changes nothing), the event and, for a push, its repository and ref.
+/// fed to the HMAC as it arrives and kept only for a push, within the shared
+/// budget (`WebhookAdmission`; 503 past it), 413 as soon as it passes 25 MB,
+/// 408 when the request is not all there within `requestTimeout`; the signature
+/// (401, logged); only then the headers and body are read: the delivery id (a
+/// replay changes nothing), the event and, for a push, its repository and ref.
 final class WebhookHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     let secret: WebhookSecret
     let deliveries: SeenDeliveries
+    let admission: WebhookAdmission
     let metrics: MirrorMetrics
     let logger: Logger
     let hints: @Sendable (WebhookHint) -> Void
 
     private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
+    /// The HMAC of the body so far.
+    private var signatureCheck: WebhookSignatureCheck?
+    /// The body, kept only when the event is a push (the one payload read after verifying).
+    private var body: ByteBuffer?
+    private var received = 0
+    /// Bytes of `admission`'s budget this connection holds.
+    private var reserved = 0
     /// The current request was answered early (413, 404…): its remaining parts are dropped.
     private var answered = false
-    /// Which request a body deadline was set for (a later one ignores it).
+    /// The connection is being closed: no further request is awaited.
+    private var closing = false
+    /// Which request the pending deadline is for (a later one ignores it).
     private var requestNumber = 0
+    private var deadline: Scheduled<Void>?
 
-    /// Fired through the pipeline when a request's body is not complete in time.
-    struct BodyDeadline: Sendable { var request: Int }
+    /// Fired through the pipeline when a request is not complete in time.
+    struct RequestDeadline: Sendable { var request: Int }
+    /// Fired through the pipeline when `admission` closes this connection to make room.
+    struct Evicted: Sendable {}
 
     init(
-        secret: WebhookSecret, deliveries: SeenDeliveries, metrics: MirrorMetrics, logger: Logger,
-        hints: @escaping @Sendable (WebhookHint) -> Void
+        secret: WebhookSecret, deliveries: SeenDeliveries, admission: WebhookAdmission, metrics: MirrorMetrics,
+        logger: Logger, hints: @escaping @Sendable (WebhookHint) -> Void
     ) {
         self.secret = secret
         self.deliveries = deliveries
+        self.admission = admission
         self.metrics = metrics
         self.logger = logger
         self.hints = hints
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let evicted = admission.admit(context.channel) {
+            evicted.pipeline.fireUserInboundEventTriggered(Evicted())
+        }
+        awaitRequest(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        deadline?.cancel()
+        releaseBody()
+        admission.left(context.channel)
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -47,27 +77,50 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             started(request, context: context)
         case .body(var chunk):
             guard !answered, head != nil else { return }
-            guard body.readableBytes + chunk.readableBytes <= WebhookServer.maximumBody else {
+            received += chunk.readableBytes
+            guard received <= WebhookServer.maximumBody else {
                 reject(.payloadTooLarge, "the body is over 25 MB", outcome: .tooLarge, context: context)
                 return
             }
-            body.writeBuffer(&chunk)
+            chunk.withUnsafeReadableBytes { signatureCheck?.update($0) }
+            guard body != nil else { return }
+            guard admission.reserve(chunk.readableBytes) else {
+                reject(
+                    .serviceUnavailable,
+                    "the webhook bodies held at once are at their cap (\(admission.maximumBufferedBytes >> 20) MB); send it again later",
+                    outcome: .overloaded, context: context)
+                return
+            }
+            reserved += chunk.readableBytes
+            body?.writeBuffer(&chunk)
         case .end:
-            defer { (head, answered, body) = (nil, false, ByteBuffer()) }
-            guard !answered, let request = head else { return }
-            requestNumber += 1
-            deliver(request, context: context)
+            if !answered, let request = head { deliver(request, context: context) }
+            releaseBody()
+            (head, answered, received) = (nil, false, 0)
+            admission.answered(context.channel)
+            awaitRequest(context: context)
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let deadline = event as? BodyDeadline {
-            guard deadline.request == requestNumber, head != nil, !answered else { return }
-            reject(.requestTimeout, "the body did not arrive within 10 s", outcome: .timeout, context: context)
-        } else if event is IdleStateHandler.IdleStateEvent {
+        if let deadline = event as? RequestDeadline {
+            guard deadline.request == requestNumber, !closing else { return }
             if head != nil && !answered {
-                reject(.requestTimeout, "the body did not arrive within 10 s", outcome: .timeout, context: context)
+                reject(.requestTimeout, "the request did not arrive within 10 s", outcome: .timeout, context: context)
             } else {
+                // No request line yet (a trickled head or an idle kept-alive connection): nothing to answer.
+                closing = true
+                context.close(promise: nil)
+            }
+        } else if event is Evicted {
+            guard !closing else { return }
+            if head != nil && !answered {
+                reject(
+                    .serviceUnavailable,
+                    "\(admission.maximumConnections) webhook connections were open at once; this one, waiting longest, was closed",
+                    outcome: .overloaded, context: context)
+            } else {
+                closing = true
                 context.close(promise: nil)
             }
         } else {
@@ -75,8 +128,25 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         }
     }
 
+    /// The next request (head and body) must be complete within `requestTimeout` from now.
+    private func awaitRequest(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        requestNumber += 1
+        guard !closing else { return }
+        let (number, channel) = (requestNumber, context.channel)
+        deadline = context.eventLoop.scheduleTask(in: WebhookServer.requestTimeout) {
+            channel.pipeline.fireUserInboundEventTriggered(RequestDeadline(request: number))
+        }
+    }
+
+    private func releaseBody() {
+        admission.release(reserved)
+        (reserved, body, signatureCheck) = (0, nil, nil)
+    }
+
     private func started(_ request: HTTPRequestHead, context: ChannelHandlerContext) {
-        (head, answered, body) = (request, false, ByteBuffer())
+        (head, answered, received) = (request, false, 0)
+        releaseBody()
         let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
         guard path == "/webhook" else {
             reject(.notFound, "not found; GitHub's deliveries go to POST /webhook", outcome: .invalid, context: context)
@@ -90,11 +160,10 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             reject(.payloadTooLarge, "the body is over 25 MB", outcome: .tooLarge, context: context)
             return
         }
-        let number = requestNumber
-        let channel = context.channel
-        context.eventLoop.scheduleTask(in: WebhookServer.bodyTimeout) {
-            channel.pipeline.fireUserInboundEventTriggered(BodyDeadline(request: number))
-        }
+        signatureCheck = secret.signatureCheck()
+        // The event name only decides whether the bytes are kept for reading after
+        // the signature is checked; nothing is acted on before that.
+        if request.headers.first(name: "X-GitHub-Event") == "push" { body = context.channel.allocator.buffer(capacity: 0) }
         if request.headers.first(name: "Expect")?.lowercased() == "100-continue" {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .continue))), promise: nil)
         }
@@ -103,7 +172,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     private func deliver(_ request: HTTPRequestHead, context: ChannelHandlerContext) {
         let event = request.headers.first(name: "X-GitHub-Event")
         let signature = request.headers.first(name: "X-Hub-Signature-256")
-        guard body.withUnsafeReadableBytes({ secret.verifies($0, signature: signature) }) else {
+        guard signatureCheck?.verifies(signature: signature) == true else {
             // Neither the body nor the headers' values are logged: they are the sender's text.
             logger.warning(
                 "refused a webhook delivery: its X-Hub-Signature-256 is missing or wrong; check the secret on GitHub's webhook page",
@@ -129,7 +198,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         case "push":
             let push: WebhookPush
             do {
-                push = try WebhookPush(json: Data(body.readableBytesView))
+                push = try WebhookPush(json: body.map { Data($0.readableBytesView) } ?? Data())
             } catch {
                 respond(.badRequest, "not a push payload: \(error)\n", request: request, context: context)
                 metrics.recordWebhook(event: event, outcome: .invalid)
@@ -178,7 +247,10 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             headers.add(name: "Content-Length", value: String(bytes.count))
         }
         let close = close || !request.isKeepAlive
-        if close { headers.add(name: "Connection", value: "close") }
+        if close {
+            headers.add(name: "Connection", value: "close")
+            closing = true
+        }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
         if !bytes.isEmpty {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)

@@ -19,7 +19,8 @@ enum WebhookHint: Sendable {
 /// `webhook_listen`: receives GitHub's webhook deliveries at `POST /webhook`
 /// over plain HTTP/1.1 (put TLS in front of it), as one service of commitsd's
 /// group. Each connection is its own channel, so a client that trickles its
-/// body holds only its own connection, and not past `bodyTimeout`.
+/// request holds only its own connection, and not past `requestTimeout`; what
+/// all connections hold together is capped (`WebhookAdmission`).
 struct WebhookServer: Service, CustomStringConvertible {
     let address: ListenAddress
     let secret: WebhookSecret
@@ -31,21 +32,28 @@ struct WebhookServer: Service, CustomStringConvertible {
 
     /// GitHub caps payloads at 25 MB.
     static let maximumBody = 25 * 1024 * 1024
-    /// A request's head and body must arrive within this, and no connection stays silent longer.
-    static let bodyTimeout: TimeAmount = .seconds(10)
+    /// A request's head and body must arrive within this from the connection's
+    /// opening (or its previous answer): GitHub itself gives up after 10 s.
+    static let requestTimeout: TimeAmount = .seconds(10)
+    /// Connections open at once; a new one past this closes the one waiting longest.
+    static let maximumConnections = 32
+    /// Push bodies held across all connections until their signatures are checked.
+    static let maximumBufferedBytes = 64 * 1024 * 1024
 
     func run() async throws {
         let (secret, metrics, logger, hints) = (secret, metrics, logger, hints)
         let deliveries = SeenDeliveries(capacity: 4096)
+        let admission = WebhookAdmission(
+            maximumConnections: Self.maximumConnections, maximumBufferedBytes: Self.maximumBufferedBytes, metrics: metrics)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.bodyTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(
                         WebhookHTTPHandler(
-                            secret: secret, deliveries: deliveries, metrics: metrics, logger: logger, hints: hints))
+                            secret: secret, deliveries: deliveries, admission: admission, metrics: metrics, logger: logger,
+                            hints: hints))
                 }
             }
             .bind(host: address.host, port: address.port).get()

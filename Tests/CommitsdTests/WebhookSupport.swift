@@ -130,10 +130,28 @@ final class RawConnection {
         return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// Sends `count` bytes of filler in pieces of a megabyte; false once the peer is gone.
+    @discardableResult
+    func sendFiller(_ count: Int) -> Bool {
+        let piece = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        var left = count
+        while left > 0 {
+            let size = min(left, piece.count)
+            let sent = piece.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, size, Int32(MSG_NOSIGNAL)) }
+            guard sent == size else { return false }
+            left -= size
+        }
+        return true
+    }
+
+    /// Set by `available()` once the peer closed or reset the connection.
+    private(set) var closed = false
+
     /// What has arrived so far, without waiting.
     func available() -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { closed = true }
         return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
     }
 

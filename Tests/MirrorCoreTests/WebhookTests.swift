@@ -37,6 +37,23 @@ import Testing
         #expect(!WebhookSecret("It's a secret to everybody", source: "test").verifies(body, signature: Self.githubSignature))
     }
 
+    /// The receiver's form: the body fed in the pieces it arrives in, whatever their sizes.
+    @Test func aBodyFedInPiecesVerifiesAsAWhole() {
+        let secret = WebhookSecret(Self.githubSecret, source: "test")
+        let body = Array(Self.githubPayload.utf8)
+        for cut in 0...body.count {
+            var check = secret.signatureCheck()
+            check.update(body[..<cut])
+            check.update(body[cut...])
+            #expect(check.verifies(signature: Self.githubSignature), "cut at \(cut)")
+            #expect(!check.verifies(signature: String(Self.githubSignature.dropLast()) + "f"))
+            #expect(!check.verifies(signature: nil))
+        }
+        var partial = secret.signatureCheck()
+        partial.update(body.dropLast())
+        #expect(!partial.verifies(signature: Self.githubSignature))
+    }
+
     @Test func theSecretIsNeverPrinted() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("secret", Self.githubSecret + "\n")

@@ -7,7 +7,8 @@
 # becomes active without a warning and syncs; `systemctl reload` applies a
 # changed configuration; /metrics answers; a member of the commits-mirror group
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
-# timer runs a one-shot sync; `systemd-analyze security` <= 2.0; remove keeps
+# timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
+# github-app-key) mirrors from a github-sim in App mode; `systemd-analyze security` <= 2.0; remove keeps
 # the store and purge names it.
 #   Tests/System/run.sh [DEB]    (default: the newest dist/commits-mirror_*.deb)
 # Skips (exit 0, saying why) where it cannot run: not root, or nspawn cannot boot here.
@@ -50,10 +51,11 @@ fi
 work=$(mktemp -d /var/tmp/commits-mirror-systest.XXXXXX)
 root=$work/root
 machine=cm-systest-$$
-nspawn_pid= sim_pid=
+nspawn_pid= sim_pid= app_sim_pid=
 cleanup() {
     [[ -n $nspawn_pid ]] && kill -TERM "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null || true
     [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null || true
+    [[ -n $app_sim_pid ]] && kill "$app_sim_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -197,13 +199,65 @@ warnings=$(grep -iE 'warn|fail|error|errno' <<<"$out" || true)
 [[ -z $warnings ]] || fail "the one-shot logged: $warnings"
 say "the timer ran a one-shot sync: $(grep -o 'acme/widgets@main: [0-9]* new' <<<"$out")"
 
-# 7. The sandbox.
+# 7. The README's drop-in for a GitHub App ("Run it as a GitHub App"), taken from the README as
+# written: the key, root's alone (mode 600), reaches the service only as the credential
+# github-app-key, and the token credential is dropped. A second github-sim in App mode accepts
+# no personal token, so a sync can only succeed with installation tokens minted with that key.
+inside systemctl stop commits-sync.timer
+openssl genrsa -traditional -out "$work/app.pem" 2048 2>/dev/null || fail "openssl genrsa"
+: >"$work/no-tokens"
+"$sim" --synthetic acme/vault=700:9 --app-id 12345 --app-key-file "$work/app.pem" --app-installation 678=acme \
+    --app-token-lifetime-seconds 3600 --tokens-file "$work/no-tokens" >"$work/app-sim.url" 2>"$work/app-sim.log" &
+app_sim_pid=$!
+until [[ -s $work/app-sim.url ]]; do kill -0 "$app_sim_pid" 2>/dev/null || fail "github-sim (App) did not start: $(cat "$work/app-sim.log")"; pause; done
+app_api=$(head -1 "$work/app-sim.url")
+inside sh -c 'umask 077; cat > /etc/commits-mirror/app.pem' <"$work/app.pem"
+[[ $(inside stat -c %U:%a /etc/commits-mirror/app.pem) == root:600 ]] || fail "app.pem: $(inside stat -c %U:%a /etc/commits-mirror/app.pem)"
+dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/github-app.conf$/ {on = 1; next} on && /^```/ {exit} on' README.md)
+grep -q '^LoadCredential=github-app-key:/etc/commits-mirror/app.pem$' <<<"$dropin" || fail "README has no github-app-key drop-in: $dropin"
+inside mkdir -p /etc/systemd/system/commitsd.service.d
+inside sh -c 'cat > /etc/systemd/system/commitsd.service.d/github-app.conf' <<<"$dropin"
+inside sh -c "cat > /etc/commits-mirror/config.yaml" <<YAML
+api_url: $app_api
+store: /var/lib/commits-mirror/app.sqlite
+default_interval: 1h
+metrics_listen: 127.0.0.1:$metrics_port
+github_app:
+  app_id: 12345
+repositories:
+  - acme/*
+YAML
+inside systemctl daemon-reload
+findings=$(inside systemd-analyze verify --man=no commitsd.service 2>&1) || fail "systemd-analyze verify with the drop-in: $findings"
+[[ -z $findings ]] || fail "systemd-analyze verify with the drop-in: $findings"
+journal_from=$(inside date '+%Y-%m-%d %H:%M:%S')
+inside systemctl start commitsd || fail "systemctl start commitsd (App): $(inside journalctl -u commitsd --no-pager | tail -5)"
+eventually 60 synced acme/vault || fail "acme/vault never synced with the App: $(cat "$work/status.json"; inside journalctl -u commitsd --no-pager | tail -5)"
+# What systemd handed the service: the key alone (the drop-in's empty LoadCredential= dropped the token).
+credentials=$(inside ls /run/credentials/commitsd.service 2>&1 | paste -sd ' ')
+[[ $credentials == github-app-key ]] || fail "the service's credentials are: $credentials"
+app_stats=$(curl -fsS "$app_api/_sim/stats")
+read -r issued requests authorized errors < <(python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s.get("appTokensIssued", 0), s["requests"], s["authorizationHeadersSeen"], s.get("errors", 0))' <<<"$app_stats")
+((issued >= 1)) || fail "the App sim issued no installation token: $app_stats"
+((requests == authorized)) || fail "$((requests - authorized)) of $requests requests to the App sim had no Authorization: $app_stats"
+((errors == 0)) || fail "the App sim answered $errors errors: $app_stats"
+journal=$(inside journalctl -u commitsd --no-pager -o cat --since "$journal_from")
+warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
+[[ -z $warnings ]] || fail "commitsd logged with the App: $warnings"
+grep -qE 'ghs_|BEGIN (RSA )?PRIVATE|eyJ' <<<"$journal" && fail "the journal holds a token, JWT or key"
+inside systemctl stop commitsd
+say "the README's github-app-key drop-in: acme/vault mirrored over the App ($issued installation token(s), $requests requests, all authorised)"
+
+# 8. The sandbox.
 exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')
 [[ -n $exposure ]] || fail "systemd-analyze security printed no score"
 awk -v e="$exposure" 'BEGIN {exit !(e <= 2.0)}' || fail "systemd-analyze security: $exposure > 2.0"
 say "systemd-analyze security commitsd: $exposure"
 
-# 8. remove keeps the store; purge removes configuration and user, and names the store.
+# 9. remove keeps the store; purge removes configuration and user, and names the store.
 inside apt-get remove -y -qq commits-mirror >/dev/null 2>&1 || fail "apt-get remove"
 inside test -f /var/lib/commits-mirror/commits.sqlite || fail "remove deleted the store"
 inside test -f /etc/commits-mirror/config.yaml || fail "remove deleted the configuration"

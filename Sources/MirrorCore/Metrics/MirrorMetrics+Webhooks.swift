@@ -19,6 +19,10 @@ extension MirrorMetrics {
         case timeout
         /// Not `POST /webhook`, or a verified body that is not the event's JSON.
         case invalid
+        /// Refused for want of room: the bodies buffered across connections
+        /// would pass their cap, or the connection was the slowest when too
+        /// many were open at once.
+        case overloaded
     }
 
     /// What a verified push became (the `outcome` label of `webhook_pushes_total`).
@@ -53,6 +57,12 @@ extension MirrorMetrics {
             label: Self.prefix + "webhook_deliveries_total",
             dimensions: [("event", Self.webhookEventLabel(event)), ("outcome", outcome.rawValue)], factory: factory
         ).increment()
+    }
+
+    /// The webhook connections open and the body bytes they hold, after a change.
+    public func recordWebhookLoad(connections: Int, bufferedBytes: Int) {
+        Gauge(label: Self.prefix + "webhook_connections", factory: factory).record(connections)
+        Gauge(label: Self.prefix + "webhook_buffered_bytes", factory: factory).record(bufferedBytes)
     }
 
     /// What the service made of one verified push.

@@ -67,6 +67,10 @@ public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStrin
         return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: body, using: key)
     }
 
+    /// A signature check fed the body as it arrives, so no body has to be
+    /// held whole to be verified.
+    public func signatureCheck() -> WebhookSignatureCheck { WebhookSignatureCheck(key: key) }
+
     /// `sha256=` and the hex HMAC-SHA256 of `body`: what GitHub sends as `X-Hub-Signature-256`.
     public func signature<Body: DataProtocol>(of body: Body) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: body, using: key)
