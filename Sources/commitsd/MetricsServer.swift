@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MirrorCore
+import MirrorSQLite
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MirrorCore
+import MirrorSQLite
 import Prometheus
 import ServiceLifecycle
 

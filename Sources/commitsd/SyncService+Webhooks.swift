@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MirrorCore
+import MirrorSQLite
 
 extension SyncService {
     // MARK: - Push webhooks (hints for the plan)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MirrorCore
+import MirrorSQLite
 import ServiceLifecycle
 
 /// Polls every configured repository on its interval, up to `lanes` syncs at a time.

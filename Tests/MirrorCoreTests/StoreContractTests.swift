@@ -6,6 +6,7 @@ import SQLite
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// The store contract the sync engine relies on (`MirrorWriter`: SyncStore,
 /// RepositoryCatalogue, RequestRecords), one suite run against both backends:
@@ -36,7 +37,7 @@ import Testing
                     }
                 }
             case .postgreSQL:
-                StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+                TestStoreDrivers.register()
                 let uri = try await PostgreSQLServer.shared().createDatabase()
                 directory = nil
                 writer = try StoreLocation(uri).openSyncWriter()

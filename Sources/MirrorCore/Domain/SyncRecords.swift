@@ -41,6 +41,13 @@ public struct BranchHead: Sendable, Equatable {
     /// The head's committer date; `nil` when the branch has no stored head
     /// (an empty repository, or a first sync still walking).
     public var committedAt: Date?
+
+    package init(repository: String, branch: String, head: String?, committedAt: Date?) {
+        self.repository = repository
+        self.branch = branch
+        self.head = head
+        self.committedAt = committedAt
+    }
 }
 
 /// Requests of one kind one token spent in a period.

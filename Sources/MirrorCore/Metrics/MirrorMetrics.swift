@@ -77,14 +77,14 @@ public struct MirrorMetrics: Sendable {
     /// repository and branch, for every repository (at start-up, so a restarted
     /// service reports them before its first sync) or for the one just synced
     /// (reading every repository after each sync made a round quadratic).
-    public func recordStored(_ store: MirrorReader, repository: RepositoryName? = nil) throws {
+    public func recordStored(_ store: any MirrorReading, repository: RepositoryName? = nil) throws {
         var commits: [String: Int] = [:]
         let states: [SyncState]
         if let repository {
             guard let stored = try store.repository(named: repository) else { return }
             states = try store.syncStates(repositoryID: stored.id)
         } else {
-            states = try store.syncStates()
+            states = try store.allSyncStates()
         }
         for state in states {
             let name = state.repository.lowercased()

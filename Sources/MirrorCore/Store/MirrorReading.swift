@@ -65,5 +65,3 @@ extension MirrorReading {
         return result
     }
 }
-
-extension MirrorReader: MirrorReading {}

@@ -7,8 +7,8 @@ import Foundation
 /// A store is a SQLite file (the embedded default) or a PostgreSQL database
 /// named by libpq's connection URI. This value, and the `open…` methods as the
 /// one place a store is opened from a location, are the seam the backends plug
-/// into (docs/ARCHITECTURE.md): the PostgreSQL store itself lives in the
-/// MirrorPostgreSQL target, reached through `StoreDrivers`. Any other
+/// into (docs/ARCHITECTURE.md): the stores themselves live in the MirrorSQLite
+/// and MirrorPostgreSQL targets, reached through `StoreDrivers`. Any other
 /// `scheme://` is refused where a location is made, with one line
 /// (`StoreError.databaseURL`), rather than becoming a directory `mysql:`.
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
@@ -58,7 +58,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// discovery and the request ledger speak, whichever backend holds it.
     public func openSyncWriter() throws -> any MirrorWriter {
         switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openWriter(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openWriter(uri: uri)
         }
     }
@@ -66,7 +66,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// Opens an existing store as `copy-store`'s source (read-only, one snapshot at a time).
     public func openCopySource() throws -> any MirrorSnapshotSource {
         switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopySource(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopySource(uri: uri)
         }
     }
@@ -74,26 +74,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// Opens (creating it as needed) the store `copy-store` fills.
     public func openCopyDestination() throws -> any MirrorCopyDestination {
         switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopyDestination(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopyDestination(uri: uri)
-        }
-    }
-
-    /// Opens a SQLite store for what only its concrete writer does yet (import,
-    /// prune, purge); a PostgreSQL store is `StoreError.notYetOnPostgreSQL`.
-    public func openWriter() throws -> MirrorStore {
-        switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
-        }
-    }
-
-    /// Opens an existing SQLite store for reading; a missing one is `StoreError.missing`.
-    /// The readers of a PostgreSQL store are not built yet: `StoreError.notYetOnPostgreSQL`.
-    public func openReader() throws -> MirrorReader {
-        switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
         }
     }
 
@@ -101,7 +83,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// `MirrorReading` (`query`, `status`, `repos`), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
         switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openReader(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openReader(uri: uri)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorCore
+import MirrorSQLite
 
 extension Commitsctl {
     struct Backup: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import MirrorSQLite
 
 /// Records each sync of a `commitsctl sync` run into `MirrorMetrics` (for
 /// `--metrics-textfile`), the same way commitsd records its own.

@@ -1,3 +1,4 @@
+import MirrorCore
 import SQLite
 
 /// The store's schema, as numbered migrations. Never edit a released

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// Writes gathered into batches inside `MirrorStore.withBatches`: the handle

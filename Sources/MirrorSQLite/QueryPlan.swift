@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 // Planning a commit query: which candidate set to start from, chosen by bounded probes.

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// Graph questions over the stored parents: ancestry, and which commits a

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// What each token spent, by minute and kind of request (`request_counts`).
 extension MirrorStore {

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// How recently each mirrored branch moved, for adaptive polling (`PollingPolicy`).
 extension MirrorReader {

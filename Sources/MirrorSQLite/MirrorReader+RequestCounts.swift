@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// What each token spent in the last hour (`request_counts`), for `status --requests`.
 extension MirrorReader {

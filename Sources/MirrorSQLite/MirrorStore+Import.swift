@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// Seeding a repository from saved API responses (an import).

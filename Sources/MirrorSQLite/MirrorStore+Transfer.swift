@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 // The SQLite store as copy-store's source (a read snapshot of the reader) and

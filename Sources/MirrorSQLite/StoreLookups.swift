@@ -1,3 +1,4 @@
+import MirrorCore
 import SQLite
 
 /// Reads the reader and the writer both make, written once: each type offers

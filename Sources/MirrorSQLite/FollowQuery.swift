@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 // Following a query on the store's change cursor (Schema version 8).

@@ -1,3 +1,5 @@
+import MirrorCore
+
 /// How a message search for TEXT finds the messages that contain it, ignoring case.
 ///
 /// The meaning is the `commits_fts` trigram index's: the message contains the
@@ -21,9 +23,6 @@ struct MessageSearch {
     /// The empty needle: every message contains it (as with `git log --grep ''`).
     var matchesEverything: Bool
 
-    /// Characters outside ASCII that the trigram index folds to ASCII letters.
-    static let foldsToASCII: [(Unicode.Scalar, Character)] = [("\u{212A}", "k"), ("\u{017F}", "s")]
-
     init(needle: String) {
         let scalars = Array(needle.unicodeScalars)
         matchesEverything = scalars.isEmpty
@@ -33,14 +32,14 @@ struct MessageSearch {
             rowTest = nil
         } else if scalars.allSatisfy(\.isASCII) {
             var folded = "c.message"
-            for (scalar, letter) in Self.foldsToASCII {
+            for (scalar, letter) in MessageNeedle.foldsToASCII {
                 folded = "replace(\(folded), char(\(scalar.value)), '\(letter)')"
             }
             rowTest = QueryCondition(sql: "instr(lower(\(folded)), ?) > 0", arguments: [Self.asciiLowercased(needle)])
         } else if scalars.count < 3 {
             var variants = [""]
             for scalar in scalars {
-                let forms = Self.caseForms(of: scalar)
+                let forms = MessageNeedle.caseForms(of: scalar)
                 variants = variants.flatMap { prefix in forms.map { prefix + $0 } }
             }
             rowTest = QueryCondition(
@@ -53,20 +52,5 @@ struct MessageSearch {
 
     static func asciiLowercased(_ text: String) -> String {
         String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-    }
-
-    /// The scalar, its one-scalar lower, upper and title case forms, and the
-    /// characters the index folds to it.
-    static func caseForms(of scalar: Unicode.Scalar) -> [String] {
-        var forms = [String(scalar)]
-        let properties = scalar.properties
-        for mapping in [properties.lowercaseMapping, properties.uppercaseMapping, properties.titlecaseMapping]
-        where mapping.unicodeScalars.count == 1 && !forms.contains(mapping) {
-            forms.append(mapping)
-        }
-        for (special, letter) in foldsToASCII where forms.contains(String(letter)) {
-            forms.append(String(special))
-        }
-        return forms
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// The store's reader: queries, lookups, statistics, checks and backups. It

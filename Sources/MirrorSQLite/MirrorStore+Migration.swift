@@ -1,13 +1,6 @@
 import Foundation
+import MirrorCore
 import SQLite
-
-/// An upgrade of an existing store to this program's schema.
-public struct StoreUpgrade: Sendable, Equatable {
-    public var fromVersion: Int
-    public var toVersion: Int
-    /// The copy of the store made just before the upgrade.
-    public var backupPath: String
-}
 
 extension MirrorStore {
     /// Brings the store's schema up to date without ever risking its data.

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// Repositories: a repository is its GitHub id; its current name and every

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// The store's writer: the one type that changes the mirror (sync, import,

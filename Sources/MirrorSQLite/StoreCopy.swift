@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// What a backup wrote.

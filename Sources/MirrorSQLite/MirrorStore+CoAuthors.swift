@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// The co-authors a `Commit` credits (`Commit.coAuthors`), kept in `commit_coauthors`.

@@ -1,37 +1,11 @@
+import MirrorCore
 import SQLite
 
-/// One commit in full, with its place among its author's commits.
-public struct CommitDetail: Sendable, Equatable {
-    public var commit: CommitSummary
-    /// This commit's place among the commits by the same author name, oldest
-    /// first: `position` of `count` (1 = their first commit in the store).
-    public var authorPosition: Int
-    public var authorCommitCount: Int
-    /// People its `Co-authored-by:` trailers credit, in message order.
-    public var coAuthors: [Person.Identity] = []
-
-    public init(commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = []) {
-        self.commit = commit
-        self.authorPosition = authorPosition
-        self.authorCommitCount = authorCommitCount
-        self.coAuthors = coAuthors
-    }
-}
-
-/// What a full or abbreviated sha names.
-public enum CommitResolution: Sendable, Equatable {
-    case found(CommitDetail)
-    case notFound
-    /// Several commits start with the prefix (at most `ambiguityListLimit` of
-    /// them, oldest sha first); `total` says how many there are.
-    case ambiguous([CommitSummary], total: Int)
-}
+// `show` on a SQLite store: the values (`CommitResolution`) are MirrorCore's.
 
 extension MirrorReader {
-    public static let ambiguityListLimit = 10
-
     /// Resolves a full sha or a prefix of at least 4 hex digits (callers validate
-    /// the form with `isCommitPrefix`). An ambiguous prefix is reported, never guessed.
+    /// the form with `CommitResolution.isCommitPrefix`). An ambiguous prefix is reported, never guessed.
     /// With a mailmap, "commit k of N" counts every identity of the author's person.
     public func resolveCommit(_ prefix: String, mailmap: Mailmap? = nil) throws -> CommitResolution {
         try db.transaction(.deferred) { try resolve(prefix.lowercased(), mailmap: mailmap) }
@@ -43,7 +17,7 @@ extension MirrorReader {
             """
             SELECT id FROM commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT ?
             """
-        ).bind([prefix, prefix + "g", Self.ambiguityListLimit + 1]).map { $0.int64(0) }
+        ).bind([prefix, prefix + "g", CommitResolution.ambiguityListLimit + 1]).map { $0.int64(0) }
         switch matches.count {
         case 0:
             return .notFound
@@ -51,20 +25,15 @@ extension MirrorReader {
             return .found(try detail(commitID: matches[0], mailmap: mailmap))
         default:
             let total =
-                matches.count > Self.ambiguityListLimit
+                matches.count > CommitResolution.ambiguityListLimit
                 ? try db.scalarInt("SELECT count(*) FROM commits WHERE sha >= ? AND sha < ?", [prefix, prefix + "g"]) ?? 0
                 : matches.count
             let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
-            let candidates = try matches.prefix(Self.ambiguityListLimit).compactMap {
+            let candidates = try matches.prefix(CommitResolution.ambiguityListLimit).compactMap {
                 try fetch.bind([$0]).first(Self.commitSummary(from:))
             }
             return .ambiguous(candidates, total: total)
         }
-    }
-
-    /// Whether `text` can name a commit: 4 to 40 hex digits.
-    public static func isCommitPrefix(_ text: String) -> Bool {
-        (4...40).contains(text.utf8.count) && text.utf8.allSatisfy(\.isHexDigit)
     }
 
     private func detail(commitID: Int64, mailmap: Mailmap?) throws -> CommitDetail {

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import SQLite
 
 /// Opening the store file, for the reader and the writer alike: what is
