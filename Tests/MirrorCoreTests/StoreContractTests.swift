@@ -22,6 +22,7 @@ import Testing
         private let observe: (String, [String]) throws -> [[String?]]
 
         init(_ backend: Backend) async throws {
+            TestStoreDrivers.register()  // both backends are opened by location
             switch backend {
             case .sqlite:
                 let directory = try TemporaryDirectory()
@@ -37,7 +38,6 @@ import Testing
                     }
                 }
             case .postgreSQL:
-                TestStoreDrivers.register()
                 let uri = try await PostgreSQLServer.shared().createDatabase()
                 directory = nil
                 writer = try StoreLocation(uri).openSyncWriter()

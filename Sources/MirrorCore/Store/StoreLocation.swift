@@ -88,6 +88,26 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Claims `repository` through a database's driver (PostgreSQL: a session
+    /// advisory lock). A file store's claims are `flock`s beside the file, which
+    /// `RepositoryLock` takes itself: `.notADatabase`.
+    func claimInDatabase(repository: RepositoryName, holder: String) throws -> DatabaseClaim {
+        switch self {
+        case .sqliteFile: .notADatabase
+        case .postgreSQL(let uri):
+            try StoreDrivers.postgreSQL().claimRepository(uri: uri, repository: repository, holder: holder)
+                .map(DatabaseClaim.held) ?? .busy
+        }
+    }
+
+    /// What `claimInDatabase` got.
+    enum DatabaseClaim {
+        case notADatabase
+        case held(any RepositoryClaim)
+        /// Another process holds the repository.
+        case busy
+    }
+
     /// Whether the store is there to read (a path this user may not look at is an error, never "no").
     /// A database is asked for by opening it, so it counts as there.
     public func exists() throws -> Bool {
