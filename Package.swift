@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "commitsctl",
             dependencies: [
-                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
+                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "PostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

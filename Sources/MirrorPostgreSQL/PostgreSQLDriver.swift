@@ -61,6 +61,12 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         return try PostgreSQLReader(uri: uri, password: try credentialPassword())
     }
 
+    public func databaseName(uri: String) throws -> String? {
+        let parsed = try ConnectionURI(uri)
+        return [parsed.database, environment["PGDATABASE"], parsed.user, environment["PGUSER"]].lazy.compactMap { $0 }
+            .first { !$0.isEmpty }
+    }
+
     public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
         do {
             return try AdvisoryClaim.acquire(

@@ -93,11 +93,8 @@ extension MirrorStore {
         try write { try updateState(state, repositoryID: repositoryID, reason: reason, at: date) }
     }
 
-    /// The explicit purge (the user's command, after a backup): in one
-    /// transaction, marks the repository removed, deletes the commits no other
-    /// repository holds, drops its memberships and sync state, and keeps its row
-    /// and names (its identity).
-    public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date = Date()) throws -> PurgeOutcome {
+    /// The explicit purge (`HistoryRemoval`; the user's command, after a backup).
+    public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date) throws -> PurgeOutcome {
         try write {
             try updateState(.removed, repositoryID: repositoryID, reason: reason, at: date)
             let held = try db.scalarInt("SELECT count(*) FROM repository_commits WHERE repository_id = ?", [repositoryID]) ?? 0
@@ -118,7 +115,7 @@ extension MirrorStore {
             try db.execute("DELETE FROM repository_commits WHERE repository_id = ?", [repositoryID])
             // Its history is gone, so what the sync state says about it no longer holds.
             try db.execute("DELETE FROM sync_state WHERE repository_id = ?", [repositoryID])
-            return PurgeOutcome(deleted: deleted, shared: held - deleted)
+            return PurgeOutcome(held: held, deleted: deleted)
         }
     }
 

@@ -101,9 +101,7 @@ extension MirrorStore {
             """, [repositoryID])
     }
 
-    /// The explicit removal (a user's prune command): drops the off-branch commits of
-    /// one repository (all when `nil`) from it, and deletes commits that no
-    /// repository holds any more. Returns how many left the repository.
+    /// The explicit removal (`HistoryRemoval`; a user's prune command).
     public func pruneOffBranch(repositoryID: Int64?) throws -> Int {
         try write {
             if let repositoryID {
@@ -122,10 +120,7 @@ extension MirrorStore {
             return removed
         }
     }
-}
 
-extension MirrorReader {
-    /// How many of the repository's commits (all repositories' when `nil`) are off-branch.
     public func offBranchCount(repositoryID: Int64?) throws -> Int {
         if let repositoryID {
             return try db.scalarInt(

@@ -20,17 +20,28 @@ public struct SQLiteDriver: FileStoreDriver {
     public func openReader(path: String) throws -> any MirrorReading {
         try MirrorReader(path: path)
     }
+
+    public func backup(of source: StoreLocation, to destination: String) throws -> StoreBackup {
+        if let path = source.sqlitePath {
+            return try MirrorReader(path: path).backup(to: destination)
+        }
+        // A missing source is an error before any file is made, never an empty copy.
+        return try StoreCopy.writeBackup(to: destination) { partial in
+            _ = try StoreTransfer.copy(from: source, to: .sqliteFile(partial))
+        }
+    }
 }
 
 extension MirrorStore: MirrorWriter {}
 
 extension MirrorReader: MirrorReading {}
 
-// The SQLite store's concrete types, for the commands that need more than the
-// protocols give (import, prune, purge, backup, and commitsd's metrics reader).
+// The SQLite store's concrete types, for what is not yet spoken through the
+// protocols (commitsd's service).
 extension StoreLocation {
-    /// Opens a SQLite store for what only its concrete writer does yet (import,
-    /// prune, purge); a PostgreSQL store is `StoreError.notYetOnPostgreSQL`.
+    /// Opens a SQLite store as its concrete writer, for what is not yet spoken
+    /// through the protocols (commitsd's service); a PostgreSQL store is
+    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openSyncWriter`.
     public func openWriter() throws -> MirrorStore {
         switch self {
         case .sqliteFile(let path): try MirrorStore(path: path)
@@ -38,8 +49,9 @@ extension StoreLocation {
         }
     }
 
-    /// Opens an existing SQLite store for reading; a missing one is `StoreError.missing`.
-    /// The readers of a PostgreSQL store are not built yet: `StoreError.notYetOnPostgreSQL`.
+    /// Opens an existing SQLite store as its concrete reader (commitsd's service);
+    /// a missing one is `StoreError.missing`, a PostgreSQL store
+    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openCommitReader`.
     public func openReader() throws -> MirrorReader {
         switch self {
         case .sqliteFile(let path): try MirrorReader(path: path)

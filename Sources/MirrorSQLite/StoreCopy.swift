@@ -2,14 +2,6 @@ import Foundation
 import MirrorCore
 import SQLite
 
-/// What a backup wrote.
-public struct StoreBackup: Sendable, Equatable {
-    public var path: String
-    public var bytes: Int
-    public var repositories: Int
-    public var commits: Int
-}
-
 extension MirrorReader {
     /// Copies the store to `destination` while other processes may be writing
     /// it: SQLite's online backup of one consistent snapshot (WAL readers never
@@ -17,6 +9,23 @@ extension MirrorReader {
     /// (`PRAGMA quick_check`) before it gets its name, and nothing is ever
     /// overwritten.
     public func backup(to destination: String) throws -> StoreBackup {
+        try StoreCopy.writeBackup(to: destination) { partial in try db.backup(to: partial) }
+    }
+}
+
+/// Verified copies of a store: `backup` (of either backend), and the copy made before an upgrade.
+enum StoreCopy {
+    /// Writes the copy to `<destination>.partial-<pid>`, checks it, then links
+    /// it to its name (which fails rather than replace an existing file), so a
+    /// crash or a full disk never leaves a half copy under the final name.
+    @discardableResult
+    static func writeVerified(of db: Connection, to destination: String) throws -> StoreBackup {
+        try writeVerified(to: destination) { partial in try db.backup(to: partial) }
+    }
+
+    /// A user's backup: refused before anything is written when `destination`
+    /// exists or its directory does not; `write` fills the partial file it is given.
+    static func writeBackup(to destination: String, _ write: (String) throws -> Void) throws -> StoreBackup {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StoreError.backupDestinationExists(path: destination)
         }
@@ -24,27 +33,27 @@ extension MirrorReader {
         guard FileManager.default.fileExists(atPath: directory) else {
             throw StoreError.cannotWriteBackup(backup: destination, reason: "the directory \(directory) does not exist")
         }
+        // Said before any work, in words: a purge's copy into the current directory meets this most.
+        guard access(directory, W_OK) == 0 else {
+            throw StoreError.cannotWriteBackup(
+                backup: destination, reason: "the directory \(directory) is not writable by this user")
+        }
+        // Other errors are one line already: a StoreError, a database store's own (unreachable, say).
         do {
-            return try StoreCopy.writeVerified(of: db, to: destination)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.cannotWriteBackup(backup: destination, reason: StoreCopy.reason(error))
+            return try writeVerified(to: destination, write)
+        } catch let error as SQLiteError {
+            throw StoreError.cannotWriteBackup(backup: destination, reason: reason(error))
+        } catch let error as CopyError {
+            throw StoreError.cannotWriteBackup(backup: destination, reason: error.description)
         }
     }
-}
 
-/// Verified copies of a store: `backup`, and the copy made before an upgrade.
-enum StoreCopy {
-    /// Writes the copy to `<destination>.partial-<pid>`, checks it, then links
-    /// it to its name (which fails rather than replace an existing file), so a
-    /// crash or a full disk never leaves a half copy under the final name.
-    @discardableResult
-    static func writeVerified(of db: Connection, to destination: String) throws -> StoreBackup {
+    /// `write` fills the partial file; it is checked and named here.
+    static func writeVerified(to destination: String, _ write: (String) throws -> Void) throws -> StoreBackup {
         let partial = "\(destination).partial-\(getpid())"
         removeDatabaseFiles(partial)
         do {
-            try db.backup(to: partial)
+            try write(partial)
             // Closing this read-write connection checkpoints and removes the copy's -wal and -shm.
             let copy = try Connection(path: partial)
             let check = try copy.pragma("quick_check")

@@ -26,13 +26,23 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// One line for a user: the SQLSTATE and the message. The statement stays in
+    /// `sql`, for a debug log: a user's error line is not the place for SQL.
     public var description: String {
         var text = "PostgreSQL"
         if let sqlState { text += " error \(sqlState)" }
         text += ": \(message)"
-        if let sql { text += " — while executing: \(sql)" }
         return text
     }
+
+    /// The server cancelled the statement (SQLSTATE 57014): `statement_timeout`, or an operator's `pg_cancel_backend`.
+    public var isCancelled: Bool { sqlState == "57014" }
+
+    /// The server ran out of disk space (SQLSTATE 53100, disk_full).
+    public var isDiskFull: Bool { sqlState == "53100" }
+
+    /// The server refused a new connection: too many (SQLSTATE 53300).
+    public var isTooManyConnections: Bool { sqlState == "53300" }
 
     /// A serialization failure or a deadlock: the transaction did nothing and may run again.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// The two syncs ran seconds apart against one rate limit: the times and the
-    /// remaining requests they recorded differ by nature. The SQLite store's
+    /// remaining requests they recorded (and a removal's time) differ by nature. The SQLite store's
     /// readings are written into the PostgreSQL store, so the two hold the same
     /// state and every other field is the stores' own.
     static func copyClockReadings(from path: String, to stores: Stores) throws {
@@ -73,6 +73,13 @@ import Testing
                     rate_limit_reset_at = $6
                 FROM repositories r WHERE r.id = s.repository_id AND r.full_name = $1 AND s.branch = $2
                 """, database: database, state)
+        }
+        // A removal's time, too (`repos remove` ran on each store in turn).
+        let changes = try sqlite.prepare("SELECT full_name, state_changed_at FROM repositories")
+            .map { row in (0..<2).map { row.optionalString($0) as any PostgreSQLBindable } }
+        for change in changes {
+            try stores.server.execute(
+                "UPDATE repositories SET state_changed_at = $2 WHERE full_name = $1", database: database, change)
         }
         try stores.server.execute("DELETE FROM request_counts", database: database)
         let counts = try sqlite.prepare("SELECT token, minute, kind, requests, not_modified, points FROM request_counts")

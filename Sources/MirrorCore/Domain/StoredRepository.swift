@@ -49,7 +49,7 @@ public struct SelectedRepository: Sendable, Equatable {
     }
 }
 
-/// What `removeAndPurge` deleted.
+/// What `HistoryRemoval.removeAndPurge` deleted.
 public struct PurgeOutcome: Sendable, Equatable {
     /// Commits deleted: no other repository held them.
     public var deleted: Int
@@ -59,6 +59,11 @@ public struct PurgeOutcome: Sendable, Equatable {
     public init(deleted: Int, shared: Int) {
         self.deleted = deleted
         self.shared = shared
+    }
+
+    /// Of the `held` commits, those not `deleted` stayed because another repository holds them.
+    public init(held: Int, deleted: Int) {
+        self.init(deleted: deleted, shared: held - deleted)
     }
 }
 

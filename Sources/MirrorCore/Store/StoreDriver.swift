@@ -18,6 +18,9 @@ public protocol FileStoreDriver: Sendable {
     func openCopyDestination(path: String) throws -> any MirrorCopyDestination
     /// Opens an existing store for the reading commands; a missing one is `StoreError.missing`.
     func openReader(path: String) throws -> any MirrorReading
+    /// Writes a checked copy of `source` (a store of any kind) into the new
+    /// file `destination`: a copy is always a store file of this kind.
+    func backup(of source: StoreLocation, to destination: String) throws -> StoreBackup
 }
 
 /// A store that lives in a database server rather than a file (PostgreSQL's),
@@ -35,6 +38,8 @@ public protocol DatabaseStoreDriver: Sendable {
     /// Opens an existing store for the reading commands; it never creates or
     /// migrates one (a missing schema is `StoreError.missing`, a newer one refused).
     func openReader(uri: String) throws -> any MirrorReading
+    /// The database the URI names (libpq's default when it names none: the user's), for file names.
+    func databaseName(uri: String) throws -> String?
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
@@ -45,9 +50,10 @@ public protocol RepositoryClaim: AnyObject {
     func release()
 }
 
-/// What a sync writes through: the engine's store, the catalogue of
-/// repositories and the request ledger, on one connection.
-public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting {
+/// What the writing commands write through: the sync engine's store, the
+/// catalogue of repositories, the request ledger, imports and the explicit
+/// removals (prune, purge), on one connection.
+public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting, HistoryRemoval {
     var location: StoreLocation { get }
     /// A schema upgrade made when the store was opened, to report once.
     var upgraded: StoreUpgrade? { get }

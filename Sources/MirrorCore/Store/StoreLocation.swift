@@ -80,7 +80,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens an existing store for the commands that read it through
-    /// `MirrorReading` (`query`, `status`, `repos`), whichever backend holds it.
+    /// `MirrorReading` (`query`, `status`, `repos`, …), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
         switch self {
         case .sqliteFile(let path): try StoreDrivers.sqlite().openReader(path: path)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MirrorCore
-import MirrorSQLite
 
 extension Commitsctl {
     struct Repos: AsyncParsableCommand {
@@ -121,8 +120,10 @@ extension Commitsctl {
                     stay queryable, and its lock file beside the store is deleted. `commitsctl sync OWNER/NAME` \
                     mirrors it again. A repository the configuration names on its own is synced again by the \
                     next run that reads that configuration: take it out of the file too. --purge also deletes \
-                    the commits no other repository holds, after copying the store beside itself \
-                    (<store>.backup-purge-<UTC time>, checked).
+                    the commits no other repository holds, in one transaction, after a checked copy of the \
+                    whole store: beside an SQLite store (<store>.backup-purge-<UTC time>); for a PostgreSQL \
+                    store, a new SQLite file in the current directory \
+                    (<database>.backup-purge-<UTC time>.sqlite). The message says where the copy went.
                     """
             )
 
@@ -145,10 +146,10 @@ extension Commitsctl {
                     let name = RepositoryName(parsing: repository)!
                     let location = try store.resolvedLocation
                     // Read-only first: a mistyped name neither creates nor upgrades a store.
-                    guard try location.openReader().repository(named: name) != nil else {
+                    guard try location.openCommitReader().repository(named: name) != nil else {
                         throw UnknownRepositoryError(name: name, store: location)
                     }
-                    let writer = try location.openWriter()
+                    let writer = try location.openSyncWriter()
                     reportUpgrade(of: writer)
                     guard let stored = try writer.repository(named: name) else { throw UnknownRepositoryError(name: name, store: location) }
                     // A sync running now would write on after the removal: its lock keeps it out meanwhile.
@@ -164,9 +165,7 @@ extension Commitsctl {
                         print("\(stored.name): removed; its \(plural(commits, "commit")) stay in the store")
                         return
                     }
-                    let stamp = ISO8601Timestamp.format(Date()).filter { $0 != "-" && $0 != ":" }
-                    // openReader() above already refused a store that is not a SQLite file.
-                    let copy = try location.openReader().backup(to: "\(location.description).backup-purge-\(stamp)")
+                    let copy = try location.safetyCopy(before: "purge")
                     let purged = try writer.removeAndPurge(repositoryID: stored.id, reason: reason)
                     print(
                         "\(stored.name): removed and purged: \(plural(purged.deleted, "commit")) deleted, \(purged.shared) kept for other repositories; the copy made first is \(copy.path)"

@@ -1,4 +1,5 @@
 import MirrorCore
+import PostgreSQL
 
 /// What a command-line user can do about an error. MirrorCore states what
 /// happened; this adds the flags and commands that fix it here, after "; ".
@@ -14,6 +15,7 @@ enum Advice {
         case let error as GitHubError: return advice(for: error)
         case let error as StoreError: return advice(for: error)
         case let error as SyncError: return advice(for: error)
+        case let error as PostgreSQLError: return advice(for: error)
         default: return nil
         }
     }
@@ -60,6 +62,25 @@ enum Advice {
         default:
             return nil
         }
+    }
+
+    /// A PostgreSQL store failing mid-command: its open transaction rolled back whole.
+    private static func advice(for error: PostgreSQLError) -> String? {
+        if error.isCancelled {
+            return "the unfinished batch was rolled back and nothing stored was changed; "
+                + "raise the role's statement_timeout (or find who cancelled it) and run the command again"
+        }
+        if error.isDiskFull {
+            return "the unfinished batch was rolled back; free disk space on the database server and run the command again"
+        }
+        if error.isTooManyConnections {
+            return "raise the server's max_connections or run fewer commands and daemons at once"
+        }
+        if error.isConnectionLost {
+            return "the unfinished batch was rolled back; once the server is back, "
+                + "run the command again: a sync resumes from its last checkpoint"
+        }
+        return nil
     }
 
     private static func advice(for error: SyncError) -> String? {

@@ -1,6 +1,5 @@
 import Foundation
 import MirrorCore
-import MirrorSQLite
 
 /// Records each sync of a `commitsctl sync` run into `MirrorMetrics` (for
 /// `--metrics-textfile`), the same way commitsd records its own.
@@ -38,6 +37,6 @@ final class SyncMetricsRecorder {
         let usage = client.usage
         metrics.recordRequests(since: usageAtStart, now: usage)
         metrics.recordRateLimit(usage.rateLimit, credentialKind: credentialKind)
-        if let reader = try? store.openReader() { try? metrics.recordStored(reader) }
+        if let reader = try? store.openCommitReader() { try? metrics.recordStored(reader) }
     }
 }
