@@ -2,7 +2,7 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -51,6 +51,9 @@ let package = Package(
         .target(name: "GitHash", swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // MARK: - The product
+        // The core knows no store: it speaks the store protocols, and the drivers below open them.
+        // It links the SQLite wrapper only for the git pack's scratch index (Git/PackCommitIndex.swift) and
+        // the SQLite errors StoreError carries.
         .target(
             name: "MirrorCore",
             dependencies: [
@@ -63,12 +66,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The PostgreSQL store: a driver for MirrorCore's store protocols (StoreDrivers).
+        // The stores, one target per backend: drivers for MirrorCore's store protocols (StoreDrivers).
+        .target(name: "MirrorSQLite", dependencies: ["MirrorCore", "SQLite"], swiftSettings: swiftSettings),
         .target(name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "PostgreSQL"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "commitsctl",
             dependencies: [
-                "MirrorCore", "MirrorPostgreSQL", "PostgreSQL",
+                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "PostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -80,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "commitsd",
             dependencies: [
-                "MirrorCore", "MirrorPostgreSQL",
+                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -118,7 +122,7 @@ let package = Package(
         // MARK: - Benchmarks (not a product: builds synthetic stores for Benchmarks/*.sh)
         .executableTarget(
             name: "mirror-bench",
-            dependencies: ["MirrorCore", "GitHubSim"],
+            dependencies: ["MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "GitHubSim"],
             path: "Benchmarks/mirror-bench",
             swiftSettings: swiftSettings
         ),
@@ -128,7 +132,7 @@ let package = Package(
         .target(
             name: "MirrorTestSupport",
             dependencies: [
-                "Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore", "MirrorPostgreSQL",
+                "Curl", "SQLite", "PostgreSQL", "GitHubSim", "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
@@ -139,20 +143,26 @@ let package = Package(
         .testTarget(
             name: "MirrorCoreTests",
             dependencies: [
-                "MirrorTestSupport", "MirrorCore", "MirrorPostgreSQL", "PostgreSQL", "GitHubSim", "SQLite", "GitHash", "CZlib",
+                "MirrorTestSupport", "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "PostgreSQL", "GitHubSim", "SQLite", "GitHash",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",
-            dependencies: ["MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "PostgreSQL", "Curl"],
+            dependencies: [
+                "MirrorTestSupport", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "MirrorSQLite", "SQLite", "PostgreSQL", "Curl",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CommitsdTests",
-            dependencies: ["MirrorTestSupport", "commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "SQLite", "Curl"],
+            dependencies: [
+                "MirrorTestSupport", "commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "MirrorSQLite", "SQLite", "Curl",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -22,10 +22,15 @@
 import Foundation
 import GitHubSim
 import MirrorCore
+import MirrorPostgreSQL
+import MirrorSQLite
 
 @main
 struct MirrorBench {
     static func main() throws {
+        // The store drivers it links, as commitsctl registers them.
+        StoreDrivers.register(sqlite: SQLiteDriver())
+        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard let command = arguments.first, ["generate", "time", "decode", "fast-import"].contains(command) else { usage() }
         arguments.removeFirst()

@@ -12,7 +12,7 @@ extension PostgreSQLReader {
         return try read {
             let matches = try connection.execute(
                 "SELECT id FROM commits WHERE \(range) ORDER BY sha COLLATE \"C\" LIMIT $3::bigint",
-                [prefix, prefix + "g", MirrorReader.ambiguityListLimit + 1])
+                [prefix, prefix + "g", CommitResolution.ambiguityListLimit + 1])
             let ids = (0..<matches.count).compactMap { matches.int64($0, 0) }
             switch ids.count {
             case 0:
@@ -21,10 +21,10 @@ extension PostgreSQLReader {
                 return .found(try detail(commitID: ids[0], mailmap: mailmap))
             default:
                 let total =
-                    ids.count > MirrorReader.ambiguityListLimit
+                    ids.count > CommitResolution.ambiguityListLimit
                     ? try connection.execute("SELECT count(*) FROM commits WHERE \(range)", [prefix, prefix + "g"]).int(0, 0) ?? 0
                     : ids.count
-                let candidates = try ids.prefix(MirrorReader.ambiguityListLimit).compactMap(summary(commitID:))
+                let candidates = try ids.prefix(CommitResolution.ambiguityListLimit).compactMap(summary(commitID:))
                 return .ambiguous(candidates, total: total)
             }
         }

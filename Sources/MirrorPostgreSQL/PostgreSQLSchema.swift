@@ -1,4 +1,4 @@
-// The PostgreSQL store's schema: the SQLite store's tables (Store/Schema.swift),
+// The PostgreSQL store's schema: the SQLite store's tables (MirrorSQLite/Schema.swift),
 // in PostgreSQL's types. What differs, and why:
 // - ids are identity columns; flags are booleans; times stay ISO 8601 text, so
 //   both stores hand the same strings to the same formatting code.

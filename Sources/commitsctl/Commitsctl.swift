@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MirrorCore
 import MirrorPostgreSQL
+import MirrorSQLite
 
 @main
 struct Commitsctl: AsyncParsableCommand {
@@ -19,7 +20,8 @@ struct Commitsctl: AsyncParsableCommand {
     /// same one-line `commitsctl: error: …` as every other error.
     static func main() async {
         MallocArenas.limit()
-        // The store drivers this program links; StoreLocation finds them by the URI's scheme.
+        // The store drivers this program links; StoreLocation picks one by the location's kind.
+        StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
         do {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MirrorCore
 import MirrorPostgreSQL
+import MirrorSQLite
 
 @main
 struct Commitsd: AsyncParsableCommand {
@@ -22,7 +23,8 @@ struct Commitsd: AsyncParsableCommand {
     /// error, so a unit's journal shows the whole reason; exit statuses are ArgumentParser's.
     static func main() async {
         MallocArenas.limit()
-        // The store drivers this program links; StoreLocation finds them by the URI's scheme.
+        // The store drivers this program links; StoreLocation picks one by the location's kind.
+        StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         do {
             var command = try parseAsRoot()

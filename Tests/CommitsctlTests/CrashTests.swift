@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import GitHubSim
 import MirrorCore
+import MirrorSQLite
 import Testing
 
 /// Issue #6 "crash safety": `commitsctl sync` is SIGKILLed at random moments

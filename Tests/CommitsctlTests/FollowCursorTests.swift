@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #26: `query --follow` waits on the store's change cursor (a commit
 /// joining a repository), not on commit row ids. A real `commitsctl query

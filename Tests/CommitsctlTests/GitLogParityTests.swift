@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #16 acceptance 1: `query` selects the same commits as `git log` on a
 /// repository built from the same history, for git log's habits.

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import MirrorSQLite
 import MirrorTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 @testable import commitsctl
 
 /// A pager like git's: only on a terminal, `$PAGER` else less with LESS=FRX,

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// `commitsctl query` as a process: filters, literal input, validation, and
 /// reading while another process writes.

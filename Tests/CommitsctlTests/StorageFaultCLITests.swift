@@ -5,6 +5,7 @@ import Logging
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #6 "storage faults", through the real `commitsctl`: each gives one
 /// clear line on stderr, a non-zero exit, and leaves the store as it was.

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Inputs refused before anything is opened, sent or stored, through the real
 /// binary, and a NUL in a message shown whole by every output format.

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 @testable import commitsctl
 
 /// Tables fit the terminal by cutting the subject (then, only if nothing else

@@ -1,6 +1,7 @@
 import MirrorTestSupport
 import Foundation
 import MirrorCore
+import MirrorSQLite
 import SQLite
 import Testing
 

@@ -52,8 +52,9 @@ for target in "${targets[@]}"; do
     sources=$(sources_for "$target")
     echo "fuzz: building $target"
     # -parse-as-library: the sources are library code; libFuzzer provides main().
+    # -package-name: some of them declare `package` access (shared with MirrorSQLite).
     # shellcheck disable=SC2086
-    swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz \
+    swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz -package-name commits_mirror_fuzz \
         -I "$out" -I Sources/CZlib -I Sources/CSQLite -L "$out" -lGitHash -lSQLite $sources -o "$out/$target" 2> "$out/$target.build.log" \
         || { cat "$out/$target.build.log" >&2; exit 1; }
     # The committed seeds are copied, so fuzzing never edits the repository.

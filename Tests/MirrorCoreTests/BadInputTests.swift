@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #6 "bad input from the network": a hostile server sends each kind of
 /// garbage; every one ends in one clear error, in bounded time and memory,

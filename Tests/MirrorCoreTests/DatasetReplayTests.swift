@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// The real swift-evolution history, replayed through github-sim.
 @Suite(.enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data tests"))

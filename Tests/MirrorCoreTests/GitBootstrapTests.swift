@@ -4,6 +4,7 @@ import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #12 over the real path: github-sim serving REST and git on loopback,
 /// real libcurl, real SQLite. A long first sync reads its history over git and

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Saved responses for `commitsctl import`: finding the values, decoding them,
 /// and attaching only commits whose whole history is present.

@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Any JSON string GitHub sends is stored and read back byte for byte, NUL
 /// included, and the message search index stays consistent with such text.

@@ -3,6 +3,7 @@ import MirrorTestSupport
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// `MessageNeedle` is what `--grep` means on a store without SQLite's trigram
 /// index: its folding must be the index's own, scalar for scalar.
@@ -48,7 +49,7 @@ import Testing
 
     @Test func shortAndASCIINeedlesKeepTheRowTestsForms() {
         #expect(MessageNeedle.forms(of: "k") == [["k", "K", "\u{212A}"]])
-        #expect(MessageNeedle.forms(of: "\u{212A}x") == [MessageSearch.caseForms(of: "\u{212A}").flatMap(\.unicodeScalars), ["x", "X"]])
+        #expect(MessageNeedle.forms(of: "\u{212A}x") == [MessageNeedle.caseForms(of: "\u{212A}").flatMap(\.unicodeScalars), ["x", "X"]])
         // Three scalars, one not ASCII: the index's folding, KELVIN SIGN's whole class.
         #expect(MessageNeedle.forms(of: "\u{212A}xé")[0].sorted() == ["K", "k", "\u{212A}"])
     }

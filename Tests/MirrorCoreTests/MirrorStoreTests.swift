@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 import MirrorPostgreSQL
 
 @Suite struct MirrorStoreTests {
@@ -190,7 +191,7 @@ import MirrorPostgreSQL
     /// database (refused with a password in it), another `scheme://` is refused
     /// there, from any source, never taken as a path.
     @Test func aDatabaseURIIsDecidedWhereTheLocationIsMade() throws {
-        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        TestStoreDrivers.register()
         for text in ["postgresql://mirror@db.example/mirror", "postgres://db/mirror"] {
             #expect(try StoreLocation(text) == .postgreSQL(text))
             #expect(try StoreLocation.resolve(explicit: nil, environment: ["COMMITS_DB": text]) == .postgreSQL(text))

@@ -5,6 +5,7 @@ import PostgreSQL
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// A first sync must not leave PostgreSQL planning its per-page probes on
 /// statistics that say the tables are empty (a scan of everything stored per
@@ -12,7 +13,7 @@ import Testing
 /// autovacuum would, whose analyses are counted apart and do not pass this test.
 @Suite struct PostgreSQLPlannerStatisticsTests {
     @Test func aGrowingMirrorIsAnalysedByItsWriter() async throws {
-        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        TestStoreDrivers.register()
         let uri = try await PostgreSQLServer.shared().createDatabase()
         let writer = try StoreLocation(uri).openSyncWriter()
         let identity = RepositoryIdentity(

@@ -4,6 +4,7 @@ import MirrorTestSupport
 import PostgreSQL
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// The PostgreSQL store's reader against a SQLite store given the same commits
 /// through the same writer protocol: `--grep` on the characters whose folding
@@ -11,7 +12,7 @@ import Testing
 /// checks a reader makes when it opens a store.
 @Suite struct PostgreSQLReaderTests {
     init() {
-        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        TestStoreDrivers.register()
     }
 
     /// Messages holding what folds in surprising ways: KELVIN SIGN and LONG S

@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #5 acceptance 5: queries run on a read-only connection while a sync
 /// writes the same store; WAL readers neither wait nor see half a page.

@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #5 acceptance 1: on the real swift-evolution history, query counts
 /// equal counts computed independently from the dataset file.

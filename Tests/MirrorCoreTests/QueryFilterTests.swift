@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Query semantics on small hand-made stores: literal matching, Unicode case,
 /// merges, dates, repositories, and the message index kept exact.
@@ -276,9 +277,10 @@ import Testing
             return
         }
         #expect(total == Self.messages.count)
-        #expect(candidates.count == MirrorReader.ambiguityListLimit)
+        #expect(candidates.count == CommitResolution.ambiguityListLimit)
         #expect(try MirrorReader(path: store.path).resolveCommit("ffff") == .notFound)
         #expect(try MirrorReader(path: store.path).resolveCommit(String(QueryFixtures.sha(4).uppercased())) == .found(detail))
-        #expect(MirrorReader.isCommitPrefix("abcd") && !MirrorReader.isCommitPrefix("abc") && !MirrorReader.isCommitPrefix("xyz1"))
+        #expect(
+            CommitResolution.isCommitPrefix("abcd") && !CommitResolution.isCommitPrefix("abc") && !CommitResolution.isCommitPrefix("xyz1"))
     }
 }

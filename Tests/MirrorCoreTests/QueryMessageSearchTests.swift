@@ -3,6 +3,7 @@ import Foundation
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// The row-by-row message tests must agree exactly with the trigram index.
 @Suite struct QueryMessageSearchTests {
@@ -29,7 +30,7 @@ import Testing
                 folds.append("U+\(String(row, radix: 16, uppercase: true)) -> \(character.lowercased())")
             }
         }
-        let expected = MessageSearch.foldsToASCII.flatMap { scalar, letter in
+        let expected = MessageNeedle.foldsToASCII.flatMap { scalar, letter in
             let line = "U+\(String(scalar.value, radix: 16, uppercase: true)) -> \(letter)"
             return [line, line]  // found by the upper and the lower case needle
         }

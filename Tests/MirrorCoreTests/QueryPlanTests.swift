@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Every query shape `commitsctl query` emits, under every access path the
 /// planner can take, is answered from indexes: `EXPLAIN QUERY PLAN` never

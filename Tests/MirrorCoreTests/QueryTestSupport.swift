@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import SQLite
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Stores for the query tests, filled through the store's own upsert path.
 enum QueryFixtures {

@@ -4,6 +4,7 @@ import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// `RepositoryDiscovery` over real HTTP: github-sim's owner listings, and a
 /// hostile proxy in front of it for answers the simulator never gives.

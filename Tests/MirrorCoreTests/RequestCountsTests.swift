@@ -3,6 +3,7 @@ import MirrorTestSupport
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// What each token spent (`request_counts`, schema version 7): minute buckets,
 /// the last hour, pruning, and the upgrade of a version-6 store.

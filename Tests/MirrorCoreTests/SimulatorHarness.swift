@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import Logging
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// A running `github-sim` on loopback plus a store in a temp dir, wired the
 /// way `commitsctl sync` wires them: real libcurl, real HTTP, real SQLite.
@@ -13,6 +14,7 @@ final class SimulatorHarness: ScopedService, @unchecked Sendable {
     var store: StoreInspection { StoreInspection(storePath) }
 
     static func start(_ repositories: [SimRepository], configuration: SimConfiguration = .init()) async throws -> SimulatorHarness {
+        TestStoreDrivers.register()  // the syncs and discoveries it drives open the store by location
         let simulator = try GitHubSimulator(configuration: configuration, repositories: repositories)
         try await simulator.start()
         return SimulatorHarness(simulator: simulator, directory: try TemporaryDirectory())

@@ -4,6 +4,7 @@ import GitHubSim
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #6 "storage faults", in process: each gives one clear error and
 /// leaves the store as it was. (Commitsctl's StorageFaultCLITests run the same

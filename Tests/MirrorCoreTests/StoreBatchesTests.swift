@@ -4,6 +4,7 @@ import SQLite
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// `MirrorStore.withBatches`: pages share a transaction until their batch is
 /// due, the scope's end commits what is open however it ends, and a failed

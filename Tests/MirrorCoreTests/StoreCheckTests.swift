@@ -4,6 +4,7 @@ import GitHubSim
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// `MirrorStore.check()` (`commitsctl check`): integrity, foreign keys and the
 /// completeness of each mirrored branch, each of which it must catch.

@@ -6,6 +6,7 @@ import SQLite
 import Testing
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// The store contract the sync engine relies on (`MirrorWriter`: SyncStore,
 /// RepositoryCatalogue, RequestRecords), one suite run against both backends:
@@ -21,6 +22,7 @@ import Testing
         private let observe: (String, [String]) throws -> [[String?]]
 
         init(_ backend: Backend) async throws {
+            TestStoreDrivers.register()  // both backends are opened by location
             switch backend {
             case .sqlite:
                 let directory = try TemporaryDirectory()
@@ -36,7 +38,6 @@ import Testing
                     }
                 }
             case .postgreSQL:
-                StoreDrivers.register(postgreSQL: PostgreSQLDriver())
                 let uri = try await PostgreSQLServer.shared().createDatabase()
                 directory = nil
                 writer = try StoreLocation(uri).openSyncWriter()

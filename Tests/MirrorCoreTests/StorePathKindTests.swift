@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// A store path that is a FIFO, directory or device is refused before SQLite
 /// opens it: nothing blocks and nothing is created beside it.

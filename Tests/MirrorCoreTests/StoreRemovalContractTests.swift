@@ -100,7 +100,7 @@ extension StoreContractTests {
     }
 
     @Test func aDatabaseSafetyCopyGoesToTheCurrentDirectoryNamedForTheDatabase() throws {
-        StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        TestStoreDrivers.register()
         let at = Date(timeIntervalSince1970: 1_764_000_000)
         let stamp = ISO8601Timestamp.format(at).filter { $0 != "-" && $0 != ":" }
         let directory = FileManager.default.currentDirectoryPath

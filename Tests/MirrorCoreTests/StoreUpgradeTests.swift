@@ -4,6 +4,7 @@ import GitHubSim
 import SQLite
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #6 "migrations" (seed 003: never lose a user's data in a migration):
 /// a store made by an older schema is backed up beside itself before it is

@@ -3,6 +3,7 @@ import Foundation
 import GitHubSim
 import Testing
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 @Suite struct SyncEngineTests {
     static let synthetic = SimRepository(

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Logging
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Paths and fixtures shared by the MirrorCore tests.
 enum TestSupport {

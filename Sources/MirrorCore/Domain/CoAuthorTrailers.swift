@@ -3,10 +3,10 @@ import Foundation
 /// `Co-authored-by: Name <email>` trailers, GitHub's convention for crediting
 /// co-authors: a rule about commit messages, applied once when a `Commit` is
 /// mapped, so every store backend records the same people.
-enum CoAuthorTrailers {
+package enum CoAuthorTrailers {
     /// The identities credited, in message order, each once. A trailer is a
     /// line of its own; the key is matched ignoring case, as git does.
-    static func parse(_ message: String) -> [Identity] {
+    package static func parse(_ message: String) -> [Identity] {
         // Cheap test first: most messages credit no one.
         guard mayCredit(message) else { return [] }
         var people: [Identity] = []

@@ -1,3 +1,7 @@
+// The SQLite wrapper, not the SQLite store (that is MirrorSQLite): a scratch
+// database is how this index stays small in memory, whichever store the
+// commits then go to. It and StoreError's SQLite cases are why MirrorCore
+// still links the wrapper.
 import SQLite
 
 /// The parent links of a pack's commits, to find the commits the wanted tip

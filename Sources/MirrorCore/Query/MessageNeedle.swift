@@ -2,15 +2,33 @@
 /// SQLite's trigram index: a message matches when, one Unicode scalar at a
 /// time, it has one of the forms of the needle's scalar in its place. The
 /// forms are those `MessageSearch` answers with on a SQLite store: for an ASCII
-/// needle and for a short one, its row test's (`MessageSearch.caseForms`); for
+/// needle and for a short one, its row test's (`caseForms`); for
 /// a non-ASCII needle of three or more scalars, the trigram index's folding.
 public enum MessageNeedle {
     /// Each scalar of `needle` with the scalars a matching message may hold there (itself first).
     public static func forms(of needle: String) -> [[Unicode.Scalar]] {
         let scalars = Array(needle.unicodeScalars)
-        // MessageSearch hands exactly these needles to the index.
+        // The SQLite store's MessageSearch hands exactly these needles to the index.
         let byIndex = scalars.count >= 3 && !scalars.allSatisfy(\.isASCII)
-        return scalars.map { byIndex ? indexFolds(of: $0) : MessageSearch.caseForms(of: $0).flatMap(\.unicodeScalars) }
+        return scalars.map { byIndex ? indexFolds(of: $0) : caseForms(of: $0).flatMap(\.unicodeScalars) }
+    }
+
+    /// Characters outside ASCII that the trigram index folds to ASCII letters.
+    package static let foldsToASCII: [(Unicode.Scalar, Character)] = [("\u{212A}", "k"), ("\u{017F}", "s")]
+
+    /// The scalar, its one-scalar lower, upper and title case forms, and the
+    /// characters the index folds to it.
+    package static func caseForms(of scalar: Unicode.Scalar) -> [String] {
+        var forms = [String(scalar)]
+        let properties = scalar.properties
+        for mapping in [properties.lowercaseMapping, properties.uppercaseMapping, properties.titlecaseMapping]
+        where mapping.unicodeScalars.count == 1 && !forms.contains(mapping) {
+            forms.append(mapping)
+        }
+        for (special, letter) in foldsToASCII where forms.contains(String(letter)) {
+            forms.append(String(special))
+        }
+        return forms
     }
 
     /// The scalars SQLite's trigram index (`case_sensitive 0`) folds together

@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 
 /// A person: the identities (authors rows) a mailmap maps to one name, or
 /// that GitHub linked to one login.
@@ -74,24 +73,5 @@ extension Person {
             ids += person.identities.map(\.id)
         }
         return ids.sorted()
-    }
-}
-
-extension MirrorReader {
-    /// Every person, their identities ordered by id (`Person.group`).
-    public func people(mailmap: Mailmap?) throws -> [Person] {
-        let rows = try db.prepare(
-            """
-            SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
-            FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id ORDER BY a.id
-            """
-        ).map { row in
-            (
-                identity: Person.Identity(
-                    id: row.int64(0), name: row.string(1), email: row.string(2),
-                    login: row.optionalString(3)), commits: row.int(4)
-            )
-        }
-        return Person.group(rows, mailmap: mailmap)
     }
 }

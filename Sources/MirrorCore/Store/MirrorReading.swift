@@ -72,5 +72,3 @@ extension MirrorReading {
         return result
     }
 }
-
-extension MirrorReader: MirrorReading {}

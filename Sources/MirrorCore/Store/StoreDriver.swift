@@ -1,11 +1,30 @@
 import Synchronization
 
-/// A store that lives in a database server rather than a file, the way River
-/// takes a driver per database: the core speaks to stores only through the
-/// protocols (`SyncStore`, `RepositoryCatalogue`, `RequestRecords`), and a
-/// driver opens them. Drivers live in targets of their own (MirrorPostgreSQL),
-/// which the core does not depend on; each executable registers the ones it
-/// links before it resolves a store location.
+/// A store kept in one file (SQLite's, the embedded default), opened by its
+/// path. The core speaks to stores only through the protocols (`SyncStore`,
+/// `RepositoryCatalogue`, `RequestRecords`, `MirrorReading`, ...), and a driver
+/// opens them, the way River takes a driver per database. Drivers live in
+/// targets of their own (MirrorSQLite, MirrorPostgreSQL), which the core does
+/// not depend on; each executable registers both before it resolves a store
+/// location. What is a file's business whatever the file holds (whether it
+/// exists, the `flock` claims beside it) stays with `StorePath` and
+/// `RepositoryLock`.
+public protocol FileStoreDriver: Sendable {
+    /// Opens the store for syncing, creating it or bringing its schema up to date.
+    func openWriter(path: String) throws -> any MirrorWriter
+    /// Opens an existing store as `copy-store`'s source.
+    func openCopySource(path: String) throws -> any MirrorSnapshotSource
+    /// Opens (creating it as needed) the store `copy-store` fills.
+    func openCopyDestination(path: String) throws -> any MirrorCopyDestination
+    /// Opens an existing store for the reading commands; a missing one is `StoreError.missing`.
+    func openReader(path: String) throws -> any MirrorReading
+    /// Writes a checked copy of `source` (a store of any kind) into the new
+    /// file `destination`: a copy is always a store file of this kind.
+    func backup(of source: StoreLocation, to destination: String) throws -> StoreBackup
+}
+
+/// A store that lives in a database server rather than a file (PostgreSQL's),
+/// opened by its URI: see `FileStoreDriver` for how drivers are found.
 public protocol DatabaseStoreDriver: Sendable {
     /// Refuses a URI the driver would never accept, before anything is opened: a
     /// password in it (they belong in the server's password file or a credential).
@@ -40,13 +59,24 @@ public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, Co
     var upgraded: StoreUpgrade? { get }
 }
 
-/// The registered database drivers (today: PostgreSQL's).
+/// The registered drivers, one per kind of store.
 public enum StoreDrivers {
+    private static let sqliteDriver = Mutex<(any FileStoreDriver)?>(nil)
     private static let postgreSQLDriver = Mutex<(any DatabaseStoreDriver)?>(nil)
+
+    /// Registers the SQLite driver; executables call this first thing.
+    public static func register(sqlite driver: any FileStoreDriver) {
+        sqliteDriver.withLock { $0 = driver }
+    }
 
     /// Registers the PostgreSQL driver; executables call this first thing.
     public static func register(postgreSQL driver: any DatabaseStoreDriver) {
         postgreSQLDriver.withLock { $0 = driver }
+    }
+
+    static func sqlite() throws -> any FileStoreDriver {
+        guard let driver = sqliteDriver.withLock({ $0 }) else { throw StoreError.noDriver(scheme: "sqlite") }
+        return driver
     }
 
     static func postgreSQL() throws -> any DatabaseStoreDriver {
@@ -54,5 +84,3 @@ public enum StoreDrivers {
         return driver
     }
 }
-
-extension MirrorStore: MirrorWriter {}

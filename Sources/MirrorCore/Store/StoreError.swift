@@ -44,7 +44,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case sqlite(SQLiteError)
 
     /// SQLite could not open or write the file (as a reader without its WAL side files meets it).
-    var isOpenRefusal: Bool {
+    package var isOpenRefusal: Bool {
         switch self {
         case .cannotOpen, .readOnly, .readOnlyDirectory: return true
         default: return false
@@ -76,6 +76,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .databaseURL(let scheme):
             return
                 "the store is a \(scheme):// URL; a store is an SQLite file path or a postgresql:// (postgres://) URI"
+        case .noDriver(let scheme) where scheme == "sqlite":
+            return "this program was built without the SQLite store driver; name a PostgreSQL database instead"
         case .noDriver(let scheme):
             return "this program was built without the \(scheme) store driver; give the path of an SQLite store file"
         case .notYetOnPostgreSQL:

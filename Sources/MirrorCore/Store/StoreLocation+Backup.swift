@@ -11,16 +11,9 @@ extension StoreLocation {
     /// (`PRAGMA quick_check`) before it gets its name, and nothing is ever
     /// overwritten. A SQLite file by SQLite's online backup; a database by
     /// `StoreTransfer` (what `copy-store` does) from one REPEATABLE READ snapshot.
+    /// The copy being a SQLite file, the SQLite driver writes it.
     public func backup(to destination: String) throws -> StoreBackup {
-        switch self {
-        case .sqliteFile(let path):
-            return try MirrorReader(path: path).backup(to: destination)
-        case .postgreSQL:
-            // A missing source is an error before any file is made, never an empty copy.
-            return try StoreCopy.writeBackup(to: destination) { partial in
-                _ = try StoreTransfer.copy(from: self, to: .sqliteFile(partial))
-            }
-        }
+        try StoreDrivers.sqlite().backup(of: self, to: destination)
     }
 
     /// The copy made before an explicit deletion (`operation`: "prune",

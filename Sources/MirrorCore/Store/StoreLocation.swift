@@ -7,8 +7,8 @@ import Foundation
 /// A store is a SQLite file (the embedded default) or a PostgreSQL database
 /// named by libpq's connection URI. This value, and the `open…` methods as the
 /// one place a store is opened from a location, are the seam the backends plug
-/// into (docs/ARCHITECTURE.md): the PostgreSQL store itself lives in the
-/// MirrorPostgreSQL target, reached through `StoreDrivers`. Any other
+/// into (docs/ARCHITECTURE.md): the stores themselves live in the MirrorSQLite
+/// and MirrorPostgreSQL targets, reached through `StoreDrivers`. Any other
 /// `scheme://` is refused where a location is made, with one line
 /// (`StoreError.databaseURL`), rather than becoming a directory `mysql:`.
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
@@ -68,7 +68,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// discovery and the request ledger speak, whichever backend holds it.
     public func openSyncWriter() throws -> any MirrorWriter {
         switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openWriter(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openWriter(uri: uri)
         }
     }
@@ -76,7 +76,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// Opens an existing store as `copy-store`'s source (read-only, one snapshot at a time).
     public func openCopySource() throws -> any MirrorSnapshotSource {
         switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopySource(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopySource(uri: uri)
         }
     }
@@ -84,28 +84,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// Opens (creating it as needed) the store `copy-store` fills.
     public func openCopyDestination() throws -> any MirrorCopyDestination {
         switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopyDestination(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopyDestination(uri: uri)
-        }
-    }
-
-    /// Opens a SQLite store as its concrete writer, for what is not yet spoken
-    /// through the protocols (commitsd's service); a PostgreSQL store is
-    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openSyncWriter`.
-    public func openWriter() throws -> MirrorStore {
-        switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
-        }
-    }
-
-    /// Opens an existing SQLite store as its concrete reader (commitsd's service);
-    /// a missing one is `StoreError.missing`, a PostgreSQL store
-    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openCommitReader`.
-    public func openReader() throws -> MirrorReader {
-        switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
         }
     }
 
@@ -113,9 +93,29 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// reading commands, commitsd's plan, metrics and `/readyz`), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
         switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openReader(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openReader(uri: uri)
         }
+    }
+
+    /// Claims `repository` through a database's driver (PostgreSQL: a session
+    /// advisory lock). A file store's claims are `flock`s beside the file, which
+    /// `RepositoryLock` takes itself: `.notADatabase`.
+    func claimInDatabase(repository: RepositoryName, holder: String) throws -> DatabaseClaim {
+        switch self {
+        case .sqliteFile: .notADatabase
+        case .postgreSQL(let uri):
+            try StoreDrivers.postgreSQL().claimRepository(uri: uri, repository: repository, holder: holder)
+                .map(DatabaseClaim.held) ?? .busy
+        }
+    }
+
+    /// What `claimInDatabase` got.
+    enum DatabaseClaim {
+        case notADatabase
+        case held(any RepositoryClaim)
+        /// Another process holds the repository.
+        case busy
     }
 
     /// Whether the store is there to read (a path this user may not look at is an error, never "no").

@@ -71,12 +71,12 @@ public enum StorePath {
     }
 
     /// Whether both WAL side files (`-wal`, `-shm`) are there.
-    static func hasSideFiles(_ path: String) -> Bool {
+    package static func hasSideFiles(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: path + "-wal") && FileManager.default.fileExists(atPath: path + "-shm")
     }
 
     /// False when the store's directory exists but this user may not create files in it.
-    static func isDirectoryWritable(for path: String) -> Bool {
+    package static func isDirectoryWritable(for path: String) -> Bool {
         let directory = directory(of: path)
         guard FileManager.default.fileExists(atPath: directory) else { return true }
         return access(directory, W_OK) == 0

@@ -32,10 +32,10 @@ public final class RepositoryLock {
         store: StoreLocation, repository: RepositoryName,
         holder: String = ProcessInfo.processInfo.processName
     ) throws -> RepositoryLock {
-        if case .postgreSQL(let uri) = store {
-            guard let claim = try StoreDrivers.postgreSQL().claimRepository(uri: uri, repository: repository, holder: holder)
-            else { throw RepositoryLockError.busy(repository: repository, holder: nil) }
-            return RepositoryLock(path: store.description, descriptor: -1, claim: claim)
+        switch try store.claimInDatabase(repository: repository, holder: holder) {
+        case .held(let claim): return RepositoryLock(path: store.description, descriptor: -1, claim: claim)
+        case .busy: throw RepositoryLockError.busy(repository: repository, holder: nil)
+        case .notADatabase: break
         }
         let path = lockPath(store: store, repository: repository)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -32,7 +32,7 @@ extension Commitsctl {
         enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv }
 
         func validate() throws {
-            guard MirrorReader.isCommitPrefix(sha) else {
+            guard CommitResolution.isCommitPrefix(sha) else {
                 throw ValidationError("'\(sha)' is not a commit sha; give 4 to 40 hex digits")
             }
         }

@@ -5,6 +5,7 @@ import Testing
 import _CryptoExtras
 
 @testable import MirrorCore
+@testable import MirrorSQLite
 
 /// Issue #28 acceptance 2: a private repository over an App installation
 /// bootstraps over git, the git host paired with the API host receiving the

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A person on a commit, as the store keeps them.
+public struct CommitPerson: Sendable, Equatable {
+    public var name: String
+    public var email: String
+    /// The GitHub account, when GitHub linked the email to one.
+    public var login: String?
+    /// ISO 8601 UTC, e.g. `2023-08-28T18:27:45Z`.
+    public var date: String
+
+    public init(name: String, email: String, login: String?, date: String) {
+        self.name = name
+        self.email = email
+        self.login = login
+        self.date = date
+    }
+}
+
+/// One commit of a query result.
+public struct CommitSummary: Sendable, Equatable {
+    public var sha: String
+    public var message: String
+    /// The commit's page on GitHub, when known.
+    public var url: String?
+    public var author: CommitPerson
+    public var committer: CommitPerson
+    /// Parent shas, first parent first.
+    public var parents: [String]
+    /// Mirrored repositories that contain the commit (`OWNER/NAME`), sorted.
+    public var repositories: [String]
+    /// The commit's row id: a key, not an order (SQLite reuses the id of a
+    /// deleted newest row; `query --follow` orders by the change cursor instead).
+    public var storeID: Int64 = 0
+
+    public init(
+        sha: String, message: String, url: String?, author: CommitPerson, committer: CommitPerson, parents: [String],
+        repositories: [String], storeID: Int64 = 0
+    ) {
+        self.sha = sha
+        self.message = message
+        self.url = url
+        self.author = author
+        self.committer = committer
+        self.parents = parents
+        self.repositories = repositories
+        self.storeID = storeID
+    }
+
+    /// The message's first line.
+    public var subject: String {
+        message.firstIndex(where: \.isNewline).map { String(message[..<$0]) } ?? message
+    }
+
+    public var isMerge: Bool { parents.count > 1 }
+}

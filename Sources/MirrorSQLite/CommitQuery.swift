@@ -1,0 +1,126 @@
+import Foundation
+import MirrorCore
+import SQLite
+
+// Running a query on a SQLite store: the values (`CommitSummary`) are MirrorCore's.
+
+extension MirrorReader {
+    /// Commits matching `filter`, newest committer date first; commits with the
+    /// same date keep the order in which they were mirrored (GitHub's listing
+    /// order, which is git's). Every user-supplied value is a bound parameter.
+    public func commits(matching filter: CommitFilter) throws -> [CommitSummary] {
+        var result: [CommitSummary] = []
+        try forEachCommit(matching: filter) { result.append($0) }
+        return result
+    }
+
+    /// Like `commits(matching:)`, one commit at a time (for long outputs).
+    public func forEachCommit(matching filter: CommitFilter, _ body: (CommitSummary) throws -> Void) throws {
+        try forEachCommit(matching: filter, strategy: .automatic, body)
+    }
+
+    func forEachCommit(
+        matching filter: CommitFilter, strategy: QueryStrategy,
+        _ body: (CommitSummary) throws -> Void
+    ) throws {
+        // One read transaction: the probes and every statement see one snapshot,
+        // even while a sync commits pages (WAL readers never wait for it).
+        try db.transaction(.deferred) {
+            try runQuery(filter, strategy: strategy, body)
+        }
+    }
+
+    private func runQuery(
+        _ filter: CommitFilter, strategy: QueryStrategy,
+        _ body: (CommitSummary) throws -> Void
+    ) throws {
+        guard let plan = try makePlan(filter, strategy: strategy) else { return }
+        switch plan.driver {
+        case .people(let column, let ids):
+            // Newest `limit` of each person from their (person, date) index, merged.
+            var candidates: [(id: Int64, date: String)] = []
+            let statement = try db.prepare(plan.peopleSQL(column: column))
+            for id in ids {
+                let arguments: [any SQLiteBindable] = [id] + plan.arguments + [plan.limit ?? -1]
+                candidates += try statement.bind(arguments).map { (id: $0.int64(0), date: $0.string(1)) }
+            }
+            candidates.sort { $0.date != $1.date ? $0.date > $1.date : $0.id < $1.id }
+            let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
+            for candidate in candidates.prefix(plan.limit ?? candidates.count) {
+                if let commit = try fetch.bind([candidate.id]).first(Self.commitSummary(from:)) {
+                    try body(commit)
+                }
+            }
+        case .dateIndex, .set:
+            let statement = try db.prepare(plan.sql())
+            try statement.bind(plan.statementArguments).forEachRow {
+                try body(Self.commitSummary(from: $0))
+            }
+        }
+    }
+
+    /// Which access path a query takes (for tests: every path must agree).
+    func queryPlanDescription(_ filter: CommitFilter) throws -> String {
+        guard let plan = try makePlan(filter, strategy: .automatic) else { return "empty" }
+        switch plan.driver {
+        case .dateIndex: return "date index"
+        case .people(let column, let ids): return "\(column) index × \(ids.count)"
+        case .set(let set): return "set: \(set.name)"
+        }
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` steps for every statement a query runs
+    /// (the candidate-set probes and the query itself), for tests: no shape may
+    /// read `commits` whole.
+    func queryPlanSteps(_ filter: CommitFilter, strategy: QueryStrategy) throws -> [String] {
+        guard let plan = try makePlan(filter, strategy: strategy) else { return [] }
+        var statements: [(sql: String, arguments: [any SQLiteBindable])] = []
+        switch plan.driver {
+        case .people(let column, let ids):
+            statements.append((plan.peopleSQL(column: column), [ids[0]] + plan.arguments + [plan.limit ?? -1]))
+            statements.append((Self.commitSelect() + "\nWHERE c.id = ?", [Int64(1)]))
+        case .set(let set):
+            statements.append(("SELECT count(*) FROM (\(set.sql) LIMIT ?)", set.arguments + [1]))
+            statements.append((plan.sql(), plan.statementArguments))
+        case .dateIndex:
+            statements.append((plan.sql(), plan.statementArguments))
+        }
+        return try statements.flatMap { statement in
+            try db.prepare("EXPLAIN QUERY PLAN " + statement.sql).bind(statement.arguments).map { $0.string(3) }
+        }
+    }
+
+    // MARK: - Rows
+
+    /// The columns `commitSummary(from:)` reads, for commits aliased `c`.
+    static let commitColumns = """
+        SELECT c.id, c.sha, c.message, c.html_url,
+               a.name, a.email, a.login, c.author_date,
+               m.name, m.email, m.login, c.committer_date,
+               (SELECT group_concat(parent_sha, ' ') FROM
+                   (SELECT p.parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY p.position)),
+               (SELECT group_concat(full_name, ' ') FROM
+                   (SELECT r.full_name FROM repository_commits rc JOIN repositories r ON r.id = rc.repository_id
+                    WHERE rc.commit_id = c.id ORDER BY r.full_name))
+        """
+
+    /// A statement reading whole commits: `source` names the commits `c`.
+    static func commitSelect(from source: String = "commits c") -> String {
+        """
+        \(commitColumns)
+        FROM \(source)
+        JOIN authors a ON a.id = c.author_id
+        JOIN authors m ON m.id = c.committer_id
+        """
+    }
+
+    static func commitSummary(from row: Statement) -> CommitSummary {
+        CommitSummary(
+            sha: row.string(1), message: row.string(2), url: row.optionalString(3),
+            author: CommitPerson(name: row.string(4), email: row.string(5), login: row.optionalString(6), date: row.string(7)),
+            committer: CommitPerson(name: row.string(8), email: row.string(9), login: row.optionalString(10), date: row.string(11)),
+            parents: row.string(12).split(separator: " ").map(String.init),
+            repositories: row.string(13).split(separator: " ").map(String.init),
+            storeID: row.int64(0))
+    }
+}

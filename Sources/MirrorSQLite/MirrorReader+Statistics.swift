@@ -1,0 +1,74 @@
+import MirrorCore
+import SQLite
+
+// `authors` and `stats` on a SQLite store: the ranking rules are MirrorCore's.
+
+extension MirrorReader {
+    /// People by number of commits authored (most first, then co-authored,
+    /// then by name), optionally of one repository; `top` keeps the first ones.
+    public func authorStatistics(
+        repository name: RepositoryName? = nil, top: Int? = nil,
+        mailmap: Mailmap? = nil
+    ) throws -> [AuthorStatistics] {
+        var scope = ""
+        var arguments: [any SQLiteBindable] = []
+        if let name {
+            guard let repository = try repository(named: name) else { return [] }
+            scope = "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
+            arguments.append(repository.id)
+        }
+        // Per identity (authors row): authored commits, and the commits crediting it
+        // (by id: a person credited under two identities on one commit counts once).
+        var tallies: [Int64: AuthorTally] = [:]
+        let authored = try db.prepare(
+            """
+            SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
+            GROUP BY c.author_id
+            """
+        ).bind(arguments)
+        while try authored.step() {
+            let count = authored.int(1)
+            AuthorTally.note(authored.int64(0), first: authored.string(2), last: authored.string(3), in: &tallies) {
+                $0.commits += count
+            }
+        }
+        let credited = try db.prepare(
+            """
+            SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id\(scope)
+            """
+        ).bind(arguments)
+        while try credited.step() {
+            let commit = credited.int64(1)
+            AuthorTally.note(credited.int64(0), first: credited.string(2), last: credited.string(2), in: &tallies) {
+                $0.coAuthored.insert(commit)
+            }
+        }
+        return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
+    }
+
+    /// Per repository (sorted by name), or only `repository`.
+    public func repositoryStatistics(repository name: RepositoryName? = nil) throws -> [RepositoryStatistics] {
+        var sql = """
+            SELECT r.full_name, count(c.id), coalesce(sum(c.parent_count > 1), 0), count(DISTINCT a.name),
+                   min(c.committer_date), max(c.committer_date),
+                   (SELECT max(s.last_success_at) FROM sync_state s WHERE s.repository_id = r.id)
+            FROM repositories r
+            LEFT JOIN repository_commits rc ON rc.repository_id = r.id
+            LEFT JOIN commits c ON c.id = rc.commit_id
+            LEFT JOIN authors a ON a.id = c.author_id
+            """
+        var arguments: [any SQLiteBindable] = []
+        if let name {
+            guard let repository = try repository(named: name) else { return [] }
+            sql += "\nWHERE r.id = ?"
+            arguments.append(repository.id)
+        }
+        sql += "\nGROUP BY r.id\nORDER BY r.full_name"
+        return try db.prepare(sql).bind(arguments).map {
+            RepositoryStatistics(
+                repository: $0.string(0), commits: $0.int(1), merges: $0.int(2), authors: $0.int(3),
+                firstCommitDate: $0.optionalString(4), lastCommitDate: $0.optionalString(5),
+                lastSyncAt: $0.optionalString(6))
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import MirrorCore
+import SQLite
+
+/// Writes gathered into batches inside `MirrorStore.withBatches`: the handle
+/// the engine writes through while the scope lasts. It is not `Sendable` and
+/// must not outlive its scope; it is used by one task (or one queue) at a time.
+final class SQLitePageBatches: PageBatches {
+    private let store: MirrorStore
+    private let limits: BatchLimits
+
+    fileprivate init(store: MirrorStore, limits: BatchLimits) {
+        self.store = store
+        self.limits = limits
+    }
+
+    /// Whether a batch's transaction is open, holding the store's write lock.
+    public var isOpen: Bool { store.batch != nil }
+
+    /// Stores a page with its walk's checkpoint in the open batch (opening one),
+    /// and commits the batch when the page makes it due.
+    public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
+        try store.beginBatch()
+        let stored = try store.store(page: page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
+        try commitIfDue()
+        return stored
+    }
+
+    /// Stores commits read from git in the open batch (opening one), and commits
+    /// the batch when they make it due. Returns how many joined the repository.
+    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        try store.beginBatch()
+        let added = try store.storeFromGit(commits, repositoryID: repositoryID)
+        try commitIfDue()
+        return added
+    }
+
+    /// Commits the open batch now: before waiting for the network, at the end
+    /// of a listing. Nothing open, nothing done.
+    public func commit() throws {
+        try store.commitBatch()
+    }
+
+    private func commitIfDue() throws {
+        guard let batch = store.batch else { return }
+        if limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) { try store.commitBatch() }
+    }
+}
+
+extension MirrorStore {
+    /// Pages stored together in one write transaction. Each page is stored with
+    /// its walk's checkpoint, so a batch that never commits (a crash, a kill)
+    /// leaves the store at the last committed page boundary: only the batch's
+    /// pages are fetched again.
+    struct PageBatch {
+        var pages = 0
+        var commits = 0
+        let started: ContinuousClock.Instant
+        /// New commits whose messages join `commits_fts` when the batch commits:
+        /// one index segment per batch, not per page.
+        var unindexed: [Int64] = []
+    }
+
+    /// Runs `body` with its writes gathered into batches of `limits`: a write
+    /// opens a transaction that the next ones join until the batch is due or
+    /// `PageBatches.commit()` is called. When the scope ends — normally, by an
+    /// error or by cancellation — what is open commits: every page in it was
+    /// stored whole with its checkpoint, so it keeps the pages stored so far. A
+    /// failed write has already rolled its batch back; a failed final commit is
+    /// the error thrown, whatever ended the scope.
+    public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
+        let batches = SQLitePageBatches(store: self, limits: limits)
+        let result: T
+        do {
+            result = try await body(batches)
+        } catch {
+            // A commit that fails here lost the open batch's pages (they are
+            // fetched again): that store failure is the one to report.
+            try commitBatch()
+            throw error
+        }
+        try commitBatch()
+        return result
+    }
+
+    /// Opens a write transaction that the following writes join until
+    /// `commitBatch`. Holds the store's write lock: the caller never waits for
+    /// the network while a batch is open.
+    func beginBatch() throws {
+        guard batch == nil else { return }
+        do {
+            try db.execute("BEGIN IMMEDIATE TRANSACTION")
+        } catch let error as SQLiteError {
+            throw StoreFile.classify(error, path: path)
+        }
+        batch = PageBatch(started: .now)
+    }
+
+    /// Commits the open batch, if any; if the commit fails, the batch is rolled back.
+    func commitBatch() throws {
+        guard let unindexed = batch?.unindexed else { return }
+        do {
+            try indexMessages(ofCommits: unindexed)
+            batch = nil
+            try db.execute("COMMIT TRANSACTION")
+        } catch {
+            rollBackBatch()
+            throw StoreFile.classify(error, path: path)
+        }
+    }
+
+    func rollBackBatch() {
+        batch = nil
+        if db.isInTransaction { try? db.execute("ROLLBACK TRANSACTION") }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import MirrorCore
+import SQLite
+
+// The SQLite store as copy-store's source (a read snapshot of the reader) and
+// destination (the writer, in one immediate transaction).
+
+extension MirrorReader: MirrorSnapshotSource {
+    public func withSnapshot<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(.deferred, body)
+    }
+
+    public func forEachRow(of table: MirrorTable, _ body: ([String?]) throws -> Void) throws {
+        let statement = try db.prepare("SELECT \(table.columnList) FROM \(table.name) ORDER BY \(table.key)")
+        let count = table.columns.count
+        try statement.forEachRow { row in
+            try body((0..<count).map { row.optionalString($0) })
+        }
+    }
+}
+
+extension MirrorStore: MirrorCopyDestination {
+    public func heldCounts() throws -> (repositories: Int, commits: Int) {
+        (try db.scalarInt("SELECT count(*) FROM repositories") ?? 0, try db.scalarInt("SELECT count(*) FROM commits") ?? 0)
+    }
+
+    public func loading(_ body: () throws -> Void) throws {
+        try write {
+            // The migration's own counter row gives way to the source's.
+            try db.execute("DELETE FROM change_counter")
+            try body()
+            // Derived: the message index (the per-author counts followed the inserts' triggers).
+            try db.execute("INSERT INTO commits_fts (commits_fts) VALUES ('rebuild')")
+        }
+    }
+
+    public func load(_ rows: [[String?]], into table: MirrorTable) throws {
+        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        let insert = try db.cachedStatement("INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(placeholders))")
+        for row in rows {
+            // Text into integer columns: SQLite's column affinity stores them as integers.
+            try insert.bind(row.map { $0 as any SQLiteBindable }).run()
+        }
+    }
+}

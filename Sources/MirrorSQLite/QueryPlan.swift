@@ -1,0 +1,249 @@
+import Foundation
+import MirrorCore
+import SQLite
+
+// Planning a commit query: which candidate set to start from, chosen by bounded probes.
+
+/// Forces an access path; `.automatic` chooses by bounded probes.
+enum QueryStrategy: Sendable, CaseIterable {
+    case automatic
+    /// Walk `commits_committer_date` newest first, testing every filter per row.
+    case dateIndex
+    /// Read the smallest candidate set (message index, repository, people), then sort.
+    case smallestSet
+    /// Walk each matching person's (person, date) index and merge.
+    case people
+}
+
+/// An SQL condition on `commits c` and its bound values.
+struct QueryCondition {
+    var sql: String
+    var arguments: [any SQLiteBindable]
+}
+
+/// A bounded set of commit ids that can drive a query.
+struct CandidateSet {
+    var name: String
+    /// `SELECT … AS id` of the candidates.
+    var sql: String
+    var arguments: [any SQLiteBindable]
+}
+
+struct QueryPlan {
+    enum Driver {
+        case dateIndex
+        case set(CandidateSet)
+        case people(column: String, ids: [Int64])
+    }
+
+    var driver: Driver
+    /// Conditions not already implied by the driver.
+    var conditions: [QueryCondition]
+    var limit: Int?
+
+    var arguments: [any SQLiteBindable] { conditions.flatMap(\.arguments) }
+
+    private var whereClause: String {
+        conditions.isEmpty ? "" : "\nWHERE " + conditions.map(\.sql).joined(separator: "\n  AND ")
+    }
+
+    /// The one statement for `.dateIndex` and `.set`: the set's parameters, the
+    /// conditions', then the limit.
+    var statementArguments: [any SQLiteBindable] {
+        var arguments: [any SQLiteBindable] = []
+        if case .set(let set) = driver { arguments += set.arguments }
+        arguments += self.arguments
+        if let limit { arguments.append(limit) }
+        return arguments
+    }
+
+    /// The one statement for `.dateIndex` and `.set`.
+    func sql() -> String {
+        let order = "\nORDER BY c.committer_date DESC, c.id ASC"
+        switch driver {
+        case .set(let set):
+            // CROSS JOIN keeps the candidate set outermost: each candidate is one rowid lookup.
+            let candidates = "(\(set.sql)) s\nCROSS JOIN commits c ON c.id = s.id"
+            guard limit != nil else {
+                return MirrorReader.commitSelect(from: candidates) + whereClause + order
+            }
+            // Sort the candidates by date alone, then read the few kept in full.
+            let picked = "SELECT c.id AS id FROM \(candidates)\(whereClause)\(order)\nLIMIT ?"
+            return MirrorReader.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id") + order
+        case .dateIndex, .people:
+            var sql = MirrorReader.commitSelect(from: "commits c INDEXED BY commits_committer_date")
+            sql += whereClause + order
+            if limit != nil { sql += "\nLIMIT ?" }
+            return sql
+        }
+    }
+
+    /// One person's newest commits: parameter 1 is the person, then the
+    /// conditions, then the limit (-1 = none).
+    func peopleSQL(column: String) -> String {
+        var sql = "SELECT c.id, c.committer_date FROM commits c INDEXED BY commits_\(column)\nWHERE c.\(column) = ?"
+        for condition in conditions { sql += "\n  AND " + condition.sql }
+        sql += "\nORDER BY c.committer_date DESC, c.id ASC\nLIMIT ?"
+        return sql
+    }
+}
+
+extension MirrorReader {
+    /// Without a limit, a candidate set this small is always read whole.
+    static let candidateBound = 10_000
+    /// At most this many people are walked one by one and merged.
+    static let peopleWalkBound = 64
+
+    /// `nil` when nothing can match (no such person or repository).
+    func makePlan(_ filter: CommitFilter, strategy: QueryStrategy) throws -> QueryPlan? {
+        if let limit = filter.limit, limit <= 0 { return nil }
+        var conditions: [QueryCondition] = []
+        var sets: [CandidateSet] = []
+        var people: [(column: String, ids: [Int64])] = []
+
+        // The message index can drive a query (a set of matching ids); walks
+        // test each row they reach instead, exactly and cheaply when possible.
+        var grepCondition: QueryCondition?
+        var messageIndexSet: CandidateSet?
+        if !filter.greps.isEmpty {
+            guard let grep = messageConditions(filter) else { return nil }
+            grepCondition = grep.condition
+            if let set = grep.set {
+                messageIndexSet = set
+                sets.append(set)
+            }
+        }
+
+        let fields = [("author_id", filter.authors, filter.mailmap), ("committer_id", filter.committers, nil)]
+        for (column, patterns, mailmap) in fields where !patterns.isEmpty {
+            let ids = try identityIDs(matching: patterns, mailmap: mailmap)
+            if ids.isEmpty { return nil }
+            people.append((column, ids))
+            let list = Self.idList(ids)
+            conditions.append(QueryCondition(sql: "+c.\(column) IN (\(list.sql))", arguments: list.arguments))
+            sets.append(
+                CandidateSet(
+                    name: column == "author_id" ? "author" : "committer",
+                    sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments))
+        }
+        if !filter.coAuthors.isEmpty {
+            let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
+            if ids.isEmpty { return nil }
+            let list = Self.idList(ids)
+            conditions.append(
+                QueryCondition(
+                    sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
+                    arguments: list.arguments))
+            sets.append(
+                CandidateSet(
+                    name: "co-author",
+                    sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
+                    arguments: list.arguments))
+        }
+        let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
+        var repositoryID: Int64?
+        if let name = filter.repository {
+            guard let repository = try repository(named: name) else { return nil }
+            repositoryID = repository.id
+            conditions.append(
+                QueryCondition(
+                    sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
+                    arguments: [repository.id]))
+            sets.append(
+                CandidateSet(
+                    name: "repository",
+                    sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?\(onBranch)",
+                    arguments: [repository.id]))
+        } else if !filter.includeOffBranch {
+            // The flag on the row: hiding rewritten-away commits costs no lookup.
+            conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
+        }
+
+        if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
+            let arrival = arrivalConditions(filter, repositoryID: repositoryID)
+            conditions += arrival.conditions
+            if let set = arrival.set { sets.append(set) }
+        }
+
+        switch filter.merges {
+        case .include: break
+        case .exclude: conditions.append(QueryCondition(sql: "+c.parent_count <= 1", arguments: []))
+        case .only: conditions.append(QueryCondition(sql: "+c.parent_count > 1", arguments: []))
+        }
+        // Committer dates are ISO 8601 UTC text, which sorts as time.
+        if let since = filter.since {
+            conditions.append(QueryCondition(sql: "c.committer_date >= ?", arguments: [ISO8601Timestamp.format(since)]))
+        }
+        if let until = filter.until {
+            conditions.append(QueryCondition(sql: "c.committer_date <= ?", arguments: [ISO8601Timestamp.format(until)]))
+        }
+
+        func plan(_ driver: QueryPlan.Driver) -> QueryPlan {
+            var conditions = conditions
+            switch driver {
+            case .set(let set) where set.name == messageIndexSet?.name:
+                break  // the set is exactly the grep's matches
+            case .people(let column, _):
+                conditions.removeAll { $0.sql.hasPrefix("+c.\(column) IN") }
+                if let grepCondition { conditions.append(grepCondition) }
+            default:
+                if let grepCondition { conditions.append(grepCondition) }
+            }
+            return QueryPlan(driver: driver, conditions: conditions, limit: filter.limit)
+        }
+
+        switch strategy {
+        case .dateIndex:
+            return plan(.dateIndex)
+        case .people:
+            guard let first = people.first else { return plan(.dateIndex) }
+            return plan(.people(column: first.column, ids: first.ids))
+        case .smallestSet:
+            guard !sets.isEmpty else { return plan(.dateIndex) }
+            let sizes = try sets.map { try candidateCount($0, bound: .max) }
+            return plan(.set(sets[sizes.indices.min { sizes[$0] < sizes[$1] }!]))
+        case .automatic:
+            break
+        }
+
+        // Walking a few people's (person, date) indexes reads at most
+        // people × limit entries; a candidate set is only worth it if smaller.
+        var peopleWalk: (column: String, ids: [Int64], cost: Int)?
+        if let limit = filter.limit, let walk = people.min(by: { $0.ids.count < $1.ids.count }),
+            walk.ids.count <= Self.peopleWalkBound
+        {
+            peopleWalk = (walk.column, walk.ids, walk.ids.count * limit)
+        }
+        // Probe each candidate set, counting no further than a set is useful.
+        // Reading and sorting a set costs about its size, s; a date walk that
+        // stops at the limit reads about limit × total / s rows (matches spread
+        // evenly), so the set wins while s² ≤ limit × total, and always while
+        // s ≤ limit. Without a limit everything is read: a set wins while it is
+        // under half the store.
+        let total = try estimatedCommitCount()
+        var bound: Int
+        if let limit = filter.limit {
+            bound = max(limit, Int((Double(limit) * Double(total)).squareRoot()))
+        } else {
+            bound = max(Self.candidateBound, total / 2)
+        }
+        if let peopleWalk { bound = min(bound, peopleWalk.cost - 1) }
+        var smallest: (set: CandidateSet, count: Int)?
+        for set in sets {
+            let count = try candidateCount(set, bound: bound + 1)
+            if count <= bound, count < smallest?.count ?? .max { smallest = (set, count) }
+        }
+        if let smallest { return plan(.set(smallest.set)) }
+        if let peopleWalk { return plan(.people(column: peopleWalk.column, ids: peopleWalk.ids)) }
+        return plan(.dateIndex)
+    }
+
+    /// The largest commit id: the count if nothing was ever deleted, and O(1).
+    private func estimatedCommitCount() throws -> Int {
+        try db.scalarInt("SELECT max(id) FROM commits") ?? 0
+    }
+
+    private func candidateCount(_ set: CandidateSet, bound: Int) throws -> Int {
+        try db.scalarInt("SELECT count(*) FROM (\(set.sql) LIMIT ?)", set.arguments + [bound]) ?? 0
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MirrorCore
+import SQLite
+
+/// Opening the store file, for the reader and the writer alike: what is
+/// refused before SQLite touches anything, and how SQLite's failures read.
+enum StoreFile {
+    /// Before SQLite (or a directory creation) touches anything: opening a FIFO
+    /// would block forever, and `/dev/null` would get a `/dev/null-journal` beside it.
+    static func refuseUnusablePath(_ path: String) throws {
+        guard !path.isEmpty else { throw StoreError.emptyPath }
+        try StorePath.refuseURL(path)
+        let kind = FileKind.of(path)
+        if kind.isSpecial { throw StoreError.notAFile(path: path, kind: kind) }
+    }
+
+    /// A connection to the store, after refusing another program's database
+    /// (looked at before anything could change it: opening read-write switches a file to WAL).
+    static func open(_ path: String, mode: Connection.Mode) throws -> Connection {
+        do {
+            try refuseForeignDatabase(at: path)
+            return try Connection(path: path, mode: mode)
+        } catch {
+            throw classify(error, path: path)
+        }
+    }
+
+    /// Throws `foreignDatabase` for an SQLite file with tables but no
+    /// `schema_migrations`: another program's database, never to be extended.
+    /// Looks without writing (the journal mode is left as it is).
+    static func refuseForeignDatabase(at path: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size > 0 else { return }
+        let file = try Connection(path: path, mode: .inspect)
+        let tables = try file.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+        let migrations =
+            try file.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
+        if tables > 0 && migrations == 0 { throw StoreError.foreignDatabase(path: path) }
+    }
+
+    /// SQLite's and the migrator's failures as store errors that name the path.
+    static func classify(_ error: any Error, path: String) -> any Error {
+        switch error {
+        case let error as SQLiteError:
+            return classify(error, path: path)
+        case Migrator.MigrationError.newerSchema(let found, let known):
+            return StoreError.newerSchema(path: path, found: found, known: known)
+        default:
+            return error
+        }
+    }
+
+    static func classify(_ error: SQLiteError, path: String) -> StoreError {
+        switch error.code {
+        case .SQLITE_NOTADB: return .notAStore(path: path, underlying: error)
+        case .SQLITE_BUSY: return .busy(path: path)
+        case .SQLITE_FULL: return .full(path: path)
+        case .SQLITE_READONLY:
+            if error.code == .SQLITE_READONLY_DIRECTORY || !StorePath.isDirectoryWritable(for: path) {
+                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
+            }
+            return .readOnly(path: path, underlying: error)
+        case .SQLITE_CANTOPEN:
+            if !StorePath.isDirectoryWritable(for: path) {
+                return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
+            }
+            return .cannotOpen(path: path, underlying: error)
+        case .SQLITE_IOERR: return .ioError(path: path, underlying: error)
+        default: return .sqlite(error)
+        }
+    }
+}
