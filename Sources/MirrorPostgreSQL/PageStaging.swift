@@ -82,19 +82,30 @@ enum PageStaging {
     }
 
     /// Every person of the page once; a login GitHub gives is kept, none never erases one.
+    ///
+    /// New people are numbered in the order the page first names them (each
+    /// commit's author, committer, then co-authors), as the SQLite store numbers
+    /// them: `authors` breaks ties between identities by that number, so both
+    /// stores list tied identities alike, before and after a deletion.
     private static func upsertAuthors(_ connection: PostgreSQLConnection) throws {
         try connection.execute(
             """
             INSERT INTO authors (name, email, login, search_text)
-            SELECT DISTINCT ON (name, email) name, email, login, search FROM (
-                SELECT author_name AS name, author_email AS email, author_login AS login, author_search AS search, ord, 1 AS side
-                FROM staged_commits
-                UNION ALL
-                SELECT committer_name, committer_email, committer_login, committer_search, ord, 2 FROM staged_commits
-                UNION ALL
-                SELECT name, email, NULL, search, ord, 0 FROM staged_coauthors
-            ) people
-            ORDER BY name, email, (login IS NULL), ord DESC, side DESC
+            SELECT name, email, login, search FROM (
+                SELECT DISTINCT ON (name, email) name, email, login, search,
+                    min(ARRAY[ord, seen]) OVER (PARTITION BY name, email) AS first_seen
+                FROM (
+                    SELECT author_name AS name, author_email AS email, author_login AS login, author_search AS search,
+                        ord, 1 AS side, 0 AS seen
+                    FROM staged_commits
+                    UNION ALL
+                    SELECT committer_name, committer_email, committer_login, committer_search, ord, 2, 1 FROM staged_commits
+                    UNION ALL
+                    SELECT name, email, NULL, search, ord, 0, 2 + position FROM staged_coauthors
+                ) people
+                ORDER BY name, email, (login IS NULL), ord DESC, side DESC
+            ) chosen
+            ORDER BY first_seen
             ON CONFLICT (name, email) DO UPDATE SET login = excluded.login
             WHERE excluded.login IS NOT NULL AND authors.login IS DISTINCT FROM excluded.login
             """)

@@ -129,26 +129,14 @@ extension PostgreSQLReader {
         return Person.identityIDs(of: try people(mailmap: mailmap), matching: needles)
     }
 
-    /// Every person (`Person.group`, as from a SQLite store). Its tie-breaks follow
-    /// the order identities were first seen in, which a SQLite store's author ids
-    /// are (each commit's author, committer, then co-authors, in mirrored order);
-    /// this store numbers the authors of a page otherwise, so the order is read
-    /// from the commits themselves.
+    /// Every person (`Person.group`), identities in the order they were first
+    /// seen, which is their ids' order in both stores (`PageStaging.upsertAuthors`).
     public func people(mailmap: Mailmap?) throws -> [Person] {
         try read {
             let rows = try connection.execute(
                 """
                 SELECT a.id, a.name, a.email, a.login, coalesce(n.commits, 0)
-                FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id
-                LEFT JOIN LATERAL (
-                    SELECT seen.commit_id, seen.role FROM (
-                        SELECT min(c.id) AS commit_id, 0 AS role FROM commits c WHERE c.author_id = a.id
-                        UNION ALL SELECT min(c.id), 1 FROM commits c WHERE c.committer_id = a.id
-                        UNION ALL (SELECT ca.commit_id, 2 + ca.position FROM commit_coauthors ca WHERE ca.author_id = a.id
-                                   ORDER BY ca.commit_id, ca.position LIMIT 1)
-                    ) seen WHERE seen.commit_id IS NOT NULL ORDER BY seen.commit_id, seen.role LIMIT 1
-                ) first ON true
-                ORDER BY first.commit_id NULLS LAST, first.role, a.id
+                FROM authors a LEFT JOIN author_commit_counts n ON n.author_id = a.id ORDER BY a.id
                 """)
             return Person.group(
                 (0..<rows.count).map { row in

@@ -98,11 +98,7 @@ import Testing
             try await stores.expectSameOutput(command)
         }
         #expect(try await Self.people(stores.postgreSQL) == (try await Self.people(stores.sqlite)))
-        await withKnownIssue(
-            "tied identities: SQLite orders them by authors row id, PostgreSQL by first surviving commit", isIntermittent: true
-        ) {
-            try await stores.expectSameOutput(["authors", "--format", "json"])
-        }
+        try await stores.expectSameOutput(["authors", "--format", "json"])
     }
 
     static func commitsctlOutput(_ arguments: [String]) async throws -> String {
