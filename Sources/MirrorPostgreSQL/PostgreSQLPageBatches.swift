@@ -42,16 +42,7 @@ final class PostgreSQLPageBatches: PageBatches {
 
 extension PostgreSQLStore {
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let batches = PostgreSQLPageBatches(store: self, limits: limits)
-        let result: T
-        do {
-            result = try await body(batches)
-        } catch {
-            try commitBatch()
-            throw error
-        }
-        try commitBatch()
-        return result
+        try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
     }
 
     func beginBatch() throws {

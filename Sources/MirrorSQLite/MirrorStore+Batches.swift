@@ -69,18 +69,7 @@ extension MirrorStore {
     /// failed write has already rolled its batch back; a failed final commit is
     /// the error thrown, whatever ended the scope.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let batches = SQLitePageBatches(store: self, limits: limits)
-        let result: T
-        do {
-            result = try await body(batches)
-        } catch {
-            // A commit that fails here lost the open batch's pages (they are
-            // fetched again): that store failure is the one to report.
-            try commitBatch()
-            throw error
-        }
-        try commitBatch()
-        return result
+        try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
     }
 
     /// Opens a write transaction that the following writes join until

@@ -65,6 +65,25 @@ public protocol PageBatches: AnyObject {
     func commit() throws
 }
 
+extension PageBatches {
+    /// Runs `body` with these batches, the scope of every store's `withBatches`.
+    /// When it ends — normally, by an error or by cancellation — what is open
+    /// commits: every page in it was stored whole with its checkpoint. A failed
+    /// final commit lost the open batch's pages (they are fetched again), so that
+    /// store failure is the error thrown, whatever ended the scope.
+    public func committingWhenDone<T>(_ body: (any PageBatches) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            try commit()
+            throw error
+        }
+        try commit()
+        return result
+    }
+}
+
 /// When pages (or git batches) stop sharing one write transaction.
 public struct BatchLimits: Sendable, Equatable {
     /// Pages per transaction.
