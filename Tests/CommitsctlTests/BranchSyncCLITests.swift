@@ -108,17 +108,48 @@ import Testing
         #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
     }
 
-    @Test func globsAndAllBranchesAreRefusedInWordsUntilBranchDiscoveryExists() async throws {
-        for arguments in [["--all-branches"], ["--branch", "release/*"], ["--branch", "*"]] {
-            let result = try await run("commitsctl", ["sync", "acme/widgets", "--db", db] + arguments)
-            #expect(result.status == 64, "\(arguments)")
-            #expect(result.stderr.contains("branch discovery, which this version does not do yet (issue #29)"), "\(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count <= 2)
+    @Test func globsAndAllBranchesSelectFromTheRepositorysBranchListing() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
+        defer { sim.stop() }
+        for (branch, back) in [("release/1.0", 40), ("release/2.0", 10), ("feature/x", 5)] {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
         }
+        let releases = try await sync(["--branch", "release/*"], sim)
+        #expect(releases.status == 0, "\(releases.stderr)")
+        #expect(releases.lines.map { String($0.prefix { $0 != ":" }) } == ["acme/widgets@release/1.0", "acme/widgets@release/2.0"])
+        #expect(Set(try syncedHeads().keys) == ["release/1.0", "release/2.0"])
+        let releaseHistory = try await revList("release/2.0", sim)
+        #expect(try storedSHAs() == releaseHistory)
+
+        let all = try await sync(["--all-branches"], sim)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(
+            all.lines.map { String($0.prefix { $0 != ":" }) }
+                == ["acme/widgets@feature/x", "acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0"])
+        #expect(try storedSHAs() == (try await revList("main", sim)))
+        #expect(Set(try syncedHeads().keys) == ["feature/x", "main", "release/1.0", "release/2.0"])
+
+        // A name given exactly comes first, then what the glob adds, each once.
+        let mixed = try await sync(["--branch", "main", "--branch", "*"], sim)
+        #expect(mixed.lines.map { String($0.prefix { $0 != ":" }) }.first == "acme/widgets@main")
+        #expect(mixed.lines.count == 4)
+
+        let none = try await sync(["--branch", "hotfix/*"], sim)
+        #expect(none.status == 1)
+        #expect(
+            none.stderr == "commitsctl: error: no branch of acme/widgets matches 'hotfix/*' (4 branches listed); check --branch\n")
+        #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
+    }
+
+    @Test func badBranchArgumentsAreRefusedBeforeAnyWork() async throws {
         let twice = try await run("commitsctl", ["sync", "acme/widgets", "--db", db, "--branch", "a", "--branch", "a"])
         #expect(twice.status == 64 && twice.stderr.contains("--branch 'a' is given twice"), "\(twice.stderr)")
         let badGlob = try await run("commitsctl", ["sync", "acme/widgets", "--db", db, "--branch", "*.."])
         #expect(badGlob.status == 64 && badGlob.stderr.contains("is not a branch glob: it contains '..'"), "\(badGlob.stderr)")
+        let both = try await run("commitsctl", ["sync", "acme/widgets", "--db", db, "--all-branches", "--branch", "main"])
+        #expect(both.status == 64 && both.stderr.contains("--all-branches mirrors every branch"), "\(both.stderr)")
+        let pattern = try await run("commitsctl", ["sync", "acme/*", "--db", db, "--all-branches"])
+        #expect(pattern.status == 64 && pattern.stderr.contains("--all-branches needs a single repository"), "\(pattern.stderr)")
         #expect(!FileManager.default.fileExists(atPath: db), "refused before any store is opened")
     }
 }

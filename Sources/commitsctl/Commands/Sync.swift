@@ -33,11 +33,11 @@ extension Commitsctl {
 
         @Option(
             help: ArgumentHelp(
-                "A branch to mirror (repeatable; default: the repository's default branch). Each branch is mirrored exactly on its own; commits they share are stored once.",
+                "A branch to mirror, or a glob such as 'release/*' (repeatable; default: the repository's default branch). Each branch is mirrored exactly on its own; commits they share are stored once.",
                 valueName: "branch"))
         var branch: [String] = []
 
-        @Flag(help: "Mirror every branch of the repository (needs branch discovery: not available yet, issue #29).")
+        @Flag(help: "Mirror every branch of the repository, each exactly on its own (listed once per run).")
         var allBranches = false
 
         @Flag(help: "When the API rate limit is exhausted, wait for its reset instead of exiting with status 75.")
@@ -87,9 +87,8 @@ extension Commitsctl {
                 throw ValidationError(
                     "\(flag) needs a repository; configured repositories take their branches from the configuration file")
             }
-            if allBranches {
-                throw ValidationError(
-                    "--all-branches needs branch discovery, which this version does not do yet (issue #29); name each branch with --branch")
+            if allBranches, !branch.isEmpty {
+                throw ValidationError("--all-branches mirrors every branch: give it without --branch")
             }
             var seen: Set<String> = []
             for name in branch {
@@ -101,11 +100,6 @@ extension Commitsctl {
                 if let problem = BranchPattern.problem(with: name) {
                     throw ValidationError(
                         "--branch \(BranchName.quoted(name)) is not a branch glob: \(problem); expected \(BranchPattern.expectedForm)")
-                }
-                if name.contains("*") {
-                    throw ValidationError(
-                        "--branch \(BranchName.quoted(name)) is a glob; mirroring every branch a glob selects needs branch discovery, which this version does not do yet (issue #29); name each branch"
-                    )
                 }
                 if !seen.insert(name).inserted { throw ValidationError("--branch \(BranchName.quoted(name)) is given twice") }
             }
@@ -121,6 +115,7 @@ extension Commitsctl {
                 var selections: [RepositoryDiscovery.Selection] = []
                 switch repository.flatMap(RepositorySelector.init(parsing:)) {
                 case .repository(let name)?:
+                    // Globs and --all-branches are expanded once the client exists (below).
                     targets = branch.isEmpty ? [.init(name: name)] : branch.map { .init(name: name, branch: $0) }
                 case .pattern(let pattern)?:
                     selections = [
@@ -174,6 +169,9 @@ extension Commitsctl {
                     }
                 }
 
+                if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
+                    targets = try await branchTargets(name, branchSelection, client: client)
+                }
                 if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
                     switch await run(sync, targets[0], recorder, mirrorRemoved: true) {
