@@ -74,4 +74,54 @@ import Testing
             }
         }
     }
+
+    /// Runs one listing through a proxy that rewrites the branch pages with `edit`; the error it threw.
+    func hostileListing(_ harness: SimulatorHarness, _ edit: @escaping @Sendable (inout HostileGitHub.Answer) -> Void) async throws
+        -> any Error
+    {
+        let proxy = try HostileGitHub(upstream: harness.simulator.baseURL)
+        defer { proxy.stop() }
+        proxy.tamper { request, answer in
+            if request.path.hasSuffix("/branches") { edit(&answer) }
+        }
+        do {
+            _ = try await BranchListing.list(Self.name, previous: nil, client: try harness.client(apiURL: proxy.baseURL))
+        } catch {
+            return error
+        }
+        Issue.record("a hostile branch listing was believed")
+        return CancellationError()
+    }
+
+    @Test func aListingThatContradictsItselfIsRefusedWhole() async throws {
+        try await withRunning(SimulatorHarness.start([Self.repository()])) { harness in
+            try harness.simulator.moveBranch(owner: "acme", name: "widgets", branch: "dev", back: 3)
+            let prefix = "acme/widgets's branch listing is inconsistent ("
+            let twice = try await hostileListing(harness) { answer in answer.elements = answer.elements + answer.elements.prefix(1) }
+            #expect("\(twice)" == prefix + "it lists 'dev' twice); nothing stored was changed")
+            let badName = try await hostileListing(harness) { answer in
+                var elements = answer.elements
+                elements[0]["name"] = "../etc"
+                answer.elements = elements
+            }
+            #expect("\(badName)" == prefix + "it lists '../etc', not a branch name: it contains '..'); nothing stored was changed")
+            let badHead = try await hostileListing(harness) { answer in
+                var elements = answer.elements
+                elements[1]["commit"] = ["sha": "HEAD~1"]
+                answer.elements = elements
+            }
+            #expect("\(badHead)" == prefix + "the head of 'main', 'HEAD~1', is not a commit sha); nothing stored was changed")
+            let offOrigin = try await hostileListing(harness) { answer in
+                answer.setHeader("Link", "<http://169.254.169.254/latest/meta-data?page=2>; rel=\"next\"")
+            }
+            #expect(
+                "\(offOrigin)".hasPrefix(
+                    "acme/widgets's branch listing: the next-page link 'http://169.254.169.254/latest/meta-data?page=2' leaves http://127.0.0.1:"
+                ), "\(offOrigin)")
+            let loop = try await hostileListing(harness) { answer in
+                answer.setHeader("Link", "</repos/acme/widgets/branches?per_page=100>; rel=\"next\"")
+            }
+            #expect("\(loop)".contains("/repos/acme/widgets/branches?per_page=100"), "\(loop)")
+        }
+    }
 }

@@ -93,7 +93,7 @@ public struct BranchListing: Sendable, Equatable, Codable {
             guard isSHA else {
                 throw BranchListingError.inconsistent(
                     repository: repository,
-                    detail: "\(BranchName.quoted(branch.name))'s head \(BranchName.quoted(branch.head)) is not a commit sha")
+                    detail: "the head of \(BranchName.quoted(branch.name)), \(BranchName.quoted(branch.head)), is not a commit sha")
             }
         }
     }
