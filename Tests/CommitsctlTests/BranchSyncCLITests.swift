@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import MirrorTestSupport
+import PostgreSQL
 import SQLite
 import Testing
 
@@ -151,5 +152,51 @@ import Testing
         let pattern = try await run("commitsctl", ["sync", "acme/*", "--db", db, "--all-branches"])
         #expect(pattern.status == 64 && pattern.stderr.contains("--all-branches needs a single repository"), "\(pattern.stderr)")
         #expect(!FileManager.default.fileExists(atPath: db), "refused before any store is opened")
+    }
+
+    /// The shas a store holds on a branch, read from either backend.
+    static func visibleSHAs(_ store: String) throws -> Set<String> {
+        let query = "SELECT c.sha FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id WHERE rc.off_branch_since IS NULL"
+        if store.hasPrefix("postgresql://") {
+            let rows = try PostgreSQLConnection(uri: store).execute(query)
+            return Set((0..<rows.count).compactMap { rows.string($0, 0) })
+        }
+        return Set(try Connection(path: store, mode: .readOnly).prepare(query).map { $0.string(0) })
+    }
+
+    /// Every branch through a force-push of two of them, on SQLite and on a real PostgreSQL:
+    /// the same commits visible, each stored once, nothing another branch reaches hidden.
+    @Test(arguments: ["sqlite", "postgresql"])
+    func everyBranchThroughForcePushesOnEitherStore(backend: String) async throws {
+        let store = backend == "postgresql" ? try await PostgreSQLServer.shared().createDatabase() : db
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=500:13"])
+        defer { sim.stop() }
+        func syncAll() async throws -> ProcessResult {
+            try await run(
+                "commitsctl", ["sync", "acme/widgets", "--db", store, "--api-url", sim.baseURL, "--all-branches"],
+                environment: ["GITHUB_TOKEN": "test-token"])
+        }
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=keep&back=0", method: "POST")
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/9&back=100", method: "POST")
+        let first = try await syncAll()
+        #expect(first.status == 0 && first.lines.count == 3, "\(first.stdout)\(first.stderr)")
+        let everything = try await revList("keep", sim)
+        #expect(try Self.visibleSHAs(store) == everything)
+
+        // main force-pushed back: keep still reaches all. Then keep itself is force-pushed back
+        // behind release/9: what only it reached leaves every branch (kept, hidden).
+        _ = try await sim.control("/_sim/repos/acme/widgets/head?back=20", method: "POST")
+        #expect(try await syncAll().status == 0)
+        #expect(try Self.visibleSHAs(store) == everything)
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=keep&back=120", method: "POST")
+        let rewritten = try await syncAll()
+        #expect(rewritten.status == 0, "\(rewritten.stderr)")
+        let main = try await revList("main", sim)
+        let stillReached = main.union(try await revList("keep", sim)).union(try await revList("release/9", sim))
+        #expect(stillReached.count < everything.count, "the rewrite left commits on no branch")
+        #expect(rewritten.stdout.contains("\(everything.count - stillReached.count) left the branch"), "\(rewritten.stdout)")
+        #expect(try Self.visibleSHAs(store) == stillReached)
+        let check = try await run("commitsctl", ["check", "--db", store])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 }
