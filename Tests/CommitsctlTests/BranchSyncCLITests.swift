@@ -199,4 +199,17 @@ import Testing
         let check = try await run("commitsctl", ["check", "--db", store])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
+
+    @Test func allBranchesOfAnEmptyRepositoryIsItsDefaultBranchAsWithoutTheFlag() async throws {
+        let sim = try await SimulatorProcess.start(["--empty", "acme/widgets"])
+        defer { sim.stop() }
+        let plain = try await run(
+            "commitsctl", ["sync", "acme/widgets", "--db", directory.path("plain.sqlite"), "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "test-token"])
+        let all = try await sync(["--all-branches"], sim)
+        #expect(all.status == 0 && all.status == plain.status, "\(all.stderr)")
+        #expect(all.lines.count == 1 && all.lines[0].hasPrefix("acme/widgets@main: 0 new"), "\(all.stdout)")
+        let glob = try await sync(["--branch", "release/*"], sim)
+        #expect(glob.status == 1 && glob.stderr.contains("no branch of acme/widgets matches 'release/*' (0 branches listed)"))
+    }
 }

@@ -17,6 +17,9 @@ extension Commitsctl.Sync {
     ) async throws -> [MirrorConfiguration.Repository] {
         let (listing, _) = try await BranchListing.list(name, previous: nil, client: client)
         let listed = listing.branches.map(\.name)
+        // An empty repository has no branches: every branch of it is its default one, synced as
+        // without --all-branches (recorded as empty, found when its first push comes).
+        if listed.isEmpty, selection == .every { return [MirrorConfiguration.Repository(name: name)] }
         var branches = selection.names
         for branch in selection.selected(from: listed) where !branches.contains(branch) { branches.append(branch) }
         guard !branches.isEmpty else { throw NoBranchMatches(repository: name, selection: selection, listed: listed.count) }
