@@ -196,6 +196,12 @@ import Testing
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
             #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 300 }, "\(daemon.log)")
+            // commitsd lets go of a repository between steps of 10 pages: slowed down, big's
+            // first step (7 pages to go, at least 10 s) outlasts both commands below
+            // (small's few requests, about 6 s), however loaded the machine.
+            var slow = FaultPlan()
+            slow.delay = .milliseconds(1500)
+            simulator.setFaults(slow)
 
             // The repository commitsd is syncing: skipped at once, with who holds it.
             let same = try await run(
@@ -215,6 +221,7 @@ import Testing
             for output in [same.stderr, all.stderr, all.stdout, daemon.log] {
                 #expect(!output.lowercased().contains("locked"), "\(output)")
             }
+            simulator.setFaults(faults)
 
             #expect(try await waitUntil { try mirrored(simulator, ["big", "small"]) }, "\(daemon.log)")
             daemon.signal(SIGTERM)
