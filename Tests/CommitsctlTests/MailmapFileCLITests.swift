@@ -56,30 +56,4 @@ import Testing
             )
         }
     }
-
-    /// Issue #30: a mailmap only widens --author and --co-author, so a query
-    /// without them leaves the configuration's unread; with one, it is read
-    /// (and a bad one reported) as before.
-    @Test func aQueryWithoutPeopleFiltersLeavesTheConfigurationsMailmapUnread() async throws {
-        _ = try MirrorStore(path: db)
-        let missing = directory.path("missing.mailmap")
-        let config = try directory.write("config.yaml", "store: \(db)\nrepositories: [acme/widgets]\nmailmap: \(missing)\n")
-        for filters in [[], ["--grep", "fix"], ["--committer", "x"]] {
-            let result = try #require(
-                try await runBounded("commitsctl", ["query", "--config", config] + filters, limit: .seconds(60)),
-                "commitsctl query \(filters) did not finish")
-            #expect(result.status == 0, "\(filters): \(result.stderr)")
-            #expect(result.stderr.isEmpty, "\(filters)")
-        }
-        for filters in [["--author", "x"], ["--co-author", "x"]] {
-            let result = try #require(
-                try await runBounded("commitsctl", ["query", "--config", config] + filters, limit: .seconds(60)),
-                "commitsctl query \(filters) did not finish")
-            #expect(result.status == 2, "\(filters): \(result.stderr)")
-            #expect(
-                result.stderr
-                    == "commitsctl: error: \(config):3: mailmap: \(missing) does not exist; expected the path of a git .mailmap file (gitmailmap(5))\n"
-            )
-        }
-    }
 }

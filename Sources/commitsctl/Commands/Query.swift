@@ -135,11 +135,7 @@ extension Commitsctl {
             filter.coAuthors = coAuthor
             filter.greps = grep
             filter.allMatch = allMatch
-            // A mailmap only widens --author and --co-author: the configuration's is not
-            // read for a query without them (one named by --mailmap always is, so a bad one is reported).
-            if mailmap != nil || !author.isEmpty || !coAuthor.isEmpty {
-                filter.mailmap = try (source ?? MailmapSource(flag: mailmap)).load()
-            }
+            filter.mailmap = try (source ?? MailmapSource(flag: mailmap)).load()
             return filter
         }
 
