@@ -96,6 +96,46 @@ public final class GitHubSimulator: Sendable {
         return shas
     }
 
+    /// Points `branch` (not the default branch) at commit `sha` of the history: creates it, moves
+    /// it, or force-pushes it back. Returns the sha.
+    @discardableResult
+    public func setBranch(owner: String, name: String, branch: String, to sha: String) throws -> String {
+        try core.repository(owner: owner, name: name).setBranch(branch, to: sha)
+    }
+
+    /// Moves `branch` `steps` first-parent steps back (a force-push); a new branch starts at the
+    /// default head. Returns its new head.
+    @discardableResult
+    public func moveBranch(owner: String, name: String, branch: String, back steps: Int) throws -> String {
+        try core.repository(owner: owner, name: name).moveBranch(branch, by: max(0, steps))
+    }
+
+    /// Moves `branch` `steps` first-parent steps toward the default branch's original head.
+    @discardableResult
+    public func moveBranch(owner: String, name: String, branch: String, forward steps: Int) throws -> String {
+        try core.repository(owner: owner, name: name).moveBranch(branch, by: -max(0, steps))
+    }
+
+    public func deleteBranch(owner: String, name: String, branch: String) throws {
+        try core.repository(owner: owner, name: name).deleteBranch(branch)
+    }
+
+    /// Every branch (the default one included) and its head sha, by name.
+    public func branchHeads(owner: String, name: String) throws -> [String: String] {
+        let repository = try core.repository(owner: owner, name: name)
+        guard let graph = repository.graph else { return [:] }
+        return Dictionary(uniqueKeysWithValues: repository.snapshot.branchHeads.map { ($0.name, graph.sha(of: $0.node)) })
+    }
+
+    /// Every commit `branch` reaches (`git rev-list BRANCH`); empty for an unknown branch.
+    public func reachableSHAs(owner: String, name: String, branch: String) throws -> Set<String> {
+        let repository = try core.repository(owner: owner, name: name)
+        let state = repository.snapshot
+        guard let graph = repository.graph, let node = state.branchHeads.first(where: { $0.name == branch })?.node else { return [] }
+        let listing = graph.listing(from: node, since: nil, until: nil)
+        return Set((0..<listing.count).map { graph.sha(of: listing[$0]) })
+    }
+
     /// Starts serving another repository (its name and id must be free): it shows up in its
     /// owner's listing from the next request on.
     public func addRepository(_ repository: SimRepository) throws {

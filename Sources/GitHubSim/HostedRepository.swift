@@ -24,6 +24,17 @@ final class HostedRepository: Sendable {
         var redirectBaseURL: String?
         /// Current head of the default branch; nil for an empty repository.
         var head: Int?
+        /// The other branches and their heads (the default branch is `head`).
+        var branches: [String: Int] = [:]
+
+        /// Every branch with its head, sorted by name as GitHub lists them; none when empty.
+        var branchHeads: [(name: String, node: Int)] {
+            var all = branches.map { (name: $0.key, node: $0.value) }
+            if let head { all.append((name: defaultBranch, node: head)) }
+            return all.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        }
+        /// Copied from the repository so a snapshot lists its branches alone.
+        var defaultBranch: String
 
         var fullName: String { "\(owner)/\(name)" }
     }
@@ -56,18 +67,24 @@ final class HostedRepository: Sendable {
             graph = try DatasetGraph.load(path: path)
         }
         elementCache = graph.flatMap { $0.cachesRenderedElements ? ElementCache() : nil }
-        state = Mutex(State(owner: repository.owner, name: repository.name, head: graph?.initialHead))
+        state = Mutex(
+            State(owner: repository.owner, name: repository.name, head: graph?.initialHead, defaultBranch: repository.defaultBranch))
     }
 
     var snapshot: State { state.withLock { $0 } }
 
-    /// The node a `sha` parameter or `{ref}` path names: the default branch (also as `heads/…` or
+    /// The node a `sha` parameter or `{ref}` path names: a branch (also as `heads/…` or
     /// `refs/heads/…`) or a full commit sha. nil when unknown.
-    func resolve(ref: String?, head: Int) -> Int? {
+    func resolve(ref: String?, head: Int, branches: [String: Int] = [:]) -> Int? {
         guard let ref, !ref.isEmpty else { return head }
-        if ref == defaultBranch || ref == "heads/\(defaultBranch)" || ref == "refs/heads/\(defaultBranch)" {
-            return head
+        var name = Substring(ref)
+        if name.hasPrefix("refs/heads/") {
+            name = name.dropFirst(11)
+        } else if name.hasPrefix("heads/") {
+            name = name.dropFirst(6)
         }
+        if name == defaultBranch { return head }
+        if let node = branches[String(name)] { return node }
         guard Hex.isFullSHA(ref) else { return nil }
         return graph?.node(forSHA: ref)
     }
@@ -90,6 +107,48 @@ final class HostedRepository: Sendable {
             }
             state.head = head
             return graph.sha(of: head)
+        }
+    }
+
+    // MARK: - Other branches
+
+    /// Points `branch` at `sha` (creating it, moving it, or force-pushing it anywhere in the
+    /// history). Returns the sha. The default branch moves through `moveHead` only.
+    func setBranch(_ branch: String, to sha: String) throws -> String {
+        try state.withLock { state in
+            guard let graph, state.head != nil else { throw SimulatorError.emptyRepository(state.owner, state.name) }
+            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
+            guard let node = graph.node(forSHA: sha) else {
+                throw SimulatorError(description: "no commit \(sha) in \(state.fullName)")
+            }
+            state.branches[branch] = node
+            return graph.sha(of: node)
+        }
+    }
+
+    /// Moves `branch` `steps` first-parent steps back (positive) or forward (negative), as
+    /// `moveHead` moves the default branch; a branch that does not exist starts at the default head.
+    func moveBranch(_ branch: String, by steps: Int) throws -> String {
+        try state.withLock { state in
+            guard let graph, let defaultHead = state.head else { throw SimulatorError.emptyRepository(state.owner, state.name) }
+            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
+            var node = state.branches[branch] ?? defaultHead
+            for _ in 0..<abs(steps) {
+                guard let next = steps > 0 ? graph.firstParent(of: node) : graph.firstParentSuccessor(of: node) else { break }
+                node = next
+            }
+            state.branches[branch] = node
+            return graph.sha(of: node)
+        }
+    }
+
+    /// Deletes `branch` (never the default branch).
+    func deleteBranch(_ branch: String) throws {
+        try state.withLock { state in
+            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch") }
+            guard state.branches.removeValue(forKey: branch) != nil else {
+                throw SimulatorError(description: "no branch \(branch) in \(state.fullName)")
+            }
         }
     }
 

@@ -312,8 +312,12 @@ final class SimulatorCore: Sendable {
         case "commits":
             let ref = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
             return GetCommitEndpoint.respond(context, ref: ref)
-        case "compare" where tail.count == 2:
-            return CompareEndpoint.respond(context, spec: QueryString.decode(String(tail[1]), plusAsSpace: false))
+        case "branches" where tail.count == 1:
+            return BranchesEndpoint.respond(context)
+        case "compare" where tail.count >= 2:
+            // Branch names may hold slashes: `compare/main...release/1.0`.
+            let spec = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
+            return CompareEndpoint.respond(context, spec: spec)
         default:
             return .notFound()
         }

@@ -26,7 +26,9 @@ enum PageStaging {
     /// PostgreSQL's text cannot hold U+0000 (SQLite's can): such a character, which
     /// no real commit carries, is stored as U+FFFD rather than failing the page.
     static func storable(_ text: String) -> String {
-        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+        // A byte scan: `String.contains` of a string goes through Foundation's
+        // NSString search, which cost a tenth of a sync's client time here.
+        text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
     }
 
     static func upsert(
@@ -60,8 +62,10 @@ enum PageStaging {
         // with a scan of every stored commit. Only the columns it joins on: under a millisecond.
         try connection.executeScript("ANALYZE staged_commits (sha, ord)")
         try upsertAuthors(connection)
-        try insertNewCommits(connection)
-        if replacingStored { outcome.updated = try updateChangedCommits(connection) }
+        let inserted = try insertNewCommits(connection)
+        // Every sha new (a first sync's pages): no stored commit can have changed.
+        let allNew = inserted == Set(commits.lazy.map { storable($0.sha) }).count
+        if replacingStored && !allNew { outcome.updated = try updateChangedCommits(connection) }
         outcome.added = try addMemberships(repositoryID: repositoryID, connection)
         return outcome
     }
@@ -114,8 +118,9 @@ enum PageStaging {
     /// The page's first row of each sha (a repeated sha is one commit).
     private static let page = "(SELECT DISTINCT ON (sha) * FROM staged_commits ORDER BY sha, ord)"
 
-    /// New commits, in page order (their ids keep the mirrored order), with their parents and co-authors.
-    private static func insertNewCommits(_ connection: PostgreSQLConnection) throws {
+    /// New commits, in page order (their ids keep the mirrored order), with their
+    /// parents and co-authors; returns how many commits were new.
+    private static func insertNewCommits(_ connection: PostgreSQLConnection) throws -> Int {
         try connection.execute(
             """
             WITH inserted AS (
@@ -135,13 +140,17 @@ enum PageStaging {
                 FROM inserted i JOIN \(page) p ON p.sha = i.sha,
                      unnest(string_to_array(p.parents, ' ')) WITH ORDINALITY AS parent(sha, position)
                 WHERE p.parents <> ''
+            ),
+            coauthors AS (
+                INSERT INTO commit_coauthors (commit_id, position, author_id)
+                SELECT i.id, c.position, a.id
+                FROM inserted i JOIN \(page) p ON p.sha = i.sha
+                JOIN staged_coauthors c ON c.ord = p.ord
+                JOIN authors a ON a.name = c.name AND a.email = c.email
             )
-            INSERT INTO commit_coauthors (commit_id, position, author_id)
-            SELECT i.id, c.position, a.id
-            FROM inserted i JOIN \(page) p ON p.sha = i.sha
-            JOIN staged_coauthors c ON c.ord = p.ord
-            JOIN authors a ON a.name = c.name AND a.email = c.email
-            """)
+            SELECT count(*) FROM inserted
+            """
+        ).int(0, 0) ?? 0
     }
 
     /// Stored commits whose data the page changes (newest data wins); their co-authors follow the message.

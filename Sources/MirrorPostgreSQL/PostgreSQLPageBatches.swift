@@ -36,13 +36,17 @@ final class PostgreSQLPageBatches: PageBatches {
 
     private func commitIfDue() throws {
         guard let batch = store.batch else { return }
-        if limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) { try store.commitBatch() }
+        guard limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) else { return }
+        try store.commitBatch()
+        store.messageIndex.mergeIfAtLeast(MessageIndexCatchUp.duringSync, on: store.connection)
     }
 }
 
 extension PostgreSQLStore {
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
+        let result = try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
+        messageIndex.mergeIfAtLeast(MessageIndexCatchUp.afterSync, on: connection)
+        return result
     }
 
     func beginBatch() throws {

@@ -3,8 +3,10 @@ import PostgreSQL
 
 // `check` on a PostgreSQL store. The server keeps pages, foreign keys and the
 // message index consistent itself; what can still be wrong is an index left
-// invalid (a failed build), a foreign key never validated, and a branch whose
-// history does not match what the sync recorded, as in MirrorReader+Check.swift.
+// invalid (a failed build), a foreign key never validated, a row of the page
+// tables (which have no foreign keys: PostgreSQLSchema+BulkPages.swift) naming a
+// row that is not there, and a branch whose history does not match what the sync
+// recorded, as in MirrorReader+Check.swift.
 
 extension PostgreSQLReader {
     public func check() throws -> StoreCheck {
@@ -24,14 +26,37 @@ extension PostgreSQLReader {
                 WHERE n.nspname = current_schema() AND c.contype = 'f' AND NOT c.convalidated
                 ORDER BY c.conrelid::regclass::text COLLATE "C", c.conname::text COLLATE "C"
                 """)
-            let foreignKeys = (0..<unvalidated.count).map {
-                "\(unvalidated.string($0, 0) ?? "?") \(unvalidated.string($0, 1) ?? "?") not validated"
-            }
+            let foreignKeys =
+                (0..<unvalidated.count).map {
+                    "\(unvalidated.string($0, 0) ?? "?") \(unvalidated.string($0, 1) ?? "?") not validated"
+                } + (try danglingReferences())
             // Every message is searchable: an index hit is rechecked against the row, and a
             // message the index lacked would still be read by the scan PostgreSQL falls back to.
             return StoreCheck(
                 integrity: integrity.isEmpty ? ["ok"] : integrity, foreignKeyViolations: foreignKeys, unindexedMessages: 0,
                 branches: try branches())
+        }
+    }
+
+    /// The page tables' references, each as `table.column → table`, checked as a
+    /// foreign key would be: "commit_parents.commit_id → commits: 3 rows" when broken.
+    private static let pageReferences = [
+        ("commits", "author_id", "authors"), ("commits", "committer_id", "authors"),
+        ("commit_parents", "commit_id", "commits"), ("commit_coauthors", "commit_id", "commits"),
+        ("commit_coauthors", "author_id", "authors"), ("repository_commits", "commit_id", "commits"),
+        ("repository_commits", "repository_id", "repositories"),
+    ]
+
+    private func danglingReferences() throws -> [String] {
+        // Names from the fixed list above, never from input.
+        let counts = Self.pageReferences.map { table, column, parent in
+            "(SELECT count(*) FROM \(table) x WHERE NOT EXISTS (SELECT 1 FROM \(parent) p WHERE p.id = x.\(column)))"
+        }
+        let row = try connection.execute("SELECT " + counts.joined(separator: ", "))
+        return Self.pageReferences.enumerated().compactMap { index, reference in
+            let dangling = row.int(0, index) ?? 0
+            guard dangling > 0 else { return nil }
+            return "\(reference.0).\(reference.1) → \(reference.2): \(dangling) \(dangling == 1 ? "row" : "rows") naming none"
         }
     }
 

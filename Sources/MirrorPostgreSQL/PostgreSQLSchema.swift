@@ -4,9 +4,13 @@
 //   both stores hand the same strings to the same formatting code.
 // - SQLite's COLLATE NOCASE (ASCII folding) on repository names and owners is a
 //   unique index on lower(…): GitHub names are ASCII, so the two agree.
-// - The message index is pg_trgm's GIN index on commits.message itself, kept by
-//   PostgreSQL in every writing transaction: `--grep` runs `ILIKE`, and an index
-//   hit is always rechecked, so its answers are exact whatever the index holds.
+// - The message index is pg_trgm's GIN index on commits.message itself: `--grep`
+//   runs `ILIKE`, and an index hit is always rechecked, so its answers are exact
+//   whatever the index holds. New entries wait in GIN's pending list, which
+//   searches also read, until merged in bulk (PostgreSQLSchema+BulkPages.swift).
+// - The page tables (commits, parents, co-authors, memberships) carry no foreign
+//   keys since version 2: see PostgreSQLSchema+BulkPages.swift for why and what
+//   keeps them consistent.
 // - Triggers are PL/pgSQL; the author counts are statement-level with transition
 //   tables, so a bulk insert updates each author's count once.
 
@@ -201,7 +205,8 @@ enum PostgreSQLSchema {
                     points integer NOT NULL,
                     PRIMARY KEY (token, minute, kind)
                 );
-                """)
+                """),
+        bulkPageTables,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

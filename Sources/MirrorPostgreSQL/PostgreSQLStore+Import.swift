@@ -27,6 +27,11 @@ extension PostgreSQLStore {
     }
 
     public func importBatch(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
-        try write { try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: true, on: connection) }
+        let outcome = try write {
+            try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: true, on: connection)
+        }
+        messageIndex.noteAdded(outcome.added)
+        messageIndex.mergeIfAtLeast(MessageIndexCatchUp.duringSync, on: connection)
+        return outcome
     }
 }

@@ -5,6 +5,12 @@ import PostgreSQL
 // The explicit removals (`HistoryRemoval`): what only a user's prune or purge
 // deletes, each in one transaction, with the SQLite store's meaning
 // (MirrorStore+History.swift, MirrorStore+Discovery.swift).
+//
+// Each first locks the page tables against writers (SHARE ROW EXCLUSIVE waits
+// for the pages in flight and holds off new ones until it commits): a page reads
+// which commits are stored and then writes rows naming them, and the page tables
+// have no foreign keys to catch a commit deleted in between
+// (PostgreSQLSchema+BulkPages.swift). Readers are never blocked.
 
 extension PostgreSQLStore {
     public func offBranchCount(repositoryID: Int64?) throws -> Int {
@@ -20,6 +26,7 @@ extension PostgreSQLStore {
 
     public func pruneOffBranch(repositoryID: Int64?) throws -> Int {
         try write {
+            try lockPageTables()
             let removed: Int
             if let repositoryID {
                 removed =
@@ -43,6 +50,7 @@ extension PostgreSQLStore {
 
     public func removeAndPurge(repositoryID: Int64, reason: String, at date: Date) throws -> PurgeOutcome {
         try write {
+            try lockPageTables()
             try updateState(.removed, repositoryID: repositoryID, reason: reason, at: date)
             let held =
                 try connection.execute("SELECT count(*) FROM repository_commits WHERE repository_id = $1", [repositoryID])
@@ -68,5 +76,9 @@ extension PostgreSQLStore {
             try connection.execute("DELETE FROM sync_state WHERE repository_id = $1", [repositoryID])
             return PurgeOutcome(held: held, deleted: deleted)
         }
+    }
+
+    private func lockPageTables() throws {
+        try connection.execute("LOCK TABLE commits, repository_commits IN SHARE ROW EXCLUSIVE MODE")
     }
 }

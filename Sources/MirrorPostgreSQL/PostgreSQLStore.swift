@@ -17,6 +17,7 @@ public final class PostgreSQLStore: MirrorWriter {
     public var upgraded: StoreUpgrade? { nil }
     var batch: OpenBatch?
     var plannerStatistics: PlannerStatistics
+    var messageIndex = MessageIndexCatchUp()
 
     struct OpenBatch {
         var pages = 0
@@ -34,6 +35,7 @@ public final class PostgreSQLStore: MirrorWriter {
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on
     /// serialization failures and deadlocks (PostgreSQL rolled it back whole).
+    @discardableResult
     func write<T>(_ body: () throws -> T) throws -> T {
         guard batch != nil else { return try connection.retryingTransaction(body) }
         do {
@@ -59,6 +61,7 @@ public final class PostgreSQLStore: MirrorWriter {
         try write {
             outcome = try PageStaging.upsert(page, repositoryID: repositoryID, replacingStored: true, on: connection)
             try plannerStatistics.noteAdded(outcome.added, on: connection)
+            messageIndex.noteAdded(outcome.added)
             try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
             try connection.execute(
                 """
@@ -76,6 +79,7 @@ public final class PostgreSQLStore: MirrorWriter {
         let added = try write {
             let added = try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: false, on: connection).added
             try plannerStatistics.noteAdded(added, on: connection)
+            messageIndex.noteAdded(added)
             return added
         }
         batch?.commits += commits.count

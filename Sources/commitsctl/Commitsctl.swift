@@ -8,7 +8,7 @@ import MirrorSQLite
 struct Commitsctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "commitsctl",
-        abstract: "Mirror GitHub repositories' commit history into SQLite and query it.",
+        abstract: "Mirror GitHub repositories' commit history into SQLite or PostgreSQL and query it.",
         version: MirrorVersion.current,
         subcommands: [
             Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Repos.self, Import.self, Backup.self, Check.self,

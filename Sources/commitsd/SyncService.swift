@@ -169,6 +169,10 @@ struct SyncService: Service, CustomStringConvertible {
 
         func mayStart(_ job: SyncSchedule.Job) -> Bool {
             guard plan.running.count < Self.lanes else { return false }
+            // Branches of one repository share its lock: the next waits for the lane, rather than
+            // finding the lock held and waiting a whole interval (`branches:`, docs/BRANCHES.md).
+            let sameRepository = job.repository.name.description.lowercased() + "@"
+            if plan.running.contains(where: { $0.hasPrefix(sameRepository) }) { return false }
             if hasSynced.contains(job.repository.key) { return true }
             return plan.running.subtracting(hasSynced).count < Self.firstSyncLanes
         }

@@ -234,7 +234,7 @@ import Testing
                   - name: acme/widgets
                     brnach: main
                 """)
-                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, interval, include_forks, include_archived"
+                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived"
         )
     }
 
@@ -249,11 +249,11 @@ import Testing
         )
         #expect(
             message("repositories: acme/widgets\n")
-                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
+                == "cfg.yaml:1: repositories: is a single value ('acme/widgets'); expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `branches:`, `interval:` mappings)"
         )
         #expect(
             message("repositories: []\n")
-                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
+                == "cfg.yaml:1: repositories: is an empty list; expected a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `branches:`, `interval:` mappings)"
         )
         #expect(
             message("store: [a, b]\nrepositories: [a/b]\n")

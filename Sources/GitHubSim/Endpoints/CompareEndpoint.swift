@@ -13,8 +13,8 @@ enum CompareEndpoint {
         }
         let refs = spec.components(separatedBy: "...")
         guard refs.count == 2,
-            let base = context.repository.resolve(ref: refs[0], head: head),
-            let target = context.repository.resolve(ref: refs[1], head: head)
+            let base = context.repository.resolve(ref: refs[0], head: head, branches: context.state.branches),
+            let target = context.repository.resolve(ref: refs[1], head: head, branches: context.state.branches)
         else { return .notFound() }
         let fromTarget = reachable(from: target, in: graph)
         let fromBase = reachable(from: base, in: graph)

@@ -8,9 +8,15 @@
 //   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
+//   POST /_sim/repos/{o}/{r}/branch?name=B&at=SHA   points branch B (not the default) at a commit of
+//                                             the history: creates, moves or force-pushes it → {"head":"<sha>"}
+//   POST /_sim/repos/{o}/{r}/branch?name=B&back=N   (or &forward=N) moves B along first parents,
+//                                             as /head does; a new B starts at the default head
+//   DELETE /_sim/repos/{o}/{r}/branch?name=B  deletes branch B
 
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 enum ControlEndpoint {
     static func respond(_ request: SimRequest, core: SimulatorCore) -> SimResponse {
@@ -26,6 +32,8 @@ enum ControlEndpoint {
             return ok()
         case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "head":
             return moveHead(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (let method, let path) where path.count == 4 && path[0] == "repos" && path[3] == "branch":
+            return branch(request, method: method, owner: String(path[1]), name: String(path[2]), core: core)
         case (.POST, let path) where path.count == 3 && path[0] == "repos":
             return addRepository(request, owner: String(path[1]), name: String(path[2]), core: core)
         case (.DELETE, let path) where path.count == 3 && path[0] == "repos":
@@ -63,6 +71,36 @@ enum ControlEndpoint {
             return .json(.ok, ByteBuffer(string: "{\"head\":\"\(sha)\"}"))
         } catch {
             return .error(.notFound, "\(error)")
+        }
+    }
+
+    private static func branch(
+        _ request: SimRequest, method: HTTPMethod, owner: String, name: String, core: SimulatorCore
+    ) -> SimResponse {
+        guard let branch = request.queryValue("name"), !branch.isEmpty else { return .error(.badRequest, "expected ?name=BRANCH") }
+        do {
+            let repository = try core.repository(owner: owner, name: name)
+            switch method {
+            case .DELETE:
+                try repository.deleteBranch(branch)
+                return ok()
+            case .POST:
+                let sha: String
+                if let at = request.queryValue("at") {
+                    sha = try repository.setBranch(branch, to: at)
+                } else if let back = request.queryValue("back").flatMap(Int.init), back >= 0 {
+                    sha = try repository.moveBranch(branch, by: back)
+                } else if let forward = request.queryValue("forward").flatMap(Int.init), forward >= 0 {
+                    sha = try repository.moveBranch(branch, by: -forward)
+                } else {
+                    return .error(.badRequest, "expected &at=SHA, &back=N or &forward=N with N >= 0")
+                }
+                return .json(.ok, ByteBuffer(string: "{\"head\":\"\(sha)\"}"))
+            default:
+                return .notFound()
+            }
+        } catch {
+            return .error(.unprocessableEntity, "\(error)")
         }
     }
 

@@ -10,7 +10,7 @@ enum GetCommitEndpoint {
                 .conflict, "Git Repository is empty.",
                 documentationURL: "https://docs.github.com/rest/commits/commits#get-a-commit")
         }
-        guard let node = context.repository.resolve(ref: ref, head: head) else {
+        guard let node = context.repository.resolve(ref: ref, head: head, branches: context.state.branches) else {
             return .error(
                 .unprocessableEntity, "No commit found for SHA: \(ref)",
                 documentationURL: "https://docs.github.com/rest/commits/commits#get-a-commit")

@@ -13,7 +13,7 @@ enum ListCommitsEndpoint {
                 .conflict, "Git Repository is empty.",
                 documentationURL: "https://docs.github.com/rest/commits/commits#list-commits")
         }
-        guard let start = context.repository.resolve(ref: request.queryValue("sha"), head: head) else {
+        guard let start = context.repository.resolve(ref: request.queryValue("sha"), head: head, branches: context.state.branches) else {
             return .notFound()  // GitHub's answer to an unknown sha/branch is [I] in the spec
         }
         var since: Int64?

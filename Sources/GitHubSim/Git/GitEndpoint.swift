@@ -114,9 +114,10 @@ enum GitEndpoint {
     }
 
     private static func refs(_ repository: HostedRepository) -> [(name: String, sha: String)] {
-        guard let graph = repository.graph, let head = repository.snapshot.head else { return [] }
-        let sha = graph.sha(of: head)
-        return [("HEAD", sha), ("refs/heads/\(repository.defaultBranch)", sha)]
+        let state = repository.snapshot
+        guard let graph = repository.graph, let head = state.head else { return [] }
+        // HEAD first, then every branch in refname order, as git sorts them.
+        return [("HEAD", graph.sha(of: head))] + state.branchHeads.map { ("refs/heads/\($0.name)", graph.sha(of: $0.node)) }
     }
 
     // MARK: - git-upload-pack

@@ -83,7 +83,7 @@ struct ConfigurationLoader {
     }
 
     enum RepositoryKey: String, CaseIterable {
-        case name, branch, interval, include_forks, include_archived
+        case name, branch, branches, interval, include_forks, include_archived
     }
 
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -227,7 +227,7 @@ struct ConfigurationLoader {
     }
 
     private func repositories(_ node: Node) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern]) {
-        let expected = "a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `interval:` mappings)"
+        let expected = "a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `branches:`, `interval:` mappings)"
         guard case .sequence(let sequence) = node, !sequence.isEmpty else {
             let problem = node.sequence?.isEmpty == true ? "is an empty list" : "is \(kind(of: node))"
             throw error(at: node, key: "repositories", problem: problem, expected: expected)
@@ -240,6 +240,7 @@ struct ConfigurationLoader {
             let line = entry.mark?.line
             var selector: RepositorySelector
             var branch: String?
+            var branches: (selection: BranchSelection, node: Node)?
             var interval: Duration?
             var includeForks: Bool?
             var includeArchived: Bool?
@@ -267,6 +268,7 @@ struct ConfigurationLoader {
                                 expected: BranchName.expectedForm)
                         }
                         branch = text
+                    case .branches: branches = (try branchSelection(value, key: "\(path).branches"), value)
                     case .interval: interval = try duration(value, key: "\(path).interval")
                     case .include_forks:
                         includeForks = try bool(value, key: "\(path).include_forks")
@@ -282,10 +284,15 @@ struct ConfigurationLoader {
                         expected: "`name: OWNER/NAME` or `name: OWNER/*`, e.g. `name: swiftlang/swift-evolution`")
                 }
                 selector = name
+                if branch != nil, branches != nil {
+                    throw error(
+                        at: entry, key: "\(path).branch", problem: "is set, and so is branches; the two are exclusive",
+                        expected: "either branch: (one branch) or branches: (a list): remove one of them")
+                }
             default:
                 throw error(at: entry, key: path, problem: "is \(kind(of: entry))", expected: expected)
             }
-            let key: String
+            var entries: [MirrorConfiguration.Repository] = []
             switch selector {
             case .repository(let name):
                 if let patternOnlyKey {
@@ -293,29 +300,47 @@ struct ConfigurationLoader {
                         at: patternOnlyKey.node, key: patternOnlyKey.key, problem: "applies only to a pattern such as OWNER/*",
                         expected: "include_forks and include_archived on OWNER/* entries, or at the top level")
                 }
-                let repository = MirrorConfiguration.Repository(name: name, branch: branch, interval: interval, line: line)
-                key = repository.key
-                result.append(repository)
+                if let branches {
+                    entries = try branchEntries(
+                        branches.selection, node: branches.node, key: "\(path).branches", name: name, interval: interval, line: line)
+                } else {
+                    entries = [MirrorConfiguration.Repository(name: name, branch: branch, interval: interval, line: line)]
+                }
             case .pattern(let pattern):
+                if branches != nil {
+                    throw error(
+                        at: entry, key: "\(path).branches",
+                        problem:
+                            "a pattern mirrors each repository's default branch; branches: on a pattern needs branch discovery, which this version does not do yet (issue #29)",
+                        expected: "no branches: on an OWNER/* entry (list a repository on its own to mirror other branches)")
+                }
                 if branch != nil {
                     throw error(
                         at: entry, key: "\(path).branch", problem: "a pattern mirrors each repository's default branch",
                         expected: "no branch: on an OWNER/* entry (list a repository on its own to mirror another branch)")
                 }
-                let entry = MirrorConfiguration.Pattern(
+                let patternEntry = MirrorConfiguration.Pattern(
                     pattern: pattern, interval: interval, includeForks: includeForks, includeArchived: includeArchived, line: line)
-                key = "pattern " + entry.key
-                patterns.append(entry)
+                let key = "pattern " + patternEntry.key
+                if let firstLine = seen[key] { throw listedTwice(entry: entry, path: path, what: "\(selector)", firstLine: firstLine) }
+                seen[key] = line ?? 0
+                patterns.append(patternEntry)
             }
-            if let firstLine = seen[key] {
-                throw error(
-                    at: entry, key: path,
-                    problem: "\(selector)\(branch.map { "@\($0)" } ?? "") is listed twice (first on line \(firstLine))",
-                    expected: "each repository and branch once")
+            for repository in entries {
+                if let firstLine = seen[repository.key] {
+                    throw listedTwice(entry: entry, path: path, what: repository.description, firstLine: firstLine)
+                }
+                seen[repository.key] = line ?? 0
+                result.append(repository)
             }
-            seen[key] = line ?? 0
         }
         return (result, patterns)
+    }
+
+    private func listedTwice(entry: Node, path: String, what: String, firstLine: Int) -> ConfigurationError {
+        error(
+            at: entry, key: path, problem: "\(what) is listed twice (first on line \(firstLine))",
+            expected: "each repository and branch once")
     }
 
     private func repositorySelector(_ node: Node, key: String) throws -> RepositorySelector {

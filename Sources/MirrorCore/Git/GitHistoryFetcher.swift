@@ -45,8 +45,11 @@ public final class GitHistoryFetcher: Sendable {
     }
 
     public struct Result: Sendable, Equatable {
-        /// The branch tip ls-refs announced, which the pack was checked against.
+        /// The branch tip ls-refs announced, which the pack was checked against
+        /// (of several branches, the first's).
         public var tip: String
+        /// Every branch fetched and its tip, as ls-refs announced them.
+        public var tips: [String: String]
         /// Commits delivered: every commit the tip reaches.
         public var commits: Int
         public var packBytes: Int
@@ -75,11 +78,25 @@ public final class GitHistoryFetcher: Sendable {
     public func fetchHistory(
         branch: String, expectedTip: String? = nil, deliver: @escaping @Sendable ([Commit]) throws -> Void
     ) async throws -> Result {
-        if let problem = BranchName.problem(with: branch) {
-            throw GitError.invalidBranchName(branch, problem: problem)
+        try await fetchHistory(branches: [branch], expectedTips: expectedTip.map { [branch: $0] } ?? [:], deliver: deliver)
+    }
+
+    /// Several branches in one pack (docs/BRANCHES.md): one `ls-refs` naming each,
+    /// one `fetch` wanting every tip, each commit handed on once, parents first.
+    /// A branch missing, or whose tip is not its `expectedTips` entry, fails
+    /// before the pack is fetched.
+    /// - Throws: `GitError`, or what `deliver` threw.
+    public func fetchHistory(
+        branches: [String], expectedTips: [String: String] = [:], deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> Result {
+        for branch in branches {
+            if let problem = BranchName.problem(with: branch) {
+                throw GitError.invalidBranchName(branch, problem: problem)
+            }
+            // A request line must fit one pkt-line.
+            guard branch.utf8.count <= 1024 else { throw GitError.invalidBranchName(branch, problem: "it is over 1024 bytes long") }
         }
-        // A request line must fit one pkt-line.
-        guard branch.utf8.count <= 1024 else { throw GitError.invalidBranchName(branch, problem: "it is over 1024 bytes long") }
+        guard !branches.isEmpty else { throw GitError.invalidBranchName("", problem: "no branch was named") }
         guard let origin = APIOrigin(url: configuration.cloneURL) else {
             throw GitError.invalidCloneURL(APIOrigin.displayable(configuration.cloneURL))
         }
@@ -89,14 +106,22 @@ public final class GitHistoryFetcher: Sendable {
         let deadline = ContinuousClock.now + allowed
         var requests = 0
         let capabilities = try await advertisement(base: &base, origin: origin, requests: &requests)
-        let tip = try await lsRefs(base: base, branch: branch, capabilities: capabilities, requests: &requests)
-        logger.debug("git: branch tip", metadata: ["git.url": "\(APIOrigin.displayable(base))", "git.tip": "\(tip.hex)"])
-        if let expectedTip, tip.hex != expectedTip.lowercased() {
-            throw GitError.tipDiffers(branch: branch, expected: expectedTip, found: tip.hex)
+        let tips = try await lsRefs(base: base, branches: branches, capabilities: capabilities, requests: &requests)
+        // lsRefs answered every branch (or threw): each has its tip.
+        let ordered = branches.compactMap { branch in tips[branch].map { (branch, $0) } }
+        for (branch, tip) in ordered {
+            logger.debug(
+                "git: branch tip",
+                metadata: ["git.url": "\(APIOrigin.displayable(base))", "git.branch": "\(branch)", "git.tip": "\(tip.hex)"])
+            if let expectedTip = expectedTips[branch], tip.hex != expectedTip.lowercased() {
+                throw GitError.tipDiffers(branch: branch, expected: expectedTip, found: tip.hex)
+            }
         }
+        var wanted: [ObjectID] = []
+        for (_, tip) in ordered where !wanted.contains(tip) { wanted.append(tip) }
         let storage = try await fetchPack(
-            base: base, tip: tip, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
-        let summary = try await readPack(storage, tip: tip, deliver: deliver)
+            base: base, tips: wanted, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
+        let summary = try await readPack(storage, tips: wanted, deliver: deliver)
         logger.debug(
             "git: history read",
             metadata: [
@@ -104,8 +129,8 @@ public final class GitHistoryFetcher: Sendable {
                 "git.pack.skipped": "\(summary.skippedObjects)",
             ])
         return Result(
-            tip: tip.hex, commits: summary.commits, packBytes: storage.byteCount, deltaObjects: summary.deltaObjects,
-            requests: requests)
+            tip: ordered.first?.1.hex ?? "", tips: tips.mapValues(\.hex), commits: summary.commits, packBytes: storage.byteCount,
+            deltaObjects: summary.deltaObjects, requests: requests)
     }
 
     // MARK: - The three requests
@@ -166,40 +191,46 @@ public final class GitHistoryFetcher: Sendable {
         return Capabilities(sendsAgent: hasAgent, sendsObjectFormat: objectFormat != nil)
     }
 
-    /// `ls-refs` limited to the branch: its tip.
-    private func lsRefs(base: String, branch: String, capabilities: Capabilities, requests: inout Int) async throws -> ObjectID {
-        let ref = "refs/heads/\(branch)"
+    /// `ls-refs` limited to the branches: each one's tip.
+    private func lsRefs(
+        base: String, branches: [String], capabilities: Capabilities, requests: inout Int
+    ) async throws -> [String: ObjectID] {
         var body = commandHeader("ls-refs", capabilities)
-        body.write("ref-prefix \(ref)")
+        for branch in Set(branches).sorted() { body.write("ref-prefix refs/heads/\(branch)") }
         body.writeFlush()
         let url = base + "/git-upload-pack"
         let response = try await send(uploadPackRequest(url: url, body: body), requests: &requests)
         try checkStatus(response, url: url)
+        let wanted = Set(branches.map { "refs/heads/\($0)" })
+        var tips: [String: ObjectID] = [:]
         for line in try Self.packetLines(response.body) {
             guard let text = line.text else { break }
             if text.hasPrefix("ERR ") { throw GitError.remoteError(SideBand.printable(Array(text.utf8).dropFirst(4))) }
             let fields = text.split(separator: " ")
             guard fields.count >= 2 else { throw GitError.malformedResponse("an ls-refs line without a ref name") }
-            guard fields[1] == ref else { continue }
+            let ref = String(fields[1])
+            guard wanted.contains(ref) else { continue }
             guard let tip = ObjectID(hex: Array(fields[0].utf8)) else {
                 throw GitError.malformedResponse("ls-refs gave \(ref) a tip that is not 40 hex digits")
             }
-            return tip
+            let branch = String(ref.dropFirst("refs/heads/".count))
+            if tips[branch] == nil { tips[branch] = tip }
         }
-        throw GitError.branchNotFound(branch: branch)
+        if let missing = branches.first(where: { tips[$0] == nil }) { throw GitError.branchNotFound(branch: missing) }
+        return tips
     }
 
-    /// `fetch` of the tip's commits only, the response streamed into a spool
+    /// `fetch` of the tips' commits only, the response streamed into a spool
     /// file at the pace `configuration.pace` asks, until `deadline`.
     private func fetchPack(
-        base: String, tip: ObjectID, capabilities: Capabilities, deadline: (at: ContinuousClock.Instant, allowed: Duration),
+        base: String, tips: [ObjectID], capabilities: Capabilities, deadline: (at: ContinuousClock.Instant, allowed: Duration),
         requests: inout Int
     ) async throws -> FilePackStorage {
         var body = commandHeader("fetch", capabilities)
         body.write("no-progress")
         body.write("ofs-delta")
         body.write("filter tree:0")
-        body.write("want \(tip.hex)")
+        for tip in tips { body.write("want \(tip.hex)") }
         body.write("done")
         body.writeFlush()
         let url = base + "/git-upload-pack"
@@ -217,7 +248,7 @@ public final class GitHistoryFetcher: Sendable {
     }
 
     private func readPack(
-        _ storage: FilePackStorage, tip: ObjectID, deliver: @escaping @Sendable ([Commit]) throws -> Void
+        _ storage: FilePackStorage, tips: [ObjectID], deliver: @escaping @Sendable ([Commit]) throws -> Void
     ) async throws -> PackHistoryReader.Summary {
         var reader = PackHistoryReader()
         reader.limits = configuration.limits
@@ -231,7 +262,7 @@ public final class GitHistoryFetcher: Sendable {
                     let (reader, storage) = work.value
                     continuation.resume(
                         with: Swift.Result {
-                            try reader.read(storage, tip: tip, isCancelled: { cancelled.isSet }, deliver: deliver)
+                            try reader.read(storage, tips: tips, isCancelled: { cancelled.isSet }, deliver: deliver)
                         })
                 }
             }

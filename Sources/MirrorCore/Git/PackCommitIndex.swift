@@ -51,15 +51,16 @@ final class PackCommitIndex {
         try insert.run()
     }
 
-    /// Calls `body` with every commit `tip` reaches, where it is in the pack,
-    /// every commit after all its parents; returns how many. Throws before the
-    /// first call when the tip or a reached parent is not in the pack, or a
-    /// commit is in it twice. Once per index: it ends the adding.
+    /// Calls `body` with every commit the tips reach (once each, however many
+    /// reach it), where it is in the pack, every commit after all its parents;
+    /// returns how many. Throws before the first call when a tip or a reached
+    /// parent is not in the pack, or a commit is in it twice. Once per index: it
+    /// ends the adding. Several tips are several branches read from one pack.
     func forEachCommit(
-        reachedFrom tip: ObjectID, parentsFirst body: (_ offset: Int, _ id: ObjectID) throws -> Void
+        reachedFrom tips: [ObjectID], parentsFirst body: (_ offset: Int, _ id: ObjectID) throws -> Void
     ) throws -> Int {
         try link()
-        let reached = try reach(from: tip)
+        let reached = try reach(from: tips)
         let order: Statement
         if try db.scalarInt("SELECT EXISTS (SELECT 1 FROM link WHERE parent > 0 AND parent <= child)") == 0 {
             // Every commit is before its parents in the pack, as git writes them
@@ -98,19 +99,23 @@ final class PackCommitIndex {
             """)
     }
 
-    /// Marks the commits `tip` reaches; returns how many. Throws when the
+    /// Marks the commits the tips reach; returns how many. Throws when a
     /// tip, or a parent of a reached commit, is not in the pack.
-    private func reach(from tip: ObjectID) throws -> Int {
-        guard let start = try db.scalarInt("SELECT id FROM node WHERE sha = ?", [SQLiteValue.blob(tip.digest)]) else {
-            throw GitError.tipMissing(tip: tip.hex)
+    private func reach(from tips: [ObjectID]) throws -> Int {
+        try db.execute("CREATE TABLE tip(node INTEGER PRIMARY KEY)")
+        for tip in tips {
+            guard let start = try db.scalarInt("SELECT id FROM node WHERE sha = ?", [SQLiteValue.blob(tip.digest)]) else {
+                throw GitError.tipMissing(tip: tip.hex)
+            }
+            try db.execute("INSERT OR IGNORE INTO tip(node) VALUES (?)", [start])
         }
         try db.execute("CREATE TABLE reached(node INTEGER PRIMARY KEY)")
         try db.execute(
             """
             INSERT INTO reached(node)
-                WITH RECURSIVE r(node) AS (VALUES (?) UNION SELECT l.parent FROM r JOIN link l ON l.child = r.node)
+                WITH RECURSIVE r(node) AS (SELECT node FROM tip UNION SELECT l.parent FROM r JOIN link l ON l.child = r.node)
                 SELECT node FROM r
-            """, [start])
+            """)
         if try db.scalarInt("SELECT EXISTS (SELECT 1 FROM reached WHERE node = 0)") == 1 {
             // Only now are the names looked up again, to say which.
             let missing = try db.prepare(

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Turns a received pack into the history of one tip, in two passes over the
+/// Turns a received pack into the history of one tip (or several: branches
+/// fetched together, each commit handed on once), in two passes over the
 /// pack so that nothing is handed on from a pack that turns out bad: the
 /// first checks the trailer, parses every commit and finds those the tip
 /// reaches (each with all its parents); the second hands those on in
@@ -27,13 +28,22 @@ struct PackHistoryReader {
         _ storage: any PackStorage, tip: ObjectID, isCancelled: () -> Bool = { false },
         deliver: ([Commit]) throws -> Void
     ) throws -> Summary {
+        try read(storage, tips: [tip], isCancelled: isCancelled, deliver: deliver)
+    }
+
+    /// The histories of several tips (branches) from one pack, each commit handed
+    /// on once, parents first; every tip must be in the pack (docs/BRANCHES.md).
+    func read(
+        _ storage: any PackStorage, tips: [ObjectID], isCancelled: () -> Bool = { false },
+        deliver: ([Commit]) throws -> Void
+    ) throws -> Summary {
         let pack = try PackReader(storage: storage, limits: limits)
         try pack.verifyChecksum()
         let index = try indexCommits(pack, isCancelled: isCancelled)
         let deltaObjects = pack.deltaCount
         var batch: [Commit] = []
         batch.reserveCapacity(batchSize)
-        let commits = try index.forEachCommit(reachedFrom: tip) { offset, id in
+        let commits = try index.forEachCommit(reachedFrom: tips) { offset, id in
             // The name was computed from these very bytes in the first pass.
             let commit = try GitCommitObject(parsing: try pack.object(at: offset).body, id: id)
             batch.append(Commit(commit, id: id, htmlURLPrefix: htmlURLPrefix))

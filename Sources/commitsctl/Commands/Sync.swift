@@ -31,8 +31,14 @@ extension Commitsctl {
         @Flag(help: "Let patterns (OWNER/*) select archived repositories too (default: the configuration's include_archived, else no).")
         var includeArchived = false
 
-        @Option(help: "The branch to mirror (default: the repository's default branch).")
-        var branch: String?
+        @Option(
+            help: ArgumentHelp(
+                "A branch to mirror, or a glob such as 'release/*' (repeatable; default: the repository's default branch). Each branch is mirrored exactly on its own; commits they share are stored once.",
+                valueName: "branch"))
+        var branch: [String] = []
+
+        @Flag(help: "Mirror every branch of the repository, each exactly on its own (listed once per run).")
+        var allBranches = false
 
         @Flag(help: "When the API rate limit is exhausted, wait for its reset instead of exiting with status 75.")
         var wait = false
@@ -73,16 +79,29 @@ extension Commitsctl {
                     "--include-forks and --include-archived apply to patterns such as OWNER/*; a repository named on its own is always mirrored"
                 )
             }
-            if case .pattern? = repository.flatMap(RepositorySelector.init(parsing:)), branch != nil {
-                throw ValidationError("--branch needs a single repository; a pattern mirrors each repository's default branch")
+            let flag = branch.isEmpty ? "--all-branches" : "--branch"
+            if case .pattern? = repository.flatMap(RepositorySelector.init(parsing:)), !branch.isEmpty || allBranches {
+                throw ValidationError("\(flag) needs a single repository; a pattern mirrors each repository's default branch")
             }
-            if let branch, branch.isEmpty { throw ValidationError("--branch must not be empty") }
-            if let branch, let problem = BranchName.problem(with: branch) {
+            if !branch.isEmpty || allBranches, repository == nil {
                 throw ValidationError(
-                    "--branch \(BranchName.quoted(branch)) is not a valid branch name: \(problem); expected \(BranchName.expectedForm)")
+                    "\(flag) needs a repository; configured repositories take their branches from the configuration file")
             }
-            if branch != nil && repository == nil {
-                throw ValidationError("--branch needs a repository; configured repositories take their branch from the configuration file")
+            if allBranches, !branch.isEmpty {
+                throw ValidationError("--all-branches mirrors every branch: give it without --branch")
+            }
+            var seen: Set<String> = []
+            for name in branch {
+                if name.isEmpty { throw ValidationError("--branch must not be empty") }
+                if !name.contains("*"), let problem = BranchName.problem(with: name) {
+                    throw ValidationError(
+                        "--branch \(BranchName.quoted(name)) is not a valid branch name: \(problem); expected \(BranchName.expectedForm)")
+                }
+                if let problem = BranchPattern.problem(with: name) {
+                    throw ValidationError(
+                        "--branch \(BranchName.quoted(name)) is not a branch glob: \(problem); expected \(BranchPattern.expectedForm)")
+                }
+                if !seen.insert(name).inserted { throw ValidationError("--branch \(BranchName.quoted(name)) is given twice") }
             }
         }
 
@@ -96,7 +115,8 @@ extension Commitsctl {
                 var selections: [RepositoryDiscovery.Selection] = []
                 switch repository.flatMap(RepositorySelector.init(parsing:)) {
                 case .repository(let name)?:
-                    targets = [.init(name: name, branch: branch)]
+                    // Globs and --all-branches are expanded once the client exists (below).
+                    targets = branch.isEmpty ? [.init(name: name)] : branch.map { .init(name: name, branch: $0) }
                 case .pattern(let pattern)?:
                     selections = [
                         .init(
@@ -149,7 +169,10 @@ extension Commitsctl {
                     }
                 }
 
-                if repository != nil, selections.isEmpty {
+                if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
+                    targets = try await branchTargets(name, branchSelection, client: client)
+                }
+                if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
                     switch await run(sync, targets[0], recorder, mirrorRemoved: true) {
                     case .synced(let report): print(report.summary)
@@ -164,7 +187,10 @@ extension Commitsctl {
                 }
                 let discovery = RepositoryDiscovery(store: settings.store, client: client, logger: logger)
                 var tally = await discover(selections, discovery, into: &targets)
-                if !tally.stop { await syncAll(targets, sync, recorder, tally: &tally) }
+                if !tally.stop {
+                    // Branches of a repository named on the command line are synced even when it was removed.
+                    await syncAll(targets, sync, recorder, mirrorRemoved: repository != nil, tally: &tally)
+                }
                 throw ExitCode(tally.status)
             }
         }
@@ -242,10 +268,10 @@ extension Commitsctl {
         /// client keeps) ends the run: the rest would only be refused too.
         private func syncAll(
             _ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
-            _ recorder: SyncMetricsRecorder?, tally: inout Tally
+            _ recorder: SyncMetricsRecorder?, mirrorRemoved: Bool = false, tally: inout Tally
         ) async {
             targets: for (index, target) in targets.enumerated() {
-                switch await run(sync, target, recorder) {
+                switch await run(sync, target, recorder, mirrorRemoved: mirrorRemoved) {
                 case .synced(let report):
                     print(report.summary)
                 case .skipped(let holder):

@@ -1,0 +1,55 @@
+import Curl
+import Foundation
+
+/// Branch listings: `GET /repos/{o}/{r}/branches`, one page per call, each with
+/// every branch's head (docs/BRANCHES.md). Pagination and what a listing must be
+/// consistent with live in `BranchListing.list`, as the owner listing's live in
+/// `RepositoryDiscovery`.
+extension GitHubClient {
+    /// One element of a branch listing: a branch and its head.
+    public struct ListedBranch: Sendable, Equatable, Codable {
+        public var name: String
+        public var head: String
+
+        public init(name: String, head: String) {
+            self.name = name
+            self.head = head
+        }
+    }
+
+    /// An answer for one page of a branch listing.
+    public enum BranchesPage: Sendable, Equatable {
+        /// 304: the page is the one the ETag sent was taken from.
+        case notModified
+        case listed(branches: [ListedBranch], etag: String?, next: String?)
+    }
+
+    /// The first page of `repository`'s branches, 100 a page.
+    public func branchesURL(_ repository: RepositoryName) -> String {
+        "\(configuration.apiURL)/repos/\(repository.owner)/\(repository.name)/branches?per_page=100"
+    }
+
+    /// One page of a branch listing, sent with `If-None-Match: <etag>` when one is
+    /// known (answered 304, free when authenticated, when the page is unchanged).
+    /// Throws `GitHubError.notFound` when GitHub knows no such repository.
+    public func branchesPage(url: String, repository: RepositoryName, etag: String?) async throws -> BranchesPage {
+        struct Element: Decodable {
+            struct Head: Decodable { var sha: String }
+            var name: String
+            var commit: Head
+        }
+        var headers: HTTPHeaders = []
+        if let etag { headers.add(name: "If-None-Match", value: etag) }
+        return try await send(url: url, headers: headers, kind: .branchListing, repository: repository) { response -> BranchesPage in
+            if response.status == 304 { return .notModified }
+            var links: LinkHeader?
+            if let header = response.headers["link"].map(redact) {
+                guard let parsed = LinkHeader(header) else { throw PayloadError("malformed Link header: \(header.prefix(200))") }
+                links = parsed
+            }
+            let elements = try PayloadDecoder().decode([Element].self, from: response.body)
+            let branches = elements.map { ListedBranch(name: $0.name, head: $0.commit.sha) }
+            return .listed(branches: branches, etag: response.headers["etag"], next: links?.next)
+        }.value
+    }
+}
