@@ -45,16 +45,32 @@ extension MirrorReader {
                 candidates += try statement.bind(arguments).map { (id: $0.int64(0), date: $0.string(1)) }
             }
             candidates.sort { $0.date != $1.date ? $0.date > $1.date : $0.id < $1.id }
-            let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
-            for candidate in candidates.prefix(plan.limit ?? candidates.count) {
-                if let commit = try fetch.bind([candidate.id]).first(Self.commitSummary(from:)) {
-                    try body(commit)
-                }
-            }
+            try forEachCommit(ids: candidates.prefix(plan.limit ?? candidates.count).map(\.id), body)
         case .dateIndex, .set:
             let statement = try db.prepare(plan.sql())
             try statement.bind(plan.statementArguments).forEachRow {
                 try body(Self.commitSummary(from: $0))
+            }
+        }
+    }
+
+    /// Commits read by id with one statement: a page of `-n 50` is one statement, not 50.
+    static let commitsPerStatement = 500
+
+    /// The commits `ids` in that order, a page of them per statement (a page's
+    /// worth is held at a time, so a long result still streams).
+    private func forEachCommit(ids: [Int64], _ body: (CommitSummary) throws -> Void) throws {
+        for start in stride(from: 0, to: ids.count, by: Self.commitsPerStatement) {
+            let page = ids[start..<min(start + Self.commitsPerStatement, ids.count)]
+            let parameters = page.map { _ in "?" }.joined(separator: ", ")
+            var commits: [Int64: CommitSummary] = [:]
+            commits.reserveCapacity(page.count)
+            try db.prepare(Self.commitSelect() + "\nWHERE c.id IN (\(parameters))").bind(Array(page)).forEachRow {
+                let commit = Self.commitSummary(from: $0)
+                commits[commit.storeID] = commit
+            }
+            for id in page {
+                if let commit = commits[id] { try body(commit) }
             }
         }
     }
@@ -78,7 +94,7 @@ extension MirrorReader {
         switch plan.driver {
         case .people(let column, let ids):
             statements.append((plan.peopleSQL(column: column), [ids[0]] + plan.arguments + [plan.limit ?? -1]))
-            statements.append((Self.commitSelect() + "\nWHERE c.id = ?", [Int64(1)]))
+            statements.append((Self.commitSelect() + "\nWHERE c.id IN (?, ?)", [Int64(1), Int64(2)]))
         case .set(let set):
             statements.append(("SELECT count(*) FROM (\(set.sql) LIMIT ?)", set.arguments + [1]))
             statements.append((plan.sql(), plan.statementArguments))

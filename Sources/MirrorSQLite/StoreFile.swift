@@ -18,6 +18,7 @@ enum StoreFile {
     /// (looked at before anything could change it: opening read-write switches a file to WAL).
     static func open(_ path: String, mode: Connection.Mode) throws -> Connection {
         do {
+            if mode == .readOnly { return try openReadOnly(path) }
             try refuseForeignDatabase(at: path)
             return try Connection(path: path, mode: mode)
         } catch {
@@ -25,13 +26,25 @@ enum StoreFile {
         }
     }
 
+    /// A reader looks with the connection it then reads through: one open and
+    /// one reading of the schema on the path before a query's first statement.
+    private static func openReadOnly(_ path: String) throws -> Connection {
+        let connection = try Connection(path: path, mode: .inspect)
+        try refuseForeignDatabase(connection, path: path)
+        try connection.requireWALJournal()
+        return connection
+    }
+
     /// Throws `foreignDatabase` for an SQLite file with tables but no
     /// `schema_migrations`: another program's database, never to be extended.
     /// Looks without writing (the journal mode is left as it is).
     static func refuseForeignDatabase(at path: String) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size > 0 else { return }
-        let file = try Connection(path: path, mode: .inspect)
+        // stat(2), not FileManager: its attributes look up the owner's user and group names (NSS).
+        guard case .regularFile(let size) = FileKind.of(path), size > 0 else { return }
+        try refuseForeignDatabase(Connection(path: path, mode: .inspect), path: path)
+    }
+
+    private static func refuseForeignDatabase(_ file: Connection, path: String) throws {
         let tables = try file.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
         let migrations =
             try file.scalarInt(

@@ -3,8 +3,9 @@ import CSQLite
 /// One SQLite database connection.
 ///
 /// Opening configures what every connection of this project relies on and
-/// verifies it: WAL journal mode (checked, not assumed), `foreign_keys=ON`,
-/// `synchronous=NORMAL`, extended result codes and a bounded busy timeout.
+/// verifies it: WAL journal mode (checked, not assumed), extended result codes
+/// and a bounded busy timeout; a connection that writes also gets
+/// `foreign_keys=ON` and `synchronous=NORMAL`.
 /// Not `Sendable`: use a connection from one thread (or actor) at a time.
 public final class Connection {
     public enum Mode: Sendable, Equatable {
@@ -70,12 +71,13 @@ public final class Connection {
                 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         sqlite3_busy_timeout(rawConnection, milliseconds)
         // Reading the schema here turns "file is not a database" into an error at open time.
-        let journalMode: String
         switch mode {
         case .readWrite:
-            journalMode = try pragma("journal_mode = WAL")
+            try requireWAL(journalMode: try pragma("journal_mode = WAL"))
         case .readOnly:
-            journalMode = try pragma("journal_mode")
+            // Nothing to set: foreign keys and syncs only matter to a connection that writes.
+            try requireWALJournal()
+            return
         case .inspect:
             _ = try pragma("schema_version")
             return
@@ -87,20 +89,28 @@ public final class Connection {
             try execute("PRAGMA temp_store = FILE")
             return
         }
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA synchronous = NORMAL")
+        // Keep -wal and -shm when the last writer closes: a reader that may not
+        // create files in the store's directory (a member of the service's group)
+        // can then still open the store read-only while no writer runs.
+        var persist: Int32 = 1
+        sqlite3_file_control(rawConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    }
+
+    /// Throws unless the file is in WAL journal mode, as every store file is: what a
+    /// `.readOnly` connection checks on opening, and what an `.inspect` one that
+    /// decided to read on checks before it does (one connection, one schema read).
+    public func requireWALJournal() throws {
+        try requireWAL(journalMode: try pragma("journal_mode"))
+    }
+
+    private func requireWAL(journalMode: String) throws {
         guard journalMode.lowercased() == "wal" else {
             throw SQLiteError(
                 code: .SQLITE_ERROR,
                 message: "could not enable WAL journal mode (got \(journalMode)); is the file on a network file system?",
                 sql: "PRAGMA journal_mode = WAL")
-        }
-        try execute("PRAGMA foreign_keys = ON")
-        try execute("PRAGMA synchronous = NORMAL")
-        if mode == .readWrite {
-            // Keep -wal and -shm when the last writer closes: a reader that may not
-            // create files in the store's directory (a member of the service's group)
-            // can then still open the store read-only while no writer runs.
-            var persist: Int32 = 1
-            sqlite3_file_control(rawConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         }
     }
 

@@ -12,6 +12,31 @@ import Testing
         #expect(try db.pragma("synchronous") == "1")  // NORMAL
     }
 
+    /// A read-only connection checks the journal mode and sets nothing (foreign
+    /// keys and syncs are a writer's business); a file in another journal mode is
+    /// refused by it, and by an inspecting connection only when asked to check.
+    @Test func readOnlyConnectionsRequireWALAndLeaveTheWritersPragmas() throws {
+        let directory = try TemporaryDirectory()
+        let wal = directory.path("wal.sqlite")
+        try Connection(path: wal).execute("CREATE TABLE t (x INTEGER)")
+        let reader = try Connection(path: wal, mode: .readOnly)
+        #expect(try reader.pragma("journal_mode") == "wal")
+        #expect(try reader.pragma("foreign_keys") == "0")
+        try Connection(path: wal, mode: .inspect).requireWALJournal()
+
+        let rollback = directory.path("rollback.sqlite")
+        do {
+            let other = try Connection(path: rollback)
+            #expect(try other.pragma("journal_mode = DELETE") == "delete")
+            try other.execute("CREATE TABLE t (x INTEGER)")
+            try other.close()
+        }
+        #expect(throws: SQLiteError.self) { try Connection(path: rollback, mode: .readOnly) }
+        let inspecting = try Connection(path: rollback, mode: .inspect)
+        #expect(try inspecting.scalarInt("SELECT count(*) FROM t") == 0)
+        #expect(throws: SQLiteError.self) { try inspecting.requireWALJournal() }
+    }
+
     /// A scratch database that outgrew its cache spilled to a file SQLite had
     /// already unlinked: its pages are on disk, not in memory, and nothing is
     /// left behind, however the process ends.

@@ -10,6 +10,8 @@ struct PagerOptions: ParsableArguments {
 
     /// Starts the pager when the decision says so; call before the first output.
     func start() {
+        // Decided before the environment is copied into a dictionary: piped output never pages.
+        guard Terminal.standardOutputIsTerminal, !noPager else { return }
         let environment = ProcessInfo.processInfo.environment
         guard
             let command = Pager.command(
