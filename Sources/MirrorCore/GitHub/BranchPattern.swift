@@ -33,38 +33,10 @@ public struct BranchPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `branch` is selected.
     public func matches(_ branch: String) -> Bool {
-        Self.glob(Array(text.utf8), matches: Array(branch.utf8))
+        StarGlob.matches(Array(text.utf8), Array(branch.utf8))
     }
 
     public var description: String { text }
-
-    /// `*`-only glob by the classic greedy match with one backtrack point: linear
-    /// in practice, never exponential, whatever the pattern.
-    private static func glob(_ pattern: [UInt8], matches text: [UInt8]) -> Bool {
-        let star = UInt8(ascii: "*")
-        var p = 0
-        var t = 0
-        var starAt: Int?
-        var resumeAt = 0
-        while t < text.count {
-            if p < pattern.count, pattern[p] == star {
-                starAt = p
-                resumeAt = t
-                p += 1
-            } else if p < pattern.count, pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if let star = starAt {
-                p = star + 1
-                resumeAt += 1
-                t = resumeAt
-            } else {
-                return false
-            }
-        }
-        while p < pattern.count, pattern[p] == star { p += 1 }
-        return p == pattern.count
-    }
 }
 
 /// The branches one repository entry mirrors: its `branches:` patterns, in

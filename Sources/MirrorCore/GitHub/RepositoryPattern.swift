@@ -35,7 +35,7 @@ public struct RepositoryPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `name` (a repository's name, without its owner) matches the name part.
     public func matches(name: String) -> Bool {
-        Self.glob(Array(namePattern.lowercased().utf8), matches: Array(name.lowercased().utf8))
+        StarGlob.matches(Array(namePattern.lowercased().utf8), Array(name.lowercased().utf8))
     }
 
     /// Whether `repository` belongs to the owner and matches the name part.
@@ -44,32 +44,6 @@ public struct RepositoryPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(owner)/\(namePattern)" }
-
-    /// `*`-only glob by the classic greedy match with one backtrack point: linear
-    /// in practice, never exponential, whatever the pattern.
-    private static func glob(_ pattern: [UInt8], matches text: [UInt8]) -> Bool {
-        let star = UInt8(ascii: "*")
-        var p = 0, t = 0
-        var starAt: Int?, resumeAt = 0
-        while t < text.count {
-            if p < pattern.count, pattern[p] == star {
-                starAt = p
-                resumeAt = t
-                p += 1
-            } else if p < pattern.count, pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if let star = starAt {
-                p = star + 1
-                resumeAt += 1
-                t = resumeAt
-            } else {
-                return false
-            }
-        }
-        while p < pattern.count, pattern[p] == star { p += 1 }
-        return p == pattern.count
-    }
 }
 
 /// What a user may name wherever a repository is accepted: one repository, or a pattern.
