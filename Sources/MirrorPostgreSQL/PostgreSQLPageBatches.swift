@@ -43,10 +43,10 @@ final class PostgreSQLPageBatches: PageBatches {
 }
 
 extension PostgreSQLStore {
-    /// The pages of one sync; into an empty store, with the secondary indexes
-    /// built once at the end (BulkLoadIndexes).
+    /// The pages of one sync; into an empty store, or one the load will at least
+    /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let bulkLoad = try BulkLoadIndexes.dropIfStoreIsEmpty(connection)
+        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(expectedCommits: limits.expectedCommits, connection)
         messageIndex.isDeferred = bulkLoad
         let result: T
         do {

@@ -6,8 +6,9 @@ import Testing
 
 @testable import MirrorCore
 
-/// A load into an empty PostgreSQL store builds its secondary indexes at the end
-/// (BulkLoadIndexes.swift): they are away while the pages go in, they come back
+/// A load into an empty PostgreSQL store, or one announced larger than what the
+/// store holds, builds its secondary indexes at the end (BulkLoadIndexes.swift):
+/// they are away while the pages go in, they come back
 /// exactly as the migrations made them whatever ends the load, and a writer
 /// opening a store whose load was cut short rebuilds them.
 @Suite struct PostgreSQLBulkLoadIndexesTests {
@@ -91,6 +92,28 @@ import Testing
 
         _ = try StoreLocation(uri).openSyncWriter()
         #expect(try Self.indexes(observer) == complete)
+    }
+
+    /// A git bootstrap after the first page REST stored: the load it announces dwarfs the store.
+    @Test func aLoadAnnouncedLargerThanTheStoreBuildsTheIndexesAtTheEnd() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        let commits = PostgreSQLBulkPageTablesTests.commits(600)
+        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
+        }
+        let observer = try PostgreSQLConnection(uri: uri)
+        let complete = try Self.indexes(observer)
+        var duringLoad: [Bool] = []
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 5_000)) { batches in
+            for start in stride(from: 100, to: 600, by: 100) {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+            }
+        }
+        #expect(duringLoad == Array(repeating: false, count: 5))
+        #expect(try Self.indexes(observer) == complete)
+        let reader = try StoreLocation(uri).openCommitReader()
+        #expect(try reader.commitCount(repositoryID: repositoryID) == 600)
     }
 
     @Test func pagesIntoAStoreThatHoldsCommitsKeepTheIndexesInPlace() async throws {
