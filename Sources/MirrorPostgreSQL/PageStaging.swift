@@ -39,23 +39,25 @@ enum PageStaging {
         // Emptied at every commit (ON COMMIT DELETE ROWS, which also keeps these
         // never-vacuumed tables from growing); a batch's earlier page is deleted here.
         try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors")
-        try connection.copyIn(
+        try connection.copyInBinary(
             """
             COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_login, author_search,
                 author_date, committer_name, committer_email, committer_login, committer_search, committer_date,
-                parent_count, tree_sha, parents) FROM STDIN
+                parent_count, tree_sha, parents) FROM STDIN (FORMAT binary)
             """,
             rows: commits.enumerated().lazy.map { ord, commit in row(ord, commit) })
         let coAuthors = commits.enumerated().flatMap { ord, commit in
-            commit.coAuthors.enumerated().map { position, person -> [String?] in
+            commit.coAuthors.enumerated().map { position, person -> [CopyValue] in
                 [
-                    String(ord), String(position), storable(person.name), storable(person.email),
-                    AuthorSearch.searchText(name: storable(person.name), email: storable(person.email)),
+                    .integer(Int32(ord)), .integer(Int32(position)), .text(storable(person.name)),
+                    .text(storable(person.email)),
+                    .text(AuthorSearch.searchText(name: storable(person.name), email: storable(person.email))),
                 ]
             }
         }
         if !coAuthors.isEmpty {
-            try connection.copyIn("COPY staged_coauthors (ord, position, name, email, search) FROM STDIN", rows: coAuthors)
+            try connection.copyInBinary(
+                "COPY staged_coauthors (ord, position, name, email, search) FROM STDIN (FORMAT binary)", rows: coAuthors)
         }
         // The planner knows nothing of a temporary table's rows until told (autovacuum never
         // visits one): without this it guesses 200 distinct shas and answers a page of a few
@@ -75,18 +77,21 @@ enum PageStaging {
         return outcome
     }
 
-    private static func row(_ ord: Int, _ commit: Commit) -> [String?] {
+    /// A page's row of `staged_commits`; `ord` and `parent_count` are its integer columns.
+    private static func row(_ ord: Int, _ commit: Commit) -> [CopyValue] {
         let author = commit.author.identity
         let committer = commit.committer.identity
+        let optional = { (text: String?) in text.map { CopyValue.text(storable($0)) } ?? .null }
         return [
-            String(ord), storable(commit.sha), storable(commit.message), commit.htmlURL.map(storable),
-            storable(author.name), storable(author.email), author.login.map(storable),
-            AuthorSearch.searchText(name: storable(author.name), email: storable(author.email)),
-            ISO8601Timestamp.format(commit.author.date),
-            storable(committer.name), storable(committer.email), committer.login.map(storable),
-            AuthorSearch.searchText(name: storable(committer.name), email: storable(committer.email)),
-            ISO8601Timestamp.format(commit.committer.date),
-            String(commit.parents.count), commit.treeSHA.map(storable), commit.parents.map(storable).joined(separator: " "),
+            .integer(Int32(ord)), .text(storable(commit.sha)), .text(storable(commit.message)), optional(commit.htmlURL),
+            .text(storable(author.name)), .text(storable(author.email)), optional(author.login),
+            .text(AuthorSearch.searchText(name: storable(author.name), email: storable(author.email))),
+            .text(ISO8601Timestamp.format(commit.author.date)),
+            .text(storable(committer.name)), .text(storable(committer.email)), optional(committer.login),
+            .text(AuthorSearch.searchText(name: storable(committer.name), email: storable(committer.email))),
+            .text(ISO8601Timestamp.format(commit.committer.date)),
+            .integer(Int32(commit.parents.count)), optional(commit.treeSHA),
+            .text(commit.parents.map(storable).joined(separator: " ")),
         ]
     }
 
