@@ -53,6 +53,12 @@ extension PostgreSQLStore {
         guard batch == nil else { return }
         try connection.execute("BEGIN")
         batch = OpenBatch(started: .now)
+        do {
+            try fence?.check(on: connection)
+        } catch {
+            rollBackBatch()
+            throw error
+        }
     }
 
     func commitBatch() throws {
