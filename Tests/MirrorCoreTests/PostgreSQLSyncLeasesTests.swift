@@ -180,6 +180,44 @@ import Testing
         )
     }
 
+    @Test func aLeaseThatRunsOutDuringACheckedTransactionIsNotTakenUntilItEnds() async throws {
+        let uri = try await Self.database()
+        let first = try StoreLocation(uri).openSyncLeases()
+        let second = try StoreLocation(uri).openSyncLeases()
+        try first.addTargets([Self.widgets])
+        let lease = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(60)).first)
+        let writer = try first.openFencedWriter(for: lease)
+        try await Self.writePage(writer, commits: [StoreContractTests.commit(2, parents: [1])])
+        let repositoryID = try #require(try writer.repository(named: Self.widgets.repository)).id
+        let walk = try #require(try writer.pendingWalks(repositoryID: repositoryID, branch: "main").first)
+        let observer = try PostgreSQLConnection(uri: uri)
+
+        let short = try first.renew(lease, duration: .seconds(3))
+        var claimedMeanwhile: [SyncLease] = []
+        try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
+            // The batch's transaction checked the lease and holds its row until it commits.
+            _ = try batches.store(
+                page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                pagesTotal: 1)
+            #expect(batches.isOpen)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try observer.execute("SELECT lease_until > now() FROM sync_leases").bool(0, 0) == true,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try observer.execute("SELECT lease_until <= now() FROM sync_leases").bool(0, 0) == true)
+            claimedMeanwhile = try second.claimDue(owner: "b", limit: 1, duration: .seconds(60))
+        }
+        #expect(claimedMeanwhile.isEmpty, "the row stays locked by the checked transaction: skipped")
+        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 2, "what was checked commits")
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        #expect(taken.generation == short.generation + 1)
+        #expect { try writer.recordAttempt(repositoryID: repositoryID, branch: "main") } throws: {
+            Self.isLeaseLost($0, generation: lease.generation)
+        }
+    }
+
     @Test func aDatabaseMissingTheLeaseVersionGetsItWhateverNewerVersionsItHas() async throws {
         let uri = try await Self.database()
         _ = try StoreLocation(uri).openSyncWriter()
