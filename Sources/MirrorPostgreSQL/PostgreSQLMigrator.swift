@@ -33,10 +33,15 @@ enum PostgreSQLMigrator {
     }
 
     /// For readers, which never write: the schema must be there and current.
+    /// One statement, since every reading command starts here: a database without
+    /// the version table answers "undefined table" (SQLSTATE 42P01).
     static func verify(_ connection: PostgreSQLConnection, location: String) throws {
-        let exists = try connection.execute("SELECT to_regclass('commits_mirror_schema') IS NOT NULL").bool(0, 0) ?? false
-        guard exists else { throw StoreError.missing(path: location) }
-        let applied = try appliedVersions(connection)
+        let applied: Set<Int>
+        do {
+            applied = try appliedVersions(connection)
+        } catch let error as PostgreSQLError where error.sqlState == "42P01" {
+            throw StoreError.missing(path: location)
+        }
         try refuseUnknown(applied, location: location)
         if !Set(PostgreSQLSchema.migrations.map(\.version)).isSubset(of: applied) {
             throw StoreError.readOnlyNeedsMigration(path: location)
