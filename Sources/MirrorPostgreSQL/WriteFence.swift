@@ -11,6 +11,9 @@ import PostgreSQL
 /// claim that was already updating it makes the check wait and then see the new
 /// generation. So no write commits after another owner's claim, however long its
 /// writer was paused before it.
+///
+/// The bulk load's index drop (BulkLoadIndexes) is fenced too; rebuilding a
+/// missing index is not: it only repairs, whoever does it.
 struct WriteFence {
     let lease: SyncLease
 
