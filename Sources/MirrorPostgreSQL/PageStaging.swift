@@ -62,10 +62,15 @@ enum PageStaging {
         // with a scan of every stored commit. Only the columns it joins on: under a millisecond.
         try connection.executeScript("ANALYZE staged_commits (sha, ord)")
         try upsertAuthors(connection)
-        let inserted = try insertNewCommits(connection)
-        // Every sha new (a first sync's pages): no stored commit can have changed.
+        let inserted = try insertNewCommits(repositoryID: repositoryID, connection)
+        // Every sha new (a first sync's pages): no stored commit can have changed, and
+        // the statement that inserted them made them the repository's too.
         let allNew = inserted == Set(commits.lazy.map { storable($0.sha) }).count
-        if replacingStored && !allNew { outcome.updated = try updateChangedCommits(connection) }
+        if allNew {
+            outcome.added = inserted
+            return outcome
+        }
+        if replacingStored { outcome.updated = try updateChangedCommits(connection) }
         outcome.added = try addMemberships(repositoryID: repositoryID, connection)
         return outcome
     }
@@ -120,7 +125,12 @@ enum PageStaging {
 
     /// New commits, in page order (their ids keep the mirrored order), with their
     /// parents and co-authors; returns how many commits were new.
-    private static func insertNewCommits(_ connection: PostgreSQLConnection) throws -> Int {
+    ///
+    /// When every commit of the page is new, they join the repository in the same
+    /// statement, numbered as `addMemberships` numbers them (no stored commit can
+    /// be a member yet): a first sync's page skips that statement's look-ups of
+    /// each sha and each membership, a third of a page's time.
+    private static func insertNewCommits(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
         try connection.execute(
             """
             WITH inserted AS (
@@ -147,11 +157,35 @@ enum PageStaging {
                 FROM inserted i JOIN \(page) p ON p.sha = i.sha
                 JOIN staged_coauthors c ON c.ord = p.ord
                 JOIN authors a ON a.name = c.name AND a.email = c.email
-            )
+            ),
+            joining AS MATERIALIZED (
+                SELECT i.id, p.ord FROM inserted i JOIN \(page) p ON p.sha = i.sha
+                WHERE (SELECT count(*) FROM inserted) = (SELECT count(DISTINCT sha) FROM staged_commits)
+            ),
+            \(numberedMemberships)
             SELECT count(*) FROM inserted
-            """
+            """, [repositoryID]
         ).int(0, 0) ?? 0
     }
+
+    /// `joining`'s commits (`id`, page `ord`) join repository `$1`, each new
+    /// membership taking the next change number in page order (the cursor
+    /// `query --follow` waits on). The counter's row lock, held to the commit,
+    /// makes the numbers visible in order.
+    private static let numberedMemberships = """
+        counter AS (
+            UPDATE change_counter SET last = last + (SELECT count(*) FROM joining)
+            WHERE EXISTS (SELECT 1 FROM joining)
+            RETURNING last
+        ),
+        added AS (
+            INSERT INTO repository_commits (repository_id, commit_id, change_seq)
+            SELECT $1, j.id, counter.last - count(*) OVER () + row_number() OVER (ORDER BY j.ord)
+            FROM joining j CROSS JOIN counter
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+        )
+        """
 
     /// Stored commits whose data the page changes (newest data wins); their co-authors follow the message.
     private static func updateChangedCommits(_ connection: PostgreSQLConnection) throws -> Int {
@@ -183,9 +217,7 @@ enum PageStaging {
         return changed.count
     }
 
-    /// The page's commits join the repository, each new membership taking the
-    /// next change number (the cursor `query --follow` waits on). The counter's
-    /// row lock, held to the commit, makes the numbers visible in order.
+    /// The page's commits that are not yet the repository's join it (`numberedMemberships`).
     private static func addMemberships(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
         try connection.execute(
             """
@@ -193,18 +225,7 @@ enum PageStaging {
                 SELECT c.id, p.ord FROM \(page) p JOIN commits c ON c.sha = p.sha
                 WHERE NOT EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = $1 AND rc.commit_id = c.id)
             ),
-            counter AS (
-                UPDATE change_counter SET last = last + (SELECT count(*) FROM joining)
-                WHERE EXISTS (SELECT 1 FROM joining)
-                RETURNING last
-            ),
-            added AS (
-                INSERT INTO repository_commits (repository_id, commit_id, change_seq)
-                SELECT $1, j.id, counter.last - count(*) OVER () + row_number() OVER (ORDER BY j.ord)
-                FROM joining j CROSS JOIN counter
-                ON CONFLICT DO NOTHING
-                RETURNING 1
-            )
+            \(numberedMemberships)
             SELECT count(*) FROM added
             """, [repositoryID]
         ).int(0, 0) ?? 0
