@@ -52,9 +52,13 @@ enum BulkLoadIndexes {
     /// drops the deferred indexes and says so. When another writer's transaction
     /// holds the tables for more than a second, or this role may not drop them,
     /// the load goes ahead with the indexes in place: this only ever changes speed.
-    static func dropIfWorthRebuilding(expectedCommits: Int?, _ connection: PostgreSQLConnection) throws -> Bool {
+    /// A claimed sync's writer drops nothing once its lease is lost (`fence`).
+    static func dropIfWorthRebuilding(
+        expectedCommits: Int?, fence: WriteFence?, _ connection: PostgreSQLConnection
+    ) throws -> Bool {
         do {
             return try connection.transaction {
+                try fence?.check(on: connection)
                 try connection.execute("SET LOCAL lock_timeout = '1s'")
                 try connection.execute("LOCK TABLE commits, commit_parents, commit_coauthors, repository_commits")
                 // Counted only as far as the decision needs.

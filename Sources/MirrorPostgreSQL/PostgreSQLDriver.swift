@@ -77,6 +77,15 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
+    public func openSyncLeases(uri: String) throws -> any SyncLeases {
+        try validate(uri: uri)
+        do {
+            return try PostgreSQLSyncLeases(uri: uri, password: try credentialPassword())
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+
     /// `$CREDENTIALS_DIRECTORY/postgresql-password`, its last newline dropped; `nil` without one.
     func credentialPassword() throws -> String? {
         guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }

@@ -46,7 +46,8 @@ extension PostgreSQLStore {
     /// The pages of one sync; into an empty store, or one the load will at least
     /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(expectedCommits: limits.expectedCommits, connection)
+        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(
+            expectedCommits: limits.expectedCommits, fence: fence, connection)
         messageIndex.isDeferred = bulkLoad
         let result: T
         do {
@@ -70,6 +71,12 @@ extension PostgreSQLStore {
         guard batch == nil else { return }
         try connection.execute("BEGIN")
         batch = OpenBatch(started: .now)
+        do {
+            try fence?.check(on: connection)
+        } catch {
+            rollBackBatch()
+            throw error
+        }
     }
 
     func commitBatch() throws {

@@ -207,6 +207,7 @@ enum PostgreSQLSchema {
                 );
                 """),
         bulkPageTables,
+        leaseTables,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

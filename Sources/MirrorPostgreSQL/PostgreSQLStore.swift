@@ -18,6 +18,9 @@ public final class PostgreSQLStore: MirrorWriter {
     var batch: OpenBatch?
     var plannerStatistics: PlannerStatistics
     var messageIndex = MessageIndexCatchUp()
+    /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
+    /// every write transaction checks the lease first.
+    var fence: WriteFence?
 
     struct OpenBatch {
         var pages = 0
@@ -37,10 +40,16 @@ public final class PostgreSQLStore: MirrorWriter {
     }
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on
-    /// serialization failures and deadlocks (PostgreSQL rolled it back whole).
+    /// serialization failures and deadlocks (PostgreSQL rolled it back whole),
+    /// which checks the fence first when there is one.
     @discardableResult
     func write<T>(_ body: () throws -> T) throws -> T {
-        guard batch != nil else { return try connection.retryingTransaction(body) }
+        guard batch != nil else {
+            return try connection.retryingTransaction {
+                try fence?.check(on: connection)
+                return try body()
+            }
+        }
         do {
             return try body()
         } catch {

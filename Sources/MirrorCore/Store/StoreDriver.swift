@@ -43,6 +43,9 @@ public protocol DatabaseStoreDriver: Sendable {
     /// Claims `repository` for one sync at a time across every process using the
     /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
+    /// The queue of sync targets and their leases, shared through the database by
+    /// every process using the store, on a connection of its own.
+    func openSyncLeases(uri: String) throws -> any SyncLeases
 }
 
 /// A claim on a repository, held until released (or its holder's connection ends).

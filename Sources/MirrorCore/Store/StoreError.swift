@@ -41,6 +41,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case backupDestinationExists(path: String)
     /// A backup could not write its copy (the store is not changed by a backup).
     case cannotWriteBackup(backup: String, reason: String)
+    /// A write, renewal or release under a lease that no longer holds its target
+    /// (it ran out and another owner claimed it, or it was released): nothing was written.
+    case leaseLost(SyncLease)
     case sqlite(SQLiteError)
 
     /// SQLite could not open or write the file (as a reader without its WAL side files meets it).
@@ -120,6 +123,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .cannotWriteBackup(let backup, let reason):
             return
                 "cannot write the backup \(backup): \(reason); nothing was written there, and the store itself is never changed by a backup"
+        case .leaseLost(let lease):
+            return
+                "the claim on \(lease.target) by \(lease.owner) (lease generation \(lease.generation)) is lost: its lease ran out and another owner claimed it, or it was released; nothing was written under it"
         case .sqlite(let error):
             return "store error: \(error)"
         }

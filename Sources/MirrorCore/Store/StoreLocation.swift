@@ -110,6 +110,16 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The claims on sync targets every process using the store shares: rows of
+    /// the database (leases by its clock, fenced writes), or for a file store the
+    /// `flock`s beside it and due times in memory (`HostSyncLeases`).
+    public func openSyncLeases() throws -> any SyncLeases {
+        switch self {
+        case .sqliteFile: HostSyncLeases(store: self)
+        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openSyncLeases(uri: uri)
+        }
+    }
+
     /// What `claimInDatabase` got.
     enum DatabaseClaim {
         case notADatabase

@@ -1,0 +1,78 @@
+import Foundation
+
+/// One thing a daemon syncs: a repository and one of its branches (`nil`: the
+/// repository's default branch, whatever it is called now).
+public struct SyncTarget: Sendable, Hashable, CustomStringConvertible {
+    public let repository: RepositoryName
+    public let branch: String?
+
+    public init(repository: RepositoryName, branch: String? = nil) {
+        self.repository = repository
+        self.branch = branch
+    }
+
+    public var description: String {
+        branch.map { "\(repository) (branch \($0))" } ?? "\(repository) (default branch)"
+    }
+}
+
+/// A claim on a target, held by `owner` until `expiresAt` unless renewed.
+///
+/// `generation` grows by one at every claim of the target, by whichever owner:
+/// it is the fencing token. A holder whose lease ran out and was claimed by
+/// another has a smaller generation than the row, so its renewals and its writes
+/// are refused (`StoreError.leaseLost`) however late it wakes up.
+public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
+    public let target: SyncTarget
+    public let owner: String
+    public let generation: Int64
+    /// By the store's clock (a database server's `now()`), never the holder's.
+    public let expiresAt: Date
+
+    public init(target: SyncTarget, owner: String, generation: Int64, expiresAt: Date) {
+        self.target = target
+        self.owner = owner
+        self.generation = generation
+        self.expiresAt = expiresAt
+    }
+
+    public var description: String { "\(target) held by \(owner), lease generation \(generation)" }
+}
+
+/// The claims on sync targets of every process sharing a store: a queue of
+/// targets by due time, each claimed by one owner at a time under a lease.
+///
+/// On a PostgreSQL store the queue and the leases are rows of the database,
+/// shared by every daemon on any machine, and the leases' clock is the server's
+/// (MirrorPostgreSQL/PostgreSQLSyncLeases.swift). On a SQLite store, which one
+/// host writes, a claim is the repository's `flock` beside the file and the due
+/// times live in this object (`HostSyncLeases`): the single-host behaviour of
+/// today behind the same calls.
+///
+/// Used by one task at a time, like a store's connection.
+public protocol SyncLeases: AnyObject {
+    /// Adds the targets not yet in the queue, due now; known ones keep their due time and lease.
+    func addTargets(_ targets: [SyncTarget]) throws
+    /// Claims at most `limit` targets that are due and not held under a live
+    /// lease, the longest due first, each for `duration` from now. Two callers
+    /// never get the same target; none is waited for (one another holds is skipped).
+    func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease]
+    /// Extends the lease to `duration` from now, only while its generation still
+    /// holds the target; otherwise throws `StoreError.leaseLost`.
+    func renew(_ lease: SyncLease, duration: Duration) throws -> SyncLease
+    /// Gives the target up, due again `nextDue` from now, only while the lease's
+    /// generation still holds it; otherwise throws `StoreError.leaseLost`.
+    func release(_ lease: SyncLease, nextDue: Duration) throws
+    /// A writer whose every write transaction first checks, inside it, that
+    /// `lease` still holds its target unexpired, and otherwise fails with
+    /// `StoreError.leaseLost` having written nothing.
+    func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter
+}
+
+extension Duration {
+    /// Whole milliseconds (what the stores keep), at least 0.
+    public var leaseMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return max(0, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import MirrorCore
+import PostgreSQL
+
+/// The queue of sync targets and their leases in the database (`sync_leases`,
+/// schema version 4), shared by every daemon using it, on a connection of its own.
+///
+/// Claiming is the shape PostgreSQL job queues converged on (River, Oban,
+/// graphile-worker, solid_queue): a `MATERIALIZED` CTE picks the due rows
+/// `FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for one another
+/// and never get the same row, and one `UPDATE … RETURNING` sets the owner, the
+/// lease's end and the next generation. Every time is the server's `now()`: the
+/// daemons' clocks may disagree, the database's is the one they share.
+final class PostgreSQLSyncLeases: SyncLeases {
+    private let uri: String
+    private let password: String?
+    private let connection: PostgreSQLConnection
+
+    init(uri: String, password: String?) throws {
+        self.uri = uri
+        self.password = password
+        connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror leases")
+        try PostgreSQLMigrator.migrate(connection, location: uri)
+    }
+
+    func addTargets(_ targets: [SyncTarget]) throws {
+        guard !targets.isEmpty else { return }
+        try storeErrors {
+            try connection.execute(
+                """
+                INSERT INTO sync_leases (repository, branch)
+                SELECT * FROM unnest($1::text[], $2::text[])
+                ON CONFLICT ((lower(repository)), branch) DO NOTHING
+                """,
+                [TextArray(targets.map(\.repository.description)), TextArray(targets.map(\.storedBranch))])
+        }
+    }
+
+    func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
+        guard limit > 0 else { return [] }
+        let rows = try storeErrors {
+            try connection.execute(
+                """
+                WITH due AS MATERIALIZED (
+                    SELECT lower(repository) AS repository, branch FROM sync_leases
+                    WHERE due_at <= now() AND (lease_until IS NULL OR lease_until <= now())
+                    ORDER BY due_at, lower(repository), branch
+                    LIMIT $2
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE sync_leases l
+                SET owner = $1, lease_until = now() + $3::float8 * interval '1 millisecond',
+                    lease_generation = l.lease_generation + 1
+                FROM due WHERE lower(l.repository) = due.repository AND l.branch = due.branch
+                RETURNING l.repository, l.branch, l.lease_generation, extract(epoch FROM l.lease_until)
+                """, [owner, limit, duration.leaseMilliseconds])
+        }
+        return (0..<rows.count).compactMap { row in
+            guard let repository = rows.string(row, 0).flatMap(RepositoryName.init(parsing:)),
+                let branch = rows.string(row, 1)
+            else { return nil }
+            return SyncLease(
+                target: SyncTarget(repository: repository, branch: branch.isEmpty ? nil : branch), owner: owner,
+                generation: rows.int64(row, 2) ?? 0, expiresAt: Date(timeIntervalSince1970: rows.double(row, 3) ?? 0))
+        }
+    }
+
+    func renew(_ lease: SyncLease, duration: Duration) throws -> SyncLease {
+        let rows = try storeErrors {
+            try connection.execute(
+                """
+                UPDATE sync_leases SET lease_until = now() + $5::float8 * interval '1 millisecond'
+                WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
+                RETURNING extract(epoch FROM lease_until)
+                """, Self.key(lease) + [duration.leaseMilliseconds])
+        }
+        guard rows.count == 1, let until = rows.double(0, 0) else { throw StoreError.leaseLost(lease) }
+        return SyncLease(
+            target: lease.target, owner: lease.owner, generation: lease.generation,
+            expiresAt: Date(timeIntervalSince1970: until))
+    }
+
+    func release(_ lease: SyncLease, nextDue: Duration) throws {
+        let rows = try storeErrors {
+            try connection.execute(
+                """
+                UPDATE sync_leases SET owner = NULL, lease_until = NULL, due_at = now() + $5::float8 * interval '1 millisecond'
+                WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
+                """, Self.key(lease) + [nextDue.leaseMilliseconds])
+        }
+        guard rows.affectedRows == 1 else { throw StoreError.leaseLost(lease) }
+    }
+
+    func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter {
+        let store = try storeErrors { try PostgreSQLStore(uri: uri, password: password) }
+        store.fence = WriteFence(lease: lease)
+        return store
+    }
+
+    /// What identifies the lease's row and its holder: `$1` … `$4` of the statements above.
+    private static func key(_ lease: SyncLease) -> [any PostgreSQLBindable] {
+        [lease.target.repository.description, lease.target.storedBranch, lease.owner, lease.generation]
+    }
+
+    private func storeErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLStoreError(error, uri: uri)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PostgreSQLSyncLeases: Sendable {}
