@@ -207,6 +207,7 @@ enum PostgreSQLSchema {
                 );
                 """),
         bulkPageTables,
+        branchMembership,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
