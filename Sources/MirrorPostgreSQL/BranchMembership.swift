@@ -7,15 +7,21 @@ import PostgreSQL
 // (MirrorCore), the same as the SQLite store's (MirrorSQLite/BranchMembership.swift).
 
 extension PostgreSQLStore {
-    /// The branch's row, created if needed (one per `sync_state` row); returns its id.
-    func branchID(repositoryID: Int64, branch: String) throws -> Int64 {
-        try connection.execute(
-            """
-            INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2)
-            ON CONFLICT (repository_id, name) DO UPDATE SET state = 'active', gone_since = NULL
-            RETURNING id
-            """, [repositoryID, branch]
-        ).int64(0, 0) ?? 0
+    /// The branch's row (one per `sync_state` row), created if needed, and
+    /// whether its rows describe the head `sync_state` records: not for a row
+    /// just created, nor for a gone branch synced again (its rows were dropped).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+        let found = try connection.execute(
+            "SELECT id, state FROM repository_branches WHERE repository_id = $1 AND name = $2", [repositoryID, branch])
+        if found.count > 0, let id = found.int64(0, 0) {
+            guard found.string(0, 1) != "active" else { return (id, true) }
+            try connection.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = $1", [id])
+            return (id, false)
+        }
+        let id = try connection.execute(
+            "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) RETURNING id", [repositoryID, branch]
+        ).int64(0, 0)
+        return (id ?? 0, false)
     }
 
     /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
@@ -33,8 +39,8 @@ extension PostgreSQLStore {
             "SELECT head_sha, complete FROM sync_state WHERE repository_id = $1 AND branch = $2", [repositoryID, branch])
         let previousHead = previous.count > 0 ? previous.string(0, 0) : nil
         let previousComplete = previous.count > 0 ? previous.bool(0, 1) ?? false : false
-        let branchID = try branchID(repositoryID: repositoryID, branch: branch)
-        switch BranchMembershipUpdate(previousHead: previousHead, previousComplete: previousComplete, head: head) {
+        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        switch BranchMembershipUpdate(previousHead: previousHead, previousComplete: rowsKnown && previousComplete, head: head) {
         case .none:
             return
         case .clear:

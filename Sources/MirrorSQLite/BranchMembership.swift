@@ -6,15 +6,19 @@ import SQLite
 // without the commits it reaches. The rule is BranchMembershipUpdate's (MirrorCore).
 
 extension MirrorStore {
-    /// The branch's row, created if needed (one per `sync_state` row); returns its id.
-    func branchID(repositoryID: Int64, branch: String) throws -> Int64 {
-        try db.execute(
-            """
-            INSERT INTO repository_branches (repository_id, name) VALUES (?, ?)
-            ON CONFLICT (repository_id, name) DO UPDATE SET state = 'active', gone_since = NULL
-            """, [repositoryID, branch])
-        return try db.prepare("SELECT id FROM repository_branches WHERE repository_id = ? AND name = ?")
-            .bind([repositoryID, branch]).first { $0.int64(0) } ?? 0
+    /// The branch's row (one per `sync_state` row), created if needed, and
+    /// whether its rows describe the head `sync_state` records: not for a row
+    /// just created, nor for a gone branch synced again (its rows were dropped).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+        if let row = try db.prepare("SELECT id, state FROM repository_branches WHERE repository_id = ? AND name = ?")
+            .bind([repositoryID, branch]).first({ (id: $0.int64(0), state: $0.string(1)) })
+        {
+            guard row.state != "active" else { return (row.id, true) }
+            try db.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = ?", [row.id])
+            return (row.id, false)
+        }
+        try db.execute("INSERT INTO repository_branches (repository_id, name) VALUES (?, ?)", [repositoryID, branch])
+        return (db.lastInsertRowID, false)
     }
 
     /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
@@ -30,8 +34,9 @@ extension MirrorStore {
     func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
         let previous = try db.prepare("SELECT head_sha, complete FROM sync_state WHERE repository_id = ? AND branch = ?")
             .bind([repositoryID, branch]).first { (head: $0.optionalString(0), complete: $0.int(1) != 0) }
-        let branchID = try branchID(repositoryID: repositoryID, branch: branch)
-        switch BranchMembershipUpdate(previousHead: previous?.head, previousComplete: previous?.complete ?? false, head: head) {
+        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        let complete = rowsKnown && previous?.complete == true
+        switch BranchMembershipUpdate(previousHead: previous?.head, previousComplete: complete, head: head) {
         case .none:
             return
         case .clear:
