@@ -1,6 +1,7 @@
 import Foundation
 import GitHubSim
 import MirrorTestSupport
+import PostgreSQL
 import SQLite
 import Testing
 
@@ -11,6 +12,7 @@ import Testing
 /// branches gains `repository_branches` and `branch_commits` when opened, backed
 /// up first like every upgrade, with each branch's rows backfilled from its
 /// recorded head: exactly what the simulator's branch reaches (`git rev-list`).
+/// The PostgreSQL store's version 3 does the same to a version 2 database.
 @Suite struct BranchMembershipUpgradeTests {
     static let repository = SimRepository(
         owner: "acme", name: "widgets", id: 78,
@@ -33,21 +35,66 @@ import Testing
             .map { $0.string(0) }
     }
 
+    /// Two branches of the simulator's repository, `release/1.0` 70 first parents behind main,
+    /// and each one's `branch sha` lines, sorted.
+    static func branchesAndTheirHistory(_ sim: GitHubSimulator) throws -> [String] {
+        let head = try sim.headSHA(owner: "acme", name: "widgets")
+        try sim.setBranch(owner: "acme", name: "widgets", branch: "release/1.0", to: head)
+        try sim.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 70)
+        var expected: [String] = []
+        for branch in ["main", "release/1.0"] {
+            let reached = try sim.reachableSHAs(owner: "acme", name: "widgets", branch: branch)
+            #expect(!reached.isEmpty)
+            expected += reached.map { "\(branch) \($0)" }
+        }
+        return expected.sorted()
+    }
+
+    @Test func aVersion2PostgreSQLStoreGetsTheSameBackfill() async throws {
+        try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
+            let expected = try Self.branchesAndTheirHistory(harness.simulator)
+            let uri = try await PostgreSQLServer.shared().createDatabase()
+            TestStoreDrivers.register()
+            do {
+                let engine = SyncEngine(
+                    client: try harness.client(), store: try StoreLocation(uri).openSyncWriter(),
+                    logger: TestSupport.quietLogger)
+                _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!)
+                _ = try await engine.sync(RepositoryName(parsing: "acme/widgets")!, branch: "release/1.0")
+            }
+            let connection = try PostgreSQLConnection(uri: uri)
+            func membership() throws -> [String] {
+                let rows = try connection.execute(
+                    """
+                    SELECT b.name || ' ' || c.sha FROM branch_commits bc JOIN repository_branches b ON b.id = bc.branch_id
+                    JOIN commits c ON c.id = bc.commit_id ORDER BY (b.name || ' ' || c.sha) COLLATE "C"
+                    """)
+                return (0..<rows.count).compactMap { rows.string($0, 0) }
+            }
+            #expect(try membership() == expected, "the sync kept the rows")
+            // The database as version 2 left it: what version 3 created, dropped.
+            try connection.executeScript(
+                """
+                BEGIN;
+                DROP TABLE branch_commits;
+                DROP TABLE repository_branches;
+                DROP FUNCTION repository_branches_deleted_cascade();
+                DELETE FROM commits_mirror_schema WHERE version = 3;
+                COMMIT;
+                """)
+            _ = try StoreLocation(uri).openSyncWriter()
+            #expect(try connection.execute("SELECT max(version) FROM commits_mirror_schema").int(0, 0) == 3)
+            #expect(try membership() == expected, "backfilled from each head")
+            let check = try StoreLocation(uri).openCommitReader().check()
+            #expect(check.foreignKeyViolations.isEmpty && check.isComplete && !check.isDamaged, "\(check)")
+        }
+    }
+
     @Test func aVersion8StoreGetsEachBranchsRowsByReachabilityFromItsHead() async throws {
         try await withRunning(SimulatorHarness.start([Self.repository])) { harness in
-            let sim = harness.simulator
-            let head = try sim.headSHA(owner: "acme", name: "widgets")
-            try sim.setBranch(owner: "acme", name: "widgets", branch: "release/1.0", to: head)
-            try sim.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 70)
+            let expected = try Self.branchesAndTheirHistory(harness.simulator)
             _ = try await harness.sync("acme/widgets")
             _ = try await harness.sync("acme/widgets", branch: "release/1.0")
-            var expected: [String] = []
-            for branch in ["main", "release/1.0"] {
-                let reached = try sim.reachableSHAs(owner: "acme", name: "widgets", branch: branch)
-                #expect(!reached.isEmpty)
-                expected += reached.map { "\(branch) \($0)" }
-            }
-            expected.sort()
             #expect(try Self.membership(harness.storePath) == expected, "the sync kept the rows")
 
             // The same store as version 8 left it: the two tables were all version 9 added.
