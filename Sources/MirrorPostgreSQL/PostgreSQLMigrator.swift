@@ -30,10 +30,15 @@ enum PostgreSQLMigrator {
     }
 
     /// For readers, which never write: the schema must be there and current.
+    /// One statement, since every reading command starts here: a database without
+    /// the version table answers "undefined table" (SQLSTATE 42P01).
     static func verify(_ connection: PostgreSQLConnection, location: String) throws {
-        let exists = try connection.execute("SELECT to_regclass('commits_mirror_schema') IS NOT NULL").bool(0, 0) ?? false
-        guard exists else { throw StoreError.missing(path: location) }
-        let current = try appliedVersion(connection)
+        let current: Int
+        do {
+            current = try appliedVersion(connection)
+        } catch let error as PostgreSQLError where error.sqlState == "42P01" {
+            throw StoreError.missing(path: location)
+        }
         if current > PostgreSQLSchema.latestVersion {
             throw StoreError.newerSchema(path: location, found: current, known: PostgreSQLSchema.latestVersion)
         }

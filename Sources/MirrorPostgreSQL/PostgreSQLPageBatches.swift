@@ -43,10 +43,27 @@ final class PostgreSQLPageBatches: PageBatches {
 }
 
 extension PostgreSQLStore {
+    /// The pages of one sync; into an empty store, or one the load will at least
+    /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let result = try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
+        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(expectedCommits: limits.expectedCommits, connection)
+        messageIndex.isDeferred = bulkLoad
+        let result: T
+        do {
+            result = try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
+        } catch {
+            if bulkLoad { try? restoreDeferredIndexes() }
+            throw error
+        }
+        if bulkLoad { try restoreDeferredIndexes() }
         messageIndex.mergeIfAtLeast(MessageIndexCatchUp.afterSync, on: connection)
         return result
+    }
+
+    /// Builds the indexes a bulk load left out (a fresh index has no pending list).
+    func restoreDeferredIndexes() throws {
+        try BulkLoadIndexes.restore(connection)
+        messageIndex = MessageIndexCatchUp()
     }
 
     func beginBatch() throws {

@@ -34,11 +34,7 @@ public final class PostgreSQLReader: MirrorReading {
     func read<T>(_ body: () throws -> T) throws -> T {
         do {
             if connection.isInTransaction { return try body() }
-            return try connection.transaction(readOnly: true) {
-                // The first statement of the transaction: every later one sees its snapshot.
-                try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                return try body()
-            }
+            return try connection.transaction(.readOnlySnapshot, body)
         } catch let error as PostgreSQLError {
             throw PostgreSQLStoreError(error, uri: uri)
         }

@@ -15,15 +15,7 @@ final class PostgreSQLSnapshotSource: MirrorSnapshotSource {
     }
 
     func withSnapshot<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        do {
-            let value = try body()
-            try connection.execute("COMMIT")
-            return value
-        } catch {
-            if connection.isHealthy { _ = try? connection.execute("ROLLBACK") }
-            throw error
-        }
+        try connection.transaction(.readOnlySnapshot, body)
     }
 
     func forEachRow(of table: MirrorTable, _ body: ([String?]) throws -> Void) throws {

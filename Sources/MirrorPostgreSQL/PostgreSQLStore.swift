@@ -29,6 +29,9 @@ public final class PostgreSQLStore: MirrorWriter {
         location = .postgreSQL(uri)
         connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror")
         try PostgreSQLMigrator.migrate(connection, location: uri)
+        // A load into an empty store that ended before rebuilding its indexes. Best
+        // effort: without them every answer is the same, only slower.
+        if try BulkLoadIndexes.anyMissing(connection) { try? BulkLoadIndexes.restore(connection) }
         try PageStaging.prepare(connection)
         plannerStatistics = try PlannerStatistics(connection)
     }

@@ -1,13 +1,28 @@
 import CPostgreSQL
 
 extension PostgreSQLConnection {
+    /// How a transaction begins, said in its one `BEGIN` statement.
+    public enum TransactionMode: Sendable {
+        /// The server's default: read committed, read-write.
+        case readWrite
+        /// One snapshot for every statement (repeatable read), writes refused.
+        case readOnlySnapshot
+
+        var begin: String {
+            switch self {
+            case .readWrite: "BEGIN"
+            case .readOnlySnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+            }
+        }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// A statement that failed inside `body` leaves the transaction aborted even
     /// if `body` caught the error; PostgreSQL would then answer COMMIT with a
     /// silent ROLLBACK, so that case throws instead of pretending it committed.
-    public func transaction<T>(readOnly: Bool = false, _ body: () throws -> T) throws -> T {
-        try execute(readOnly ? "BEGIN READ ONLY" : "BEGIN")
+    public func transaction<T>(_ mode: TransactionMode = .readWrite, _ body: () throws -> T) throws -> T {
+        try execute(mode.begin)
         do {
             let value = try body()
             guard cpq_transaction_status(rawConnection) == PQTRANS_INTRANS else {
@@ -30,7 +45,7 @@ extension PostgreSQLConnection {
         var attempt = 1
         while true {
             do {
-                return try transaction(body)
+                return try transaction(.readWrite, body)
             } catch let error as PostgreSQLError where error.isRetryable && attempt < attempts {
                 attempt += 1
             }

@@ -38,10 +38,20 @@ import Testing
         return try connection.execute("SELECT pending_pages FROM pgstatginindex('commits_message_trgm')").int(0, 0) ?? -1
     }
 
-    static func stored(_ commits: [Commit], in uri: String) async throws -> (any MirrorWriter, Int64) {
+    /// `commits` stored in pages of 100. `seeded`: a commit of its own is stored
+    /// first, so the pages go into a store that is not empty and update the
+    /// indexes as they go (a load into an empty store builds them at the end:
+    /// PostgreSQLBulkLoadIndexesTests).
+    static func stored(_ commits: [Commit], in uri: String, seeded: Bool = false) async throws -> (any MirrorWriter, Int64) {
         TestStoreDrivers.register()
         let writer = try StoreLocation(uri).openSyncWriter()
         let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        if seeded {
+            let seed = StoreContractTests.commit(999_999, parents: [], message: "seed")
+            _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+                try batches.storeFromGit([seed], repositoryID: repository.id)
+            }
+        }
         _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
             for start in stride(from: 0, to: commits.count, by: 100) {
                 _ = try batches.storeFromGit(
@@ -55,7 +65,7 @@ import Testing
         let uri = try await PostgreSQLServer.shared().createDatabase()
         // Fewer than a catch-up's worth: the messages stay in the pending list.
         let commits = Self.commits(600)
-        _ = try await Self.stored(commits, in: uri)
+        _ = try await Self.stored(commits, in: uri, seeded: true)
         let observer = try PostgreSQLConnection(uri: uri)
         #expect(try Self.pendingPages(observer) > 0)
         let reader = try StoreLocation(uri).openCommitReader()
@@ -73,7 +83,7 @@ import Testing
     @Test func aSyncsWorthOfCommitsIsMergedIntoTheIndexWhenItsPagesAreDone() async throws {
         let uri = try await PostgreSQLServer.shared().createDatabase()
         let commits = Self.commits(1_500)
-        _ = try await Self.stored(commits, in: uri)
+        _ = try await Self.stored(commits, in: uri, seeded: true)
         let observer = try PostgreSQLConnection(uri: uri)
         #expect(try Self.pendingPages(observer) == 0)
         let reader = try StoreLocation(uri).openCommitReader()

@@ -11,8 +11,6 @@ import Foundation
 import NIOCore
 
 enum AppEndpoints {
-    static let defaultPerPage = 30
-    static let maxPerPage = 100
 
     static func respond(
         _ request: SimRequest, route: AppRoute, caller: Caller, authority: AppAuthority, repositories: [HostedRepository],
@@ -46,17 +44,17 @@ enum AppEndpoints {
         switch route {
         case .installations:
             let all = authority.app.installations
-            let (lower, upper, page, perPage) = window(request, total: all.count)
+            let window = PageWindow(request, total: all.count)
             var body = ByteBuffer()
             body.writeStaticString("[")
-            for (index, installation) in all[lower..<upper].enumerated() {
+            for (index, installation) in all[window.range].enumerated() {
                 if index > 0 { body.writeStaticString(",") }
                 write(installation, app: authority.app, baseURL: baseURL, into: &body)
             }
             body.writeStaticString("]")
             var response = SimResponse.json(.ok, body)
             if let link = LinkBuilder.header(
-                base: "\(baseURL)/app/installations", rawQuery: request.query, page: page, total: all.count, perPage: perPage)
+                base: "\(baseURL)/app/installations", rawQuery: request.query, page: window.page, total: all.count, perPage: window.perPage)
             {
                 response.headers.add(name: "Link", value: link)
             }
@@ -89,10 +87,10 @@ enum AppEndpoints {
     ) -> SimResponse {
         let account = installation.account.lowercased()
         let listed = repositories.map { ($0, $0.snapshot) }.filter { $0.1.owner.lowercased() == account }.sorted { $0.0.id > $1.0.id }
-        let (lower, upper, page, perPage) = window(request, total: listed.count)
+        let window = PageWindow(request, total: listed.count)
         var body = ByteBuffer()
         body.writeString("{\"total_count\":\(listed.count),\"repository_selection\":\"all\",\"repositories\":[")
-        for (index, (repository, state)) in listed[lower..<upper].enumerated() {
+        for (index, (repository, state)) in listed[window.range].enumerated() {
             if index > 0 { body.writeStaticString(",") }
             RepositoryJSON.write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         }
@@ -104,23 +102,14 @@ enum AppEndpoints {
             return SimResponse(status: .notModified, headers: headers)
         }
         if let link = LinkBuilder.header(
-            base: "\(baseURL)/installation/repositories", rawQuery: request.query, page: page, total: listed.count, perPage: perPage)
+            base: "\(baseURL)/installation/repositories", rawQuery: request.query, page: window.page, total: listed.count,
+            perPage: window.perPage)
         {
             headers.add(name: "Link", value: link)
         }
         var response = SimResponse.json(.ok, body)
         response.headers.add(contentsOf: headers)
         return response
-    }
-
-    /// The slice of `total` items a `page` and `per_page` ask for.
-    private static func window(_ request: SimRequest, total: Int) -> (lower: Int, upper: Int, page: Int, perPage: Int) {
-        var perPage = request.queryValue("per_page").flatMap { Int($0) } ?? defaultPerPage
-        if perPage <= 0 { perPage = defaultPerPage }
-        perPage = min(perPage, maxPerPage)
-        let page = min(max(request.queryValue("page").flatMap { Int($0) } ?? 1, 1), 1_000_000)
-        let lower = min((page - 1) * perPage, total)
-        return (lower, min(lower + perPage, total), page, perPage)
     }
 
     private static func write(_ installation: SimInstallation, app: SimApp, baseURL: String, into body: inout ByteBuffer) {

@@ -7,24 +7,17 @@
 import NIOCore
 
 enum BranchesEndpoint {
-    static let defaultPerPage = 30
-    static let maxPerPage = 100
 
     static func respond(_ context: EndpointContext) -> SimResponse {
         let request = context.request
         var branches = context.state.branchHeads
         if request.queryValue("protected") == "true" { branches = [] }
-        var perPage = request.queryValue("per_page").flatMap { Int($0) } ?? defaultPerPage
-        if perPage <= 0 { perPage = defaultPerPage }
-        perPage = min(perPage, maxPerPage)
-        let page = min(max(request.queryValue("page").flatMap { Int($0) } ?? 1, 1), 1_000_000)
-        let lower = min((page - 1) * perPage, branches.count)
-        let upper = min(lower + perPage, branches.count)
+        let window = PageWindow(request, total: branches.count)
 
         var body = ByteBuffer()
         body.writeStaticString("[")
         if let graph = context.repository.graph {
-            for (index, branch) in branches[lower..<upper].enumerated() {
+            for (index, branch) in branches[window.range].enumerated() {
                 if index > 0 { body.writeStaticString(",") }
                 let sha = graph.sha(of: branch.node)
                 body.writeStaticString("{\"name\":")
@@ -41,7 +34,7 @@ enum BranchesEndpoint {
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
         if let link = LinkBuilder.header(
             base: "\(context.baseURL)/repositories/\(context.repository.id)/branches", rawQuery: request.query,
-            page: page, total: branches.count, perPage: perPage)
+            page: window.page, total: branches.count, perPage: window.perPage)
         {
             headers.add(name: "Link", value: link)
         }

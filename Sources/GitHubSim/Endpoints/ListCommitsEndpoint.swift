@@ -3,8 +3,6 @@
 import NIOCore
 
 enum ListCommitsEndpoint {
-    static let defaultPerPage = 30
-    static let maxPerPage = 100
 
     static func respond(_ context: EndpointContext) -> SimResponse {
         let request = context.request
@@ -26,15 +24,10 @@ enum ListCommitsEndpoint {
             guard let parsed = Timestamp.parseISO8601(text) else { return invalidTime("until", text) }
             until = parsed
         }
-        var perPage = request.queryValue("per_page").flatMap { Int($0) } ?? defaultPerPage
-        if perPage <= 0 { perPage = defaultPerPage }
-        perPage = min(perPage, maxPerPage)
-        let page = min(max(request.queryValue("page").flatMap { Int($0) } ?? 1, 1), 1_000_000_000)
 
         let listing = graph.listing(from: start, since: since, until: until)
-        let lower = min((page - 1) * perPage, listing.count)
-        let upper = min(lower + perPage, listing.count)
-        let nodes = (lower..<upper).map { listing[$0] }
+        let window = PageWindow(request, total: listing.count, maxPage: 1_000_000_000)
+        let nodes = window.range.map { listing[$0] }
 
         let etag = ConditionalRequest.weakETag(
             "list|\(context.repository.id)|\(context.renderer.cacheKey)|\(graph.sha(of: start))|\(request.query ?? "")")
@@ -43,7 +36,7 @@ enum ListCommitsEndpoint {
 
         if let link = LinkBuilder.header(
             base: "\(context.baseURL)/repositories/\(context.repository.id)/commits", rawQuery: request.query,
-            page: page, total: listing.count, perPage: perPage)
+            page: window.page, total: listing.count, perPage: window.perPage)
         {
             headers.add(name: "Link", value: link)
         }

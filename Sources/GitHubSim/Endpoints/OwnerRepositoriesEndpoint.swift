@@ -9,8 +9,6 @@
 import NIOCore
 
 enum OwnerRepositoriesEndpoint {
-    static let defaultPerPage = 30
-    static let maxPerPage = 100
 
     static func respond(
         _ request: SimRequest, owner reference: OwnerReference, repositories: [HostedRepository], userAccounts: Set<String>,
@@ -54,16 +52,11 @@ enum OwnerRepositoriesEndpoint {
         } else {
             listed.sort { $0.1.fullName.lowercased() < $1.1.fullName.lowercased() }
         }
-        var perPage = request.queryValue("per_page").flatMap { Int($0) } ?? defaultPerPage
-        if perPage <= 0 { perPage = defaultPerPage }
-        perPage = min(perPage, maxPerPage)
-        let page = min(max(request.queryValue("page").flatMap { Int($0) } ?? 1, 1), 1_000_000)
-        let lower = min((page - 1) * perPage, listed.count)
-        let upper = min(lower + perPage, listed.count)
+        let window = PageWindow(request, total: listed.count)
 
         var body = ByteBuffer()
         body.writeStaticString("[")
-        for (index, (repository, state)) in listed[lower..<upper].enumerated() {
+        for (index, (repository, state)) in listed[window.range].enumerated() {
             if index > 0 { body.writeStaticString(",") }
             RepositoryJSON.write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         }
@@ -77,7 +70,7 @@ enum OwnerRepositoriesEndpoint {
         let accountPath = organization ? "organizations" : "user"
         if let link = LinkBuilder.header(
             base: "\(baseURL)/\(accountPath)/\(RepositoryJSON.ownerID(owner))/repos", rawQuery: request.query,
-            page: page, total: listed.count, perPage: perPage)
+            page: window.page, total: listed.count, perPage: window.perPage)
         {
             headers.add(name: "Link", value: link)
         }

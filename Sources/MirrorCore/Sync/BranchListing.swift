@@ -58,12 +58,11 @@ public struct BranchListing: Sendable, Equatable, Codable {
                 allNotModified = false
                 try check(branches, of: repository)
                 var resolved: String?
-                if !branches.isEmpty, let next {
-                    guard let origin, let target = origin.resolve(next, against: url) else {
-                        throw BranchListingError.linkRefused(
-                            repository: repository, link: APIOrigin.displayable(next), origin: origin?.description ?? "the API")
-                    }
-                    resolved = target
+                switch ListingNextPage(next: next, of: url, pageIsEmpty: branches.isEmpty, origin: origin) {
+                case .end: resolved = nil
+                case .at(let target): resolved = target
+                case .refused(let link, let origin):
+                    throw BranchListingError.linkRefused(repository: repository, link: link, origin: origin)
                 }
                 page = Page(url: url, etag: etag, next: resolved, branches: branches)
             }

@@ -69,7 +69,8 @@ public struct GitBootstrap: Sendable {
         configuration.pace = pace
         configuration.expectedCommits = target.expectedCommits
         do {
-            return try await store.withBatches(limits: BatchLimits(maximumCommits: Self.commitsPerTransaction)) { batches in
+            let limits = BatchLimits(maximumCommits: Self.commitsPerTransaction, expectedCommits: target.expectedCommits)
+            return try await store.withBatches(limits: limits) { batches in
                 let delivery = Delivery(batches: batches, repositoryID: target.repositoryID)
                 do {
                     let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)

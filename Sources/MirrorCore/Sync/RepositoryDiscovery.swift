@@ -261,14 +261,11 @@ public struct RepositoryDiscovery: Sendable {
                 if let bad = repositories.first(where: { $0.id <= 0 }) {
                     throw DiscoveryError.inconsistentListing(owner: owner, detail: "\(bad.fullName.prefix(200)) has id \(bad.id)")
                 }
-                // An empty page ends a listing whatever it links to.
                 var resolved: String?
-                if !repositories.isEmpty, let next {
-                    guard let origin, let target = origin.resolve(next, against: url) else {
-                        throw DiscoveryError.linkRefused(
-                            owner: owner, link: APIOrigin.displayable(next), origin: origin?.description ?? "the API")
-                    }
-                    resolved = target
+                switch ListingNextPage(next: next, of: url, pageIsEmpty: repositories.isEmpty, origin: origin) {
+                case .end: resolved = nil
+                case .at(let target): resolved = target
+                case .refused(let link, let origin): throw DiscoveryError.linkRefused(owner: owner, link: link, origin: origin)
                 }
                 page = OwnerListing.Page(url: url, etag: etag, next: resolved, repositories: repositories)
             }

@@ -84,7 +84,8 @@ extension PageBatches {
     }
 }
 
-/// When pages (or git batches) stop sharing one write transaction.
+/// When pages (or git batches) stop sharing one write transaction, and how
+/// much the batches are expected to bring.
 public struct BatchLimits: Sendable, Equatable {
     /// Pages per transaction.
     public var maximumPages: Int?
@@ -92,11 +93,18 @@ public struct BatchLimits: Sendable, Equatable {
     public var maximumCommits: Int?
     /// Longest a transaction stays open, so readers see progress.
     public var maximumDuration: Duration?
+    /// About how many commits the batches will bring, when known (a git
+    /// bootstrap knows it from the first page): a hint that lets a store index a
+    /// load much larger than what it holds once at the end. Never a bound.
+    public var expectedCommits: Int?
 
-    public init(maximumPages: Int? = nil, maximumCommits: Int? = nil, maximumDuration: Duration? = nil) {
+    public init(
+        maximumPages: Int? = nil, maximumCommits: Int? = nil, maximumDuration: Duration? = nil, expectedCommits: Int? = nil
+    ) {
         self.maximumPages = maximumPages
         self.maximumCommits = maximumCommits
         self.maximumDuration = maximumDuration
+        self.expectedCommits = expectedCommits
     }
 
     /// Whether a batch holding `pages` pages and `commits` commits, open since `started`, is due to commit.

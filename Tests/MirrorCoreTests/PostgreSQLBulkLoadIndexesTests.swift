@@ -1,0 +1,135 @@
+import Foundation
+import MirrorPostgreSQL
+import MirrorTestSupport
+import PostgreSQL
+import Testing
+
+@testable import MirrorCore
+
+/// A load into an empty PostgreSQL store, or one announced larger than what the
+/// store holds, builds its secondary indexes at the end (BulkLoadIndexes.swift):
+/// they are away while the pages go in, they come back
+/// exactly as the migrations made them whatever ends the load, and a writer
+/// opening a store whose load was cut short rebuilds them.
+@Suite struct PostgreSQLBulkLoadIndexesTests {
+    struct Interrupted: Error {}
+
+    /// Every index of the store's tables with its definition and options, as PostgreSQL states them.
+    static func indexes(_ connection: PostgreSQLConnection) throws -> [String] {
+        let rows = try connection.execute(
+            """
+            SELECT i.indexdef || coalesce(' ' || array_to_string(c.reloptions, ','), '')
+            FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname
+            WHERE i.schemaname = current_schema() ORDER BY i.indexname COLLATE "C"
+            """)
+        return (0..<rows.count).compactMap { rows.string($0, 0) }
+    }
+
+    static func hasIndex(_ name: String, _ connection: PostgreSQLConnection) throws -> Bool {
+        try connection.execute("SELECT count(*) FROM pg_indexes WHERE indexname = $1", [name]).int(0, 0) == 1
+    }
+
+    static func newStore() async throws -> (uri: String, writer: any MirrorWriter, repositoryID: Int64) {
+        TestStoreDrivers.register()
+        let uri = try await PostgreSQLServer.shared().createDatabase()
+        let writer = try StoreLocation(uri).openSyncWriter()
+        let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        return (uri, writer, repository.id)
+    }
+
+    @Test func aFirstLoadBuildsTheIndexesAtTheEndAsTheMigrationsMadeThem() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        let observer = try PostgreSQLConnection(uri: uri)
+        let migrated = try Self.indexes(observer)
+        #expect(migrated.contains { $0.contains("commits_message_trgm") && $0.contains("gin_pending_list_limit=262144") })
+
+        let commits = PostgreSQLBulkPageTablesTests.commits(700)
+        var duringLoad: [Bool] = []
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
+            for start in stride(from: 0, to: commits.count, by: 100) {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+            }
+        }
+        #expect(duringLoad.allSatisfy { !$0 }, "the trigram index is built once, after the pages")
+        #expect(try Self.indexes(observer) == migrated)
+
+        let reader = try StoreLocation(uri).openCommitReader()
+        for needle in PostgreSQLBulkPageTablesTests.needles {
+            #expect(
+                try PostgreSQLBulkPageTablesTests.grep(reader, needle)
+                    == PostgreSQLBulkPageTablesTests.expected(commits, grep: needle), "\(needle)")
+        }
+        let check = try reader.check()
+        #expect(check.integrity == ["ok"] && check.foreignKeyViolations.isEmpty)
+    }
+
+    @Test func aLoadThatFailsStillEndsWithEveryIndex() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        let observer = try PostgreSQLConnection(uri: uri)
+        let migrated = try Self.indexes(observer)
+        let commits = PostgreSQLBulkPageTablesTests.commits(300)
+        await #expect(throws: Interrupted.self) {
+            try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
+                _ = try batches.storeFromGit(Array(commits[0..<200]), repositoryID: repositoryID)
+                throw Interrupted()
+            }
+        }
+        #expect(try Self.indexes(observer) == migrated)
+        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 200)
+    }
+
+    @Test func aWriterOpeningAStoreWhoseLoadWasCutShortRebuildsTheIndexes() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(PostgreSQLBulkPageTablesTests.commits(50), repositoryID: repositoryID)
+        }
+        let observer = try PostgreSQLConnection(uri: uri)
+        let complete = try Self.indexes(observer)
+        // What a load killed between its first pages and its last leaves behind.
+        try observer.execute("DROP INDEX commits_message_trgm, commits_author_id, repository_commits_change_seq")
+        #expect(try Self.indexes(observer) != complete)
+
+        _ = try StoreLocation(uri).openSyncWriter()
+        #expect(try Self.indexes(observer) == complete)
+    }
+
+    /// A git bootstrap after the first page REST stored: the load it announces dwarfs the store.
+    @Test func aLoadAnnouncedLargerThanTheStoreBuildsTheIndexesAtTheEnd() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        let commits = PostgreSQLBulkPageTablesTests.commits(600)
+        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
+        }
+        let observer = try PostgreSQLConnection(uri: uri)
+        let complete = try Self.indexes(observer)
+        var duringLoad: [Bool] = []
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 5_000)) { batches in
+            for start in stride(from: 100, to: 600, by: 100) {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+            }
+        }
+        #expect(duringLoad == Array(repeating: false, count: 5))
+        #expect(try Self.indexes(observer) == complete)
+        let reader = try StoreLocation(uri).openCommitReader()
+        #expect(try reader.commitCount(repositoryID: repositoryID) == 600)
+    }
+
+    @Test func pagesIntoAStoreThatHoldsCommitsKeepTheIndexesInPlace() async throws {
+        let (uri, writer, repositoryID) = try await Self.newStore()
+        let commits = PostgreSQLBulkPageTablesTests.commits(300)
+        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
+        }
+        let observer = try PostgreSQLConnection(uri: uri)
+        var duringLoad: [Bool] = []
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
+            for start in [100, 200] {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+            }
+        }
+        #expect(duringLoad == [true, true])
+    }
+}
