@@ -103,18 +103,24 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
 /// claim or when the connection ends (a killed process's claims end with it).
 final class AdvisoryClaim: RepositoryClaim {
     private var connection: PostgreSQLConnection?
+    private let key: String
 
-    private init(connection: PostgreSQLConnection) {
+    private init(connection: PostgreSQLConnection, key: String) {
         self.connection = connection
+        self.key = key
     }
 
     static func acquire(uri: String, password: String?, key: String, holder: String) throws -> AdvisoryClaim? {
         let connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: holder)
         let granted = try connection.execute("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [key]).bool(0, 0)
-        return granted == true ? AdvisoryClaim(connection: connection) : nil
+        return granted == true ? AdvisoryClaim(connection: connection, key: key) : nil
     }
 
     func release() {
+        // Unlocked before the connection closes: the server drops a closed session's
+        // locks only once its backend has exited, so the next claim of the same
+        // repository (the next branch of one `sync`) could still find it held.
+        _ = try? connection?.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key])
         connection?.close()
         connection = nil
     }

@@ -44,7 +44,8 @@ extension PostgreSQLReader {
         ("commits", "author_id", "authors"), ("commits", "committer_id", "authors"),
         ("commit_parents", "commit_id", "commits"), ("commit_coauthors", "commit_id", "commits"),
         ("commit_coauthors", "author_id", "authors"), ("repository_commits", "commit_id", "commits"),
-        ("repository_commits", "repository_id", "repositories"),
+        ("repository_commits", "repository_id", "repositories"), ("branch_commits", "commit_id", "commits"),
+        ("branch_commits", "branch_id", "repository_branches"),
     ]
 
     private func danglingReferences() throws -> [String] {
@@ -79,13 +80,17 @@ extension PostgreSQLReader {
             FROM sync_state s JOIN repositories r ON r.id = s.repository_id
             ORDER BY lower(r.full_name COLLATE "C"), s.branch COLLATE "C"
             """)
-        return (0..<rows.count).map { row in
+        return try (0..<rows.count).map { row in
             let head = rows.string(row, 3)
-            return BranchCompleteness(
+            var branch = BranchCompleteness(
                 repository: rows.string(row, 1) ?? "", branch: rows.string(row, 2) ?? "", commits: rows.int(row, 6) ?? 0,
                 headSHA: head, markedComplete: rows.bool(row, 4) ?? false, pendingWalks: rows.int(row, 5) ?? 0,
                 missingParents: rows.int(row, 8) ?? 0, headStored: head == nil ? nil : rows.bool(row, 9) ?? false,
                 mirrored: rows.bool(row, 7) ?? true)
+            if branch.markedComplete, let head, let repositoryID = rows.int64(row, 0) {
+                branch.membership = try membershipCheck(repositoryID: repositoryID, branch: branch.branch, head: head)
+            }
+            return branch
         }
     }
 }

@@ -74,6 +74,13 @@ extension PostgreSQLReader {
         } else if !filter.includeOffBranch {
             statement.conditions.append("NOT c.off_branch")
         }
+        if let selection = filter.branches {
+            let ids = try branchIDs(selection, repositoryID: repositoryID)
+            if ids.isEmpty { return nil }
+            statement.conditions.append(
+                "EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.commit_id = c.id AND bc.branch_id = ANY(\(statement.bind(BigIntArray(ids), as: "bigint[]"))))"
+            )
+        }
         if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
             var scope = filter.includeOffBranch ? "" : " AND rc.off_branch_since IS NULL"
             if let repositoryID { scope += " AND rc.repository_id = " + statement.bind(repositoryID, as: "bigint") }

@@ -56,13 +56,22 @@ extension PostgreSQLReader {
             SELECT a.id, a.name, a.email, a.login FROM commit_coauthors ca JOIN authors a ON a.id = ca.author_id
             WHERE ca.commit_id = $1::bigint ORDER BY ca.position
             """, [commitID])
+        // Repositories in SQLite's NOCASE order, branches in byte order, as MirrorReader lists them.
+        let branches = try connection.execute(
+            """
+            SELECT r.full_name, b.name FROM branch_commits bc
+            JOIN repository_branches b ON b.id = bc.branch_id JOIN repositories r ON r.id = b.repository_id
+            WHERE bc.commit_id = $1::bigint ORDER BY lower(r.full_name COLLATE "C"), b.name COLLATE "C"
+            """, [commitID])
         return CommitDetail(
             commit: commit, authorPosition: position, authorCommitCount: count,
             coAuthors: (0..<coAuthors.count).map { row in
                 Person.Identity(
                     id: coAuthors.int64(row, 0) ?? 0, name: coAuthors.string(row, 1) ?? "", email: coAuthors.string(row, 2) ?? "",
                     login: coAuthors.string(row, 3))
-            })
+            },
+            branches: RepositoryBranches.grouping(
+                (0..<branches.count).map { (repository: branches.string($0, 0) ?? "", branch: branches.string($0, 1) ?? "") }))
     }
 
     /// The commit's place among the commits by the author rows `ids`, oldest first

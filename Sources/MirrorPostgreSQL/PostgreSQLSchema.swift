@@ -207,6 +207,7 @@ enum PostgreSQLSchema {
                 );
                 """),
         bulkPageTables,
+        branchMembership,
         leaseTables,
     ]
 

@@ -74,11 +74,12 @@ extension PostgreSQLStore {
             try connection.execute("DELETE FROM repository_commits WHERE repository_id = $1", [repositoryID])
             // Its history is gone, so what the sync state says about it no longer holds.
             try connection.execute("DELETE FROM sync_state WHERE repository_id = $1", [repositoryID])
+            try connection.execute("DELETE FROM repository_branches WHERE repository_id = $1", [repositoryID])
             return PurgeOutcome(held: held, deleted: deleted)
         }
     }
 
     private func lockPageTables() throws {
-        try connection.execute("LOCK TABLE commits, repository_commits IN SHARE ROW EXCLUSIVE MODE")
+        try connection.execute("LOCK TABLE commits, repository_commits, branch_commits IN SHARE ROW EXCLUSIVE MODE")
     }
 }

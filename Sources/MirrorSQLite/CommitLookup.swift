@@ -59,7 +59,16 @@ extension MirrorReader {
         ).bind([commitID]).map {
             Person.Identity(id: $0.int64(0), name: $0.string(1), email: $0.string(2), login: $0.optionalString(3))
         }
-        return CommitDetail(commit: commit, authorPosition: position, authorCommitCount: count, coAuthors: coAuthors)
+        let branches = try db.prepare(
+            """
+            SELECT r.full_name, b.name FROM branch_commits bc
+            JOIN repository_branches b ON b.id = bc.branch_id JOIN repositories r ON r.id = b.repository_id
+            WHERE bc.commit_id = ? ORDER BY r.full_name, b.name
+            """
+        ).bind([commitID]).map { (repository: $0.string(0), branch: $0.string(1)) }
+        return CommitDetail(
+            commit: commit, authorPosition: position, authorCommitCount: count, coAuthors: coAuthors,
+            branches: RepositoryBranches.grouping(branches))
     }
 
     /// The commit's place among the commits by the author rows `ids`, oldest

@@ -49,11 +49,14 @@ extension MirrorReader {
         for row in rows {
             let missingParents = try missing.bind([row.id]).first { $0.int(0) } ?? 0
             let stored = try row.head.map { try headStored.bind([row.id, $0]).first { _ in true } ?? false }
-            branches.append(
-                BranchCompleteness(
-                    repository: row.repository, branch: row.branch, commits: row.commits, headSHA: row.head,
-                    markedComplete: row.complete, pendingWalks: row.walks, missingParents: missingParents,
-                    headStored: stored, mirrored: row.mirrored))
+            var branch = BranchCompleteness(
+                repository: row.repository, branch: row.branch, commits: row.commits, headSHA: row.head,
+                markedComplete: row.complete, pendingWalks: row.walks, missingParents: missingParents,
+                headStored: stored, mirrored: row.mirrored)
+            if row.complete, let head = row.head {
+                branch.membership = try membershipCheck(repositoryID: row.id, branch: row.branch, head: head)
+            }
+            branches.append(branch)
         }
         return StoreCheck(
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)

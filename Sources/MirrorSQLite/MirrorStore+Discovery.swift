@@ -115,6 +115,7 @@ extension MirrorStore {
             try db.execute("DELETE FROM repository_commits WHERE repository_id = ?", [repositoryID])
             // Its history is gone, so what the sync state says about it no longer holds.
             try db.execute("DELETE FROM sync_state WHERE repository_id = ?", [repositoryID])
+            try db.execute("DELETE FROM repository_branches WHERE repository_id = ?", [repositoryID])
             return PurgeOutcome(held: held, deleted: deleted)
         }
     }

@@ -159,6 +159,21 @@ extension MirrorReader {
             conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
         }
 
+        if let selection = filter.branches {
+            let ids = try branchIDs(selection, repositoryID: repositoryID)
+            if ids.isEmpty { return nil }
+            let list = Self.idList(ids)
+            conditions.append(
+                QueryCondition(
+                    sql: "EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.commit_id = c.id AND bc.branch_id IN (\(list.sql)))",
+                    arguments: list.arguments))
+            sets.append(
+                CandidateSet(
+                    name: "branch",
+                    sql: "SELECT DISTINCT commit_id AS id FROM branch_commits WHERE branch_id IN (\(list.sql))",
+                    arguments: list.arguments))
+        }
+
         if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
             let arrival = arrivalConditions(filter, repositoryID: repositoryID)
             conditions += arrival.conditions

@@ -300,5 +300,6 @@ enum Schema {
                     WHERE repository_id = new.repository_id AND commit_id = new.commit_id;
                 END;
                 """),
+        .init(version: 9, name: "branches and the commits each one reaches", sql: branchMembership),
     ])
 }

@@ -21,6 +21,7 @@ extension MirrorStore {
                 INSERT INTO sync_state (repository_id, branch, last_attempt_at) VALUES (?, ?, ?)
                 ON CONFLICT (repository_id, branch) DO UPDATE SET last_attempt_at = excluded.last_attempt_at
                 """, [repositoryID, branch, ISO8601Timestamp.format(date)])
+            try ensureBranch(repositoryID: repositoryID, branch: branch)
         }
     }
 
@@ -29,6 +30,8 @@ extension MirrorStore {
         complete: Bool, rateLimit: RateLimitStatus?, at date: Date
     ) throws {
         try write {
+            // The commits the head reaches, in the transaction that records it.
+            try updateBranchCommits(repositoryID: repositoryID, branch: branch, head: headSHA)
             try db.execute(
                 """
                 UPDATE sync_state SET head_sha = ?, head_etag = ?, complete = ?, last_success_at = ?, last_error = NULL,
@@ -61,6 +64,11 @@ extension MirrorStore {
                 """
                 DELETE FROM sync_state WHERE repository_id = ?1 AND branch = ?2 AND head_sha IS NULL AND last_success_at IS NULL
                     AND NOT EXISTS (SELECT 1 FROM sync_walks w WHERE w.repository_id = ?1 AND w.branch = ?2)
+                """, [repositoryID, branch])
+            try db.execute(
+                """
+                DELETE FROM repository_branches WHERE repository_id = ?1 AND name = ?2
+                    AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.repository_id = ?1 AND s.branch = ?2)
                 """, [repositoryID, branch])
         }
     }

@@ -18,7 +18,8 @@ import Testing
         var dump: [String: [String]] = [:]
         for table in [
             "repositories", "repository_names", "authors", "commits", "commit_parents", "commit_coauthors", "change_counter",
-            "repository_commits", "sync_state", "sync_walks", "sync_frontier", "owner_listings", "request_counts",
+            "repository_commits", "sync_state", "repository_branches", "branch_commits", "sync_walks", "sync_frontier", "owner_listings",
+            "request_counts",
             "author_commit_counts",
         ] {
             let statement = try db.prepare("SELECT * FROM \(table)")
@@ -51,7 +52,7 @@ import Testing
             #expect(try await run("commitsctl", ["check", "--db", returned]).status == 0)
             for arguments in [
                 ["query", "-n", "300", "--format", "json"], ["query", "--author", "a", "-n", "50"], ["stats"],
-                ["authors"], ["query", "--grep", "fix", "-n", "40"],
+                ["authors"], ["query", "--grep", "fix", "-n", "40"], ["query", "--branch", "main", "-n", "60"],
             ] {
                 let a = try await run("commitsctl", arguments + ["--db", original])
                 let b = try await run("commitsctl", arguments + ["--db", returned])

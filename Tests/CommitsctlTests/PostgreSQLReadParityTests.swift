@@ -109,6 +109,7 @@ import Testing
             ["--grep", "fix", "--invert-grep", "-n", "60"], ["--grep", "", "--grep", "fix", "--all-match"],
             ["--grep", "", "--invert-grep"], ["--author", "no such person at all"], ["--include-rewritten", "-n", "20"],
             ["--format", "table", "-n", "15"], ["-n", "0"], ["--author", "ÖMER"], ["--author", "ł", "--co-author", "É"],
+            ["--branch", "*", "-n", "40"], ["--branch", "*", "--repo", repository, "--format", "json", "-n", "20"],
         ]
         queries += needles.map { ["--grep", $0, "--format", "ndjson"] }
         return queries

@@ -210,6 +210,7 @@ private let goldenShow = #"""
     CommitDate: 2024-03-05T10:00:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa111111111111111111111111111111111111
     Repository: acme/widgets
+    Branches:   acme/widgets: main
     By author:  commit 2 of 2 by this person (Ada Lovelace)
 
         Fix the parser, again
@@ -227,6 +228,7 @@ private let goldenShowMerge = #"""
     CommitDate: 2024-03-04T09:30:00Z
     URL:        https://github.com/acme/widgets/commit/aaaa222222222222222222222222222222222222
     Repository: acme/widgets
+    Branches:   acme/widgets: main
     By author:  commit 1 of 1 by this person (Zoë Ünïcödé)
 
         Merge pull request #7 from zoe/feature
@@ -252,7 +254,10 @@ private let goldenShowJSON = #"""
       "repositories": ["acme/fork", "acme/widgets"],
       "author_commit_position": 1,
       "author_commit_count": 2,
-      "co_authors": []
+      "co_authors": [],
+      "branches": {
+        "acme/widgets": ["main"]
+      }
     }
     """#
 

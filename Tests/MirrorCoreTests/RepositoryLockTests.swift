@@ -31,3 +31,20 @@ import Testing
         again.release()
     }
 }
+
+/// The PostgreSQL store's claim (an advisory lock on a connection of its own):
+/// released, it is free at once, as `commitsctl sync --branch A --branch B`
+/// needs when it takes the same repository's claim again for the next branch.
+@Suite struct DatabaseRepositoryLockTests {
+    @Test func aReleasedClaimCanBeTakenAgainAtOnce() async throws {
+        TestStoreDrivers.register()
+        let store = try StoreLocation(try await PostgreSQLServer.shared().createDatabase())
+        let name = RepositoryName(owner: "acme", name: "widgets")
+        for _ in 0..<200 {
+            let lock = try RepositoryLock.acquire(store: store, repository: name, holder: "first")
+            #expect(throws: RepositoryLockError.self) { try RepositoryLock.acquire(store: store, repository: name) }
+            lock.release()
+        }
+        try RepositoryLock.acquire(store: store, repository: name).release()
+    }
+}

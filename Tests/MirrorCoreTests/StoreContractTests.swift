@@ -18,6 +18,8 @@ import Testing
     /// A store of one backend, and what a second connection sees committed in it.
     final class StoreUnderTest: @unchecked Sendable {
         let writer: any MirrorWriter
+        /// Where the store is, for opening a reader of it as the commands do.
+        let location: StoreLocation
         private let directory: TemporaryDirectory?
         private let observe: (String, [String]) throws -> [[String?]]
 
@@ -28,7 +30,8 @@ import Testing
                 let directory = try TemporaryDirectory()
                 let path = directory.path("commits.sqlite")
                 self.directory = directory
-                writer = try StoreLocation.sqliteFile(path).openSyncWriter()
+                location = StoreLocation.sqliteFile(path)
+                writer = try location.openSyncWriter()
                 observe = { sql, parameters in
                     let reader = try Connection(path: path, mode: .readOnly)
                     let statement = try reader.prepare(
@@ -40,7 +43,8 @@ import Testing
             case .postgreSQL:
                 let uri = try await PostgreSQLServer.shared().createDatabase()
                 directory = nil
-                writer = try StoreLocation(uri).openSyncWriter()
+                location = try StoreLocation(uri)
+                writer = try location.openSyncWriter()
                 observe = { sql, parameters in
                     try PostgreSQLConnection(uri: uri).execute(sql, parameters).rows
                 }

@@ -31,6 +31,10 @@ public struct CommitFilter: Sendable, Equatable {
     public var until: Date?
     /// Only commits of this repository (default: all).
     public var repository: RepositoryName?
+    /// Only commits a mirrored branch whose name it matches reaches (`query --branch`:
+    /// the union of those branches, each commit once); with `repository`, that
+    /// repository's branches only. `nil`: every commit, whichever branch holds it.
+    public var branches: BranchSelection?
     /// At most this many commits, the newest (nil = all).
     public var limit: Int?
     /// Also commits a confirmed history rewrite left off every mirrored branch
@@ -62,6 +66,7 @@ public struct CommitFilter: Sendable, Equatable {
         self.since = since
         self.until = until
         self.repository = repository
+        self.branches = nil
         self.limit = limit
         self.includeOffBranch = includeOffBranch
         self.mailmap = nil

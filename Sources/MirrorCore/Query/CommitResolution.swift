@@ -7,12 +7,43 @@ public struct CommitDetail: Sendable, Equatable {
     public var authorCommitCount: Int
     /// People its `Co-authored-by:` trailers credit, in message order.
     public var coAuthors: [Person.Identity] = []
+    /// The mirrored branches whose recorded head reaches it (`branch_commits`),
+    /// per repository: repositories by name (ASCII case ignored), branches in byte order.
+    public var branches: [RepositoryBranches] = []
 
-    public init(commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = []) {
+    public init(
+        commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = [],
+        branches: [RepositoryBranches] = []
+    ) {
         self.commit = commit
         self.authorPosition = authorPosition
         self.authorCommitCount = authorCommitCount
         self.coAuthors = coAuthors
+        self.branches = branches
+    }
+}
+
+/// One repository's branches that contain a commit (`show`'s answer to `git branch --contains`).
+public struct RepositoryBranches: Sendable, Equatable {
+    public var repository: String
+    public var names: [String]
+
+    public init(repository: String, names: [String]) {
+        self.repository = repository
+        self.names = names
+    }
+
+    /// (repository, branch) pairs in order, grouped by repository.
+    public static func grouping(_ pairs: [(repository: String, branch: String)]) -> [RepositoryBranches] {
+        var groups: [RepositoryBranches] = []
+        for pair in pairs {
+            if groups.last?.repository == pair.repository {
+                groups[groups.count - 1].names.append(pair.branch)
+            } else {
+                groups.append(RepositoryBranches(repository: pair.repository, names: [pair.branch]))
+            }
+        }
+        return groups
     }
 }
 

@@ -65,6 +65,10 @@ public struct MirrorTable: Sendable, Equatable {
                 ("rate_limit_remaining", .integer), ("rate_limit_reset_at", .text),
             ]),
         MirrorTable(
+            "repository_branches", key: "id",
+            [("id", .integer), ("repository_id", .integer), ("name", .text), ("state", .text), ("gone_since", .text)]),
+        MirrorTable("branch_commits", key: "branch_id, commit_id", [("branch_id", .integer), ("commit_id", .integer)]),
+        MirrorTable(
             "sync_walks", key: "id",
             [
                 ("id", .integer), ("repository_id", .integer), ("branch", .text), ("head_sha", .text),

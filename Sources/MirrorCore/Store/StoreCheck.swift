@@ -42,6 +42,9 @@ public struct BranchCompleteness: Sendable, Equatable {
     public var headStored: Bool?
     /// The repository is still mirrored (not gone or removed): its branches are expected to complete.
     public var mirrored = true
+    /// Its `branch_commits` rows against what its head reaches; `nil` when not compared
+    /// (no head, or not marked complete: the rows follow the head the sync recorded).
+    public var membership: BranchMembershipCheck?
 
     public init(
         repository: String, branch: String, commits: Int, headSHA: String?, markedComplete: Bool, pendingWalks: Int,
@@ -59,11 +62,33 @@ public struct BranchCompleteness: Sendable, Equatable {
     }
 
     public var isComplete: Bool {
-        markedComplete && pendingWalks == 0 && missingParents == 0 && headStored != false
+        markedComplete && pendingWalks == 0 && missingParents == 0 && headStored != false && membership?.isExact != false
     }
 
-    /// Marked complete, yet parents or the head are missing: damage, not progress.
+    /// Marked complete, yet parents or the head are missing, or its rows do not
+    /// match its head: damage, not progress.
     public var isInconsistent: Bool {
         markedComplete && pendingWalks == 0 && (missingParents > 0 || headStored == false)
+            || markedComplete && membership?.isExact == false
     }
+}
+
+/// A branch's `branch_commits` rows compared with the commits its recorded head
+/// reaches through stored parents (`check`).
+public struct BranchMembershipCheck: Sendable, Equatable {
+    public var rows: Int
+    public var reached: Int
+    /// Reached, but not in the rows.
+    public var missing: Int
+    /// In the rows, but not reached.
+    public var extra: Int
+
+    public init(rows: Int, reached: Int, missing: Int, extra: Int) {
+        self.rows = rows
+        self.reached = reached
+        self.missing = missing
+        self.extra = extra
+    }
+
+    public var isExact: Bool { missing == 0 && extra == 0 }
 }

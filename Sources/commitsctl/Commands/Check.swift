@@ -12,7 +12,7 @@ extension Commitsctl {
                 valid, every foreign key validated), then for every repository and \
                 branch in the sync state: whether the history is marked complete, walks an interrupted sync \
                 left to resume, parents of stored commits that are not stored, and whether the head is \
-                stored. The store is opened read-only, so check runs beside syncs. Exit status: 0 sound and \
+                stored, and whether its branch rows (what `show` and `query --branch` read) are exactly what its head reaches. The store is opened read-only, so check runs beside syncs. Exit status: 0 sound and \
                 every branch complete; 1 damaged (integrity or foreign-key errors, or a branch marked \
                 complete with history missing); 3 sound but some branch not yet complete (sync again).
                 """
@@ -63,6 +63,11 @@ extension Commitsctl {
             }
             if branch.missingParents > 0 { problems.append("\(plural(branch.missingParents, "parent")) not stored") }
             if branch.headStored == false { problems.append("head \(branch.headSHA!.prefix(7)) not stored") }
+            if let membership = branch.membership, !membership.isExact {
+                problems.append(
+                    "its branch rows do not match its head (\(plural(membership.rows, "row")); the head reaches \(plural(membership.reached, "commit")): \(membership.missing) missing, \(membership.extra) extra)"
+                )
+            }
             if !branch.markedComplete && problems.isEmpty { problems.append("not yet synced to the end") }
             let label =
                 branch.isInconsistent

@@ -77,6 +77,12 @@ extension Commitsctl {
         @OptionGroup var repository: RepositoryFilterOptions
 
         @Option(
+            help: ArgumentHelp(
+                "Only commits this mirrored branch reaches (repeat: any of them; * matches any run of characters, / included: \"release/*\"). With --repo, that repository's branches.",
+                valueName: "name"))
+        var branch: [String] = []
+
+        @Option(
             name: [.customShort("n", allowingJoined: true), .customLong("limit"), .customLong("max-count")],
             help: ArgumentHelp("Show at most this many commits, the newest (also -N, as in git log).", valueName: "n"))
         var limit: Int?
@@ -106,6 +112,7 @@ extension Commitsctl {
                 throw ValidationError("--follow prints commits as they arrive, which one JSON array cannot; use --format ndjson")
             }
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
+            try validateBranches()
             let bounds = try dateBounds()
             if let since = bounds.since, let until = bounds.until, since > until {
                 throw ValidationError("--since (\(ISO8601Timestamp.format(since))) is after --until (\(ISO8601Timestamp.format(until)))")
@@ -135,6 +142,7 @@ extension Commitsctl {
             filter.coAuthors = coAuthor
             filter.greps = grep
             filter.allMatch = allMatch
+            filter.branches = branchSelection
             filter.mailmap = try (source ?? MailmapSource(flag: mailmap)).load()
             return filter
         }
@@ -146,6 +154,7 @@ extension Commitsctl {
                 let mirror = try settings.store.openCommitReader()
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
                 _ = try repository.resolve(in: mirror)
+                try checkBranchesMirrored(in: mirror)
                 // --follow: what the store holds at its latest change is listed first;
                 // what arrives after that change is printed below it.
                 let start = follow ? try mirror.latestChange() : nil

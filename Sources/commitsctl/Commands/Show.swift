@@ -84,6 +84,9 @@ extension Commitsctl {
             }
             if let url = commit.url { text += "URL:        \(TextCleaning.singleLine(url))\n" }
             if !commit.repositories.isEmpty { text += "Repository: \(commit.repositories.joined(separator: ", "))\n" }
+            for held in detail.branches {
+                text += "Branches:   \(held.repository): \(TextCleaning.singleLine(held.names.joined(separator: ", ")))\n"
+            }
             text +=
                 "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
             text += "\n"
@@ -100,6 +103,7 @@ extension Commitsctl {
                 ("author_commit_position", { .int($0.authorPosition) }),
                 ("author_commit_count", { .int($0.authorCommitCount) }),
                 ("co_authors", { .array($0.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) }) }),
+                ("branches", { .object($0.branches.map { ($0.repository, .array($0.names.map { .string($0) })) }) }),
             ])
     }
 }

@@ -1,0 +1,83 @@
+import MirrorCore
+import PostgreSQL
+
+// `branch_commits` kept by the writer (schema version 3): called inside the
+// transaction that records a branch's head, so a reader never sees a head
+// without the commits it reaches. The rule is BranchMembershipUpdate's
+// (MirrorCore), the same as the SQLite store's (MirrorSQLite/BranchMembership.swift).
+
+extension PostgreSQLStore {
+    /// The branch's row (one per `sync_state` row), created if needed, and
+    /// whether its rows describe the head `sync_state` records: not for a row
+    /// just created, nor for a gone branch synced again (its rows were dropped).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+        let found = try connection.execute(
+            "SELECT id, state FROM repository_branches WHERE repository_id = $1 AND name = $2", [repositoryID, branch])
+        if found.count > 0, let id = found.int64(0, 0) {
+            guard found.string(0, 1) != "active" else { return (id, true) }
+            try connection.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = $1", [id])
+            return (id, false)
+        }
+        let id = try connection.execute(
+            "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) RETURNING id", [repositoryID, branch]
+        ).int64(0, 0)
+        return (id ?? 0, false)
+    }
+
+    /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
+    func ensureBranch(repositoryID: Int64, branch: String) throws {
+        try connection.execute(
+            "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) ON CONFLICT (repository_id, name) DO NOTHING",
+            [repositoryID, branch])
+    }
+
+    /// Brings the branch's rows from what its previous head reached to what
+    /// `head` reaches. Call inside the transaction that records `head`, before
+    /// `sync_state` is updated (the previous head is read from it).
+    func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
+        let previous = try connection.execute(
+            "SELECT head_sha, complete FROM sync_state WHERE repository_id = $1 AND branch = $2", [repositoryID, branch])
+        let previousHead = previous.count > 0 ? previous.string(0, 0) : nil
+        let previousComplete = previous.count > 0 ? previous.bool(0, 1) ?? false : false
+        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        switch BranchMembershipUpdate(previousHead: previousHead, previousComplete: rowsKnown && previousComplete, head: head) {
+        case .none:
+            return
+        case .clear:
+            try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID])
+        case .extendOrRecompute(let old, let new):
+            let fastForward =
+                try connection.execute(
+                    Self.reachedWithinBranch + " SELECT 1 FROM reached WHERE sha = $3 LIMIT 1", [new, branchID, old]
+                ).count > 0
+            if !fastForward { try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID]) }
+            try addReached(from: new, branchID: branchID)
+        case .recompute(let new):
+            try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID])
+            try addReached(from: new, branchID: branchID)
+        }
+    }
+
+    /// The shas `head` reaches through stored parents, not going past commits
+    /// already in the branch (its rows are closed under parents). A walk from the
+    /// new head meets the previous head at that edge exactly when the move was a
+    /// fast-forward. The walk reads the rows as the statement began, so an insert
+    /// fed by it does not cut it short.
+    private static let reachedWithinBranch = """
+        WITH RECURSIVE reached(sha) AS (
+            SELECT $1::text
+            UNION
+            SELECT cp.parent_sha FROM reached r
+            JOIN commits c ON c.sha = r.sha
+            JOIN commit_parents cp ON cp.commit_id = c.id
+            WHERE NOT EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.branch_id = $2::bigint AND bc.commit_id = c.id)
+        )
+        """
+
+    private func addReached(from head: String, branchID: Int64) throws {
+        try connection.execute(
+            Self.reachedWithinBranch
+                + " INSERT INTO branch_commits (branch_id, commit_id) SELECT $2, c.id FROM reached r JOIN commits c ON c.sha = r.sha ON CONFLICT DO NOTHING",
+            [head, branchID])
+    }
+}

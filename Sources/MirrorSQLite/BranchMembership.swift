@@ -1,0 +1,88 @@
+import MirrorCore
+import SQLite
+
+// `branch_commits` kept by the writer (schema version 9): called inside the
+// transaction that records a branch's head, so a reader never sees a head
+// without the commits it reaches. The rule is BranchMembershipUpdate's (MirrorCore).
+
+extension MirrorStore {
+    /// The branch's row (one per `sync_state` row), created if needed, and
+    /// whether its rows describe the head `sync_state` records: not for a row
+    /// just created, nor for a gone branch synced again (its rows were dropped).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+        if let row = try db.prepare("SELECT id, state FROM repository_branches WHERE repository_id = ? AND name = ?")
+            .bind([repositoryID, branch]).first({ (id: $0.int64(0), state: $0.string(1)) })
+        {
+            guard row.state != "active" else { return (row.id, true) }
+            try db.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = ?", [row.id])
+            return (row.id, false)
+        }
+        try db.execute("INSERT INTO repository_branches (repository_id, name) VALUES (?, ?)", [repositoryID, branch])
+        return (db.lastInsertRowID, false)
+    }
+
+    /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
+    func ensureBranch(repositoryID: Int64, branch: String) throws {
+        try db.execute(
+            "INSERT INTO repository_branches (repository_id, name) VALUES (?, ?) ON CONFLICT (repository_id, name) DO NOTHING",
+            [repositoryID, branch])
+    }
+
+    /// Brings the branch's rows from what its previous head reached to what
+    /// `head` reaches. Call inside the transaction that records `head`, before
+    /// `sync_state` is updated (the previous head is read from it).
+    func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
+        let previous = try db.prepare("SELECT head_sha, complete FROM sync_state WHERE repository_id = ? AND branch = ?")
+            .bind([repositoryID, branch]).first { (head: $0.optionalString(0), complete: $0.int(1) != 0) }
+        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        let complete = rowsKnown && previous?.complete == true
+        switch BranchMembershipUpdate(previousHead: previous?.head, previousComplete: complete, head: head) {
+        case .none:
+            return
+        case .clear:
+            try db.execute("DELETE FROM branch_commits WHERE branch_id = ?", [branchID])
+        case .extendOrRecompute(let old, let new):
+            try collectReached(from: new, branchID: branchID)
+            let fastForward = try db.scalarInt("SELECT count(*) FROM branch_reached WHERE sha = ?", [old]) ?? 0 > 0
+            if !fastForward {
+                try db.execute("DELETE FROM branch_commits WHERE branch_id = ?", [branchID])
+                try collectReached(from: new, branchID: branchID)
+            }
+            try addCollected(branchID: branchID)
+        case .recompute(let new):
+            try db.execute("DELETE FROM branch_commits WHERE branch_id = ?", [branchID])
+            try collectReached(from: new, branchID: branchID)
+            try addCollected(branchID: branchID)
+        }
+    }
+
+    /// Collects into `branch_reached` the shas `head` reaches through stored
+    /// parents, not going past commits already in the branch (its rows are
+    /// closed under parents). A walk from the new head meets the previous head at
+    /// that edge exactly when the move was a fast-forward. Collected first, then
+    /// inserted: rows inserted while the walk runs would stop it early.
+    private func collectReached(from head: String, branchID: Int64) throws {
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS branch_reached (sha TEXT PRIMARY KEY) WITHOUT ROWID")
+        try db.execute("DELETE FROM branch_reached")
+        try db.execute(
+            """
+            WITH RECURSIVE reached(sha) AS (
+                SELECT ?1
+                UNION
+                SELECT cp.parent_sha FROM reached r
+                JOIN commits c ON c.sha = r.sha
+                JOIN commit_parents cp ON cp.commit_id = c.id
+                WHERE NOT EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.branch_id = ?2 AND bc.commit_id = c.id)
+            )
+            INSERT OR IGNORE INTO branch_reached (sha) SELECT sha FROM reached
+            """, [head, branchID])
+    }
+
+    private func addCollected(branchID: Int64) throws {
+        try db.execute(
+            """
+            INSERT OR IGNORE INTO branch_commits (branch_id, commit_id)
+            SELECT ?, c.id FROM branch_reached r JOIN commits c ON c.sha = r.sha
+            """, [branchID])
+    }
+}

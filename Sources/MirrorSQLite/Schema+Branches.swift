@@ -1,0 +1,40 @@
+// Schema version 9: which mirrored branches reach each commit (issue #29,
+// docs/BRANCHES.md "Membership"). Kept by the writer in the transaction that
+// records each branch's head (MirrorStore.recordSuccess, BranchMembership.swift),
+// so `show` and `query --branch` read rows instead of walking the graph.
+
+extension Schema {
+    static let branchMembership = """
+        -- One row per mirrored branch (one per sync_state row): what `show` names and
+        -- `query --branch` selects. 'gone' is for a branch deleted on GitHub (kept, no rows).
+        CREATE TABLE repository_branches (
+            id INTEGER PRIMARY KEY,
+            repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'gone')),
+            gone_since TEXT,
+            UNIQUE (repository_id, name)
+        );
+        -- Every stored commit the branch's recorded head reaches through stored parents.
+        CREATE TABLE branch_commits (
+            branch_id INTEGER NOT NULL REFERENCES repository_branches (id) ON DELETE CASCADE,
+            commit_id INTEGER NOT NULL REFERENCES commits (id) ON DELETE CASCADE,
+            PRIMARY KEY (branch_id, commit_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX branch_commits_commit_id ON branch_commits (commit_id);
+
+        -- Stores made before: a branch per sync_state row, its rows by reachability from its head.
+        INSERT INTO repository_branches (repository_id, name) SELECT repository_id, branch FROM sync_state;
+        WITH RECURSIVE reach(branch_id, sha) AS (
+            SELECT b.id, s.head_sha FROM repository_branches b
+            JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+            WHERE s.head_sha IS NOT NULL
+            UNION
+            SELECT r.branch_id, cp.parent_sha FROM reach r
+            JOIN commits c ON c.sha = r.sha
+            JOIN commit_parents cp ON cp.commit_id = c.id
+        )
+        INSERT OR IGNORE INTO branch_commits (branch_id, commit_id)
+            SELECT r.branch_id, c.id FROM reach r JOIN commits c ON c.sha = r.sha;
+        """
+}
