@@ -20,6 +20,17 @@ extension SyncEngine {
         var handedOffToGit = false
     }
 
+    /// About how many commits a listing that resumes the walk's own will store
+    /// (the pages its first page announced that are still ahead, within this
+    /// sync's page limit): a hint for the store (`BatchLimits.expectedCommits`).
+    /// Unknown for a first page and for a listing of a missing parent.
+    func expectedCommits(_ listing: Listing, walk: Walk) -> Int? {
+        guard listing.pinnedTo == nil, let total = walk.pagesTotal else { return nil }
+        var pages = max(0, total - walk.pagesDone)
+        if let pageLimit { pages = min(pages, max(0, pageLimit - pagesFetched)) }
+        return pages * Self.pageSize
+    }
+
     /// Follows one listing page by page. With `handOffToGit`, a first page that
     /// announces at least `GitBootstrap.minimumPages` more is stored and the
     /// listing stops there, with nothing fetched ahead.
@@ -43,8 +54,10 @@ extension SyncEngine {
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
 
+        var limits = Self.batchLimits
+        limits.expectedCommits = expectedCommits(listing, walk: initial)
         // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
-        return try await store.withBatches(limits: Self.batchLimits) { batches in
+        return try await store.withBatches(limits: limits) { batches in
             while true {
                 // A cancelled sync (a service's graceful shutdown) stops here, between pages.
                 try Task.checkCancellation()

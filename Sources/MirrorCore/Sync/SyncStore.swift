@@ -94,8 +94,9 @@ public struct BatchLimits: Sendable, Equatable {
     /// Longest a transaction stays open, so readers see progress.
     public var maximumDuration: Duration?
     /// About how many commits the batches will bring, when known (a git
-    /// bootstrap knows it from the first page): a hint that lets a store index a
-    /// load much larger than what it holds once at the end. Never a bound.
+    /// bootstrap, or the REST listing after it, knows it from the first page): a
+    /// hint that lets a store index a load much larger than what it holds once
+    /// at the end. Never a bound.
     public var expectedCommits: Int?
 
     public init(
