@@ -8,6 +8,12 @@ extension MirrorReader {
     /// and parents referenced by the repository's commits that it does not hold
     /// (0 for an exact mirror: the history is closed down to its roots).
     public func check() throws -> StoreCheck {
+        // One snapshot for every statement: a sync committing between two of them
+        // (a head moved on, its branch rows with it) would read as a damaged store.
+        try db.transaction(.deferred) { try checkInOneSnapshot() }
+    }
+
+    private func checkInOneSnapshot() throws -> StoreCheck {
         let integrity = try db.prepare("PRAGMA integrity_check").map { $0.string(0) }
         let foreignKeys = try db.prepare("PRAGMA foreign_key_check").map { row in
             "\(row.string(0)) row \(row.optionalInt(1).map(String.init) ?? "?") → \(row.string(2))"
