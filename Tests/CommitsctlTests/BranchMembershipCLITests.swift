@@ -22,22 +22,6 @@ import Testing
     }
     var stores: [String] { [sqlite, postgreSQL] }
 
-    /// Every sha the branch reaches, as the simulator lists it.
-    static func revList(_ branch: String, _ sim: SimulatorProcess) async throws -> Set<String> {
-        var shas: Set<String> = []
-        var page = 1
-        while true {
-            let response = try await HTTPClient().send(
-                HTTPRequest(
-                    url: sim.baseURL + "/repos/acme/widgets/commits?sha=\(branch)&per_page=100&page=\(page)",
-                    headers: [("User-Agent", "commits-mirror-tests"), ("Authorization", "Bearer test-token")]))
-            let elements = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] ?? []
-            if elements.isEmpty { return shas }
-            shas.formUnion(elements.compactMap { $0["sha"] as? String })
-            page += 1
-        }
-    }
-
     func syncBoth(_ branches: [String], _ sim: SimulatorProcess) async throws {
         for store in stores {
             let result = try await run(
@@ -71,7 +55,7 @@ import Testing
     /// Checks `query --branch` and `show` on both stores against what each branch reaches.
     func expectAnswers(_ branches: [String], _ sim: SimulatorProcess, step: String) async throws {
         var reach: [String: Set<String>] = [:]
-        for branch in branches { reach[branch] = try await Self.revList(branch, sim) }
+        for branch in branches { reach[branch] = try await BranchSyncCLITests.revList(branch, sim) }
         for branch in branches {
             let listed = try await queriedSHAs(["--branch", branch], step)
             #expect(Set(listed) == reach[branch], "\(step): query --branch \(branch)")

@@ -21,7 +21,7 @@ import Testing
     }
 
     /// Every sha the branch reaches, as the simulator lists it (`git rev-list BRANCH`).
-    func revList(_ branch: String, _ sim: SimulatorProcess) async throws -> Set<String> {
+    static func revList(_ branch: String, _ sim: SimulatorProcess) async throws -> Set<String> {
         var shas: Set<String> = []
         var page = 1
         while true {
@@ -62,8 +62,8 @@ import Testing
         #expect(first.lines[0].hasPrefix("acme/widgets@main: "), "\(first.stdout)")
         #expect(first.lines[1].hasPrefix("acme/widgets@release/1.0: 0 new"), "release's history is main's: \(first.stdout)")
 
-        let main = try await revList("main", sim)
-        let releaseHistory = try await revList("release/1.0", sim)
+        let main = try await Self.revList("main", sim)
+        let releaseHistory = try await Self.revList("release/1.0", sim)
         #expect(releaseHistory.isSubset(of: main) && releaseHistory.count < main.count)
         #expect(try storedSHAs() == main)
         let connection = try Connection(path: db, mode: .readOnly)
@@ -84,7 +84,7 @@ import Testing
         _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=keep&back=0", method: "POST")
         _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=topic&back=5", method: "POST")
         #expect(try await sync(["--branch", "main", "--branch", "keep", "--branch", "topic"], sim).status == 0)
-        let everything = try await revList("keep", sim)
+        let everything = try await Self.revList("keep", sim)
         #expect(try storedSHAs() == everything)
 
         _ = try await sim.control("/_sim/repos/acme/widgets/head?back=15", method: "POST")
@@ -119,7 +119,7 @@ import Testing
         #expect(releases.status == 0, "\(releases.stderr)")
         #expect(releases.lines.map { String($0.prefix { $0 != ":" }) } == ["acme/widgets@release/1.0", "acme/widgets@release/2.0"])
         #expect(Set(try syncedHeads().keys) == ["release/1.0", "release/2.0"])
-        let releaseHistory = try await revList("release/2.0", sim)
+        let releaseHistory = try await Self.revList("release/2.0", sim)
         #expect(try storedSHAs() == releaseHistory)
 
         let all = try await sync(["--all-branches"], sim)
@@ -127,7 +127,7 @@ import Testing
         #expect(
             all.lines.map { String($0.prefix { $0 != ":" }) }
                 == ["acme/widgets@feature/x", "acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0"])
-        #expect(try storedSHAs() == (try await revList("main", sim)))
+        #expect(try storedSHAs() == (try await Self.revList("main", sim)))
         #expect(Set(try syncedHeads().keys) == ["feature/x", "main", "release/1.0", "release/2.0"])
 
         // A name given exactly comes first, then what the glob adds, each once.
@@ -180,7 +180,7 @@ import Testing
         _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/9&back=100", method: "POST")
         let first = try await syncAll()
         #expect(first.status == 0 && first.lines.count == 3, "\(first.stdout)\(first.stderr)")
-        let everything = try await revList("keep", sim)
+        let everything = try await Self.revList("keep", sim)
         #expect(try Self.visibleSHAs(store) == everything)
 
         // main force-pushed back: keep still reaches all. Then keep itself is force-pushed back
@@ -191,8 +191,8 @@ import Testing
         _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=keep&back=120", method: "POST")
         let rewritten = try await syncAll()
         #expect(rewritten.status == 0, "\(rewritten.stderr)")
-        let main = try await revList("main", sim)
-        let stillReached = main.union(try await revList("keep", sim)).union(try await revList("release/9", sim))
+        let main = try await Self.revList("main", sim)
+        let stillReached = main.union(try await Self.revList("keep", sim)).union(try await Self.revList("release/9", sim))
         #expect(stillReached.count < everything.count, "the rewrite left commits on no branch")
         #expect(rewritten.stdout.contains("\(everything.count - stillReached.count) left the branch"), "\(rewritten.stdout)")
         #expect(try Self.visibleSHAs(store) == stillReached)
