@@ -14,6 +14,8 @@ struct DaemonSettings: Sendable {
     /// the GitHub App and its key's source; never a secret.
     let tokenSource: String?
     let client: GitHubClient
+    /// This daemon's name in the claims it holds: `name`, or the host name (`DaemonName`).
+    let name: String
     /// With `webhook_listen`: the secret deliveries are verified with (never printed).
     var webhookSecret: WebhookSecret? = nil
 
@@ -66,6 +68,7 @@ struct DaemonSettings: Sendable {
         return DaemonSettings(
             configuration: configuration, store: try configuration.resolvedStore(environment: storeEnvironment),
             apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client,
+            name: DaemonName.resolve(configured: configuration.name, environment: environment),
             webhookSecret: try webhookSecret(of: configuration, path: path, environment: environment, logger: logger))
     }
 
@@ -110,6 +113,6 @@ struct DaemonSettings: Sendable {
     func keepingStore(_ store: StoreLocation) -> DaemonSettings {
         DaemonSettings(
             configuration: configuration, store: store, apiURL: apiURL,
-            tokenSource: tokenSource, client: client, webhookSecret: webhookSecret)
+            tokenSource: tokenSource, client: client, name: name, webhookSecret: webhookSecret)
     }
 }

@@ -80,6 +80,7 @@ struct ConfigurationLoader {
             log_level
         case mailmap, metrics_listen, webhook_listen, webhook_secret_file
         case include_forks, include_archived, git_bootstrap
+        case name, lease_duration
     }
 
     enum RepositoryKey: String, CaseIterable {
@@ -180,6 +181,10 @@ struct ConfigurationLoader {
             case .webhook_secret_file:
                 configuration.webhookSecretFile = try path(
                     value, key: keyText, expected: "the path of a file holding the webhook's secret")
+            case .name:
+                configuration.name = try daemonName(value, key: keyText)
+            case .lease_duration:
+                configuration.leaseDuration = try leaseDuration(value, key: keyText)
             case .log_level:
                 let expected = "one of \(Self.levels)"
                 let text = try string(value, key: keyText, expected: expected)

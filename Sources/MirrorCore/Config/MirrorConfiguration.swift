@@ -123,7 +123,13 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `webhook_secret_file`: the webhook's secret (the systemd credential
     /// `github-webhook-secret` takes precedence).
     public var webhookSecretFile: String?
+    /// `name`: this daemon's name in the claims it holds (`nil`: the host name, `DaemonName`).
+    public var name: String?
+    /// `lease_duration`: how long a claim on a repository lasts unless renewed (docs/SCALING.md).
+    public var leaseDuration: Duration = MirrorConfiguration.defaultLeaseDuration
 
+    public static let defaultLeaseDuration: Duration = .seconds(60)
+    public static let minimumLeaseDuration: Duration = .seconds(5)
     public static let defaultInterval: Duration = .seconds(15 * 60)
     public static let defaultRateLimitReserve = 0
     public static let defaultLogLevel: Logger.Level = .info
@@ -155,6 +161,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
+            && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -285,6 +292,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("metrics_listen", metricsListen, new.metricsListen, { $0?.description ?? "(not set)" })
         compare("webhook_listen", webhookListen, new.webhookListen, { $0?.description ?? "(not set)" })
         compare("webhook_secret_file", webhookSecretFile, new.webhookSecretFile, orNone)
+        compare("name", name, new.name, orNone)
+        compare("lease_duration", leaseDuration, new.leaseDuration, DurationText.format)
 
         let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
