@@ -52,13 +52,16 @@ enum BulkLoadIndexes {
     /// drops the deferred indexes and says so. When another writer's transaction
     /// holds the tables for more than a second, or this role may not drop them,
     /// the load goes ahead with the indexes in place: this only ever changes speed.
-    /// A claimed sync's writer drops nothing once its lease is lost (`fence`).
+    /// A claimed sync's writer (`fence`: daemons sharing the store) never drops
+    /// them: the other daemons' writes would run without them meanwhile, and the
+    /// rebuild, one transaction over all four tables, deadlocks with their batches,
+    /// which take the same tables in another order.
     static func dropIfWorthRebuilding(
         expectedCommits: Int?, fence: WriteFence?, _ connection: PostgreSQLConnection
     ) throws -> Bool {
+        guard fence == nil else { return false }
         do {
             return try connection.transaction {
-                try fence?.check(on: connection)
                 try connection.execute("SET LOCAL lock_timeout = '1s'")
                 try connection.execute("LOCK TABLE commits, commit_parents, commit_coauthors, repository_commits")
                 // Counted only as far as the decision needs.
@@ -81,10 +84,17 @@ enum BulkLoadIndexes {
     /// PostgreSQL's default 64 MB. For this transaction only.
     static let buildMemory = 262_144
 
+    /// pg_advisory_xact_lock's key for rebuilding the deferred indexes: any constant no other lock uses.
+    private static let restoreLockKey: Int64 = 0x636F_6D6D_6974_7302
+
     /// Builds whichever deferred index is missing, in one transaction (writers
-    /// wait for it; readers do not).
+    /// wait for it; readers do not). One connection at a time: two
+    /// `CREATE INDEX IF NOT EXISTS` of one name at once (two daemons' first
+    /// loads ending together) make the second fail on the catalog's unique key
+    /// instead of finding the index; under the lock, the second finds it built.
     static func restore(_ connection: PostgreSQLConnection) throws {
         try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [restoreLockKey])
             try connection.execute(
                 """
                 SELECT set_config('maintenance_work_mem', $1::text || 'kB', true)

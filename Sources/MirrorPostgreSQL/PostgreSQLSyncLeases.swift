@@ -23,6 +23,8 @@ final class PostgreSQLSyncLeases: SyncLeases {
         try PostgreSQLMigrator.migrate(connection, location: uri)
     }
 
+    var isSharedAcrossHosts: Bool { true }
+
     func addTargets(_ targets: [SyncTarget]) throws {
         guard !targets.isEmpty else { return }
         try storeErrors {
@@ -42,7 +44,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
             try connection.execute(
                 """
                 WITH due AS MATERIALIZED (
-                    SELECT lower(repository) AS repository, branch FROM sync_leases
+                    SELECT lower(repository) AS repository, branch, owner AS previous_owner FROM sync_leases
                     WHERE due_at <= now() AND (lease_until IS NULL OR lease_until <= now())
                     ORDER BY due_at, lower(repository), branch
                     LIMIT $2
@@ -51,16 +53,34 @@ final class PostgreSQLSyncLeases: SyncLeases {
                 SET owner = $1, lease_until = now() + $3::float8 * interval '1 millisecond',
                     lease_generation = l.lease_generation + 1
                 FROM due WHERE lower(l.repository) = due.repository AND l.branch = due.branch
-                RETURNING l.repository, l.branch, l.lease_generation, extract(epoch FROM l.lease_until)
+                RETURNING l.repository, l.branch, l.owner, l.lease_generation, extract(epoch FROM l.lease_until),
+                    due.previous_owner
                 """, [owner, limit, duration.leaseMilliseconds])
         }
-        return (0..<rows.count).compactMap { row in
+        return Self.leases(rows)
+    }
+
+    func heldLeases() throws -> [SyncLease] {
+        let rows = try storeErrors {
+            try connection.execute(
+                """
+                SELECT repository, branch, owner, lease_generation, extract(epoch FROM lease_until), NULL::text
+                FROM sync_leases WHERE owner IS NOT NULL ORDER BY lower(repository), branch
+                """)
+        }
+        return Self.leases(rows)
+    }
+
+    /// Rows of repository, branch, owner, generation, lease end (epoch seconds) and previous owner.
+    private static func leases(_ rows: QueryResult) -> [SyncLease] {
+        (0..<rows.count).compactMap { row in
             guard let repository = rows.string(row, 0).flatMap(RepositoryName.init(parsing:)),
-                let branch = rows.string(row, 1)
+                let branch = rows.string(row, 1), let owner = rows.string(row, 2)
             else { return nil }
             return SyncLease(
                 target: SyncTarget(repository: repository, branch: branch.isEmpty ? nil : branch), owner: owner,
-                generation: rows.int64(row, 2) ?? 0, expiresAt: Date(timeIntervalSince1970: rows.double(row, 3) ?? 0))
+                generation: rows.int64(row, 3) ?? 0, expiresAt: Date(timeIntervalSince1970: rows.double(row, 4) ?? 0),
+                takenOverFrom: rows.string(row, 5))
         }
     }
 

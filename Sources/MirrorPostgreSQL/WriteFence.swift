@@ -12,8 +12,9 @@ import PostgreSQL
 /// generation. So no write commits after another owner's claim, however long its
 /// writer was paused before it.
 ///
-/// The bulk load's index drop (BulkLoadIndexes) is fenced too; rebuilding a
-/// missing index is not: it only repairs, whoever does it.
+/// A fenced writer never drops the indexes for a bulk load (BulkLoadIndexes:
+/// other daemons write meanwhile); rebuilding a missing index is not fenced: it
+/// only repairs, whoever does it.
 struct WriteFence {
     let lease: SyncLease
 

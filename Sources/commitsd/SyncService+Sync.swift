@@ -19,18 +19,27 @@ extension SyncService {
         case removed
         /// The walk stopped after `pagesPerStep` pages; the next sync resumes it.
         case stepEnded(SyncStepEnded)
+        /// A fenced write was refused: the claim's lease is lost, nothing was
+        /// written under it (the claim loop logs it, once).
+        case leaseLost(String)
     }
 
     /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
     /// happened and what commitsd does next; never throws.
-    func sync(_ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger) async -> Outcome {
+    /// With `openWriter` (a claim's fenced writer), no repository lock is taken (`RepositorySync.openWriter`).
+    func sync(
+        _ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger,
+        openWriter: (@Sendable () throws -> any MirrorWriter)? = nil
+    ) async -> Outcome {
         var logger = logger
         logger[metadataKey: "repo"] = "\(repository.name)"
         if let branch = repository.branch { logger[metadataKey: "branch"] = "\(branch)" }
         // Its own count of requests: other lanes' requests are not this sync's.
-        let sync = RepositorySync(
+        var configured = RepositorySync(
             store: settings.store, client: settings.client.countingSeparately(), logger: logger, holder: "commitsd",
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
+        configured.openWriter = openWriter
+        let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown {
             await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
@@ -62,6 +71,8 @@ extension SyncService {
                     metadata: pause.merging(["error": "\(error)"]) { $1 })
             }
             return .rateLimited(resume: .now + .seconds(seconds))
+        case .interrupted where !Task.isShuttingDownGracefully:
+            return .interrupted  // cancelled by its claim's loss, which the claim loop logs
         case .interrupted:
             logger.notice("sync interrupted by shutdown at a page boundary; it resumes on the next start")
             return .interrupted
@@ -73,6 +84,8 @@ extension SyncService {
                 "walk paused at a page boundary; it continues once the polls already due have run",
                 metadata: ["sync.pages": "\(step.pages)"])
             return .stepEnded(step)
+        case .failed(let failure) where (failure.error as? StoreError)?.isLeaseLost == true:
+            return .leaseLost("\(failure.error)")
         case .failed(let failure) where Task.isShuttingDownGracefully:
             logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
             return .interrupted
@@ -81,5 +94,12 @@ extension SyncService {
             logger.error("sync failed; commitsd tries again next interval", metadata: ["error": "\(line)"])
             return .failed(line)
         }
+    }
+}
+
+extension StoreError {
+    var isLeaseLost: Bool {
+        if case .leaseLost = self { return true }
+        return false
     }
 }

@@ -70,6 +70,8 @@ struct SyncService: Service, CustomStringConvertible {
         case hint(WebhookHint)
         /// A lane's sync ended.
         case finished(Finished)
+        /// A claim from a shared queue was released or lost (`claimFromQueue`).
+        case claimEnded(SyncTarget)
     }
 
     struct Finished: Sendable {
@@ -108,7 +110,12 @@ struct SyncService: Service, CustomStringConvertible {
             await DedicatedThreads.store.run {
                 guard let startup = await waitForStartup() else { return }
                 started.markDone()
-                await schedule(startup: startup, events: events, continuation: continuation)
+                // A queue other hosts' daemons claim from is the plan; otherwise commitsd keeps its own.
+                if let queue = await sharedQueue() {
+                    await claimFromQueue(queue, startup: startup, events: events, continuation: continuation)
+                } else {
+                    await schedule(startup: startup, events: events, continuation: continuation)
+                }
             }
             group.cancelAll()
         }
@@ -227,6 +234,8 @@ struct SyncService: Service, CustomStringConvertible {
                 lastStatus = "last sync: \(repository) held at the rate-limit reserve until the reset; polls go on"
             case .removed:
                 lastStatus = "last sync: \(repository) not synced (removed from mirroring)"
+            case .leaseLost:
+                lastStatus = "last sync: \(repository) dropped (its claim was lost)"
             case .interrupted:
                 notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
                 return false
@@ -281,7 +290,7 @@ struct SyncService: Service, CustomStringConvertible {
                         plan.nudge(repository, now: .now)
                         pushedAt[repository.key] = min(pushedAt[repository.key] ?? receivedAt, receivedAt)
                     }
-                case .due:
+                case .due, .claimEnded:
                     break
                 }
                 if !Task.isShuttingDownGracefully, let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
@@ -325,7 +334,7 @@ struct SyncService: Service, CustomStringConvertible {
     }
 
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
-    private func openReader(settings: DaemonSettings, logger: Logger) -> (any MirrorReading)? {
+    func openReader(settings: DaemonSettings, logger: Logger) -> (any MirrorReading)? {
         do {
             return try settings.store.openCommitReader()
         } catch {
@@ -336,7 +345,7 @@ struct SyncService: Service, CustomStringConvertible {
 
     /// What a sync saw of its repository: its head, and when that was committed
     /// (`nil` when the store cannot say).
-    private func activity(after report: SyncReport, reader: any MirrorReading) -> PollActivity? {
+    func activity(after report: SyncReport, reader: any MirrorReading) -> PollActivity? {
         guard let head = report.headSHA else { return PollActivity(head: nil, headAge: nil) }
         guard let committedAt = try? reader.committerDate(ofCommit: head) else { return nil }
         return PollActivity(head: head, committedAt: committedAt, now: Date())
@@ -345,7 +354,7 @@ struct SyncService: Service, CustomStringConvertible {
     /// The metrics of one sync attempt; a store that cannot be read only costs the stored counts.
     /// `counted`: the shared client's usage the metrics hold so far (lanes overlap, so
     /// requests are counted since then, not per sync), moved on to now.
-    private func record(
+    func record(
         _ outcome: Outcome, of repository: MirrorConfiguration.Repository, reader: (any MirrorReading)?, settings: DaemonSettings,
         counted: inout GitHubClient.Usage, duration: Duration
     ) {
@@ -360,7 +369,7 @@ struct SyncService: Service, CustomStringConvertible {
         case .failed: metrics.recordSync(repository: repository.name, outcome: .failure, duration: nil)
         case .rateLimited, .reserveHeld: metrics.recordSync(repository: repository.name, outcome: .rateLimited, duration: nil)
         case .interrupted: metrics.recordSync(repository: repository.name, outcome: .interrupted, duration: nil)
-        case .removed: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
+        case .removed, .leaseLost: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
         if let reader { try? metrics.recordStored(reader, repository: repository.name) }
@@ -368,7 +377,7 @@ struct SyncService: Service, CustomStringConvertible {
 
     /// Without a token (a 304 costs a point there), when the last seen limit is
     /// at or below the reserve and not yet reset: the reset time.
-    private func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
+    func reservePause(settings: DaemonSettings) -> ContinuousClock.Instant? {
         let reserve = settings.configuration.rateLimitReserve
         guard reserve > 0, settings.tokenSource == nil, let rate = settings.client.usage.rateLimit, rate.remaining <= reserve,
             let resetAt = rate.resetAt, resetAt.timeIntervalSinceNow > 0

@@ -125,6 +125,33 @@ import Testing
         #expect { try second.release(kept, nextDue: .seconds(1)) } throws: { Self.isLeaseLost($0, generation: kept.generation) }
     }
 
+    /// `commitsctl status` and the takeover counter: who holds what, and from whom a claim was taken.
+    @Test func heldLeasesAndTakeoversAreReported() async throws {
+        let uri = try await Self.database()
+        let first = try StoreLocation(uri).openSyncLeases()
+        let second = try StoreLocation(uri).openSyncLeases()
+        #expect(first.isSharedAcrossHosts)
+        let other = SyncTarget(repository: RepositoryName(owner: "acme", name: "other"))
+        try first.addTargets([Self.widgets, other])
+        #expect(try second.heldLeases().isEmpty)
+        let claims = try first.claimDue(owner: "a", limit: 2, duration: .seconds(60))
+        #expect(claims.count == 2 && claims.allSatisfy { $0.takenOverFrom == nil })
+        #expect(Set(try second.heldLeases().map(\.owner)) == ["a"])
+        let released = try #require(claims.first { $0.target == other })
+        try first.release(released, nextDue: .zero)
+        // Released: no holder, and claiming it again is no takeover.
+        #expect(try second.heldLeases().map(\.target) == [Self.widgets])
+        let again = try #require(try second.claimDue(owner: "b", limit: 1, duration: .seconds(60)).first)
+        #expect(again.target == other && again.takenOverFrom == nil && again.generation == 2)
+        // Run out unreleased: the next claim names the owner it was taken from.
+        _ = try first.renew(try #require(claims.first { $0.target == Self.widgets }), duration: .milliseconds(1))
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        #expect(taken.target == Self.widgets && taken.takenOverFrom == "a" && taken.generation == 2)
+        let held = try first.heldLeases()
+        #expect(held.map(\.owner) == ["b", "b"])
+        #expect(held.allSatisfy { $0.expiresAt > Date() - 30 })
+    }
+
     @Test func theFormerHoldersWritesAfterATakeoverAreRefusedAndWriteNothing() async throws {
         let uri = try await Self.database()
         let first = try StoreLocation(uri).openSyncLeases()

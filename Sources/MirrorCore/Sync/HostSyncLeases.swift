@@ -20,6 +20,10 @@ public final class HostSyncLeases: SyncLeases {
         self.store = store
     }
 
+    public var isSharedAcrossHosts: Bool { false }
+
+    public func heldLeases() throws -> [SyncLease] { held.values.map(\.lease) }
+
     public func addTargets(_ targets: [SyncTarget]) throws {
         let now = ContinuousClock.now
         for target in targets where dueAt[target] == nil { dueAt[target] = now }

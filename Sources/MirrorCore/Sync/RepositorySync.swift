@@ -35,6 +35,11 @@ public struct RepositorySync: Sendable {
     public let holder: String
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
+    /// Set when the caller holds a claim on the repository from a shared queue
+    /// (`SyncLeases.openFencedWriter`): every writer comes from it, each write
+    /// checked against the claim's lease, and no repository lock is taken, the
+    /// claim being the exclusion. `nil`: the lock, then `store.openSyncWriter()`.
+    public var openWriter: (@Sendable () throws -> any MirrorWriter)?
 
     public init(store: StoreLocation, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
         self.store = store
@@ -62,17 +67,17 @@ public struct RepositorySync: Sendable {
         _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool,
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
-        let lock: RepositoryLock
+        var lock: RepositoryLock?
         do {
-            lock = try RepositoryLock.acquire(store: store, repository: repository, holder: holder)
+            if openWriter == nil { lock = try RepositoryLock.acquire(store: store, repository: repository, holder: holder) }
         } catch RepositoryLockError.busy(_, let holder) {
             return .skipped(holder: holder ?? "unknown")
         } catch {
             return .failed(Failure(error: error))
         }
-        defer { lock.release() }
+        defer { lock?.release() }
         do {
-            let store = try store.openSyncWriter()
+            let store = try writer()
             // Checked under the lock: a removal (which takes it too) is never raced.
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
@@ -103,7 +108,7 @@ public struct RepositorySync: Sendable {
             // No lock file stays for a repository GitHub does not know: a mirrored
             // one is marked gone, a name never mirrored (mistyped) leaves nothing.
             if markGone(repository) || !isMirrored(repository) {
-                lock.release()
+                lock?.release()
                 RepositoryLock.removeLockFile(store: store, repository: repository)
             }
             return .failed(Failure(error: GitHubError.notFound(repository: name, tokenSource: source)))
@@ -112,11 +117,16 @@ public struct RepositorySync: Sendable {
         }
     }
 
+    /// The claim's fenced writer, or the store's.
+    private func writer() throws -> any MirrorWriter {
+        try openWriter?() ?? store.openSyncWriter()
+    }
+
     /// A mirrored repository GitHub answers 404 for is gone: its history stays,
     /// it is no longer polled through a pattern, and it is active again when it
     /// reappears. Returns whether it was marked.
     private func markGone(_ repository: RepositoryName) -> Bool {
-        guard let store = try? store.openSyncWriter(),
+        guard let store = try? writer(),
             let stored = try? store.repository(named: repository), stored.githubID != nil,
             (try? store.repositoryState(repositoryID: stored.id)) == .active
         else { return false }
@@ -126,13 +136,13 @@ public struct RepositorySync: Sendable {
 
     /// Whether the store holds the repository (under this name or a former one).
     private func isMirrored(_ repository: RepositoryName) -> Bool {
-        guard let store = try? store.openSyncWriter() else { return true }
+        guard let store = try? writer() else { return true }
         return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.
     private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
-        guard let store = try? store.openSyncWriter(),
+        guard let store = try? writer(),
             let stored = try? store.repository(named: repository),
             let branch = branch ?? stored.defaultBranch
         else { return }

@@ -28,12 +28,16 @@ public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
     public let generation: Int64
     /// By the store's clock (a database server's `now()`), never the holder's.
     public let expiresAt: Date
+    /// Set by a claim that took the target over: the owner whose lease ran out
+    /// without being released (a daemon that died or stalled), `nil` otherwise.
+    public let takenOverFrom: String?
 
-    public init(target: SyncTarget, owner: String, generation: Int64, expiresAt: Date) {
+    public init(target: SyncTarget, owner: String, generation: Int64, expiresAt: Date, takenOverFrom: String? = nil) {
         self.target = target
         self.owner = owner
         self.generation = generation
         self.expiresAt = expiresAt
+        self.takenOverFrom = takenOverFrom
     }
 
     public var description: String { "\(target) held by \(owner), lease generation \(generation)" }
@@ -51,6 +55,11 @@ public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Used by one task at a time, like a store's connection.
 public protocol SyncLeases: AnyObject {
+    /// Whether daemons on any host claim from this queue (a database's table):
+    /// a daemon then takes its work from the queue, as claimed. `false` (one
+    /// host's `flock`s): nothing else claims but the processes of this host, and
+    /// a daemon keeps its own plan, taking each repository's lock as it syncs.
+    var isSharedAcrossHosts: Bool { get }
     /// Adds the targets not yet in the queue, due now; known ones keep their due time and lease.
     func addTargets(_ targets: [SyncTarget]) throws
     /// Claims at most `limit` targets that are due and not held under a live
@@ -67,6 +76,9 @@ public protocol SyncLeases: AnyObject {
     /// `lease` still holds its target unexpired, and otherwise fails with
     /// `StoreError.leaseLost` having written nothing.
     func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter
+    /// The claims not released, live or run out (by the store's clock, which
+    /// `expiresAt` is), for `commitsctl status`; those of this object only on one host.
+    func heldLeases() throws -> [SyncLease]
 }
 
 extension Duration {

@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import MirrorCore
+import ServiceLifecycle
+
+/// commitsd on a queue shared by daemons on any host (a PostgreSQL store's
+/// `sync_leases`; docs/SCALING.md): the queue is the plan.
+///
+/// - Every configured repository is added to the queue (one target per
+///   repository, whatever its branches: a claim covers them all, so two
+///   branches of one repository never sync at once, as on a SQLite store).
+/// - Every `claimPoll`, and whenever a lane frees up, the daemon claims as many
+///   due targets as it has free lanes, under `lease_duration`, as `name`.
+/// - A claimed repository's configured branches sync one after the other, each
+///   write fenced by the claim (`SyncLeases.openFencedWriter`), while the lease
+///   is renewed every third of it. A renewal refused cancels the sync; a write
+///   refused ends it: either way the claim is lost, one log line says so, and
+///   nothing more is written.
+/// - The claim is then released, due again on the repository's interval (at
+///   once after a step of a walk or a shutdown, so any daemon resumes it; at
+///   the reset after a rate limit).
+extension SyncService {
+    /// How often an idle daemon asks the queue for due work.
+    static let claimPoll: Duration = .seconds(1)
+
+    func claimFromQueue(
+        _ queue: ClaimQueue, startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
+    ) async {
+        var settings = initial
+        var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+        var discovery = PatternDiscovery()
+        var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
+        var ledger = RequestLedger(store: settings.store, client: settings.client)
+        var ledgerWritten = ContinuousClock.now
+        var usageRecorded = settings.client.usage
+        var claimsHeld = 0
+        var pausedUntil: ContinuousClock.Instant?
+        var queued: Set<SyncTarget> = []
+        var lastStatus = "no sync yet"
+        // A database that does not answer is logged once, not at every claim poll.
+        var queueFailing = false
+        func queueTrouble(_ message: Logger.Message, _ error: any Error) {
+            logger.log(level: queueFailing ? .debug : .warning, message, metadata: ["error": "\(error)"])
+            queueFailing = true
+        }
+
+        logger.info(
+            "ready; claiming repositories from the store's shared queue",
+            metadata: [
+                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
+                "repos": "\(settings.configuration.repositories.count)", "daemon.name": "\(settings.name)",
+                "lease.duration": "\(DurationText.format(settings.configuration.leaseDuration))",
+                "token.source": "\(settings.tokenSource ?? "none")",
+            ])
+        notifier.ready(status: "ready: claiming from the shared queue as \(settings.name)")
+        let ticker = Task {
+            while !Task.isCancelled {
+                continuation.yield(.due)
+                try? await Task.sleep(for: Self.claimPoll)
+            }
+        }
+        defer { ticker.cancel() }
+
+        await withDiscardingTaskGroup { lanes in
+            var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
+            while let event = await iterator.next() {
+                switch event {
+                case .reload(let new):
+                    try? ledger.write(settings.client)
+                    settings = new.store == settings.store ? new : new.keepingStore(settings.store)
+                    ledger = RequestLedger(store: settings.store, client: settings.client)
+                    usageRecorded = settings.client.usage
+                    logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+                    discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
+                    notifier.status("configuration reloaded; \(lastStatus)")
+                case .finished(let finished):
+                    record(
+                        finished.outcome, of: finished.repository, reader: openReader(settings: settings, logger: logger),
+                        settings: settings, counted: &usageRecorded, duration: ContinuousClock.now - finished.started)
+                    if case .rateLimited(let resume) = finished.outcome { pausedUntil = max(pausedUntil ?? resume, resume) }
+                    lastStatus = "last sync: \(finished.repository) \(Self.summary(finished.outcome))"
+                    notifier.status(lastStatus)
+                case .claimEnded:
+                    claimsHeld -= 1
+                case .hint, .due:
+                    break
+                }
+                if .now - ledgerWritten >= Self.requestsWriteInterval {
+                    try? ledger.write(settings.client)
+                    ledgerWritten = .now
+                }
+                guard !Task.isShuttingDownGracefully else { continue }
+                if let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
+                    switch await discovery.run(settings: settings, logger: logger) {
+                    case .finished: discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
+                    case .rateLimited(let resume): (pausedUntil, discoveryDue) = (resume, resume)
+                    case .reserveHeld(let resume): discoveryDue = resume
+                    }
+                }
+                let configuration = discovery.expanded(settings.configuration)
+                let targets = Set(configuration.repositories.map { SyncTarget(repository: $0.name) })
+                if !targets.isSubset(of: queued) {
+                    do {
+                        try queue.with { try $0.addTargets(Array(targets.subtracting(queued))) }
+                        queued.formUnion(targets)
+                    } catch {
+                        queueTrouble("could not add repositories to the shared queue; trying again", error)
+                    }
+                }
+                if let until = pausedUntil, until > .now { continue }
+                if let resume = reservePause(settings: settings) {
+                    pausedUntil = resume
+                    continue
+                }
+                let free = Self.lanes - claimsHeld
+                guard free > 0 else { continue }
+                let (name, lease) = (settings.name, settings.configuration.leaseDuration)
+                let claims: [SyncLease]
+                do {
+                    claims = try queue.with { try $0.claimDue(owner: name, limit: free, duration: lease) }
+                } catch {
+                    queueTrouble("could not claim from the shared queue; trying again every second", error)
+                    continue
+                }
+                if queueFailing { logger.notice("the shared queue answers again") }
+                queueFailing = false
+                for claim in claims {
+                    claimsHeld += 1
+                    metrics.recordLease(.claim)
+                    if let former = claim.takenOverFrom, former != claim.owner { metrics.recordLease(.takeover) }
+                    let (settings, logger) = (settings, logger)
+                    lanes.addTask {
+                        await work(on: claim, queue: queue, configuration: configuration, settings: settings, logger: logger) {
+                            continuation.yield(.finished($0))
+                        }
+                        continuation.yield(.claimEnded(claim.target))
+                    }
+                }
+            }
+            notifier.stopping(status: "stopping")
+        }
+        try? ledger.write(settings.client)
+        logger.info("stopping")
+    }
+
+    /// A few words on how a claimed sync ended, for systemd's STATUS.
+    static func summary(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .synced(let report): "synced: \(report.summary)"
+        case .stepEnded(let step): "walked \(plural(step.pages, "page")); any daemon resumes it"
+        case .leaseLost: "dropped: its claim was lost"
+        case .failed(let message): "failed: \(message)"
+        case .rateLimited, .reserveHeld: "rate-limited until the reset"
+        case .skipped, .removed, .interrupted: "not synced"
+        }
+    }
+}
