@@ -48,6 +48,10 @@ extension Commitsctl {
             /// `active`, `gone` or `removed`.
             var state = RepositoryState.active
             var stateReason: String?
+            /// On a store daemons share (PostgreSQL): the daemon whose claim on the
+            /// repository is not released, and when its lease ends (or ended).
+            var heldBy: String?
+            var leaseUntil: String?
 
             /// json, ndjson and csv: every field always present (null when unknown), so scripts can rely
             /// on the shape. The order is docs/QUERY.md's, the one csv columns always had.
@@ -67,6 +71,8 @@ extension Commitsctl {
                 ("pending_walks", { .int($0.pendingWalks) }),
                 ("state", { .string($0.state.rawValue) }),
                 ("state_reason", { .optional($0.stateReason) }),
+                ("held_by", { .optional($0.heldBy) }),
+                ("lease_until", { .optional($0.leaseUntil) }),
             ])
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
@@ -76,6 +82,7 @@ extension Commitsctl {
                 if let headSHA { line += ", head \(headSHA.prefix(7))" }
                 line += ", last success \(lastSuccessAt ?? "never")"
                 if state != .active { line += ", \(state.rawValue)" + (stateReason.map { " (\($0))" } ?? "") }
+                if let heldBy { line += ", held by \(heldBy) until \(leaseUntil ?? "?")" }
                 if let lastError { line += ", last error: \(lastError)" }
                 return TextCleaning.singleLine(line)
             }
@@ -117,6 +124,9 @@ extension Commitsctl {
                     .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"),
                 ]
                 if showState { columns.append(.init(title: "STATE")) }
+                // HELD BY only on a store daemons share, while one holds a claim.
+                let showHolder = rows.contains { $0.heldBy != nil }
+                if showHolder { columns.append(.init(title: "HELD BY")) }
                 columns += [
                     .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
@@ -130,6 +140,7 @@ extension Commitsctl {
                         row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"),
                     ]
                     if showState { cells.append(row.state.rawValue) }
+                    if showHolder { cells.append(row.heldBy.map { "\($0) until \(row.leaseUntil ?? "?")" } ?? "-") }
                     table.append(
                         cells + [
                             row.headSHA.map { String($0.prefix(7)) } ?? "-",
@@ -185,7 +196,25 @@ extension Commitsctl {
                         repository: repository.name.description, branch: repository.branch, configured: true,
                         commits: 0, complete: false, pendingWalks: 0))
             }
-            return rows
+            return try withHolders(rows, store: store)
+        }
+
+        /// The rows with who holds each repository's claim, on a store whose queue
+        /// daemons on several hosts share (none on a SQLite store: one host's claims are its own).
+        static func withHolders(_ rows: [Row], store: StoreLocation) throws -> [Row] {
+            guard try store.exists() else { return rows }
+            let leases = try store.openSyncLeases()
+            guard leases.isSharedAcrossHosts else { return rows }
+            let held = Dictionary(
+                try leases.heldLeases().map { ($0.target.repository.description.lowercased(), $0) }, uniquingKeysWith: { $1 })
+            return rows.map { row in
+                var row = row
+                if let lease = held[row.repository.lowercased()] {
+                    row.heldBy = lease.owner
+                    row.leaseUntil = ISO8601Timestamp.format(lease.expiresAt)
+                }
+                return row
+            }
         }
     }
 }
