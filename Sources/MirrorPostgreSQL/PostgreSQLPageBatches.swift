@@ -73,11 +73,18 @@ extension PostgreSQLStore {
         batch = OpenBatch(started: .now)
         do {
             try fence?.check(on: connection)
+            // Claimed syncs (several daemons) write their batches one at a time: a batch's
+            // triggers update rows every repository shares (per-author counts, the change
+            // counter) in its pages' order, and two at once deadlocked (40P01) in tests.
+            if fence != nil { try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimedBatchLockKey]) }
         } catch {
             rollBackBatch()
             throw error
         }
     }
+
+    /// pg_advisory_xact_lock's key for claimed syncs' batches: any constant no other lock uses.
+    static let claimedBatchLockKey: Int64 = 0x636F_6D6D_6974_7303
 
     func commitBatch() throws {
         guard batch != nil else { return }
