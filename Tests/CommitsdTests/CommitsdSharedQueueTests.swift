@@ -31,6 +31,7 @@ import Testing
             api_url: \(simulator.baseURL)
             name: \(name)
             lease_duration: \(lease)
+            metrics_listen: 127.0.0.1:0
             default_interval: 1h
             git_bootstrap: false
             repositories:
@@ -83,6 +84,12 @@ import Testing
         let rows = try? server.execute(
             "SELECT lease_generation FROM sync_leases WHERE lower(repository) = $1", database: database(of: uri), [repository])
         return rows?.first?.first.flatMap { $0.flatMap(Int.init) }
+    }
+
+    /// The daemon's `/metrics` samples (`CommitsdMetricsTests.samples`); empty when it does not answer.
+    static func metrics(_ base: String) async -> [String: Double] {
+        guard let response = try? await CommitsdMetricsTests.get(base + "/metrics") else { return [:] }
+        return CommitsdMetricsTests.samples(String(decoding: response.body, as: UTF8.self))
     }
 
     func stop(_ daemons: [DaemonProcess]) async {
@@ -159,6 +166,7 @@ import Testing
             _ = try server.execute("ALTER DATABASE \(Self.database(of: uri)) SET idle_in_transaction_session_timeout = '4s'")
             let sleeper = try startDaemon("sleeper", uri: uri, simulator: simulator, repositories: count, lease: "5s")
             defer { sleeper.stop() }
+            let sleeperMetrics = try await CommitsdPostgreSQLTests.metricsBase(sleeper)
             var held: [String: Int] = [:]
             // Stopped while it holds a claim (a claim can end between the look and the stop: look again).
             for _ in 0..<20 where held.isEmpty {
@@ -185,6 +193,13 @@ import Testing
             #expect(lost.count <= held.count, "one line per lost claim: \(lost)")
             #expect(lost.contains { $0.contains("repo=acme/repo-") || $0.contains("repo=\(repository)") }, "\(lost)")
             #expect(Self.stored(server, uri) == before)
+            // Counted before the line is logged.
+            let sleeping = await Self.metrics(sleeperMetrics)
+            #expect((sleeping["commits_mirror_leases_lost_total"] ?? 0) >= 1, "\(sleeping)")
+            #expect((sleeping["commits_mirror_lease_claims_total"] ?? 0) >= 1, "\(sleeping)")
+            let taking = await Self.metrics(try await CommitsdPostgreSQLTests.metricsBase(other))
+            #expect((taking["commits_mirror_lease_takeovers_total"] ?? 0) >= 1, "\(taking)")
+            #expect((taking["commits_mirror_lease_claims_total"] ?? 0) >= 1, "\(taking)")
             await stop([sleeper, other])
             #expect(Self.stored(server, uri) == expected)
             try await check(uri)
