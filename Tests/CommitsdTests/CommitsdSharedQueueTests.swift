@@ -177,6 +177,12 @@ import Testing
                 if held.isEmpty { sleeper.signal(SIGCONT) }
             }
             let (repository, generation) = try #require(held.first, "\(sleeper.log)")
+            // commitsctl status names the holder of what the stopped daemon holds, and until when.
+            let status = try await run("commitsctl", ["status", "--db", uri, "--json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+            let row = try #require(rows.first { ($0["repository"] as? String)?.lowercased() == repository }, "\(status.stdout)")
+            #expect(row["held_by"] as? String == "sleeper", "\(row)")
+            #expect((row["lease_until"] as? String)?.hasSuffix("Z") == true, "\(row)")
             let other = try startDaemon("taker", uri: uri, simulator: simulator, repositories: count, lease: "5s")
             defer { other.stop() }
             // Once the lease runs out, the other claims the repository and finishes everything.

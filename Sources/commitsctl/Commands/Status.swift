@@ -199,7 +199,8 @@ extension Commitsctl {
             return try withHolders(rows, store: store)
         }
 
-        /// The rows with who holds each repository's claim, on a store whose queue
+        /// The rows with who holds each repository's claim (plus a row for each one
+        /// claimed before it has any other), on a store whose queue
         /// daemons on several hosts share (none on a SQLite store: one host's claims are its own).
         static func withHolders(_ rows: [Row], store: StoreLocation) throws -> [Row] {
             guard try store.exists() else { return rows }
@@ -207,7 +208,13 @@ extension Commitsctl {
             guard leases.isSharedAcrossHosts else { return rows }
             let held = Dictionary(
                 try leases.heldLeases().map { ($0.target.repository.description.lowercased(), $0) }, uniquingKeysWith: { $1 })
-            return rows.map { row in
+            // A repository claimed before its first sync wrote anything is listed all the same.
+            let listed = Set(rows.map { $0.repository.lowercased() })
+            let unlisted = held.filter { !listed.contains($0.key) }.values.sorted { $0.target.description < $1.target.description }
+            let claimedOnly = unlisted.map {
+                Row(repository: $0.target.repository.description, commits: 0, complete: false, pendingWalks: 0)
+            }
+            return (rows + claimedOnly).map { row in
                 var row = row
                 if let lease = held[row.repository.lowercased()] {
                     row.heldBy = lease.owner
