@@ -163,7 +163,10 @@ extension Commitsctl {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
                 }
             }
-            let named = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
+            let named = Set(
+                ((configuration?.repositories.map(\.name) ?? []) + (configuration?.branchGlobs.map(\.name) ?? [])).map {
+                    $0.description.lowercased()
+                })
             // Named in the file, or selected by one of its patterns (OWNER/*).
             let configured = { (repository: String) in
                 named.contains(repository.lowercased())
