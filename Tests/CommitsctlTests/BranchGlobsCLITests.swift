@@ -69,6 +69,14 @@ import Testing
         let table = try await run("commitsctl", ["status", "--config", config])
         #expect(table.stdout.contains("STATE"), "a STATE column once a branch is gone: \(table.stdout)")
         #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
+        let stats = try await run("commitsctl", ["stats", "--branches", "--format", "oneline", "--db", db])
+        #expect(
+            stats.lines.map { String($0.prefix { $0 != ":" }) } == [
+                "acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0",
+            ])
+        #expect(stats.lines.filter { $0.hasSuffix(", gone") }.map { String($0.prefix { $0 != ":" }) } == ["acme/widgets@release/1.0"])
+        let statsTable = try await run("commitsctl", ["stats", "--branches", "--db", db])
+        #expect(statsTable.lines.first?.contains("STATE") == true, "\(statsTable.stdout)")
         #expect(!(try await sync()).stderr.contains("is gone"), "marked once")
 
         // It comes back: synced again and active.

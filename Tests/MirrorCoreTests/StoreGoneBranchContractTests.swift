@@ -41,6 +41,10 @@ extension StoreContractTests {
             try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"])
                 == [["gone", ISO8601Timestamp.format(goneAt)]])
         #expect(try store.committed("SELECT head_sha FROM sync_state WHERE branch = $1", ["topic"]) == [[PayloadFixtures.sha(6)]])
+        let statistics = try store.location.openCommitReader().branchStatistics(repository: nil)
+        #expect(statistics.map(\.branch) == ["main", "topic"])
+        #expect(statistics.map(\.state) == ["active", "gone"])
+        #expect(statistics.map(\.commits) == [Self.reached(from: 5).count, Self.reached(from: 6).count])
 
         // It reappears, now at 7: active again, its rows those of its new head.
         try store.writer.recordAttempt(repositoryID: repository.id, branch: "topic")
