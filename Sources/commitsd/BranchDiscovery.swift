@@ -27,9 +27,10 @@ struct BranchDiscovery {
         return expanded
     }
 
-    /// When discovery is due again: the shortest interval among the globs' entries.
+    /// When discovery is due again: the shortest interval among the globs' entries
+    /// (`default_interval` for those without one, as for patterns: without a token a 304 costs a point).
     static func interval(of configuration: MirrorConfiguration) -> Duration? {
-        configuration.branchGlobs.map { $0.interval ?? configuration.minimumInterval ?? configuration.defaultInterval }.min()
+        configuration.branchGlobs.map { $0.interval ?? configuration.defaultInterval }.min()
     }
 
     /// Lists the branches of every repository with globs and records what they select.
