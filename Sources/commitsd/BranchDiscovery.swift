@@ -12,6 +12,8 @@ struct BranchDiscovery {
     /// Each repository's last good listing and the branches it selected, by lowercased name.
     private var listings: [String: BranchListing] = [:]
     private var selected: [String: [String]] = [:]
+    /// The globs each repository's gone branches were last looked for with (a reload may change them).
+    private var checkedWith: [String: BranchSelection] = [:]
 
     /// The configuration with an entry for every selected branch (polled on its
     /// globs' interval); a branch the file names itself keeps its own entry.
@@ -35,8 +37,8 @@ struct BranchDiscovery {
 
     /// Lists the branches of every repository with globs and records what they select.
     /// `listed` is told every branch of each repository whose listing changed (or
-    /// was read for the first time), so the branches it no longer has are marked gone;
-    /// when it fails (false), the next listing is read whole again, to try once more.
+    /// was read for the first time, or whose globs changed), so the branches it no
+    /// longer has are marked gone; when it fails (false), it is told again next time.
     mutating func run(
         settings: DaemonSettings, logger: Logger, listed: (MirrorConfiguration.BranchGlobs, Set<String>) -> Bool = { _, _ in true }
     ) async -> PatternDiscovery.Ending {
@@ -45,7 +47,7 @@ struct BranchDiscovery {
             do {
                 let (listing, unchanged) = try await BranchListing.list(globs.name, previous: listings[globs.key], client: client)
                 listings[globs.key] = listing
-                if unchanged, selected[globs.key] != nil { continue }
+                // Selected again even when unchanged: a reload may have changed the globs.
                 let branches = globs.selection.selected(from: listing.branches.map(\.name))
                 let before = selected[globs.key] ?? []
                 selected[globs.key] = branches
@@ -57,10 +59,13 @@ struct BranchDiscovery {
                         metadata: [
                             "repo": "\(globs.name)", "branches": "\(globs.selection)",
                             "discovery.added": "\(added.joined(separator: ","))",
-                            "discovery.gone": "\(left.joined(separator: ","))",
+                            "discovery.dropped": "\(left.joined(separator: ","))",
                         ])
                 }
-                if !listed(globs, Set(listing.branches.map(\.name))) { listings[globs.key] = nil }
+                if !unchanged || checkedWith[globs.key] != globs.selection {
+                    let marked = listed(globs, Set(listing.branches.map(\.name)))
+                    checkedWith[globs.key] = marked ? globs.selection : nil
+                }
             } catch let error as GitHubError where error.isRateLimit {
                 let retryAt = error.retryAt()
                 logger.warning(

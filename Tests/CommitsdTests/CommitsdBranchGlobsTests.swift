@@ -133,4 +133,46 @@ import Testing
             #expect(requests > points, "unchanged listings are free 304s: \(rows)")
         }
     }
+
+    /// A reload that widens the globs selects from the listing commitsd has, even when the
+    /// repository answers 304 (nothing changed on GitHub): the new branches are mirrored.
+    @Test func aReloadThatChangesTheGlobsSelectsAgainFromAnUnchangedListing() async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3202, source: .synthetic(SyntheticSpec(commits: 80, seed: 12)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "feature", back: 4)
+            func configuration(_ branches: String) throws -> String {
+                try directory.write(
+                    "config.yaml",
+                    """
+                    store: state/commits.sqlite
+                    api_url: \(simulator.baseURL)
+                    git_bootstrap: false
+                    repositories:
+                      - name: acme/widgets
+                        branches: \(branches)
+                        interval: 1s
+
+                    """)
+            }
+            let config = try configuration(#"["release/*"]"#)
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": heads["release/1.0"] ?? ""] },
+                "\(daemon.log)")
+
+            _ = try configuration(#""*""#)
+            daemon.signal(SIGHUP)
+            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "every branch: \(daemon.log)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
 }
