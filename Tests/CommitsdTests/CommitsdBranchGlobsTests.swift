@@ -1,5 +1,7 @@
+import Curl
 import Foundation
 import GitHubSim
+import MirrorCore
 import MirrorTestSupport
 import SQLite
 import Testing
@@ -173,6 +175,60 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "every branch: \(daemon.log)")
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
+    /// A push webhook for a repository with globs lists its branches at once: a branch created
+    /// (its first push) is mirrored long before the hourly round would list it.
+    @Test func aPushWebhookListsTheRepositorysBranchesAtOnce() async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3203, source: .synthetic(SyntheticSpec(commits: 60, seed: 13)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+            let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
+            chmod(secretFile, 0o600)
+            let config = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                git_bootstrap: false
+                default_interval: 1h
+                webhook_listen: 127.0.0.1:0
+                webhook_secret_file: \(secretFile)
+                repositories:
+                  - name: acme/widgets
+                    branches: ["release/*"]
+
+                """)
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
+            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
+            #expect(await waitUntil { daemon.log.contains("webhook.listen=") }, "\(daemon.log)")
+            let port = try #require(
+                daemon.log.split(separator: "\n").first { $0.contains("webhook.listen=") }?.split(separator: " ")
+                    .first { $0.hasPrefix("webhook.listen=") }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+
+            let created = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 3)
+            let body = Array(
+                #"{"ref":"refs/heads/release/2.0","before":"0000000000000000000000000000000000000000","after":"\#(created)","repository":{"id":3203,"full_name":"acme/widgets","default_branch":"main"}}"#
+                    .utf8)
+            let delivered = try await HTTPClient().send(
+                HTTPRequest(
+                    url: "http://127.0.0.1:\(port)/webhook", method: "POST",
+                    headers: [
+                        ("Content-Type", "application/json"), ("X-GitHub-Event", "push"), ("X-GitHub-Delivery", UUID().uuidString),
+                        ("X-Hub-Signature-256", WebhookSecret(WebhookRig.secret, source: "test").signature(of: body)),
+                    ], body: body))
+            #expect((200..<300).contains(delivered.status))
+            #expect(
+                await waitUntil(timeout: .seconds(30)) { storedHeads()["release/2.0"] == created },
+                "the push lists the branches now, not in an hour: \(daemon.log)")
         }
     }
 }
