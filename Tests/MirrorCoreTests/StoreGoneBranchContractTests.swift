@@ -30,6 +30,13 @@ extension StoreContractTests {
                 uniquingKeysWith: { first, _ in first })
         }
         #expect(try states() == ["main": nil, "topic": nil])
+        // `show` names the branches that hold a commit, as `git branch --contains` would: a deleted one no more.
+        func holding(_ commit: Int) throws -> [RepositoryBranches] {
+            guard case .found(let detail) = try store.location.openCommitReader().resolveCommit(PayloadFixtures.sha(commit), mailmap: nil)
+            else { return [] }
+            return detail.branches
+        }
+        #expect(try holding(6) == [RepositoryBranches(repository: "acme/widgets", names: ["topic"])])
 
         #expect(try store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: goneAt))
         #expect(try !store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: .now), "already gone: kept as it was")
@@ -41,6 +48,8 @@ extension StoreContractTests {
             try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"])
                 == [["gone", ISO8601Timestamp.format(goneAt)]])
         #expect(try store.committed("SELECT head_sha FROM sync_state WHERE branch = $1", ["topic"]) == [[PayloadFixtures.sha(6)]])
+        #expect(try holding(6).isEmpty, "show no longer names a deleted branch")
+        #expect(try holding(2) == [RepositoryBranches(repository: "acme/widgets", names: ["main"])])
         let statistics = try store.location.openCommitReader().branchStatistics(repository: nil)
         #expect(statistics.map(\.branch) == ["main", "topic"])
         #expect(statistics.map(\.state) == ["active", "gone"])
@@ -54,5 +63,6 @@ extension StoreContractTests {
         #expect(try states() == ["main": nil, "topic": nil])
         #expect(try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"]) == [["active", nil]])
         #expect(try Self.rows(store, branch: "topic") == Self.reached(from: 7))
+        #expect(try holding(6) == [RepositoryBranches(repository: "acme/widgets", names: ["topic"])])
     }
 }
