@@ -92,6 +92,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var repositories: [Repository]
     /// The pattern entries of `repositories`, expanded by listing each owner's repositories.
     public var patterns: [Pattern] = []
+    /// The branch globs of repository entries, expanded by listing each repository's branches.
+    public var branchGlobs: [BranchGlobs] = []
     /// `include_forks`: whether patterns select forks (default: no).
     public var includeForks = false
     /// `include_archived`: whether patterns select archived repositories (default: no).
@@ -148,7 +150,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile && lhs.githubApp == rhs.githubApp
-            && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns
+            && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns && lhs.branchGlobs == rhs.branchGlobs
             && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
             && lhs.defaultInterval == rhs.defaultInterval && lhs.minimumInterval == rhs.minimumInterval
             && lhs.maximumInterval == rhs.maximumInterval
@@ -301,6 +303,14 @@ public struct MirrorConfiguration: Sendable, Equatable {
         for repository in repositories where newByKey[repository.key] == nil {
             changes.append("repository removed: \(repository)")
         }
+        let oldGlobs = Dictionary(branchGlobs.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newGlobs = Set(new.branchGlobs.map(\.key))
+        for globs in new.branchGlobs where oldGlobs[globs.key] != globs {
+            changes.append(
+                oldGlobs[globs.key].map { "branches of \($0.name) changed: \($0.selection) -> \(globs.selection)" }
+                    ?? "branches added: \(globs)")
+        }
+        for globs in branchGlobs where !newGlobs.contains(globs.key) { changes.append("branches removed: \(globs)") }
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
