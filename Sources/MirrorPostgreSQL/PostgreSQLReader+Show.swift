@@ -61,7 +61,7 @@ extension PostgreSQLReader {
             """
             SELECT r.full_name, b.name FROM branch_commits bc
             JOIN repository_branches b ON b.id = bc.branch_id JOIN repositories r ON r.id = b.repository_id
-            WHERE bc.commit_id = $1::bigint ORDER BY lower(r.full_name COLLATE "C"), b.name COLLATE "C"
+            WHERE bc.commit_id = $1::bigint AND b.state = 'active' ORDER BY lower(r.full_name COLLATE "C"), b.name COLLATE "C"
             """, [commitID])
         return CommitDetail(
             commit: commit, authorPosition: position, authorCommitCount: count,

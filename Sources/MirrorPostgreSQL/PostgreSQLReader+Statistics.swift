@@ -70,4 +70,35 @@ extension PostgreSQLReader {
             }
         }
     }
+
+    public func branchStatistics(repository name: RepositoryName?) throws -> [BranchStatistics] {
+        try read {
+            var sql = """
+                SELECT r.full_name, b.name, b.state, count(c.id), coalesce(sum(CASE WHEN c.parent_count > 1 THEN 1 ELSE 0 END), 0),
+                       count(DISTINCT a.name), min(c.committer_date COLLATE "C"), max(c.committer_date COLLATE "C"),
+                       min(s.last_success_at)
+                FROM repository_branches b
+                JOIN repositories r ON r.id = b.repository_id
+                LEFT JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+                LEFT JOIN branch_commits bc ON bc.branch_id = b.id
+                LEFT JOIN commits c ON c.id = bc.commit_id
+                LEFT JOIN authors a ON a.id = c.author_id
+                """
+            var parameters: [any PostgreSQLBindable] = []
+            if let name {
+                guard let repository = try repository(named: name) else { return [] }
+                sql += "\nWHERE r.id = $1::bigint"
+                parameters.append(repository.id)
+            }
+            // As SQLite orders them: the NOCASE full_name by its ASCII-lowercased bytes, then the branch's bytes.
+            sql += "\nGROUP BY r.id, b.id\nORDER BY lower(r.full_name COLLATE \"C\"), b.name COLLATE \"C\""
+            let rows = try connection.execute(sql, parameters)
+            return (0..<rows.count).map { row in
+                BranchStatistics(
+                    repository: rows.string(row, 0) ?? "", branch: rows.string(row, 1) ?? "", state: rows.string(row, 2) ?? "active",
+                    commits: rows.int(row, 3) ?? 0, merges: rows.int(row, 4) ?? 0, authors: rows.int(row, 5) ?? 0,
+                    firstCommitDate: rows.string(row, 6), lastCommitDate: rows.string(row, 7), lastSyncAt: rows.string(row, 8))
+            }
+        }
+    }
 }

@@ -77,6 +77,18 @@ extension PostgreSQLStore {
         }
     }
 
+    @discardableResult
+    public func markBranchGone(repositoryID: Int64, branch: String, at date: Date) throws -> Bool {
+        try write {
+            try connection.execute(
+                """
+                UPDATE repository_branches SET state = 'gone', gone_since = $1
+                WHERE repository_id = $2 AND name = $3 AND state = 'active'
+                """, [ISO8601Timestamp.format(date), repositoryID, branch]
+            ).affectedRows > 0
+        }
+    }
+
     // MARK: - Walks
 
     public func pendingWalks(repositoryID: Int64, branch: String) throws -> [Walk] {

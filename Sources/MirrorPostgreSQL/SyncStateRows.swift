@@ -9,8 +9,9 @@ enum SyncStateRows {
                s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
                (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
                (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
-               r.state, r.state_reason
+               r.state, r.state_reason, CASE WHEN b.state = 'gone' THEN coalesce(b.gone_since, '') END
         FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+        LEFT JOIN repository_branches b ON b.repository_id = s.repository_id AND b.name = s.branch
         """
 
     /// One repository's branches (by name), or every repository's (by name, then branch), names in byte order.
@@ -34,6 +35,6 @@ enum SyncStateRows {
             lastSuccessAt: rows.string(row, 6), lastError: rows.string(row, 7), rateLimitRemaining: rows.int(row, 8),
             rateLimitResetAt: rows.string(row, 9), pendingWalks: rows.int(row, 10) ?? 0, commits: rows.int(row, 11) ?? 0,
             repositoryState: rows.string(row, 12).flatMap(RepositoryState.init(rawValue:)) ?? .active,
-            stateReason: rows.string(row, 13))
+            stateReason: rows.string(row, 13), branchGoneSince: rows.string(row, 14))
     }
 }

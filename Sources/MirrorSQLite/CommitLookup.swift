@@ -63,7 +63,7 @@ extension MirrorReader {
             """
             SELECT r.full_name, b.name FROM branch_commits bc
             JOIN repository_branches b ON b.id = bc.branch_id JOIN repositories r ON r.id = b.repository_id
-            WHERE bc.commit_id = ? ORDER BY r.full_name, b.name
+            WHERE bc.commit_id = ? AND b.state = 'active' ORDER BY r.full_name, b.name
             """
         ).bind([commitID]).map { (repository: $0.string(0), branch: $0.string(1)) }
         return CommitDetail(

@@ -71,4 +71,30 @@ extension MirrorReader {
                 lastSyncAt: $0.optionalString(6))
         }
     }
+
+    public func branchStatistics(repository name: RepositoryName? = nil) throws -> [BranchStatistics] {
+        var sql = """
+            SELECT r.full_name, b.name, b.state, count(c.id), coalesce(sum(c.parent_count > 1), 0), count(DISTINCT a.name),
+                   min(c.committer_date), max(c.committer_date), s.last_success_at
+            FROM repository_branches b
+            JOIN repositories r ON r.id = b.repository_id
+            LEFT JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+            LEFT JOIN branch_commits bc ON bc.branch_id = b.id
+            LEFT JOIN commits c ON c.id = bc.commit_id
+            LEFT JOIN authors a ON a.id = c.author_id
+            """
+        var arguments: [any SQLiteBindable] = []
+        if let name {
+            guard let repository = try repository(named: name) else { return [] }
+            sql += "\nWHERE r.id = ?"
+            arguments.append(repository.id)
+        }
+        sql += "\nGROUP BY b.id\nORDER BY r.full_name, b.name"
+        return try db.prepare(sql).bind(arguments).map {
+            BranchStatistics(
+                repository: $0.string(0), branch: $0.string(1), state: $0.string(2), commits: $0.int(3), merges: $0.int(4),
+                authors: $0.int(5), firstCommitDate: $0.optionalString(6), lastCommitDate: $0.optionalString(7),
+                lastSyncAt: $0.optionalString(8))
+        }
+    }
 }

@@ -38,8 +38,9 @@ enum StoreLookups {
                s.last_error, s.rate_limit_remaining, s.rate_limit_reset_at,
                (SELECT count(*) FROM sync_walks w WHERE w.repository_id = s.repository_id AND w.branch = s.branch),
                (SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = s.repository_id),
-               r.state, r.state_reason
+               r.state, r.state_reason, CASE WHEN b.state = 'gone' THEN coalesce(b.gone_since, '') END
         FROM sync_state s JOIN repositories r ON r.id = s.repository_id
+        LEFT JOIN repository_branches b ON b.repository_id = s.repository_id AND b.name = s.branch
         """
 
     private static func syncState(from row: Statement) -> SyncState {
@@ -49,6 +50,7 @@ enum StoreLookups {
             lastSuccessAt: row.optionalString(6), lastError: row.optionalString(7),
             rateLimitRemaining: row.optionalInt(8), rateLimitResetAt: row.optionalString(9),
             pendingWalks: row.int(10), commits: row.int(11),
-            repositoryState: RepositoryState(rawValue: row.string(12)) ?? .active, stateReason: row.optionalString(13))
+            repositoryState: RepositoryState(rawValue: row.string(12)) ?? .active, stateReason: row.optionalString(13),
+            branchGoneSince: row.optionalString(14))
     }
 }

@@ -73,6 +73,16 @@ extension MirrorStore {
         }
     }
 
+    @discardableResult
+    public func markBranchGone(repositoryID: Int64, branch: String, at date: Date) throws -> Bool {
+        try write {
+            try db.execute(
+                "UPDATE repository_branches SET state = 'gone', gone_since = ? WHERE repository_id = ? AND name = ? AND state = 'active'",
+                [ISO8601Timestamp.format(date), repositoryID, branch])
+            return db.changes > 0
+        }
+    }
+
     // MARK: - Walks
 
     /// Unfinished walks for the branch, newest first (the order they resume in).

@@ -16,6 +16,30 @@ struct Commitsctl: AsyncParsableCommand {
         ]
     )
 
+    /// The named subcommand parsed on its own when that yields one of its
+    /// commands, else the whole tree. Parsing at the root reflects every
+    /// subcommand's arguments, and in a statically linked binary each first
+    /// protocol-conformance lookup scans every conformance record: a tenth of
+    /// the instructions of `query` (callgrind: 33.0 M → 29.0 M on SQLite,
+    /// 45.7 M → 41.8 M on PostgreSQL). Anything else (a usage error, or
+    /// ArgumentParser's own help, version and completion commands) is parsed
+    /// again from the root, so what is printed does not change.
+    static func parseSubcommandFirst(_ arguments: [String]) throws -> any ParsableCommand {
+        if let name = arguments.first,
+            let subcommand = configuration.subcommands.first(where: { $0._commandName == name }),
+            let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+            commandTree(subcommand).contains(ObjectIdentifier(type(of: command)))
+        {
+            return command
+        }
+        return try parseAsRoot(arguments)
+    }
+
+    /// A command and every command below it.
+    static func commandTree(_ command: any ParsableCommand.Type) -> Set<ObjectIdentifier> {
+        command.configuration.subcommands.reduce(into: [ObjectIdentifier(command)]) { $0.formUnion(commandTree($1)) }
+    }
+
     /// git log habits first (`-5`), then ArgumentParser; usage errors get the
     /// same one-line `commitsctl: error: …` as every other error.
     static func main() async {
@@ -25,7 +49,7 @@ struct Commitsctl: AsyncParsableCommand {
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseSubcommandFirst(arguments)
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

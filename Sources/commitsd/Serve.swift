@@ -57,13 +57,16 @@ extension Commitsd {
                 let configuration = settings.configuration
                 var summary =
                     "\(path): valid; store \(settings.store); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
-                if !configuration.repositories.isEmpty || configuration.patterns.isEmpty {
+                if !configuration.repositories.isEmpty || (configuration.patterns.isEmpty && configuration.branchGlobs.isEmpty) {
                     summary +=
                         "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
                 }
                 if !configuration.patterns.isEmpty {
                     summary +=
                         "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
+                }
+                if !configuration.branchGlobs.isEmpty {
+                    summary += "; branches listed on every poll: \(configuration.branchGlobs.map(\.description).joined(separator: "; "))"
                 }
                 let range = configuration.adaptiveRange
                 if range.minimum != range.maximum {

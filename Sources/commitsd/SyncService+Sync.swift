@@ -95,6 +95,34 @@ extension SyncService {
             return .failed(line)
         }
     }
+
+    /// Marks gone each stored branch of the repository that its globs select and its
+    /// listing no longer has (commits kept; mirrored again if it comes back). Logged, never fatal:
+    /// a branch not marked is only shown as it was. False when the store could not be read or written.
+    func markGone(_ globs: MirrorConfiguration.BranchGlobs, listed: Set<String>, settings: DaemonSettings, logger: Logger) -> Bool {
+        do {
+            let repository = globs.name.description.lowercased()
+            let missing = try settings.store.openCommitReader().allSyncStates().filter {
+                $0.repository.lowercased() == repository && $0.branchGoneSince == nil && globs.selection.matches($0.branch)
+                    && !listed.contains($0.branch)
+            }
+            guard !missing.isEmpty else { return true }
+            let store = try settings.store.openSyncWriter()
+            guard let stored = try store.repository(named: globs.name) else { return true }
+            for state in missing {
+                guard try store.markBranchGone(repositoryID: stored.id, branch: state.branch, at: Date()) else { continue }
+                logger.notice(
+                    "branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back",
+                    metadata: ["repo": "\(globs.name)", "branch": "\(state.branch)"])
+            }
+            return true
+        } catch {
+            logger.warning(
+                "could not mark the branches gone from GitHub; trying again on the next listing",
+                metadata: ["repo": "\(globs.name)", "error": "\(DaemonAdvice.line(for: error))"])
+            return false
+        }
+    }
 }
 
 extension StoreError {

@@ -148,9 +148,8 @@ struct SyncService: Service, CustomStringConvertible {
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
         var plan = SyncSchedule(
             configuration: settings.configuration, synced: startup.synced, activity: startup.activity, now: .now)
-        // Patterns (OWNER/*) are listed at once, then on their shortest interval.
-        var discovery = PatternDiscovery()
-        var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
+        // Patterns (OWNER/*) and branch globs are listed at once, then on their shortest intervals.
+        var discoveries = Discoveries(configuration: settings.configuration)
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         var lastStatus = "no sync yet"
@@ -186,7 +185,7 @@ struct SyncService: Service, CustomStringConvertible {
 
         func arm() {
             timer?.cancel()
-            let dues = [plan.next(where: mayStart)?.due, discoveryDue].compactMap { $0 }
+            let dues = [plan.next(where: mayStart)?.due, discoveries.nextDue].compactMap { $0 }
             guard let due = dues.min() else { return }
             timer = Task {
                 try? await Task.sleep(until: due, clock: .continuous)
@@ -269,14 +268,15 @@ struct SyncService: Service, CustomStringConvertible {
                     ledger = RequestLedger(store: settings.store, client: settings.client)
                     usageRecorded = settings.client.usage
                     logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                    plan.apply(discovery.expanded(settings.configuration), now: .now)
-                    discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
+                    plan.apply(discoveries.expanded(settings.configuration), now: .now)
+                    discoveries.reset(for: settings.configuration)
                     notifier.status("configuration reloaded; \(lastStatus)")
                 case .finished(let finished):
                     guard finish(finished) else { return }
                 case .hint(.repositoryChanged):
-                    if !settings.configuration.patterns.isEmpty { discoveryDue = .now }
+                    discoveries.repositoryChanged(settings.configuration)
                 case .hint(.push(let push, let receivedAt)):
+                    discoveries.pushed(to: push.repositoryName, settings.configuration)
                     let matched = repositories(
                         pushedBy: push, among: plan.jobs.map(\.repository), settings: settings, logger: logger)
                     let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
@@ -293,17 +293,11 @@ struct SyncService: Service, CustomStringConvertible {
                 case .due, .claimEnded:
                     break
                 }
-                if !Task.isShuttingDownGracefully, let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
-                    switch await discovery.run(settings: settings, logger: logger) {
-                    case .finished:
-                        discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
-                    case .rateLimited(let resume):
-                        plan.pause(until: resume)
-                        discoveryDue = resume
-                    case .reserveHeld(let resume):
-                        discoveryDue = resume
-                    }
-                    plan.apply(discovery.expanded(settings.configuration), now: .now)
+                if !Task.isShuttingDownGracefully, reservePause(settings: settings) == nil {
+                    let (ran, pause) = await discoveries.runDue(
+                        settings: settings, logger: logger, listed: { markGone($0, listed: $1, settings: settings, logger: logger) })
+                    if let pause { plan.pause(until: pause) }
+                    if ran { plan.apply(discoveries.expanded(settings.configuration), now: .now) }
                 }
                 while !Task.isShuttingDownGracefully, let job = plan.next(where: mayStart), job.due <= .now {
                     if let resume = reservePause(settings: settings) {

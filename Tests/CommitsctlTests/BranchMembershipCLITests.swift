@@ -88,6 +88,27 @@ import Testing
             let check = try await run("commitsctl", ["check", "--db", store])
             #expect(check.status == 0, "\(step): \(check.stdout)\(check.stderr)")
         }
+
+        // stats --branches: a row per branch, in byte order, counting what it reaches; the stores agree
+        // on everything but when each synced.
+        var statistics: [[String: String]] = []
+        for store in stores {
+            let result = try await commitsctl(["stats", "--branches", "--format", "json", "--db", store])
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+            let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(rows.map { $0["branch"] as? String } == branches.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            for row in rows {
+                let branch = row["branch"] as? String ?? ""
+                #expect(row["commits"] as? Int == reach[branch]?.count, "\(step): stats --branches, \(branch)")
+                #expect(row["repository"] as? String == "acme/widgets" && row["state"] as? String == "active")
+                #expect(row["last_sync_at"] is String)
+            }
+            statistics.append(
+                rows.reduce(into: [:]) { all, row in
+                    all[row["branch"] as? String ?? ""] = "\(row.filter { $0.key != "last_sync_at" }.sorted { $0.key < $1.key })"
+                })
+        }
+        #expect(statistics.first == statistics.last, "\(step): stats --branches on both stores")
     }
 
     @Test func showAndQueryFollowABranchCreatedMovedAndForcePushedBack() async throws {

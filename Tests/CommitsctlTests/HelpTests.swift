@@ -1,3 +1,4 @@
+import ArgumentParser
 import MirrorTestSupport
 import Testing
 @testable import commitsctl
@@ -24,6 +25,31 @@ import Testing
     @Test func everySubcommandNamesItself() {
         for command in Commitsctl.configuration.subcommands + Commitsctl.Repos.configuration.subcommands {
             #expect(command.configuration.commandName != nil, "\(command) has no commandName")
+        }
+    }
+}
+
+/// `commitsctl` parses the named subcommand alone first (Commitsctl.parseSubcommandFirst):
+/// whatever the arguments, it must give what parsing the whole tree gives.
+@Suite struct SubcommandFirstParsingTests {
+    @Test(arguments: [
+        ["query", "--author", "Joe Groff", "-n", "5"], ["query", "--help"], ["query", "-h"], ["query", "--version"],
+        ["query", "--bogus"], ["repos", "list", "--format", "json"], ["repos", "--help"], ["repos", "remove", "--help"],
+        ["show", "abc123"], ["show"], ["sync", "acme/widgets", "--branch", "main"], ["help", "query"], ["--version"],
+        ["query", "--generate-completion-script", "bash"], ["nonsense"],
+    ])
+    func givesWhatTheWholeTreeGives(_ arguments: [String]) {
+        let alone = Result { try Commitsctl.parseSubcommandFirst(arguments) }
+        let tree = Result { try Commitsctl.parseAsRoot(arguments) }
+        switch (alone, tree) {
+        case (.success(let alone), .success(let tree)):
+            // Every parsed value (for ArgumentParser's help command, the command stack it prints help for).
+            #expect(String(describing: alone) == String(describing: tree))
+        case (.failure(let alone), .failure(let tree)):
+            #expect(Commitsctl.fullMessage(for: alone) == Commitsctl.fullMessage(for: tree))
+            #expect(Commitsctl.exitCode(for: alone) == Commitsctl.exitCode(for: tree))
+        default:
+            Issue.record("alone: \(alone), the whole tree: \(tree)")
         }
     }
 }

@@ -93,11 +93,6 @@ import Testing
         #expect(message("    branches: []\n").hasPrefix("cfg.yaml:3: repositories[0].branches: is an empty list; expected branch names"))
         #expect(message("    branches: {a: b}\n").contains("repositories[0].branches: is a mapping"))
         #expect(message("    branches: [main, main]\n").contains("repositories[0].branches[1]: 'main' is listed twice"))
-        #expect(
-            message("    branches: ['release/*']\n")
-                == "cfg.yaml:3: repositories[0].branches: 'release/*' is a glob; mirroring every branch a glob selects needs branch discovery, which this version does not do yet (issue #29); expected branch names, each mirrored on its own, e.g. `branches: [main, release/1.0]`"
-        )
-        #expect(message("    branches: '*'\n").contains("'*' is a glob"))
         for text in [
             message("    branches: [main]\n  - name: acme/widgets\n    branch: main\n"),
             message("    branches: [main, dev]\n  - name: acme/widgets\n    branches: [dev]\n"),
@@ -106,8 +101,55 @@ import Testing
         }
         let pattern = (try? MirrorConfiguration.parse(yaml: "repositories:\n  - name: acme/*\n    branches: [main]\n", source: "cfg.yaml"))
         #expect(pattern == nil)
-        for text in [message("    branch: main\n    branches: [dev]\n"), message("    branches: ['release/*']\n")] {
+        #expect(
+            (try? MirrorConfiguration.parse(yaml: "repositories:\n  - name: acme/*\n    branches: ['*']\n", source: "cfg.yaml")) == nil)
+        for text in [message("    branch: main\n    branches: [dev]\n"), message("    branches: [main, main]\n")] {
             #expect(!text.contains("\n"))
         }
+    }
+
+    @Test func globsAreListedOnEveryPollAndTheExactNamesBesideThemAreEntriesOfTheirOwn() throws {
+        let configuration = try parse("    branches: [main, 'release/*', 'hotfix-*']\n    interval: 5m\n")
+        #expect(configuration.repositories.map(\.description) == ["acme/widgets@main"])
+        #expect(configuration.branchGlobs.map(\.description) == ["acme/widgets@release/*, hotfix-*"])
+        let globs = try #require(configuration.branchGlobs.first)
+        #expect(globs.interval == .seconds(300) && globs.line == 2)
+        #expect(
+            globs.selection.selected(from: ["main", "release/1.0", "release/5.10/hotfix", "hotfix-1", "dev"])
+                == ["release/1.0", "release/5.10/hotfix", "hotfix-1"])
+        #expect(
+            globs.entry(for: "release/1.0")
+                == MirrorConfiguration.Repository(
+                    name: RepositoryName(parsing: "acme/widgets")!, branch: "release/1.0", interval: .seconds(300)))
+
+        let every = try parse("    branches: '*'\n")
+        #expect(every.repositories.isEmpty, "every branch: nothing to poll before the listing")
+        #expect(every.branchGlobs.map(\.selection) == [.every])
+    }
+
+    @Test func globsOfOneRepositoryAreGivenOnceAndAReloadSaysWhatChanged() throws {
+        #expect(
+            message("    branches: ['release/*']\n  - name: Acme/Widgets\n    branches: ['*']\n")
+                == "cfg.yaml:4: repositories[1]: branch globs of Acme/Widgets is listed twice (first on line 2); expected each repository and branch once"
+        )
+        // The same repository by exact names in one entry and globs in another is fine: the names keep their own entries.
+        let split = try parse("    branches: ['release/*']\n  - name: acme/widgets\n    branches: [main]\n")
+        #expect(split.repositories.map(\.description) == ["acme/widgets@main"])
+        #expect(split.branchGlobs.count == 1)
+
+        let before = try parse("    branches: ['release/*']\n")
+        #expect(
+            before.changes(to: try parse("    branches: ['release/*', 'v*']\n")) == [
+                "branches of acme/widgets changed: release/* -> release/*, v*"
+            ])
+        #expect(
+            before.changes(to: try parse("    branches: [main]\n")) == [
+                "repository added: acme/widgets@main", "branches removed: acme/widgets@release/*",
+            ])
+        #expect(
+            try parse("    branches: [main]\n").changes(to: before) == [
+                "repository removed: acme/widgets@main", "branches added: acme/widgets@release/*",
+            ])
+        #expect(before.changes(to: before).isEmpty)
     }
 }

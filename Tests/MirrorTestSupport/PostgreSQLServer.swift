@@ -21,8 +21,8 @@ public final class PostgreSQLServer: @unchecked Sendable {
 
     public let directory: String
     public let port: Int
-    private var dataDirectory: String { directory + "/data" }
-    private static let runAs: [String] =
+    var dataDirectory: String { directory + "/data" }
+    static let runAs: [String] =
         getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] : []
 
     private static let sharedServer = Mutex<PostgreSQLServer?>(nil)
@@ -44,7 +44,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
         try await onThread { try startBlocking() }
     }
 
-    private init(directory: String, port: Int) {
+    init(directory: String, port: Int) {
         self.directory = directory
         self.port = port
     }
@@ -65,6 +65,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
             ]), "initdb")
         let hba = """
             local all all trust
+            local replication all trust
             host all \(passwordRole) 127.0.0.1/32 scram-sha-256
             host all all 127.0.0.1/32 trust
 
@@ -102,7 +103,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
 
     /// Stops the server and removes its directory once this test process is gone,
     /// even if it was killed (a server outliving its tests would hold a port and memory).
-    private func watchTestProcess() throws {
+    func watchTestProcess() throws {
         let script = """
             while [ -d /proc/\(getpid()) ]; do sleep 1; done
             \(Self.binaries)/pg_ctl -D \(dataDirectory) stop -m immediate -w >/dev/null 2>&1
@@ -169,7 +170,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private static func checked(_ result: ProcessResult, _ what: String) throws -> ProcessResult {
+    static func checked(_ result: ProcessResult, _ what: String) throws -> ProcessResult {
         guard result.status == 0 else { throw TestServerError("\(what) failed (\(result.status)): \(result.stderr.suffix(600))") }
         return result
     }

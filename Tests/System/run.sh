@@ -8,8 +8,9 @@
 # changed configuration; /metrics answers; a member of the commits-mirror group
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
 # timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
-# github-app-key) mirrors from a github-sim in App mode; `systemd-analyze security` <= 2.0; remove keeps
-# the store and purge names it.
+# github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
+# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback;
+# `systemd-analyze security` <= 2.0; remove keeps the store and purge names it.
 #   Tests/System/run.sh [DEB]    (default: the newest dist/commits-mirror_*.deb)
 # Skips (exit 0, saying why) where it cannot run: not root, or nspawn cannot boot here.
 set -euo pipefail
@@ -51,8 +52,11 @@ fi
 work=$(mktemp -d /var/tmp/commits-mirror-systest.XXXXXX)
 root=$work/root
 machine=cm-systest-$$
-nspawn_pid= sim_pid= app_sim_pid=
+nspawn_pid= sim_pid= app_sim_pid= pg_dir=
+pg_bin=/usr/lib/postgresql/15/bin
+as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 cleanup() {
+    [[ -n $pg_dir ]] && { "${as_nobody[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" stop -m immediate >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
     [[ -n $nspawn_pid ]] && kill -TERM "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null || true
     [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null || true
     [[ -n $app_sim_pid ]] && kill "$app_sim_pid" 2>/dev/null || true
@@ -120,8 +124,10 @@ eventually() {
     local until=$((SECONDS + limit))
     until "$@"; do ((SECONDS < until)) || return 1; pause; done
 }
+# Variables for commitsctl inside (a password file for a PostgreSQL store); none for a SQLite one.
+status_env=()
 synced() {
-    inside commitsctl status --config /etc/commits-mirror/config.yaml --json >"$work/status.json" 2>&1 || return 1
+    inside env "${status_env[@]}" commitsctl status --config /etc/commits-mirror/config.yaml --json >"$work/status.json" 2>&1 || return 1
     python3 -c '
 import json, sys
 rows = [r for r in json.load(sys.stdin) if r["repository"] == sys.argv[1]]
@@ -251,13 +257,73 @@ grep -qE 'ghs_|BEGIN (RSA )?PRIVATE|eyJ' <<<"$journal" && fail "the journal hold
 inside systemctl stop commitsd
 say "the README's github-app-key drop-in: acme/vault mirrored over the App ($issued installation token(s), $requests requests, all authorised)"
 
-# 8. The sandbox.
+# 8. The README's drop-in for a PostgreSQL store ("A PostgreSQL store"), taken from the README as
+# written: a PostgreSQL 15 server on the host's loopback (the container shares the host's network)
+# whose role needs a password (scram-sha-256); the password, root's alone, reaches the service only
+# as the credential postgresql-password. The server is not the container's own, so the drop-in's
+# ordering on postgresql.service stays commented out, as the README says.
+[[ -x $pg_bin/initdb ]] || fail "no PostgreSQL 15 on the host (.ci/install-deps installs postgresql-15)"
+pg_dir=$(mktemp -d /tmp/commits-mirror-systest-pg.XXXXXX)
+chown nobody:nogroup "$pg_dir"
+pg_port=$((20000 + ($$ + 10000) % 20000))
+pg_password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+"${as_nobody[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C --no-sync >/dev/null \
+    || fail "initdb"
+printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$pg_dir/data/pg_hba.conf"
+printf "listen_addresses = '127.0.0.1'\nport = $pg_port\nunix_socket_directories = '$pg_dir'\nfsync = off\n" \
+    >>"$pg_dir/data/postgresql.auto.conf"
+"${as_nobody[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 start >/dev/null \
+    || fail "pg_ctl start: $(tail -3 "$pg_dir/server.log")"
+host_psql() { "${as_nobody[@]}" "$pg_bin/psql" -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+# The password through stdin, not argv.
+host_psql -d postgres -f - <<<"CREATE ROLE mirror LOGIN PASSWORD '$pg_password'; CREATE DATABASE mirror OWNER mirror;" \
+    || fail "creating the mirror role and database"
+inside rm /etc/systemd/system/commitsd.service.d/github-app.conf
+dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/postgresql.conf$/ {on = 1; next} on && /^```/ {exit} on' README.md)
+grep -q '^LoadCredential=postgresql-password:/etc/commits-mirror/postgresql-password$' <<<"$dropin" \
+    || fail "README has no postgresql-password drop-in: $dropin"
+inside sh -c 'cat > /etc/systemd/system/commitsd.service.d/postgresql.conf' <<<"$dropin"
+inside sh -c 'umask 077; cat > /etc/commits-mirror/postgresql-password' <<<"$pg_password"
+[[ $(inside stat -c %U:%a /etc/commits-mirror/postgresql-password) == root:600 ]] \
+    || fail "postgresql-password: $(inside stat -c %U:%a /etc/commits-mirror/postgresql-password)"
+# commitsctl inside reads the same database as root, with the password in root's password file.
+inside sh -c 'umask 077; cat > /root/.pgpass' <<<"127.0.0.1:$pg_port:mirror:mirror:$pg_password"
+status_env=(PGPASSFILE=/root/.pgpass)
+inside sh -c "cat > /etc/commits-mirror/config.yaml" <<YAML
+api_url: $api
+store: postgresql://mirror@127.0.0.1:$pg_port/mirror
+default_interval: 1h
+metrics_listen: 127.0.0.1:$metrics_port
+repositories:
+  - acme/widgets
+YAML
+inside systemctl daemon-reload
+findings=$(inside systemd-analyze verify --man=no commitsd.service 2>&1) || fail "systemd-analyze verify with the PostgreSQL drop-in: $findings"
+[[ -z $findings ]] || fail "systemd-analyze verify with the PostgreSQL drop-in: $findings"
+journal_from=$(inside date '+%Y-%m-%d %H:%M:%S')
+inside systemctl start commitsd || fail "systemctl start commitsd (PostgreSQL): $(inside journalctl -u commitsd --no-pager | tail -5)"
+eventually 60 synced acme/widgets \
+    || fail "acme/widgets never synced into PostgreSQL: $(cat "$work/status.json"; inside journalctl -u commitsd --no-pager | tail -5)"
+credentials=$(inside ls /run/credentials/commitsd.service 2>&1 | paste -sd ' ')
+[[ $credentials == "github-token postgresql-password" ]] || fail "the service's credentials are: $credentials"
+stored=$(host_psql -d mirror -c 'SELECT count(*) FROM repository_commits') || fail "cannot count the PostgreSQL store"
+listed=$(python3 -c 'import json, sys; print([r for r in json.load(sys.stdin) if r["repository"] == "acme/widgets"][0]["commits"])' <"$work/status.json")
+((stored > 0 && stored == listed)) || fail "the PostgreSQL store holds $stored commits, status says $listed"
+journal=$(inside journalctl -u commitsd --no-pager -o cat --since "$journal_from")
+warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
+[[ -z $warnings ]] || fail "commitsd logged on PostgreSQL: $warnings"
+grep -qF "$pg_password" <<<"$journal" && fail "the journal holds the database password"
+inside systemctl stop commitsd
+status_env=()
+say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
+
+# 9. The sandbox.
 exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')
 [[ -n $exposure ]] || fail "systemd-analyze security printed no score"
 awk -v e="$exposure" 'BEGIN {exit !(e <= 2.0)}' || fail "systemd-analyze security: $exposure > 2.0"
 say "systemd-analyze security commitsd: $exposure"
 
-# 9. remove keeps the store; purge removes configuration and user, and names the store.
+# 10. remove keeps the store; purge removes configuration and user, and names the store.
 inside apt-get remove -y -qq commits-mirror >/dev/null 2>&1 || fail "apt-get remove"
 inside test -f /var/lib/commits-mirror/commits.sqlite || fail "remove deleted the store"
 inside test -f /etc/commits-mirror/config.yaml || fail "remove deleted the configuration"

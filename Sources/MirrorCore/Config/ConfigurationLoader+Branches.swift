@@ -31,20 +31,4 @@ extension ConfigurationLoader {
         }
         return BranchSelection(patterns)
     }
-
-    /// The repository entries a `branches:` selection stands for today: one per
-    /// branch it names. A glob needs the repository's branches listed first
-    /// (docs/BRANCHES.md), which is not done yet, so it is refused in words.
-    func branchEntries(
-        _ selection: BranchSelection, node: Node, key: String, name: RepositoryName, interval: Duration?, line: Int?
-    ) throws -> [MirrorConfiguration.Repository] {
-        if let glob = selection.patterns.first(where: \.isGlob) {
-            throw error(
-                at: node, key: key,
-                problem:
-                    "\(BranchName.quoted(glob.text)) is a glob; mirroring every branch a glob selects needs branch discovery, which this version does not do yet (issue #29)",
-                expected: "branch names, each mirrored on its own, e.g. `branches: [main, release/1.0]`")
-        }
-        return selection.names.map { MirrorConfiguration.Repository(name: name, branch: $0, interval: interval, line: line) }
-    }
 }

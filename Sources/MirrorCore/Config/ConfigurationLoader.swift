@@ -137,7 +137,7 @@ struct ConfigurationLoader {
                 configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
                 configuration.mailmapLine = value.mark?.line
             case .repositories:
-                (configuration.repositories, configuration.patterns) = try repositories(value)
+                (configuration.repositories, configuration.patterns, configuration.branchGlobs) = try repositories(value)
                 sawRepositories = true
             case .include_forks:
                 configuration.includeForks = try bool(value, key: keyText)
@@ -231,7 +231,9 @@ struct ConfigurationLoader {
         }
     }
 
-    private func repositories(_ node: Node) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern]) {
+    private func repositories(
+        _ node: Node
+    ) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern], [MirrorConfiguration.BranchGlobs]) {
         let expected = "a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `branches:`, `interval:` mappings)"
         guard case .sequence(let sequence) = node, !sequence.isEmpty else {
             let problem = node.sequence?.isEmpty == true ? "is an empty list" : "is \(kind(of: node))"
@@ -239,6 +241,7 @@ struct ConfigurationLoader {
         }
         var result: [MirrorConfiguration.Repository] = []
         var patterns: [MirrorConfiguration.Pattern] = []
+        var branchGlobs: [MirrorConfiguration.BranchGlobs] = []
         var seen: [String: Int] = [:]
         for (index, entry) in sequence.enumerated() {
             let path = "repositories[\(index)]"
@@ -306,8 +309,20 @@ struct ConfigurationLoader {
                         expected: "include_forks and include_archived on OWNER/* entries, or at the top level")
                 }
                 if let branches {
-                    entries = try branchEntries(
-                        branches.selection, node: branches.node, key: "\(path).branches", name: name, interval: interval, line: line)
+                    entries = branches.selection.names.map {
+                        MirrorConfiguration.Repository(name: name, branch: $0, interval: interval, line: line)
+                    }
+                    let globs = branches.selection.patterns.filter(\.isGlob)
+                    if !globs.isEmpty {
+                        let globsEntry = MirrorConfiguration.BranchGlobs(
+                            name: name, selection: BranchSelection(globs), interval: interval, line: line)
+                        let key = "branch globs " + globsEntry.key
+                        if let firstLine = seen[key] {
+                            throw listedTwice(entry: entry, path: path, what: "branch globs of \(name)", firstLine: firstLine)
+                        }
+                        seen[key] = line ?? 0
+                        branchGlobs.append(globsEntry)
+                    }
                 } else {
                     entries = [MirrorConfiguration.Repository(name: name, branch: branch, interval: interval, line: line)]
                 }
@@ -316,7 +331,7 @@ struct ConfigurationLoader {
                     throw error(
                         at: entry, key: "\(path).branches",
                         problem:
-                            "a pattern mirrors each repository's default branch; branches: on a pattern needs branch discovery, which this version does not do yet (issue #29)",
+                            "a pattern mirrors each repository's default branch; branches: on a pattern is not supported yet (issue #29)",
                         expected: "no branches: on an OWNER/* entry (list a repository on its own to mirror other branches)")
                 }
                 if branch != nil {
@@ -339,7 +354,7 @@ struct ConfigurationLoader {
                 result.append(repository)
             }
         }
-        return (result, patterns)
+        return (result, patterns, branchGlobs)
     }
 
     private func listedTwice(entry: Node, path: String, what: String, firstLine: Int) -> ConfigurationError {

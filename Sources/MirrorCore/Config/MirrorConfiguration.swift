@@ -92,6 +92,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var repositories: [Repository]
     /// The pattern entries of `repositories`, expanded by listing each owner's repositories.
     public var patterns: [Pattern] = []
+    /// The branch globs of repository entries, expanded by listing each repository's branches.
+    public var branchGlobs: [BranchGlobs] = []
     /// `include_forks`: whether patterns select forks (default: no).
     public var includeForks = false
     /// `include_archived`: whether patterns select archived repositories (default: no).
@@ -154,7 +156,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile && lhs.githubApp == rhs.githubApp
-            && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns
+            && lhs.repositories == rhs.repositories && lhs.patterns == rhs.patterns && lhs.branchGlobs == rhs.branchGlobs
             && lhs.includeForks == rhs.includeForks && lhs.includeArchived == rhs.includeArchived
             && lhs.defaultInterval == rhs.defaultInterval && lhs.minimumInterval == rhs.minimumInterval
             && lhs.maximumInterval == rhs.maximumInterval
@@ -310,6 +312,14 @@ public struct MirrorConfiguration: Sendable, Equatable {
         for repository in repositories where newByKey[repository.key] == nil {
             changes.append("repository removed: \(repository)")
         }
+        let oldGlobs = Dictionary(branchGlobs.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newGlobs = Set(new.branchGlobs.map(\.key))
+        for globs in new.branchGlobs where oldGlobs[globs.key] != globs {
+            changes.append(
+                oldGlobs[globs.key].map { "branches of \($0.name) changed: \($0.selection) -> \(globs.selection)" }
+                    ?? "branches added: \(globs)")
+        }
+        for globs in branchGlobs where !newGlobs.contains(globs.key) { changes.append("branches removed: \(globs)") }
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
@@ -326,60 +336,6 @@ public struct MirrorConfiguration: Sendable, Equatable {
             changes.append("pattern removed: \(pattern)")
         }
         return changes
-    }
-}
-
-/// Durations as configuration files spell them: `90s`, `15m`, `1h`, `1h30m`,
-/// or a bare number of seconds.
-public enum DurationText {
-    public static let expectedForm = "a duration such as 90s, 15m, 1h or 1h30m (or a number of seconds)"
-
-    /// `nil` unless `text` is a positive duration in the forms above. One too
-    /// long for `Int` seconds (`99999999999999999h`) saturates at `Int.max` seconds.
-    public static func parse(_ text: String) -> Duration? {
-        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let seconds = Int(text) { return seconds > 0 ? .seconds(seconds) : nil }
-        if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return .seconds(Int.max) }
-        var total = 0
-        var number = ""
-        var sawUnit = false
-        for character in text {
-            if character.isASCII, character.isNumber {
-                number.append(character)
-                continue
-            }
-            let scale: Int
-            switch character {
-            case "h": scale = 3600
-            case "m": scale = 60
-            case "s": scale = 1
-            default: return nil
-            }
-            guard !number.isEmpty else { return nil }
-            let value = Int(number) ?? .max
-            let (scaled, overflowed) = value.multipliedReportingOverflow(by: scale)
-            let (sum, overflowedSum) = total.addingReportingOverflow(scaled)
-            total = overflowed || overflowedSum ? .max : sum
-            number = ""
-            sawUnit = true
-        }
-        guard number.isEmpty, sawUnit, total > 0 else { return nil }
-        return .seconds(total)
-    }
-
-    /// `1h30m`, `15m`, `90s` → `1m30s`, `0.5s` for sub-second test values.
-    public static func format(_ duration: Duration) -> String {
-        let components = duration.components
-        if components.attoseconds != 0 || components.seconds == 0 {
-            let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-            return String(format: "%gs", seconds)
-        }
-        var seconds = components.seconds
-        var text = ""
-        if seconds >= 3600 { text += "\(seconds / 3600)h"; seconds %= 3600 }
-        if seconds >= 60 { text += "\(seconds / 60)m"; seconds %= 60 }
-        if seconds > 0 { text += "\(seconds)s" }
-        return text
     }
 }
 

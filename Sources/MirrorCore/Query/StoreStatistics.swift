@@ -65,6 +65,39 @@ public struct RepositoryStatistics: Sendable, Equatable {
     }
 }
 
+/// What the store holds for one mirrored branch (`stats --branches`): the commits
+/// its recorded head reaches (`branch_commits`).
+public struct BranchStatistics: Sendable, Equatable {
+    public var repository: String
+    public var branch: String
+    /// `active`, or `gone` for a branch deleted on GitHub (its commits kept).
+    public var state: String
+    public var commits: Int
+    public var merges: Int
+    /// Distinct author names.
+    public var authors: Int
+    /// Committer dates of the oldest and newest commit; nil when there are none.
+    public var firstCommitDate: String?
+    public var lastCommitDate: String?
+    /// The branch's last successful sync.
+    public var lastSyncAt: String?
+
+    public init(
+        repository: String, branch: String, state: String, commits: Int, merges: Int, authors: Int, firstCommitDate: String?,
+        lastCommitDate: String?, lastSyncAt: String?
+    ) {
+        self.repository = repository
+        self.branch = branch
+        self.state = state
+        self.commits = commits
+        self.merges = merges
+        self.authors = authors
+        self.firstCommitDate = firstCommitDate
+        self.lastCommitDate = lastCommitDate
+        self.lastSyncAt = lastSyncAt
+    }
+}
+
 extension AuthorStatistics {
     /// The people of `people` (identities in the store's order of first sight)
     /// who authored commits, with their tallies merged:

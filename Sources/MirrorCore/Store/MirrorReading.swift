@@ -50,6 +50,8 @@ public protocol MirrorReading: AnyObject {
     func authorStatistics(repository name: RepositoryName?, top: Int?, mailmap: Mailmap?) throws -> [AuthorStatistics]
     /// Per repository (by name), or only `repository`.
     func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics]
+    /// Per mirrored branch (by repository, then branch), or only `repository`'s: what its rows hold.
+    func branchStatistics(repository name: RepositoryName?) throws -> [BranchStatistics]
     /// The store's soundness, and per branch how complete its history is.
     func check() throws -> StoreCheck
 }

@@ -122,7 +122,13 @@ public final class SyncEngine {
                 repositoryID: repository.id, branch: branch,
                 message: client.redact("\(error)"), rateLimit: client.usage.rateLimit)
             // A mistyped branch leaves no never-synced branch behind for `check` to wait on.
-            if case GitHubError.branchNotFound = error { try? store.forgetBranchNeverSynced(repositoryID: repository.id, branch: branch) }
+            // A branch synced before is gone from GitHub: marked so (`status`), its commits kept.
+            if case GitHubError.branchNotFound = error {
+                try? store.forgetBranchNeverSynced(repositoryID: repository.id, branch: branch)
+                if (try? store.markBranchGone(repositoryID: repository.id, branch: branch, at: Date())) == true {
+                    logger.notice("branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back")
+                }
+            }
             throw error
         }
         let usage = client.usage

@@ -59,12 +59,15 @@ public struct SyncState: Sendable, Equatable, Codable {
     public var repositoryState: RepositoryState = .active
     /// Why it is gone or removed.
     public var stateReason: String?
+    /// Since when the branch is gone from GitHub (deleted, or no longer listed); `nil` while it exists.
+    /// Its commits stay stored, and it is mirrored again when it comes back.
+    public var branchGoneSince: String?
 
     public init(
         repository: String, branch: String, headSHA: String?, headETag: String?, complete: Bool,
         lastAttemptAt: String?, lastSuccessAt: String?, lastError: String?, rateLimitRemaining: Int?,
         rateLimitResetAt: String?, pendingWalks: Int, commits: Int, repositoryState: RepositoryState = .active,
-        stateReason: String? = nil
+        stateReason: String? = nil, branchGoneSince: String? = nil
     ) {
         self.repository = repository
         self.branch = branch
@@ -80,5 +83,6 @@ public struct SyncState: Sendable, Equatable, Codable {
         self.commits = commits
         self.repositoryState = repositoryState
         self.stateReason = stateReason
+        self.branchGoneSince = branchGoneSince
     }
 }

@@ -20,6 +20,11 @@ public protocol SyncStore: RepositoryRecords {
         complete: Bool, rateLimit: RateLimitStatus?, at date: Date) throws
     func recordFailure(repositoryID: Int64, branch: String, message: String, rateLimit: RateLimitStatus?) throws
     func forgetBranchNeverSynced(repositoryID: Int64, branch: String) throws
+    /// Marks a branch GitHub no longer has as gone since `date` (its commits, sync
+    /// state and rows are kept; its next successful sync makes it active again).
+    /// Returns whether it was active until now.
+    @discardableResult
+    func markBranchGone(repositoryID: Int64, branch: String, at date: Date) throws -> Bool
 
     // MARK: Walks
 

@@ -5,13 +5,20 @@ extension Commitsctl {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
-            abstract: "Per repository: commits, merges, authors, date range and last successful sync."
+            abstract: "Per repository: commits, merges, authors, date range and last successful sync.",
+            discussion: """
+                With --branches: the same per mirrored branch (what its head reaches), one row each, \
+                `gone` for a branch deleted on GitHub (its commits kept).
+                """
         )
 
         @OptionGroup var repository: RepositoryFilterOptions
 
         @Option(help: "How to print the statistics.")
         var format: ReportFormat = .table
+
+        @Flag(help: "One row per mirrored branch instead of per repository.")
+        var branches = false
 
         @OptionGroup var pager: PagerOptions
 
@@ -46,6 +53,14 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
                 let mirror = try settings.store.openCommitReader()
                 let name = try repository.resolve(in: mirror)
+                if branches {
+                    let rows = try mirror.branchStatistics(repository: name)
+                    pager.start()
+                    let output = OutputWriter()
+                    defer { output.flush() }
+                    Self.write(rows, format: format, to: output)
+                    return
+                }
                 let repositories = try mirror.repositoryStatistics(repository: name)
                 pager.start()
                 let output = OutputWriter()

@@ -86,6 +86,15 @@ extension Commitsctl {
                 if let lastError { line += ", last error: \(lastError)" }
                 return TextCleaning.singleLine(line)
             }
+
+            /// A branch deleted on GitHub (of a repository still there) shows as gone, saying since when.
+            func withBranchGone(since date: String?) -> Row {
+                guard let date, state == .active else { return self }
+                var row = self
+                row.state = .gone
+                row.stateReason = "branch deleted on GitHub" + (date.isEmpty ? "" : " (since \(date))") + "; its commits are kept"
+                return row
+            }
         }
 
         func validate() throws {
@@ -165,7 +174,10 @@ extension Commitsctl {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
                 }
             }
-            let named = Set(configuration?.repositories.map { $0.name.description.lowercased() } ?? [])
+            let named = Set(
+                ((configuration?.repositories.map(\.name) ?? []) + (configuration?.branchGlobs.map(\.name) ?? [])).map {
+                    $0.description.lowercased()
+                })
             // Named in the file, or selected by one of its patterns (OWNER/*).
             let configured = { (repository: String) in
                 named.contains(repository.lowercased())
@@ -180,7 +192,9 @@ extension Commitsctl {
                     commits: state.commits, complete: state.complete, headSHA: state.headSHA, headETag: state.headETag,
                     lastAttemptAt: state.lastAttemptAt, lastSuccessAt: state.lastSuccessAt, lastError: state.lastError,
                     rateLimitRemaining: state.rateLimitRemaining, rateLimitResetAt: state.rateLimitResetAt,
-                    pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason)
+                    pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason
+                )
+                .withBranchGone(since: state.branchGoneSince)
             }
             for repository in unsynced {
                 rows.append(

@@ -1,3 +1,4 @@
+import Foundation
 import MirrorCore
 
 /// `--branch GLOB` and `--all-branches`: the repository's branches are listed
@@ -24,6 +25,54 @@ extension Commitsctl.Sync {
         for branch in selection.selected(from: listed) where !branches.contains(branch) { branches.append(branch) }
         guard !branches.isEmpty else { throw NoBranchMatches(repository: name, selection: selection, listed: listed.count) }
         return branches.map { MirrorConfiguration.Repository(name: name, branch: $0) }
+    }
+
+    /// The branches the configuration's globs select (`branches: ["release/*"]`), each
+    /// repository's branches listed once, added to `targets` after what the file names.
+    /// A stored branch a glob selects that the listing no longer has is marked gone
+    /// (its history kept). A listing that fails is counted, and the others go on.
+    func discoverBranches(
+        _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation,
+        into targets: inout [MirrorConfiguration.Repository], tally: inout Tally
+    ) async {
+        var known = Set(targets.map(\.key))
+        for entry in globs {
+            do {
+                let listed = try await BranchListing.list(entry.name, previous: nil, client: client).listing.branches.map(\.name)
+                for branch in entry.selection.selected(from: listed) where known.insert(entry.entry(for: branch).key).inserted {
+                    targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
+                }
+                try markGone(entry, listed: Set(listed), store: store)
+            } catch is CancellationError {
+                tally.interrupted = true
+                tally.stop = true
+                return
+            } catch let error as GitHubError where error.isRateLimit {
+                printError("\(entry): \(Advice.line(for: error))")
+                tally.tryLater += 1
+                tally.stop = true
+                return
+            } catch {
+                printError("\(entry): \(Advice.line(for: error))")
+                tally.failed += 1
+            }
+        }
+    }
+
+    /// Marks gone the stored branches of `entry`'s repository its globs select and `listed` lacks.
+    private func markGone(_ entry: MirrorConfiguration.BranchGlobs, listed: Set<String>, store: StoreLocation) throws {
+        let repository = entry.name.description.lowercased()
+        let missing = try store.openCommitReader().allSyncStates().filter {
+            $0.repository.lowercased() == repository && $0.branchGoneSince == nil && entry.selection.matches($0.branch)
+                && !listed.contains($0.branch)
+        }
+        guard !missing.isEmpty else { return }
+        let writer = try store.openSyncWriter()
+        guard let stored = try writer.repository(named: entry.name) else { return }
+        for state in missing {
+            guard try writer.markBranchGone(repositoryID: stored.id, branch: state.branch, at: Date()) else { continue }
+            printWarning("\(entry.name)@\(state.branch) is gone from GitHub; its history is kept")
+        }
     }
 }
 

@@ -187,6 +187,9 @@ extension Commitsctl {
                 }
                 let discovery = RepositoryDiscovery(store: settings.store, client: client, logger: logger)
                 var tally = await discover(selections, discovery, into: &targets)
+                if !tally.stop, repository == nil, let configuration {
+                    await discoverBranches(configuration.branchGlobs, client: client, store: settings.store, into: &targets, tally: &tally)
+                }
                 if !tally.stop {
                     // Branches of a repository named on the command line are synced even when it was removed.
                     await syncAll(targets, sync, recorder, mirrorRemoved: repository != nil, tally: &tally)

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import MirrorCore
+
+/// The branches the configuration's branch globs (`branches: ["release/*"]`,
+/// `"*"`) select, found by listing each repository's branches whenever
+/// discovery is due. Each listing is sent with the ETags of the last one, so a
+/// repository whose branches did not change costs one 304 (0 points with a
+/// token). A repository whose listing fails keeps the branches its last good
+/// listing selected.
+struct BranchDiscovery {
+    /// Each repository's last good listing and the branches it selected, by lowercased name.
+    private var listings: [String: BranchListing] = [:]
+    private var selected: [String: [String]] = [:]
+    /// The globs each repository's gone branches were last looked for with (a reload may change them).
+    private var checkedWith: [String: BranchSelection] = [:]
+
+    /// The configuration with an entry for every selected branch (polled on its
+    /// globs' interval); a branch the file names itself keeps its own entry.
+    func expanded(_ configuration: MirrorConfiguration) -> MirrorConfiguration {
+        var expanded = configuration
+        var known = Set(configuration.repositories.map(\.key))
+        for globs in configuration.branchGlobs {
+            for branch in selected[globs.key] ?? [] {
+                let entry = globs.entry(for: branch)
+                if known.insert(entry.key).inserted { expanded.repositories.append(entry) }
+            }
+        }
+        return expanded
+    }
+
+    /// When discovery is due again: the shortest interval among the globs' entries
+    /// (`default_interval` for those without one, as for patterns: without a token a 304 costs a point).
+    static func interval(of configuration: MirrorConfiguration) -> Duration? {
+        configuration.branchGlobs.map { $0.interval ?? configuration.defaultInterval }.min()
+    }
+
+    /// Lists the branches of every repository with globs and records what they select.
+    /// `listed` is told every branch of each repository whose listing changed (or
+    /// was read for the first time, or whose globs changed), so the branches it no
+    /// longer has are marked gone; when it fails (false), it is told again next time.
+    mutating func run(
+        settings: DaemonSettings, logger: Logger, listed: (MirrorConfiguration.BranchGlobs, Set<String>) -> Bool = { _, _ in true }
+    ) async -> PatternDiscovery.Ending {
+        let client = settings.client.countingSeparately()
+        for globs in settings.configuration.branchGlobs {
+            do {
+                let (listing, unchanged) = try await BranchListing.list(globs.name, previous: listings[globs.key], client: client)
+                listings[globs.key] = listing
+                // Selected again even when unchanged: a reload may have changed the globs.
+                let branches = globs.selection.selected(from: listing.branches.map(\.name))
+                let before = selected[globs.key] ?? []
+                selected[globs.key] = branches
+                let added = branches.filter { !before.contains($0) }
+                let left = before.filter { !branches.contains($0) }
+                if !added.isEmpty || !left.isEmpty {
+                    logger.notice(
+                        "discovered branches to mirror",
+                        metadata: [
+                            "repo": "\(globs.name)", "branches": "\(globs.selection)",
+                            "discovery.added": "\(added.joined(separator: ","))",
+                            "discovery.dropped": "\(left.joined(separator: ","))",
+                        ])
+                }
+                if !unchanged || checkedWith[globs.key] != globs.selection {
+                    let marked = listed(globs, Set(listing.branches.map(\.name)))
+                    checkedWith[globs.key] = marked ? globs.selection : nil
+                }
+            } catch let error as GitHubError where error.isRateLimit {
+                let retryAt = error.retryAt()
+                logger.warning(
+                    "rate limited while listing a repository's branches; pausing until the reset",
+                    metadata: ["repo": "\(globs.name)", "error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"])
+                let resume = ContinuousClock.now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up)))
+                if case .reserveReached = error, settings.tokenSource != nil { return .reserveHeld(resume: resume) }
+                return .rateLimited(resume: resume)
+            } catch is CancellationError {
+                return .finished
+            } catch {
+                logger.error(
+                    "listing a repository's branches failed; keeping the branches its last listing selected",
+                    metadata: ["repo": "\(globs.name)", "error": "\(DaemonAdvice.line(for: error))"])
+            }
+        }
+        return .finished
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import MirrorTestSupport
+import SQLite
+import Testing
+
+/// Globs in the configuration's `branches:` with `commitsctl sync` (issue #29, discovery): each
+/// run lists the repository's branches once and syncs the names the file gives, then what the
+/// globs select; a stored branch the listing no longer has is marked gone, its commits kept, and a
+/// branch named exactly is marked gone when its head answers "not found". `status` says so, and a
+/// branch that comes back is active again. Real commitsctl and github-sim processes, a real SQLite file.
+@Suite struct BranchGlobsCLITests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+    var db: String { directory.path("commits.sqlite") }
+
+    func synced(_ result: ProcessResult) -> [String] { result.lines.map { String($0.prefix { $0 != ":" }) } }
+
+    func storedCommits() throws -> Int { try Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") ?? -1 }
+
+    /// `commitsctl status --json`, by branch.
+    func status(_ config: String) async throws -> [String: [String: Any]] {
+        let result = try await run("commitsctl", ["status", "--json", "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+        return Dictionary(rows.map { ($0["branch"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func eachRunSyncsWhatTheGlobsSelectAndMarksWhatIsGone() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
+        defer { sim.stop() }
+        for (branch, back) in [("release/1.0", 40), ("feature/x", 5)] {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
+        }
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: \(db)
+            api_url: \(sim.baseURL)
+            git_bootstrap: false
+            repositories:
+              - name: acme/widgets
+                branches: [main, "release/*"]
+
+            """)
+        let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
+        let first = try await sync()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(synced(first) == ["acme/widgets@main", "acme/widgets@release/1.0"], "the name first, then the glob's")
+
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/2.0&back=10", method: "POST")
+        let second = try await sync()
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(synced(second) == ["acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0"])
+        #expect(try await status(config)["release/2.0"]?["configured"] as? Bool == true)
+        #expect(try await status(config)["feature/x"] == nil, "not selected, never synced")
+
+        // Deleted upstream: marked gone on the next run, not synced, nothing deleted.
+        let commits = try storedCommits()
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/1.0", method: "DELETE")
+        let third = try await sync()
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(synced(third) == ["acme/widgets@main", "acme/widgets@release/2.0"])
+        #expect(third.stderr.contains("acme/widgets@release/1.0 is gone from GitHub; its history is kept"), "\(third.stderr)")
+        let gone = try await status(config)["release/1.0"]
+        #expect(gone?["state"] as? String == "gone", "\(gone ?? [:])")
+        #expect((gone?["state_reason"] as? String)?.hasPrefix("branch deleted on GitHub (since 20") == true, "\(gone ?? [:])")
+        #expect(try await status(config)["main"]?["state"] as? String == "active")
+        #expect(try storedCommits() == commits)
+        let table = try await run("commitsctl", ["status", "--config", config])
+        #expect(table.stdout.contains("STATE"), "a STATE column once a branch is gone: \(table.stdout)")
+        #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
+        let stats = try await run("commitsctl", ["stats", "--branches", "--format", "oneline", "--db", db])
+        #expect(
+            stats.lines.map { String($0.prefix { $0 != ":" }) } == [
+                "acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0",
+            ])
+        #expect(stats.lines.filter { $0.hasSuffix(", gone") }.map { String($0.prefix { $0 != ":" }) } == ["acme/widgets@release/1.0"])
+        let statsTable = try await run("commitsctl", ["stats", "--branches", "--db", db])
+        #expect(statsTable.lines.first?.contains("STATE") == true, "\(statsTable.stdout)")
+        #expect(!(try await sync()).stderr.contains("is gone"), "marked once")
+
+        // It comes back: synced again and active.
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/1.0&back=30", method: "POST")
+        let back = try await sync()
+        #expect(synced(back) == ["acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0"], "\(back.stderr)")
+        #expect(try await status(config)["release/1.0"]?["state"] as? String == "active")
+    }
+
+    @Test func aBranchNamedExactlyIsMarkedGoneWhenItsHeadIsNotFound() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=120:3"])
+        defer { sim.stop() }
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=topic&back=7", method: "POST")
+        let sync = {
+            try await run(
+                "commitsctl",
+                ["sync", "acme/widgets", "--branch", "topic", "--db", self.db, "--api-url", sim.baseURL, "--no-git-bootstrap"],
+                environment: ["GITHUB_TOKEN": "test-token"])
+        }
+        #expect(try await sync().status == 0)
+        let commits = try storedCommits()
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=topic", method: "DELETE")
+        let failed = try await sync()
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("branch 'topic' not found in acme/widgets"), "\(failed.stderr)")
+        let row = try await run("commitsctl", ["status", "--format", "oneline", "--db", db])
+        #expect(row.stdout.contains("acme/widgets@topic: ") && row.stdout.contains(", gone (branch deleted on GitHub"), "\(row.stdout)")
+        #expect(try storedCommits() == commits, "a deleted branch deletes nothing")
+
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=topic&back=2", method: "POST")
+        #expect(try await sync().status == 0)
+        let active = try await run("commitsctl", ["status", "--format", "oneline", "--db", db])
+        #expect(!active.stdout.contains("gone"), "\(active.stdout)")
+    }
+}

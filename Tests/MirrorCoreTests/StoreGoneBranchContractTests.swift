@@ -1,0 +1,68 @@
+import Foundation
+import MirrorTestSupport
+import Testing
+
+@testable import MirrorCore
+
+/// A branch deleted on GitHub (issue #29, docs/BRANCHES.md "Gone branches"), in the
+/// store contract suite: on a SQLite file and on a PostgreSQL database. Marking it
+/// gone keeps every commit, its sync state and its rows; `status` reads it as gone
+/// since the date given; its next successful sync makes it active again.
+extension StoreContractTests {
+    @Test(arguments: Backend.allCases)
+    func aGoneBranchKeepsItsCommitsAndComesBackWhenSyncedAgain(backend: Backend) async throws {
+        let store = try await StoreUnderTest(backend)
+        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
+        let commits = Self.branchGraph.keys.sorted().map { Self.commit($0, parents: Self.branchGraph[$0]!) }
+        _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(commits, repositoryID: repository.id)
+        }
+        for (branch, head) in [("main", 5), ("topic", 6)] {
+            try store.writer.recordAttempt(repositoryID: repository.id, branch: branch)
+            try store.writer.recordSuccess(
+                repositoryID: repository.id, branch: branch, headSHA: PayloadFixtures.sha(head), headETag: nil,
+                complete: true, rateLimit: nil)
+        }
+        let goneAt = Date(timeIntervalSince1970: 1_700_000_000)
+        func states() throws -> [String: String?] {
+            Dictionary(
+                try store.location.openCommitReader().allSyncStates().map { ($0.branch, $0.branchGoneSince) },
+                uniquingKeysWith: { first, _ in first })
+        }
+        #expect(try states() == ["main": nil, "topic": nil])
+        // `show` names the branches that hold a commit, as `git branch --contains` would: a deleted one no more.
+        func holding(_ commit: Int) throws -> [RepositoryBranches] {
+            guard case .found(let detail) = try store.location.openCommitReader().resolveCommit(PayloadFixtures.sha(commit), mailmap: nil)
+            else { return [] }
+            return detail.branches
+        }
+        #expect(try holding(6) == [RepositoryBranches(repository: "acme/widgets", names: ["topic"])])
+
+        #expect(try store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: goneAt))
+        #expect(try !store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: .now), "already gone: kept as it was")
+        #expect(try !store.writer.markBranchGone(repositoryID: repository.id, branch: "never-mirrored", at: goneAt))
+        #expect(try states() == ["main": nil, "topic": ISO8601Timestamp.format(goneAt)])
+        #expect(try store.committedCount("SELECT count(*) FROM commits") == Self.branchGraph.count, "no commit deleted")
+        #expect(try Self.rows(store, branch: "topic") == Self.reached(from: 6), "its rows as of its last head")
+        #expect(
+            try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"])
+                == [["gone", ISO8601Timestamp.format(goneAt)]])
+        #expect(try store.committed("SELECT head_sha FROM sync_state WHERE branch = $1", ["topic"]) == [[PayloadFixtures.sha(6)]])
+        #expect(try holding(6).isEmpty, "show no longer names a deleted branch")
+        #expect(try holding(2) == [RepositoryBranches(repository: "acme/widgets", names: ["main"])])
+        let statistics = try store.location.openCommitReader().branchStatistics(repository: nil)
+        #expect(statistics.map(\.branch) == ["main", "topic"])
+        #expect(statistics.map(\.state) == ["active", "gone"])
+        #expect(statistics.map(\.commits) == [Self.reached(from: 5).count, Self.reached(from: 6).count])
+
+        // It reappears, now at 7: active again, its rows those of its new head.
+        try store.writer.recordAttempt(repositoryID: repository.id, branch: "topic")
+        try store.writer.recordSuccess(
+            repositoryID: repository.id, branch: "topic", headSHA: PayloadFixtures.sha(7), headETag: nil, complete: true,
+            rateLimit: nil)
+        #expect(try states() == ["main": nil, "topic": nil])
+        #expect(try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"]) == [["active", nil]])
+        #expect(try Self.rows(store, branch: "topic") == Self.reached(from: 7))
+        #expect(try holding(6) == [RepositoryBranches(repository: "acme/widgets", names: ["topic"])])
+    }
+}
