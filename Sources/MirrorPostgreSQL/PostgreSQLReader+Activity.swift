@@ -21,6 +21,14 @@ extension PostgreSQLReader {
         }
     }
 
+    /// The queue's held claims; none before schema version 4 made the queue.
+    public func heldClaims() throws -> [SyncLease] {
+        try read {
+            guard try connection.execute("SELECT to_regclass('sync_leases') IS NOT NULL").bool(0, 0) == true else { return [] }
+            return PostgreSQLSyncLeases.leases(try connection.execute(PostgreSQLSyncLeases.held))
+        }
+    }
+
     public func committerDate(ofCommit sha: String) throws -> Date? {
         try read {
             let rows = try connection.execute("SELECT committer_date FROM commits WHERE sha = $1::text", [sha])

@@ -61,18 +61,17 @@ final class PostgreSQLSyncLeases: SyncLeases {
     }
 
     func heldLeases() throws -> [SyncLease] {
-        let rows = try storeErrors {
-            try connection.execute(
-                """
-                SELECT repository, branch, owner, lease_generation, extract(epoch FROM lease_until), NULL::text
-                FROM sync_leases WHERE owner IS NOT NULL ORDER BY lower(repository), branch
-                """)
-        }
-        return Self.leases(rows)
+        Self.leases(try storeErrors { try connection.execute(Self.held) })
     }
 
+    /// Every claim held, in `leases(_:)`'s columns (also read by `PostgreSQLReader.heldClaims`).
+    static let held = """
+        SELECT repository, branch, owner, lease_generation, extract(epoch FROM lease_until), NULL::text
+        FROM sync_leases WHERE owner IS NOT NULL ORDER BY lower(repository), branch
+        """
+
     /// Rows of repository, branch, owner, generation, lease end (epoch seconds) and previous owner.
-    private static func leases(_ rows: QueryResult) -> [SyncLease] {
+    static func leases(_ rows: QueryResult) -> [SyncLease] {
         (0..<rows.count).compactMap { row in
             guard let repository = rows.string(row, 0).flatMap(RepositoryName.init(parsing:)),
                 let branch = rows.string(row, 1), let owner = rows.string(row, 2)

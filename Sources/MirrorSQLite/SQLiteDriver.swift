@@ -34,7 +34,10 @@ public struct SQLiteDriver: FileStoreDriver {
 
 extension MirrorStore: MirrorWriter {}
 
-extension MirrorReader: MirrorReading {}
+extension MirrorReader: MirrorReading {
+    /// One host writes a SQLite store: its claims (`HostSyncLeases`) are that host's, not shown.
+    public func heldClaims() throws -> [SyncLease] { [] }
+}
 
 // The SQLite store's concrete types, for what is not yet spoken through the
 // protocols (commitsd's service).

@@ -32,6 +32,11 @@ public protocol MirrorReading: AnyObject {
     /// What each token spent in the 60 minutes before `now`, by token and kind.
     func spentRequests(inHourBefore now: Date) throws -> [SpentRequests]
 
+    /// The claims daemons sharing the store hold on its sync queue, read like
+    /// everything else here (a hot standby answers too); none on a store one
+    /// host writes, whose claims are that host's own.
+    func heldClaims() throws -> [SyncLease]
+
     /// The store's latest change number (0 for an empty store): where `follow` starts.
     func latestChange() throws -> Int64
     /// Commits matching `filter`, newest committer date first, equal dates in

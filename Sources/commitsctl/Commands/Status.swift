@@ -166,9 +166,11 @@ extension Commitsctl {
             var states: [SyncState] = []
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
+            var held: [SyncLease] = []
             if try configuration == nil || store.exists() {
                 let mirror = try store.openCommitReader()
                 states = try mirror.allSyncStates()
+                held = try mirror.heldClaims()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
@@ -210,18 +212,14 @@ extension Commitsctl {
                         repository: repository.name.description, branch: repository.branch, configured: true,
                         commits: 0, complete: false, pendingWalks: 0))
             }
-            return try withHolders(rows, store: store)
+            return withHolders(rows, held: held)
         }
 
         /// The rows with who holds each repository's claim (plus a row for each one
         /// claimed before it has any other), on a store whose queue
         /// daemons on several hosts share (none on a SQLite store: one host's claims are its own).
-        static func withHolders(_ rows: [Row], store: StoreLocation) throws -> [Row] {
-            guard try store.exists() else { return rows }
-            let leases = try store.openSyncLeases()
-            guard leases.isSharedAcrossHosts else { return rows }
-            let held = Dictionary(
-                try leases.heldLeases().map { ($0.target.repository.description.lowercased(), $0) }, uniquingKeysWith: { $1 })
+        static func withHolders(_ rows: [Row], held claims: [SyncLease]) -> [Row] {
+            let held = Dictionary(claims.map { ($0.target.repository.description.lowercased(), $0) }, uniquingKeysWith: { $1 })
             // A repository claimed before its first sync wrote anything is listed all the same.
             let listed = Set(rows.map { $0.repository.lowercased() })
             let unlisted = held.filter { !listed.contains($0.key) }.values.sorted { $0.target.description < $1.target.description }
