@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Several commitsd sharing one PostgreSQL store (issue #27): the first syncs of
+# many small repositories under one organisation, from a github-sim that answers
+# every request after LATENCY milliseconds (a network's round trip), by one
+# daemon and then by three on a new database, each daemon with a token of its
+# own; then an idle round (every head unchanged) of the three. Side by side in
+# one run: wall time, throughput (repositories/s) and the ratio 3 / 1 (goal:
+# >= 2.5), requests and rate-limit points, and the CPU of the daemons
+# and of the PostgreSQL server.
+#
+#   Benchmarks/several-daemons.sh                         # 600 repositories, 100 ms
+#   REPOSITORIES=120 LATENCY=50 Benchmarks/several-daemons.sh
+#
+# Writes a Markdown section to stdout; progress goes to stderr.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+N=${REPOSITORIES:-600}
+COMMITS=${COMMITS:-250}
+LATENCY=${LATENCY:-100}
+SCRATCH=${SCRATCH:-.build-bench-static}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+WORK=$PWD/Benchmarks/work/several-daemons
+log() { printf '== %s\n' "$*" >&2; }
+calc() { python3 -c "print($1)"; }
+now() { date +%s.%N; }
+TICK=$(getconf CLK_TCK)
+
+for product in github-sim commitsd commitsctl; do
+    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
+done
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+for i in 1 2 3; do
+    printf 'benchmark-token-%s' "$i" > "$WORK/token$i"
+    chmod 600 "$WORK/token$i"
+    printf 'benchmark-token-%s\n' "$i" >> "$WORK/tokens"
+done
+
+# PostgreSQL refuses to run as root: under root the server runs as nobody.
+PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
+AS=()
+if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
+PORT=$((20000 + RANDOM % 30000))
+SIM_PID= DAEMONS=()
+cleanup() {
+    for pid in "${DAEMONS[@]}"; do kill "$pid" 2> /dev/null || true; done
+    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2> /dev/null
+    wait 2> /dev/null || true
+    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
+    rm -rf "$PGDIR"
+}
+trap cleanup EXIT
+"${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C > /dev/null
+cat >> "$PGDIR/data/postgresql.conf" << CONF
+listen_addresses = ''
+port = $PORT
+unix_socket_directories = '$PGDIR'
+synchronous_commit = off
+max_connections = 200
+CONF
+"${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w start > /dev/null
+psql() { "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -At "$@"; }
+PGVERSION=$(psql -d postgres -c 'SHOW server_version')
+# The server's CPU: its postmaster's own and that of the backends it has reaped (every daemon stopped).
+server_cpu() { awk -v t="$TICK" '{ print ($14 + $15 + $16 + $17) / t }' "/proc/$(head -1 "$PGDIR/data/postmaster.pid")/stat"; }
+
+log "github-sim: $N repositories of $COMMITS commits under acme/, $LATENCY ms per answer"
+args=()
+for ((i = 1; i <= N; i++)); do args+=(--synthetic "acme/r$i=$COMMITS:$i"); done
+"$BIN/github-sim" --authenticated-limit 1000000000 --latency-ms "$LATENCY" --tokens-file "$WORK/tokens" "${args[@]}" \
+    > "$WORK/sim.out" 2> "$WORK/sim.err" &
+SIM_PID=$!
+for _ in $(seq 1200); do
+    SIM=$(head -n 1 "$WORK/sim.out")
+    [ -n "$SIM" ] && break
+    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
+    sleep 0.1
+done
+[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+stats() { curl -sf "$SIM/_sim/stats"; }
+
+# write_config DATABASE I INTERVAL: daemon I's configuration (its own name, token and metrics port).
+write_config() {
+    cat > "$WORK/config$2.yaml" << YAML
+name: daemon-$2
+store: postgresql:///$1?host=$PGDIR&port=$PORT&user=postgres
+api_url: $SIM
+token_file: $WORK/token$2
+default_interval: $3
+rate_limit_reserve: 0
+log_level: warning
+repositories:
+  - acme/*
+YAML
+}
+synced() { psql -d "$1" -c "SELECT count(*) FROM sync_state WHERE complete AND last_success_at IS NOT NULL" 2> /dev/null || echo 0; }
+daemon_cpu() {
+    local total=0
+    for pid in "${DAEMONS[@]}"; do total=$(calc "$total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") / $TICK"); done
+    echo "$total"
+}
+stop_daemons() {
+    for pid in "${DAEMONS[@]}"; do kill "$pid"; done
+    for pid in "${DAEMONS[@]}"; do wait "$pid" || true; done
+    DAEMONS=()
+}
+
+# first_round DATABASE DAEMONS: starts DAEMONS daemons on a new database and waits
+# until every repository is synced; sets WALL, DAEMON_CPU, SERVER_CPU and STATS.
+first_round() {
+    psql -d postgres -c "CREATE DATABASE $1" > /dev/null
+    curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
+    local server_before start
+    server_before=$(server_cpu)
+    start=$(now)
+    for ((d = 1; d <= $2; d++)); do
+        write_config "$1" "$d" 1h
+        "$BIN/commitsd" --config "$WORK/config$d.yaml" > "$WORK/daemon$d.out" 2>> "$WORK/daemon$d.err" &
+        DAEMONS+=($!)
+    done
+    until [ "$(synced "$1")" -ge "$N" ]; do
+        for pid in "${DAEMONS[@]}"; do kill -0 "$pid" 2> /dev/null || { tail -5 "$WORK"/daemon*.err >&2; exit 1; }; done
+        sleep 0.5
+    done
+    WALL=$(calc "$(now) - $start")
+    STATS=$(stats)
+    DAEMON_CPU=$(daemon_cpu)
+    stop_daemons
+    SERVER_CPU=$(calc "$(server_cpu) - $server_before")
+}
+
+log "one daemon"
+first_round one 1
+one_wall=$WALL one_stats=$STATS one_daemon_cpu=$DAEMON_CPU one_server_cpu=$SERVER_CPU
+log "  $N repositories in ${one_wall}s"
+log "three daemons"
+first_round three 3
+three_wall=$WALL three_stats=$STATS three_daemon_cpu=$DAEMON_CPU three_server_cpu=$SERVER_CPU
+log "  $N repositories in ${three_wall}s"
+
+# The idle round: the three again on the synced database, every repository due at
+# once (a 10-second interval), until each has been polled once more.
+log "idle round"
+curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
+psql -d three -c "UPDATE sync_leases SET due_at = now()" > /dev/null
+for d in 1 2 3; do
+    write_config three "$d" 1h
+    "$BIN/commitsd" --config "$WORK/config$d.yaml" > "$WORK/daemon$d.out" 2>> "$WORK/daemon$d.err" &
+    DAEMONS+=($!)
+done
+until [ "$(stats | jq .requests)" -ge "$N" ]; do sleep 0.2; done
+idle_stats=$(stats)
+stop_daemons
+
+# github-sim counts points by kind of caller (authenticated or not), not by token.
+points() { jq '[.rateLimitUsed[]] | add // 0'; }
+cat << EOF
+## Several daemons on one PostgreSQL store (Benchmarks/several-daemons.sh)
+
+First syncs of $(printf "%'d" "$N") repositories of $COMMITS commits (\`acme/*\`, discovered) from a github-sim
+answering after $LATENCY ms, into a new database on PostgreSQL $PGVERSION on this machine (Unix socket), by one
+\`commitsd\` and then by three on another new database, one token each; every daemon at its default concurrency.
+CPU is user+system seconds (the server's: its postmaster and every backend, reaped). Load average at end: $(cut -d' ' -f1-3 /proc/loadavg).
+
+| daemons | wall time | repositories/s | requests | points (all tokens) | daemons' CPU | server CPU |
+|---:|---:|---:|---:|---|---:|---:|
+| 1 | $(printf %.1f "$one_wall") s | $(calc "round($N / $one_wall, 1)") | $(jq .requests <<< "$one_stats") | $(points <<< "$one_stats") | $(printf %.1f "$one_daemon_cpu") s | $(printf %.1f "$one_server_cpu") s |
+| 3 | $(printf %.1f "$three_wall") s | $(calc "round($N / $three_wall, 1)") | $(jq .requests <<< "$three_stats") | $(points <<< "$three_stats") | $(printf %.1f "$three_daemon_cpu") s | $(printf %.1f "$three_server_cpu") s |
+
+Three daemons against one: **$(calc "round($one_wall / $three_wall, 2)")×** the throughput (goal: ≥ 2.5×), with
+$(calc "round(100 * ($(jq .requests <<< "$three_stats") - $(jq .requests <<< "$one_stats")) / $(jq .requests <<< "$one_stats"), 1)") % more requests than one (goal: within 10 %).
+The idle round of the three (every head unchanged, every repository due): $(jq .requests <<< "$idle_stats") requests,
+$(jq .notModified <<< "$idle_stats") answered 304, points spent: $(points <<< "$idle_stats") (goal: 0 on every token).
+EOF
