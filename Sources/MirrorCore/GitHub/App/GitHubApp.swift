@@ -21,6 +21,9 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
     public let appID: Int
     public let installation: Installation
     let key: GitHubAppKey
+    /// When "now" is, for deciding whether the held token is due: the wall
+    /// clock, or a test's own clock so its verdicts do not depend on load.
+    private let now: @Sendable () -> Date
 
     private struct State {
         var installationID: Int?
@@ -31,10 +34,11 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
 
     private let state = Mutex(State())
 
-    public init(appID: Int, installation: Installation, key: GitHubAppKey) {
+    public init(appID: Int, installation: Installation, key: GitHubAppKey, now: @escaping @Sendable () -> Date = Date.init) {
         self.appID = appID
         self.installation = installation
         self.key = key
+        self.now = now
         if case .id(let id) = installation { state.withLock { $0.installationID = id } }
     }
 
@@ -58,7 +62,7 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
             case wait(Task<InstallationToken, any Error>)
         }
         let step: Step = state.withLock { state in
-            if let token = state.token, !token.isDue(at: Date()) { return .held(token) }
+            if let token = state.token, !token.isDue(at: now()) { return .held(token) }
             if let minting = state.minting { return .wait(minting) }
             let minting = Task { try await mint() }
             state.minting = minting
