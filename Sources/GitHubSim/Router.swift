@@ -90,6 +90,14 @@ enum Route: Equatable {
         }
     }
 
+    /// A listing of an account's repositories (`/orgs/…/repos` and its forms, `/installation/repositories`).
+    var isOwnerListing: Bool {
+        switch self {
+        case .ownerRepositories, .app(.installationRepositories): true
+        default: false
+        }
+    }
+
     var isListCommits: Bool {
         if case .repository(_, let tail) = self { return tail == ["commits"] }
         return false

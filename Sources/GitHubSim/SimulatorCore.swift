@@ -152,6 +152,7 @@ final class SimulatorCore: Sendable {
             state.stats.requests += 1
             if request.headers.contains(name: "Authorization") { state.stats.authorizationHeadersSeen += 1 }
             if route.isListCommits { state.stats.listRequests += 1 }
+            if route.isOwnerListing { state.stats.ownerListings += 1 }
             if let key = route.repositoryStatsKey { state.stats.requestsByRepository[key, default: 0] += 1 }
             state.requestCounter += 1
             return (state.requestCounter, state.baseURL)

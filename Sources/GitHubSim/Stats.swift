@@ -12,6 +12,8 @@ public struct SimStats: Sendable, Codable, Equatable {
     public var errors: Int
     /// Requests to the list-commits endpoint, by either path form.
     public var listRequests: Int
+    /// Requests listing an account's repositories (`Route.isOwnerListing`).
+    public var ownerListings = 0
     /// Points used in the current window per bucket: `"token:abcd…"` or `"ip:127.0.0.1"`.
     public var rateLimitUsed: [String: Int]
     /// Requests that carried an Authorization header (API requests only).

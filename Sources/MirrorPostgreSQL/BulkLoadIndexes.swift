@@ -52,14 +52,14 @@ enum BulkLoadIndexes {
     /// drops the deferred indexes and says so. When another writer's transaction
     /// holds the tables for more than a second, or this role may not drop them,
     /// the load goes ahead with the indexes in place: this only ever changes speed.
-    /// A claimed sync's writer (`fence`: daemons sharing the store) never drops
+    /// A daemon's claimed sync's writer (`fence`: daemons sharing the store) never drops
     /// them: the other daemons' writes would run without them meanwhile, and the
     /// rebuild, one transaction over all four tables, deadlocks with their batches,
     /// which take the same tables in another order.
     static func dropIfWorthRebuilding(
         expectedCommits: Int?, fence: WriteFence?, _ connection: PostgreSQLConnection
     ) throws -> Bool {
-        guard fence == nil else { return false }
+        guard fence?.allowsBulkLoad ?? true else { return false }
         do {
             return try connection.transaction {
                 try connection.execute("SET LOCAL lock_timeout = '1s'")

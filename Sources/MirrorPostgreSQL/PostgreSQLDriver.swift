@@ -69,9 +69,7 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
 
     public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
         do {
-            return try AdvisoryClaim.acquire(
-                uri: uri, password: try credentialPassword(), key: "commits-mirror repository \(repository)".lowercased(),
-                holder: holder)
+            return try QueueClaim.acquire(uri: uri, password: try credentialPassword(), repository: repository, holder: holder)
         } catch let error as PostgreSQLError {
             throw PostgreSQLStoreError(error, uri: uri)
         }
@@ -97,33 +95,4 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         return text.isEmpty ? nil : text
     }
-}
-
-/// A session-level advisory lock on a connection of its own, released with the
-/// claim or when the connection ends (a killed process's claims end with it).
-final class AdvisoryClaim: RepositoryClaim {
-    private var connection: PostgreSQLConnection?
-    private let key: String
-
-    private init(connection: PostgreSQLConnection, key: String) {
-        self.connection = connection
-        self.key = key
-    }
-
-    static func acquire(uri: String, password: String?, key: String, holder: String) throws -> AdvisoryClaim? {
-        let connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: holder)
-        let granted = try connection.execute("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [key]).bool(0, 0)
-        return granted == true ? AdvisoryClaim(connection: connection, key: key) : nil
-    }
-
-    func release() {
-        // Unlocked before the connection closes: the server drops a closed session's
-        // locks only once its backend has exited, so the next claim of the same
-        // repository (the next branch of one `sync`) could still find it held.
-        _ = try? connection?.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key])
-        connection?.close()
-        connection = nil
-    }
-
-    deinit { release() }
 }

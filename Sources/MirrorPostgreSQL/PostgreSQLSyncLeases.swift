@@ -15,6 +15,9 @@ final class PostgreSQLSyncLeases: SyncLeases {
     private let uri: String
     private let password: String?
     private let connection: PostgreSQLConnection
+    /// Whether this connection holds the discovery turn (a session advisory
+    /// lock: taken once, held until the connection closes).
+    private var holdsDiscoveryTurn = false
 
     init(uri: String, password: String?) throws {
         self.uri = uri
@@ -59,6 +62,20 @@ final class PostgreSQLSyncLeases: SyncLeases {
         }
         return Self.leases(rows)
     }
+
+    func takeDiscoveryTurn() throws -> Bool {
+        if holdsDiscoveryTurn { return true }
+        // Held by the session, so a daemon that dies or loses its connection
+        // gives the turn up with it, and the next one to ask takes it.
+        let granted = try storeErrors {
+            try connection.execute("SELECT pg_try_advisory_lock($1)", [Self.discoveryLockKey]).bool(0, 0)
+        }
+        holdsDiscoveryTurn = granted == true
+        return holdsDiscoveryTurn
+    }
+
+    /// pg_try_advisory_lock's key for the discovery turn: any constant no other lock uses.
+    static let discoveryLockKey: Int64 = 0x636F_6D6D_6974_7304
 
     func heldLeases() throws -> [SyncLease] {
         Self.leases(try storeErrors { try connection.execute(Self.held) })

@@ -17,6 +17,9 @@ import PostgreSQL
 /// only repairs, whoever does it.
 struct WriteFence {
     let lease: SyncLease
+    /// Whether the writer may still drop the indexes for a bulk load: a
+    /// command's claim (`QueueClaim`), never a daemon's.
+    var allowsBulkLoad = false
 
     func check(on connection: PostgreSQLConnection) throws {
         let holds = try connection.execute(

@@ -42,17 +42,10 @@ struct PatternDiscovery {
         let configuration = settings.configuration
         let discovery = RepositoryDiscovery(store: settings.store, client: settings.client.countingSeparately(), logger: logger)
         for owner in Self.owners(of: configuration) {
-            let patterns = configuration.patterns.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
-            let selections = patterns.map { entry in
-                let includes = configuration.includes(for: entry)
-                return RepositoryDiscovery.Selection(
-                    pattern: entry.pattern, includeForks: includes.forks, includeArchived: includes.archived)
-            }
+            let (patterns, selections) = Self.selections(of: owner, in: configuration)
             do {
                 let outcome = try await discovery.discover(owner: owner, selections: selections)
-                selected[owner.lowercased()] = outcome.selected.map { found in
-                    MirrorConfiguration.Repository(name: found.name, interval: patterns[found.selection].interval)
-                }
+                selected[owner.lowercased()] = Self.entries(outcome.selected, patterns: patterns)
                 if !outcome.added.isEmpty || !outcome.returned.isEmpty {
                     logger.notice(
                         "discovered repositories to mirror",
@@ -78,6 +71,47 @@ struct PatternDiscovery {
             }
         }
         return .finished
+    }
+
+    /// Takes, for every owner the patterns name, what the store's last recorded
+    /// listing selects (`RepositoryDiscovery.storedSelection`), without a
+    /// request: what a daemon does while another daemon sharing the database
+    /// holds the turn to list. An owner not listed yet, or not readable now,
+    /// keeps what it selected before.
+    mutating func adoptStoredListings(settings: DaemonSettings, logger: Logger) async {
+        let configuration = settings.configuration
+        let discovery = RepositoryDiscovery(store: settings.store, client: settings.client, logger: logger)
+        for owner in Self.owners(of: configuration) {
+            let (patterns, selections) = Self.selections(of: owner, in: configuration)
+            do {
+                guard let found = try await discovery.storedSelection(owner: owner, selections: selections) else { continue }
+                selected[owner.lowercased()] = Self.entries(found, patterns: patterns)
+            } catch {
+                logger.debug(
+                    "could not read the repositories another daemon listed; keeping the last ones read",
+                    metadata: ["owner": "\(owner)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The configuration's patterns on `owner`, and what each selects.
+    private static func selections(
+        of owner: String, in configuration: MirrorConfiguration
+    ) -> ([MirrorConfiguration.Pattern], [RepositoryDiscovery.Selection]) {
+        let patterns = configuration.patterns.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
+        let selections = patterns.map { entry in
+            let includes = configuration.includes(for: entry)
+            return RepositoryDiscovery.Selection(
+                pattern: entry.pattern, includeForks: includes.forks, includeArchived: includes.archived)
+        }
+        return (patterns, selections)
+    }
+
+    /// Repository entries for what was selected, each polled on its pattern's interval.
+    private static func entries(
+        _ selected: [RepositoryDiscovery.Selected], patterns: [MirrorConfiguration.Pattern]
+    ) -> [MirrorConfiguration.Repository] {
+        selected.map { MirrorConfiguration.Repository(name: $0.name, interval: patterns[$0.selection].interval) }
     }
 
     /// The owners the patterns name, each once, in file order.

@@ -26,9 +26,13 @@ extension SyncService {
         let branches = configuration.repositories.filter { $0.name.description.lowercased() == key }
         guard !branches.isEmpty else {
             // Listed by another daemon's configuration (or by none any more): given back untouched.
+            // One of this daemon's patterns may select it in a listing the lister recorded after
+            // this daemon last read them: then it is due again once this daemon has read them again.
+            let selectable = configuration.patterns.contains { $0.pattern.matches(claim.target.repository) }
             logger.debug("claimed a repository this daemon's configuration does not list; giving it back")
             await release(
-                claim, nextDue: configuration.defaultInterval, lease: settings.configuration.leaseDuration, queue: queue, logger: logger)
+                claim, nextDue: selectable ? Self.followListings : configuration.defaultInterval,
+                lease: settings.configuration.leaseDuration, queue: queue, logger: logger)
             return
         }
         let held = HeldLease(claim)

@@ -6,6 +6,10 @@ import ServiceLifecycle
 /// commitsd on a queue shared by daemons on any host (a PostgreSQL store's
 /// `sync_leases`; docs/SCALING.md): the queue is the plan.
 ///
+/// - One daemon at a time lists the `OWNER/*` patterns' owners (the
+///   discovery turn, `SyncLeases.takeDiscoveryTurn`) and records each listing
+///   in the store; the others read those listings every `followListings`,
+///   with their own patterns and filters, and send no listing request.
 /// - Every configured repository is added to the queue (one target per
 ///   repository, whatever its branches: a claim covers them all, so two
 ///   branches of one repository never sync at once, as on a SQLite store).
@@ -22,6 +26,10 @@ import ServiceLifecycle
 extension SyncService {
     /// How often an idle daemon asks the queue for due work.
     static let claimPoll: Duration = .seconds(1)
+    /// How often a daemon that does not list the patterns' owners reads the
+    /// listings the one that does records (no request; a few rows), and asks
+    /// for the turn, which a daemon that stopped gave up.
+    static let followListings: Duration = .seconds(5)
 
     func claimFromQueue(
         _ queue: ClaimQueue, startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
@@ -30,6 +38,7 @@ extension SyncService {
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
         var discovery = PatternDiscovery()
         var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
+        var listsPatterns: Bool?
         var ledger = RequestLedger(store: settings.store, client: settings.client)
         var ledgerWritten = ContinuousClock.now
         var usageRecorded = settings.client.usage
@@ -91,10 +100,29 @@ extension SyncService {
                 }
                 guard !Task.isShuttingDownGracefully else { continue }
                 if let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
-                    switch await discovery.run(settings: settings, logger: logger) {
-                    case .finished: discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
-                    case .rateLimited(let resume): (pausedUntil, discoveryDue) = (resume, resume)
-                    case .reserveHeld(let resume): discoveryDue = resume
+                    let turn: Bool
+                    do {
+                        turn = try queue.with { try $0.takeDiscoveryTurn() }
+                    } catch {
+                        queueTrouble("could not ask the shared queue whose turn it is to list; trying again", error)
+                        turn = false
+                    }
+                    if turn != listsPatterns {
+                        logger.notice(
+                            turn
+                                ? "this daemon lists the patterns' owners for every daemon sharing the store"
+                                : "another daemon lists the patterns' owners; this one follows the listings it records")
+                        listsPatterns = turn
+                    }
+                    if turn {
+                        switch await discovery.run(settings: settings, logger: logger) {
+                        case .finished: discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
+                        case .rateLimited(let resume): (pausedUntil, discoveryDue) = (resume, resume)
+                        case .reserveHeld(let resume): discoveryDue = resume
+                        }
+                    } else {
+                        await discovery.adoptStoredListings(settings: settings, logger: logger)
+                        discoveryDue = .now + Self.followListings
                     }
                 }
                 let configuration = discovery.expanded(settings.configuration)

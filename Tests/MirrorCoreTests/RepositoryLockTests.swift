@@ -32,7 +32,7 @@ import Testing
     }
 }
 
-/// The PostgreSQL store's claim (an advisory lock on a connection of its own):
+/// The PostgreSQL store's claim (the repository's row of the shared queue, QueueClaim):
 /// released, it is free at once, as `commitsctl sync --branch A --branch B`
 /// needs when it takes the same repository's claim again for the next branch.
 @Suite struct DatabaseRepositoryLockTests {

@@ -41,7 +41,8 @@ public protocol DatabaseStoreDriver: Sendable {
     /// The database the URI names (libpq's default when it names none: the user's), for file names.
     func databaseName(uri: String) throws -> String?
     /// Claims `repository` for one sync at a time across every process using the
-    /// store (what a `flock` beside a SQLite file does); `nil` when another holds it.
+    /// store (what a `flock` beside a SQLite file does), daemons included; `nil`
+    /// (or `RepositoryLockError.busy` naming the holder) when another holds it.
     func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)?
     /// The queue of sync targets and their leases, shared through the database by
     /// every process using the store, on a connection of its own.
@@ -50,6 +51,8 @@ public protocol DatabaseStoreDriver: Sendable {
 
 /// A claim on a repository, held until released (or its holder's connection ends).
 public protocol RepositoryClaim: AnyObject {
+    /// A writer whose writes the claim fences (refused once the claim is lost), or `nil` for the store's own.
+    func openWriter() throws -> (any MirrorWriter)?
     func release()
 }
 

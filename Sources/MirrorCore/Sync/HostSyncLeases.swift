@@ -24,6 +24,10 @@ public final class HostSyncLeases: SyncLeases {
 
     public func heldLeases() throws -> [SyncLease] { held.values.map(\.lease) }
 
+    /// Every daemon of one host lists for itself: a listing's ETags make a
+    /// second daemon's listing of an unchanged owner 304s.
+    public func takeDiscoveryTurn() throws -> Bool { true }
+
     public func addTargets(_ targets: [SyncTarget]) throws {
         let now = ContinuousClock.now
         for target in targets where dueAt[target] == nil { dueAt[target] = now }

@@ -21,6 +21,11 @@ public final class RepositoryLock {
         self.claim = claim
     }
 
+    /// The claim's fenced writer when the claim is a database's (`RepositoryClaim.openWriter`), else `nil`.
+    public func openClaimWriter() throws -> (any MirrorWriter)? {
+        try claim?.openWriter()
+    }
+
     /// The lock file for `repository` beside the store's file (names are case-insensitive).
     public static func lockPath(store: StoreLocation, repository: RepositoryName) -> String {
         "\(store.sqlitePath ?? store.description).locks/\(repository.owner.lowercased())+\(repository.name.lowercased()).lock"

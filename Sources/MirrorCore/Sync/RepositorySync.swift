@@ -77,7 +77,7 @@ public struct RepositorySync: Sendable {
         }
         defer { lock?.release() }
         do {
-            let store = try writer()
+            let store = try writer(lock)
             // Checked under the lock: a removal (which takes it too) is never raced.
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
@@ -94,20 +94,20 @@ public struct RepositorySync: Sendable {
         } catch let step as SyncStepEnded {
             return .stepEnded(step)
         } catch is CancellationError {
-            recordInterruption(repository, branch: branch, note: "interrupted at a page boundary; resumes on the next run")
+            recordInterruption(repository, branch: branch, note: "interrupted at a page boundary; resumes on the next run", lock)
             return .interrupted
         } catch let error as GitHubError where error.isRateLimit {
             if case .reserveReached(let reserve, _) = error {
                 // The client stopped before the next request: the walk resumes from its checkpoint.
                 recordInterruption(
                     repository, branch: branch,
-                    note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset")
+                    note: "stopped at the rate-limit reserve (\(reserve)); resumes after the reset", lock)
             }
             return .rateLimited(error, retryAt: error.retryAt())
         } catch GitHubError.notFound(let name, let source) {
             // No lock file stays for a repository GitHub does not know: a mirrored
             // one is marked gone, a name never mirrored (mistyped) leaves nothing.
-            if markGone(repository) || !isMirrored(repository) {
+            if markGone(repository, lock) || !isMirrored(repository, lock) {
                 lock?.release()
                 RepositoryLock.removeLockFile(store: store, repository: repository)
             }
@@ -117,16 +117,18 @@ public struct RepositorySync: Sendable {
         }
     }
 
-    /// The claim's fenced writer, or the store's.
-    private func writer() throws -> any MirrorWriter {
-        try openWriter?() ?? store.openSyncWriter()
+    /// The daemon's claim's fenced writer, the repository lock's (a database's
+    /// claim, fenced too), or the store's.
+    private func writer(_ lock: RepositoryLock?) throws -> any MirrorWriter {
+        if let openWriter { return try openWriter() }
+        return try lock?.openClaimWriter() ?? store.openSyncWriter()
     }
 
     /// A mirrored repository GitHub answers 404 for is gone: its history stays,
     /// it is no longer polled through a pattern, and it is active again when it
     /// reappears. Returns whether it was marked.
-    private func markGone(_ repository: RepositoryName) -> Bool {
-        guard let store = try? writer(),
+    private func markGone(_ repository: RepositoryName, _ lock: RepositoryLock?) -> Bool {
+        guard let store = try? writer(lock),
             let stored = try? store.repository(named: repository), stored.githubID != nil,
             (try? store.repositoryState(repositoryID: stored.id)) == .active
         else { return false }
@@ -135,14 +137,14 @@ public struct RepositorySync: Sendable {
     }
 
     /// Whether the store holds the repository (under this name or a former one).
-    private func isMirrored(_ repository: RepositoryName) -> Bool {
-        guard let store = try? writer() else { return true }
+    private func isMirrored(_ repository: RepositoryName, _ lock: RepositoryLock?) -> Bool {
+        guard let store = try? writer(lock) else { return true }
         return (try? store.repository(named: repository)) != nil
     }
 
     /// Replaces the engine's generic note in `last_error` with what happened.
-    private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String) {
-        guard let store = try? writer(),
+    private func recordInterruption(_ repository: RepositoryName, branch: String?, note: String, _ lock: RepositoryLock?) {
+        guard let store = try? writer(lock),
             let stored = try? store.repository(named: repository),
             let branch = branch ?? stored.defaultBranch
         else { return }

@@ -76,6 +76,12 @@ public protocol SyncLeases: AnyObject {
     /// `lease` still holds its target unexpired, and otherwise fails with
     /// `StoreError.leaseLost` having written nothing.
     func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter
+    /// Whether this caller is the one that lists the configuration's `OWNER/*`
+    /// patterns: `true` for one caller at a time among all sharing the queue,
+    /// which keeps the turn until it releases this object (or its process ends);
+    /// the others follow the listings it records in the store. Asked again, it
+    /// answers the same without waiting.
+    func takeDiscoveryTurn() throws -> Bool
     /// The claims not released, live or run out (by the store's clock, which
     /// `expiresAt` is), for `commitsctl status`; those of this object only on one host.
     func heldLeases() throws -> [SyncLease]
