@@ -29,6 +29,16 @@ extension PostgreSQLReader {
         }
     }
 
+    /// The queue's repositories; none before schema version 4 made the queue.
+    public func queuedRepositories() throws -> [RepositoryName] {
+        try read {
+            guard try connection.execute("SELECT to_regclass('sync_leases') IS NOT NULL").bool(0, 0) == true else { return [] }
+            let rows = try connection.execute(
+                "SELECT min(repository) FROM sync_leases GROUP BY lower(repository) ORDER BY lower(repository)")
+            return (0..<rows.count).compactMap { rows.string($0, 0).flatMap(RepositoryName.init(parsing:)) }
+        }
+    }
+
     public func committerDate(ofCommit sha: String) throws -> Date? {
         try read {
             let rows = try connection.execute("SELECT committer_date FROM commits WHERE sha = $1::text", [sha])

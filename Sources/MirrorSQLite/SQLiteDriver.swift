@@ -37,6 +37,8 @@ extension MirrorStore: MirrorWriter {}
 extension MirrorReader: MirrorReading {
     /// One host writes a SQLite store: its claims (`HostSyncLeases`) are that host's, not shown.
     public func heldClaims() throws -> [SyncLease] { [] }
+    /// One host's commitsd keeps its queue in memory (`HostSyncLeases`).
+    public func queuedRepositories() throws -> [RepositoryName] { [] }
 }
 
 // The SQLite store's concrete types, for what is not yet spoken through the

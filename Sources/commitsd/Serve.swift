@@ -25,7 +25,10 @@ extension Commitsd {
         )
         var config: String?
 
-        @Flag(help: "Validate the configuration (and that the token can be read), print a summary and exit: 0 valid, 2 invalid.")
+        @Flag(
+            help:
+                "Validate the configuration (and that the token can be read), print a summary and, on a PostgreSQL store, how it compares with the daemons' shared queue; exit: 0 valid, 2 invalid."
+        )
         var checkConfig = false
 
         @Option(help: "Log level, overriding log_level in the file (trace, debug, info, notice, warning, error, critical).")
@@ -77,6 +80,12 @@ extension Commitsd {
                     summary += "; webhooks at http://\(address)/webhook, secret from \(secret.source)"
                 }
                 print(summary)
+                // The file is valid whatever the database answers: a store that cannot be read now is a note.
+                do {
+                    for line in try SharedQueueCheck.read(settings)?.lines ?? [] { print(line) }
+                } catch {
+                    print("shared queue: not compared with this file: \(DaemonAdvice.line(for: error))")
+                }
                 return
             }
 

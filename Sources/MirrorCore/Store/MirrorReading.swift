@@ -36,6 +36,9 @@ public protocol MirrorReading: AnyObject {
     /// everything else here (a hot standby answers too); none on a store one
     /// host writes, whose claims are that host's own.
     func heldClaims() throws -> [SyncLease]
+    /// The repositories in the sync queue daemons sharing the store claim from,
+    /// each once; none on a store one host writes (its queue is in memory).
+    func queuedRepositories() throws -> [RepositoryName]
 
     /// The store's latest change number (0 for an empty store): where `follow` starts.
     func latestChange() throws -> Int64
