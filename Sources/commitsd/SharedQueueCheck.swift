@@ -43,7 +43,9 @@ struct SharedQueueCheck {
             )
         }
         let unqueued = configuration.repositories.map(\.name).filter { !queuedKeys.contains(Self.key($0)) }
-        let distinctUnqueued = Dictionary(unqueued.map { (Self.key($0), $0) }) { first, _ in first }.values.sorted { Self.key($0) < Self.key($1) }
+        let distinctUnqueued = Dictionary(unqueued.map { (Self.key($0), $0) }) { first, _ in first }.values.sorted {
+            Self.key($0) < Self.key($1)
+        }
         if !distinctUnqueued.isEmpty {
             lines.append(
                 "shared queue: \(plural(distinctUnqueued.count, "repository", "repositories")) this file lists \(distinctUnqueued.count == 1 ? "is" : "are") not queued yet; this daemon adds them when it starts: \(Self.names(distinctUnqueued))"
