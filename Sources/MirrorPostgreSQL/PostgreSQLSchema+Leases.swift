@@ -36,3 +36,13 @@ extension PostgreSQLSchema {
             CREATE INDEX sync_leases_due_at ON sync_leases (due_at);
             """)
 }
+
+// Schema version 5: a push webhook received while a target is claimed. The
+// holder's sync may have read the head before the push, and its release would
+// set the next due time an interval away: `pushed_at`, set by the push and
+// cleared by the next claim, makes that release due now instead.
+extension PostgreSQLSchema {
+    static let pushedTargets = Migration(
+        version: 5, name: "push webhooks on the shared queue",
+        sql: "ALTER TABLE sync_leases ADD COLUMN pushed_at timestamptz;")
+}

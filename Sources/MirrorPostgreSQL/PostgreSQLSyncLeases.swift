@@ -54,13 +54,24 @@ final class PostgreSQLSyncLeases: SyncLeases {
                     FOR UPDATE SKIP LOCKED)
                 UPDATE sync_leases l
                 SET owner = $1, lease_until = now() + $3::float8 * interval '1 millisecond',
-                    lease_generation = l.lease_generation + 1
+                    lease_generation = l.lease_generation + 1, pushed_at = NULL
                 FROM due WHERE lower(l.repository) = due.repository AND l.branch = due.branch
                 RETURNING l.repository, l.branch, l.owner, l.lease_generation, extract(epoch FROM l.lease_until),
                     due.previous_owner
                 """, [owner, limit, duration.leaseMilliseconds])
         }
         return Self.leases(rows)
+    }
+
+    func markPushed(_ repositories: [RepositoryName]) throws {
+        guard !repositories.isEmpty else { return }
+        try storeErrors {
+            try connection.execute(
+                """
+                UPDATE sync_leases SET due_at = least(due_at, now()), pushed_at = CASE WHEN owner IS NULL THEN NULL ELSE now() END
+                WHERE lower(repository) = ANY($1::text[])
+                """, [TextArray(repositories.map { $0.description.lowercased() })])
+        }
     }
 
     func takeDiscoveryTurn() throws -> Bool {
@@ -119,7 +130,8 @@ final class PostgreSQLSyncLeases: SyncLeases {
         let rows = try storeErrors {
             try connection.execute(
                 """
-                UPDATE sync_leases SET owner = NULL, lease_until = NULL, due_at = now() + $5::float8 * interval '1 millisecond'
+                UPDATE sync_leases SET owner = NULL, lease_until = NULL, pushed_at = NULL,
+                    due_at = CASE WHEN pushed_at IS NULL THEN now() + $5::float8 * interval '1 millisecond' ELSE now() END
                 WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
                 """, Self.key(lease) + [nextDue.leaseMilliseconds])
         }

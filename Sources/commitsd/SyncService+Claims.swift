@@ -91,7 +91,11 @@ extension SyncService {
                     notifier.status(lastStatus)
                 case .claimEnded:
                     claimsHeld -= 1
-                case .hint, .due:
+                case .hint(.repositoryChanged):
+                    if !settings.configuration.patterns.isEmpty { discoveryDue = .now }
+                case .hint(.push(let push, _)):
+                    queuePush(push, configuration: discovery.expanded(settings.configuration), queue: queue, settings: settings, logger: logger)
+                case .due:
                     break
                 }
                 if .now - ledgerWritten >= Self.requestsWriteInterval {
@@ -169,6 +173,29 @@ extension SyncService {
         }
         try? ledger.write(settings.client)
         logger.info("stopping")
+    }
+
+    /// A push webhook on the shared queue: the repositories it is for are due
+    /// now for whichever daemon claims next (`SyncLeases.markPushed`).
+    private func queuePush(
+        _ push: WebhookPush, configuration: MirrorConfiguration, queue: ClaimQueue, settings: DaemonSettings, logger: Logger
+    ) {
+        let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
+        let matched = repositories(pushedBy: push, among: configuration.repositories, settings: settings, logger: logger)
+        guard !matched.isEmpty else {
+            logger.info("push webhook for a repository or branch not mirrored; ignored", metadata: metadata)
+            metrics.recordPush(.notMirrored)
+            return
+        }
+        do {
+            try queue.with { try $0.markPushed(Array(Set(matched.map(\.name)))) }
+            logger.info("push webhook: due now on the shared queue", metadata: metadata)
+            metrics.recordPush(.dueNow)
+        } catch {
+            logger.warning(
+                "push webhook: could not mark the repository due on the shared queue; its interval will find the push",
+                metadata: metadata.merging(["error": "\(error)"]) { $1 })
+        }
     }
 
     /// A few words on how a claimed sync ended, for systemd's STATUS.

@@ -28,6 +28,13 @@ public final class HostSyncLeases: SyncLeases {
     /// second daemon's listing of an unchanged owner 304s.
     public func takeDiscoveryTurn() throws -> Bool { true }
 
+    /// Due now (one host's commitsd hears pushes through its own plan instead).
+    public func markPushed(_ repositories: [RepositoryName]) throws {
+        let keys = Set(repositories.map { $0.description.lowercased() })
+        let now = ContinuousClock.now
+        for target in dueAt.keys where keys.contains(target.repository.description.lowercased()) { dueAt[target] = now }
+    }
+
     public func addTargets(_ targets: [SyncTarget]) throws {
         let now = ContinuousClock.now
         for target in targets where dueAt[target] == nil { dueAt[target] = now }

@@ -76,6 +76,10 @@ public protocol SyncLeases: AnyObject {
     /// `lease` still holds its target unexpired, and otherwise fails with
     /// `StoreError.leaseLost` having written nothing.
     func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter
+    /// A push webhook arrived for these repositories: each is due now, and one
+    /// held by a claim is due again as soon as its holder releases it (its sync
+    /// may have read the head before the push). Repositories not queued are ignored.
+    func markPushed(_ repositories: [RepositoryName]) throws
     /// Whether this caller is the one that lists the configuration's `OWNER/*`
     /// patterns: `true` for one caller at a time among all sharing the queue,
     /// which keeps the turn until it releases this object (or its process ends);

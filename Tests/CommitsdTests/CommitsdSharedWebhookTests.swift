@@ -1,0 +1,78 @@
+import Foundation
+import GitHubSim
+import MirrorTestSupport
+import Testing
+
+/// Push webhooks on the queue daemons share (a PostgreSQL store): a push
+/// received by any daemon makes the repository due now for whichever daemon
+/// claims next, so a push is stored within seconds although every daemon
+/// polls hourly. Real commitsd processes, a real PostgreSQL server, github-sim
+/// delivering signed pushes.
+@Suite(.serialized) struct CommitsdSharedWebhookTests {
+    typealias Shared = CommitsdSharedQueueTests
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    func startDaemon(_ name: String, uri: String, simulator: GitHubSimulator, secretFile: String) throws -> DaemonProcess {
+        let config = try directory.write(
+            "\(name).yaml",
+            """
+            store: \(uri)
+            api_url: \(simulator.baseURL)
+            name: \(name)
+            default_interval: 1h
+            git_bootstrap: false
+            webhook_listen: 127.0.0.1:0
+            webhook_secret_file: \(secretFile)
+            repositories:
+              - acme/repo-0
+              - acme/repo-1
+
+            """)
+        return try DaemonProcess(
+            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+            logPath: directory.path("\(name).log"))
+    }
+
+    /// The daemon's webhook URL, from its start-up line.
+    static func webhookURL(of daemon: DaemonProcess) async throws -> String {
+        try #require(await waitUntil { daemon.log.contains("webhook.listen=") }, "\(daemon.log)")
+        let port = try #require(
+            daemon.log.split(separator: "\n").first { $0.contains("webhook.listen=") }?.split(separator: " ")
+                .first { $0.hasPrefix("webhook.listen=") }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        return "http://127.0.0.1:\(port)/webhook"
+    }
+
+    @Test func aPushToAnyDaemonIsSyncedAtOnceByWhicheverClaimsIt() async throws {
+        let server = try await PostgreSQLServer.shared()
+        try await withRunning(Shared.simulator(repositories: 2, commits: 300, delay: .zero)) { simulator in
+            for n in 0..<2 { try simulator.moveHead(owner: "acme", name: "repo-\(n)", back: 10) }
+            let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
+            chmod(secretFile, 0o600)
+            let uri = try server.createDatabase()
+            let daemons = try (1...2).map { try startDaemon("hook-\($0)", uri: uri, simulator: simulator, secretFile: secretFile) }
+            defer { for daemon in daemons { daemon.stop() } }
+            #expect(
+                await Shared.waitExact(server, uri, try Shared.expected(simulator, repositories: 2), within: .seconds(120)),
+                "\(daemons.map(\.log))")
+
+            // Pushes delivered to the second daemon, one after the other, each stored long before an interval.
+            simulator.setWebhook(SimWebhook(url: try await Self.webhookURL(of: daemons[1]), secret: WebhookRig.secret))
+            for round in 0..<3 {
+                let repository = "repo-\(round % 2)"
+                try simulator.moveHead(owner: "acme", name: repository, forward: 3)
+                let head = try simulator.headSHA(owner: "acme", name: repository)
+                let stored = await waitUntil(timeout: .seconds(30)) {
+                    Shared.stored(server, uri).contains("acme/\(repository) \(head)")
+                }
+                #expect(stored, "push \(round) to \(repository): \(daemons.map(\.log))")
+            }
+            #expect(daemons[1].log.contains("push webhook: due now on the shared queue"), "\(daemons[1].log)")
+            #expect(simulator.webhookDeliveries().allSatisfy { $0.status == 202 }, "\(simulator.webhookDeliveries())")
+            for daemon in daemons { daemon.signal(SIGTERM) }
+            for daemon in daemons { #expect(await daemon.waitForExit(timeout: .seconds(30)) == 0, "\(daemon.log)") }
+            let check = try await run("commitsctl", ["check", "--db", uri])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+    }
+}
