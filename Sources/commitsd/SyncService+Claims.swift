@@ -94,7 +94,8 @@ extension SyncService {
                 case .hint(.repositoryChanged):
                     if !settings.configuration.patterns.isEmpty { discoveryDue = .now }
                 case .hint(.push(let push, _)):
-                    queuePush(push, configuration: discovery.expanded(settings.configuration), queue: queue, settings: settings, logger: logger)
+                    queuePush(
+                        push, configuration: discovery.expanded(settings.configuration), queue: queue, settings: settings, logger: logger)
                 case .due:
                     break
                 }
