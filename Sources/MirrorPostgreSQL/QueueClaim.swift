@@ -83,7 +83,7 @@ final class QueueClaim: RepositoryClaim {
 
     func openWriter() throws -> (any MirrorWriter)? {
         let store = try PostgreSQLStore(uri: uri, password: password)
-        store.fence = WriteFence(lease: renewal.lease, allowsBulkLoad: true)
+        store.fence = WriteFence(lease: renewal.lease, holder: .command)
         return store
     }
 

@@ -16,10 +16,18 @@ import PostgreSQL
 /// other daemons write meanwhile); rebuilding a missing index is not fenced: it
 /// only repairs, whoever does it.
 struct WriteFence {
+    /// Who holds the claim: a daemon, one of several writing the store at any
+    /// moment, or a one-shot command (`QueueClaim`).
+    enum Holder {
+        case daemon
+        case command
+    }
+
     let lease: SyncLease
-    /// Whether the writer may still drop the indexes for a bulk load: a
-    /// command's claim (`QueueClaim`), never a daemon's.
-    var allowsBulkLoad = false
+    var holder = Holder.daemon
+
+    /// Whether the writer may still drop the indexes for a bulk load: a command's, never a daemon's.
+    var allowsBulkLoad: Bool { holder == .command }
 
     func check(on connection: PostgreSQLConnection) throws {
         let holds = try connection.execute(

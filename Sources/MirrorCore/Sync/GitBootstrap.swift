@@ -48,6 +48,8 @@ public struct GitBootstrap: Sendable {
         var repositoryID: Int64
         /// What the API's first page announced (pages × page size), for the fetch's deadline.
         var expectedCommits: Int?
+        /// Each chunk of commits commits on its own (`SyncEngine.sharesTheStore`).
+        var sharesTheStore = false
     }
 
     /// Fetches and stores `target`'s history. Throws only what stops the sync
@@ -69,7 +71,9 @@ public struct GitBootstrap: Sendable {
         configuration.pace = pace
         configuration.expectedCommits = target.expectedCommits
         do {
-            let limits = BatchLimits(maximumCommits: Self.commitsPerTransaction, expectedCommits: target.expectedCommits)
+            let limits = BatchLimits(
+                maximumCommits: target.sharesTheStore ? Self.commitsPerBatch : Self.commitsPerTransaction,
+                expectedCommits: target.expectedCommits)
             return try await store.withBatches(limits: limits) { batches in
                 let delivery = Delivery(batches: batches, repositoryID: target.repositoryID)
                 do {

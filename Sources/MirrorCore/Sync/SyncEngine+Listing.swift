@@ -54,7 +54,7 @@ extension SyncEngine {
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
 
-        var limits = Self.batchLimits
+        var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
         limits.expectedCommits = expectedCommits(listing, walk: initial)
         // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
         return try await store.withBatches(limits: limits) { batches in

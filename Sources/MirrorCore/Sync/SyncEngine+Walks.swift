@@ -96,7 +96,8 @@ extension SyncEngine {
         }
         let target = GitBootstrap.Target(
             cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, branch: context.branch, head: walk.headSHA,
-            repositoryID: context.repository.id, expectedCommits: walk.pagesTotal.map { $0 * Self.pageSize })
+            repositoryID: context.repository.id, expectedCommits: walk.pagesTotal.map { $0 * Self.pageSize },
+            sharesTheStore: sharesTheStore)
         switch try await gitBootstrap.run(target, client: client, store: store, logger: context.logger) {
         case .stored(let added, let requests, let packBytes):
             gitRequests += requests

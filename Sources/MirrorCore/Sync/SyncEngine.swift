@@ -43,6 +43,13 @@ public final class SyncEngine {
     let pageLimit: Int?
     /// Pages fetched by the sync in progress, against `pageLimit`.
     var pagesFetched = 0
+    /// Set when other processes write the same store at the same moment (a
+    /// daemon's claimed sync on a shared database): every page, and every chunk
+    /// of a git history, commits on its own. Their write transactions take
+    /// shared rows (and, on PostgreSQL, the claimed-batch lock) that every other
+    /// daemon's writes wait for: a batch kept open for the next page would hold
+    /// them all up for that page's round trip.
+    public var sharesTheStore = false
 
     /// Listings of missing parents one sync may start before it gives up on the server.
     static let maximumRelistings = 1_000
@@ -57,6 +64,8 @@ public final class SyncEngine {
     static let maximumBatchWait = Duration.milliseconds(50)
     /// How pages share write transactions (`MirrorStore.withBatches`).
     static let batchLimits = BatchLimits(maximumPages: maximumPagesPerBatch, maximumDuration: maximumBatchDuration)
+    /// How they share them when the store is shared (`sharesTheStore`): not at all.
+    static let sharedStoreBatchLimits = BatchLimits(maximumPages: 1)
 
     public init(
         client: GitHubClient, store: any SyncStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
