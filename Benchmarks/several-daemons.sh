@@ -140,6 +140,11 @@ log "three daemons"
 first_round three 3
 three_wall=$WALL three_stats=$STATS three_daemon_cpu=$DAEMON_CPU three_server_cpu=$SERVER_CPU
 log "  $N repositories in ${three_wall}s"
+# Acceptance 1 of #27: every repository ends exact on both databases.
+for db in one three; do
+    "$BIN/commitsctl" check --db "postgresql:///$db?host=$PGDIR&port=$PORT&user=postgres" > "$WORK/check-$db.out" 2>&1 \
+        || { echo "check failed on $db:" >&2; tail -5 "$WORK/check-$db.out" >&2; exit 1; }
+done
 
 # The idle round: the three again on the synced database, every repository due at
 # once (a 10-second interval), until each has been polled once more.
@@ -172,6 +177,7 @@ CPU is user+system seconds (the server's: its postmaster and every backend, reap
 
 Three daemons against one: **$(calc "round($one_wall / $three_wall, 2)")×** the throughput (goal: ≥ 2.5×), with
 $(calc "round(100 * ($(jq .requests <<< "$three_stats") - $(jq .requests <<< "$one_stats")) / $(jq .requests <<< "$one_stats"), 1)") % more requests than one (goal: within 10 %).
+\`commitsctl check\` exits 0 on both databases (every repository exact).
 The idle round of the three (every head unchanged, every repository due): $(jq .requests <<< "$idle_stats") requests,
 $(jq .notModified <<< "$idle_stats") answered 304, points spent: $(points <<< "$idle_stats") (goal: 0 on every token).
 EOF

@@ -37,7 +37,6 @@ final class QueueClaim: RepositoryClaim {
         let owner = "\(holder) on \(ProcessInfo.processInfo.hostName) (pid \(getpid()))"
         let connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror \(holder)")
         try PostgreSQLMigrator.migrate(connection, location: uri)
-        let target = SyncTarget(repository: repository)
         // Commands also exclude one another by a session advisory lock, which the
         // server drops with the session: a row a command holds while this lock is
         // free was left by one that died (killed, or its connection cut), and is
@@ -60,7 +59,7 @@ final class QueueClaim: RepositoryClaim {
                     AND (lease_until IS NULL OR lease_until <= now() OR owner ~ $4)
                 RETURNING repository, branch, owner, lease_generation, extract(epoch FROM lease_until), NULL::text
                 """, [repository.description, owner, duration.leaseMilliseconds, commandOwnerPattern]))
-        guard let lease = claimed.first, lease.target == target else {
+        guard let lease = claimed.first else {
             throw RepositoryLockError.busy(repository: repository, holder: try currentHolder(of: repository, connection))
         }
         return QueueClaim(

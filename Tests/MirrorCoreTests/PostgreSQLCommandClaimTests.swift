@@ -18,14 +18,15 @@ import Testing
     @Test func aDaemonDoesNotClaimWhatACommandHoldsAndTheCommandIsNamed() async throws {
         let uri = try await Leases.database()
         let daemon = try StoreLocation(uri).openSyncLeases()
-        try daemon.addTargets([Self.widgets])
+        // Queued as a daemon's file spells it; names are matched as GitHub matches them.
+        try daemon.addTargets([SyncTarget(repository: RepositoryName(owner: "ACME", name: "Widgets"))])
         let command = try RepositoryLock.acquire(store: StoreLocation(uri), repository: Self.widgets.repository, holder: "commitsctl sync")
         #expect(try daemon.claimDue(owner: "daemon-1", limit: 10, duration: .seconds(60)).isEmpty)
         let held = try daemon.heldLeases()
         #expect(held.count == 1 && held[0].owner.hasPrefix("commitsctl sync on "), "\(held)")
         command.release()
         let claimed = try daemon.claimDue(owner: "daemon-1", limit: 10, duration: .seconds(60))
-        #expect(claimed.map(\.target) == [Self.widgets])
+        #expect(claimed.map(\.target.repository.description) == ["ACME/Widgets"])
     }
 
     @Test func aCommandIsRefusedWhatADaemonHoldsWithTheHolderAndItsLease() async throws {
