@@ -19,6 +19,11 @@ public struct FaultPlan: Sendable, Equatable {
     public var slowDelay: Duration = .zero
     /// How the git endpoints misbehave, for every git request while set.
     public var git: GitFault?
+    /// Branch names every branch listing (`GET …/branches`) leaves out, its pages computed
+    /// without them, while every other endpoint still serves them: what a client sees when a
+    /// listing's pages shift as it reads them (a branch deleted between two pages moves the
+    /// next page's first branch onto the page already read), made deterministic.
+    public var branchListingOmits: Set<String> = []
 
     public init() {}
 

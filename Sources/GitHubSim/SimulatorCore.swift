@@ -314,7 +314,11 @@ final class SimulatorCore: Sendable {
             let ref = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
             return GetCommitEndpoint.respond(context, ref: ref)
         case "branches" where tail.count == 1:
-            return BranchesEndpoint.respond(context)
+            return BranchesEndpoint.respond(context, omitting: currentFaults().branchListingOmits)
+        case "branches":
+            // Branch names may hold slashes: `branches/release/1.0`.
+            let name = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
+            return BranchesEndpoint.respondOne(context, name: name)
         case "compare" where tail.count >= 2:
             // Branch names may hold slashes: `compare/main...release/1.0`.
             let spec = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)

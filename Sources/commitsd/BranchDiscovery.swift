@@ -38,9 +38,11 @@ struct BranchDiscovery {
     /// Lists the branches of every repository with globs and records what they select.
     /// `listed` is told every branch of each repository whose listing changed (or
     /// was read for the first time, or whose globs changed), so the branches it no
-    /// longer has are marked gone; when it fails (false), it is told again next time.
+    /// longer has are confirmed gone and marked; when it did not settle them all
+    /// (false), it is told again next time, and a rate limit it throws pauses discovery.
     mutating func run(
-        settings: DaemonSettings, logger: Logger, listed: (MirrorConfiguration.BranchGlobs, Set<String>) -> Bool = { _, _ in true }
+        settings: DaemonSettings, logger: Logger,
+        listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> Bool = { _, _ in true }
     ) async -> PatternDiscovery.Ending {
         let client = settings.client.countingSeparately()
         for globs in settings.configuration.branchGlobs {
@@ -63,8 +65,9 @@ struct BranchDiscovery {
                         ])
                 }
                 if !unchanged || checkedWith[globs.key] != globs.selection {
-                    let marked = listed(globs, Set(listing.branches.map(\.name)))
-                    checkedWith[globs.key] = marked ? globs.selection : nil
+                    checkedWith[globs.key] = nil  // told again next time unless it settles them all
+                    let settled = try await listed(globs, Set(listing.branches.map(\.name)))
+                    checkedWith[globs.key] = settled ? globs.selection : nil
                 }
             } catch let error as GitHubError where error.isRateLimit {
                 let retryAt = error.retryAt()

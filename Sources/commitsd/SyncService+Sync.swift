@@ -96,32 +96,44 @@ extension SyncService {
         }
     }
 
-    /// Marks gone each stored branch of the repository that its globs select and its
-    /// listing no longer has (commits kept; mirrored again if it comes back). Logged, never fatal:
-    /// a branch not marked is only shown as it was. False when the store could not be read or written.
-    func markGone(_ globs: MirrorConfiguration.BranchGlobs, listed: Set<String>, settings: DaemonSettings, logger: Logger) -> Bool {
+    /// Marks gone each stored branch of the repository that its globs select, its listing
+    /// no longer has and GitHub confirms is gone (`GoneBranches`; commits kept, mirrored
+    /// again if it comes back). Logged, never fatal: a branch not marked is only shown as
+    /// it was. False when not every such branch was settled (the store could not be read
+    /// or written, a confirmation failed, or more were missing than one call asks for):
+    /// the next listing tells them again. A rate limit is thrown, for the discovery to pause.
+    func markGone(
+        _ globs: MirrorConfiguration.BranchGlobs, listed: Set<String>, settings: DaemonSettings, logger: Logger
+    ) async throws -> Bool {
+        let metadata: Logger.Metadata = ["repo": "\(globs.name)"]
+        let gone: GoneBranches.Outcome
         do {
-            let repository = globs.name.description.lowercased()
-            let missing = try settings.store.openCommitReader().allSyncStates().filter {
-                $0.repository.lowercased() == repository && $0.branchGoneSince == nil && globs.selection.matches($0.branch)
-                    && !listed.contains($0.branch)
-            }
-            guard !missing.isEmpty else { return true }
-            let store = try settings.store.openSyncWriter()
-            guard let stored = try store.repository(named: globs.name) else { return true }
-            for state in missing {
-                guard try store.markBranchGone(repositoryID: stored.id, branch: state.branch, at: Date()) else { continue }
-                logger.notice(
-                    "branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back",
-                    metadata: ["repo": "\(globs.name)", "branch": "\(state.branch)"])
-            }
-            return true
+            gone = try await GoneBranches.confirmAndMark(globs, listed: listed, store: settings.store, client: settings.client)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             logger.warning(
                 "could not mark the branches gone from GitHub; trying again on the next listing",
-                metadata: ["repo": "\(globs.name)", "error": "\(DaemonAdvice.line(for: error))"])
+                metadata: metadata.merging(["error": "\(DaemonAdvice.line(for: error))"]) { $1 })
             return false
         }
+        for branch in gone.marked {
+            logger.notice(
+                "branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back",
+                metadata: metadata.merging(["branch": "\(branch)"]) { $1 })
+        }
+        if !gone.stillThere.isEmpty {
+            logger.info(
+                "branches the listing lacked are still on GitHub; kept as they are",
+                metadata: metadata.merging(["branches": "\(gone.stillThere.joined(separator: ","))"]) { $1 })
+        }
+        if let failure = gone.failure, failure.isRateLimit { throw failure }
+        if !gone.isSettled {
+            var unsettled = metadata.merging(["branches": "\(gone.unconfirmed.joined(separator: ","))"]) { $1 }
+            if let failure = gone.failure { unsettled["error"] = "\(DaemonAdvice.line(for: failure))" }
+            logger.info("branches the listing lacked are asked about again on the next listing", metadata: unsettled)
+        }
+        return gone.isSettled
     }
 }
 

@@ -295,7 +295,8 @@ struct SyncService: Service, CustomStringConvertible {
                 }
                 if !Task.isShuttingDownGracefully, reservePause(settings: settings) == nil {
                     let (ran, pause) = await discoveries.runDue(
-                        settings: settings, logger: logger, listed: { markGone($0, listed: $1, settings: settings, logger: logger) })
+                        settings: settings, logger: logger,
+                        listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
                     if let pause { plan.pause(until: pause) }
                     if ran { plan.apply(discoveries.expanded(settings.configuration), now: .now) }
                 }

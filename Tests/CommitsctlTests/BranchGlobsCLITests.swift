@@ -5,7 +5,8 @@ import Testing
 
 /// Globs in the configuration's `branches:` with `commitsctl sync` (issue #29, discovery): each
 /// run lists the repository's branches once and syncs the names the file gives, then what the
-/// globs select; a stored branch the listing no longer has is marked gone, its commits kept, and a
+/// globs select; a stored branch the listing no longer has is marked gone once GitHub answers 404
+/// for it alone, its commits kept (one the listing omits but GitHub has is kept), and a
 /// branch named exactly is marked gone when its head answers "not found". `status` says so, and a
 /// branch that comes back is active again. Real commitsctl and github-sim processes, a real SQLite file.
 @Suite struct BranchGlobsCLITests {
@@ -84,6 +85,49 @@ import Testing
         let back = try await sync()
         #expect(synced(back) == ["acme/widgets@main", "acme/widgets@release/1.0", "acme/widgets@release/2.0"], "\(back.stderr)")
         #expect(try await status(config)["release/1.0"]?["state"] as? String == "active")
+    }
+
+    /// A listing that omits a branch (its pages shifted while read; here github-sim's
+    /// `branchListingOmits`) does not decide: the branch is asked for alone, and GitHub has it.
+    @Test func aBranchTheListingOmitsIsAskedForAloneAndKeptWhileGitHubHasIt() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=200:5"])
+        defer { sim.stop() }
+        for (branch, back) in [("release/1.0", 40), ("release/2.0", 5)] {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
+        }
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: \(db)
+            api_url: \(sim.baseURL)
+            git_bootstrap: false
+            repositories:
+              - name: acme/widgets
+                branches: ["release/*"]
+
+            """)
+        let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
+        #expect(synced(try await sync()) == ["acme/widgets@release/1.0", "acme/widgets@release/2.0"])
+        func lookups() async throws -> Int {
+            let spent = try await run("commitsctl", ["status", "--requests", "--format", "json", "--db", db])
+            let rows = try JSONSerialization.jsonObject(with: Data(spent.stdout.utf8)) as? [[String: Any]] ?? []
+            return rows.filter { $0["kind"] as? String == "branch_lookup" }.map { $0["requests"] as? Int ?? 0 }.reduce(0, +)
+        }
+        #expect(try await lookups() == 0)
+
+        _ = try await sim.control("/_sim/faults", method: "POST", body: #"{"branchListingOmits":["release/1.0"]}"#)
+        let omitted = try await sync()
+        #expect(omitted.status == 0 && synced(omitted) == ["acme/widgets@release/2.0"], "\(omitted.stderr)")
+        #expect(!omitted.stderr.contains("is gone"), "\(omitted.stderr)")
+        #expect(try await status(config)["release/1.0"]?["state"] as? String == "active")
+        #expect(try await lookups() == 1, "one confirmation request")
+
+        // Deleted while omitted: the confirmation answers 404, and it is marked gone.
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/1.0", method: "DELETE")
+        let deleted = try await sync()
+        #expect(deleted.stderr.contains("acme/widgets@release/1.0 is gone from GitHub; its history is kept"), "\(deleted.stderr)")
+        #expect(try await status(config)["release/1.0"]?["state"] as? String == "gone")
+        #expect(try await lookups() == 2)
     }
 
     @Test func aBranchNamedExactlyIsMarkedGoneWhenItsHeadIsNotFound() async throws {

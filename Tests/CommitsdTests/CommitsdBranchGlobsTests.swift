@@ -136,6 +136,60 @@ import Testing
         }
     }
 
+    /// A listing that omits a branch GitHub still has (its pages shifted while read; here
+    /// github-sim's `branchListingOmits`) does not mark it gone: it is asked for alone, once,
+    /// and the unchanged listings after it (304s) ask nothing more.
+    @Test func aBranchTheListingOmitsIsConfirmedOnceAndNotMarkedGone() async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3204, source: .synthetic(SyntheticSpec(commits: 80, seed: 14)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 4)
+            let config = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                git_bootstrap: false
+                repositories:
+                  - name: acme/widgets
+                    branches: ["release/*"]
+                    interval: 1s
+
+                """)
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            var heads = try simulator.branchHeads(owner: "acme", name: "widgets")
+            heads["main"] = nil
+            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "\(daemon.log)")
+
+            var omitting = FaultPlan()
+            omitting.branchListingOmits = ["release/1.0"]
+            simulator.setFaults(omitting)
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { daemon.log.contains("branches the listing lacked are still on GitHub") },
+                "\(daemon.log)")
+            let polls = {
+                daemon.log.split(separator: "\n").filter { $0.contains("sync finished") && $0.contains("branch=release/2.0") }.count
+            }
+            let before = polls()
+            #expect(await waitUntil(timeout: .seconds(60)) { polls() >= before + 3 }, "\(daemon.log)")
+            #expect(branchState("release/1.0") == "active", "\(daemon.log)")
+            #expect(!daemon.log.contains("branch gone from GitHub"), "\(daemon.log)")
+
+            daemon.signal(SIGTERM)  // commitsd writes what it spent when it stops
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            let spent = try await run("commitsctl", ["status", "--requests", "--format", "json", "--db", store])
+            let rows = try JSONSerialization.jsonObject(with: Data(spent.stdout.utf8)) as? [[String: Any]] ?? []
+            let lookups = rows.filter { $0["kind"] as? String == "branch_lookup" }.map { $0["requests"] as? Int ?? 0 }.reduce(0, +)
+            #expect(lookups == 1, "one confirmation, none on the unchanged listings after it: \(rows)")
+        }
+    }
+
     /// A reload that widens the globs selects from the listing commitsd has, even when the
     /// repository answers 304 (nothing changed on GitHub): the new branches are mirrored.
     @Test func aReloadThatChangesTheGlobsSelectsAgainFromAnUnchangedListing() async throws {

@@ -112,6 +112,42 @@ import Testing
         #expect(etags.count == 4, "each change is a new ETag")
     }
 
+    @Test func oneBranchIsAnsweredByNameSlashesAndAllOr404BranchNotFound() throws {
+        let releaseHead = client.post("/_sim/repos/acme/widgets/branch?name=release/1.0&back=10").jsonDictionary["head"] as? String
+        let one = client.get("/repos/acme/widgets/branches/release/1.0", token: "t")
+        #expect(one.code == 200)
+        #expect(one.jsonDictionary["name"] as? String == "release/1.0" && one.jsonDictionary["protected"] as? Bool == false)
+        let commit = try #require(one.jsonDictionary["commit"] as? [String: Any])
+        #expect(commit["sha"] as? String == releaseHead && releaseHead == history.sha(at: walk(39, 10)))
+        #expect(commit["url"] as? String == "http://sim.test/repos/acme/widgets/commits/\(releaseHead ?? "")")
+        #expect(client.get("/repositories/42/branches/release%2F1.0", token: "t").jsonDictionary["name"] as? String == "release/1.0")
+        #expect(client.get("/repos/acme/widgets/branches/main", token: "t").jsonDictionary["name"] as? String == "main")
+
+        let etag = try #require(one.header("ETag"))
+        #expect(client.get("/repos/acme/widgets/branches/release/1.0", headers: [("If-None-Match", etag)], token: "t").code == 304)
+        _ = client.post("/_sim/repos/acme/widgets/branch?name=release/1.0&forward=1")
+        #expect(client.get("/repos/acme/widgets/branches/release/1.0", headers: [("If-None-Match", etag)], token: "t").code == 200)
+
+        for missing in [
+            "/repos/acme/widgets/branches/release", "/repos/acme/widgets/branches/release/1.0/x", "/repos/acme/void/branches/main",
+        ] {
+            let answer = client.get(missing, token: "t")
+            #expect(answer.code == 404 && answer.jsonDictionary["message"] as? String == "Branch not found", "\(missing)")
+        }
+        #expect(client.get("/repos/acme/nothing/branches/main", token: "t").jsonDictionary["message"] as? String == "Not Found")
+    }
+
+    @Test func aBranchListingOmitsWhatTheFaultPlanNamesWhileTheBranchIsStillServed() {
+        for name in ["a", "b", "c"] { _ = client.post("/_sim/repos/acme/widgets/branch?name=\(name)&back=1") }
+        #expect(client.post("/_sim/faults", body: #"{"branchListingOmits":["b"]}"#).code == 200)
+        #expect(branchNames(client.get("/repos/acme/widgets/branches?per_page=2", token: "t")) == ["a", "c"], "pages shift without it")
+        #expect(branchNames(client.get("/repositories/42/branches?per_page=2&page=2", token: "t")) == ["main"])
+        #expect(client.get("/repos/acme/widgets/branches/b", token: "t").code == 200)
+        #expect(client.post("/_sim/faults", body: #"{"branchListingOmits":"b"}"#).code == 400)
+        #expect(client.post("/_sim/faults", body: "").code == 200)
+        #expect(branchNames(client.get("/repos/acme/widgets/branches", token: "t")) == ["a", "b", "c", "main"])
+    }
+
     @Test func realGitSeesEveryBranchAndFetchesAllTheirTipsInOnePack() async throws {
         var configuration = SimConfiguration()
         configuration.validTokens = [Self.token]

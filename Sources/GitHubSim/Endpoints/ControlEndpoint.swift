@@ -4,7 +4,8 @@
 //   POST /_sim/repos/{o}/{r}/head?back=N      (or ?forward=N) → {"head":"<sha>"}; with a webhook
 //                                             configured, a moved head is delivered as a signed push
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
-//                                             git as a GitFault name ("truncated-pack", …)
+//                                             git as a GitFault name ("truncated-pack", …),
+//                                             branchListingOmits as an array of branch names
 //   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
@@ -137,6 +138,11 @@ enum ControlEndpoint {
         for (key, value) in object {
             if key == "git" {
                 plan.git = try gitFault(value)
+                continue
+            }
+            if key == "branchListingOmits" {
+                guard let names = value as? [String] else { throw BadFaultPlan(description: "\(key) must be an array of branch names") }
+                plan.branchListingOmits = Set(names)
                 continue
             }
             let number: Int?

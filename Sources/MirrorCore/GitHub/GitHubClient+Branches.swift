@@ -52,4 +52,22 @@ extension GitHubClient {
             return .listed(branches: branches, etag: response.headers["etag"], next: links?.next)
         }.value
     }
+
+    /// `GET /repos/{o}/{r}/branches/{branch}`: whether GitHub has the branch now, asked
+    /// before a branch a listing lacks is marked gone (`GoneBranches`). 404 is "no", and
+    /// so is another branch's answer (GitHub redirects a renamed branch's old name to
+    /// its new one); anything else is thrown (rate limits, 5xx after retries, …).
+    public func branchExists(_ repository: RepositoryName, branch: String) async throws -> Bool {
+        struct Element: Decodable { var name: String }
+        // A branch's slashes stay path separators, as GitHub reads them; `#`, `%` and the like are escaped.
+        let path = branch.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? branch
+        let url = "\(configuration.apiURL)/repos/\(repository.owner)/\(repository.name)/branches/\(path)"
+        do {
+            return try await send(url: url, kind: .branchLookup, repository: repository) { response in
+                try PayloadDecoder().decode(Element.self, from: response.body).name == branch
+            }.value
+        } catch GitHubError.notFound {
+            return false
+        }
+    }
 }

@@ -9,6 +9,8 @@ public enum RequestKind: String, Sendable, CaseIterable, Codable, Comparable {
     case ownerListing = "owner_listing"
     /// A page of a repository's branches (`branches:` with globs, docs/BRANCHES.md).
     case branchListing = "branch_listing"
+    /// `GET /repos/{o}/{r}/branches/{branch}`: confirming a branch a listing lacks is gone.
+    case branchLookup = "branch_lookup"
     /// `GET /repos/{o}/{r}`: the repository's identity.
     case repositoryLookup = "repository_lookup"
     /// `GET /repos/{o}/{r}/compare/…`: confirming a rewrite.

@@ -30,7 +30,8 @@ extension Commitsctl.Sync {
     /// The branches the configuration's globs select (`branches: ["release/*"]`), each
     /// repository's branches listed once, added to `targets` after what the file names.
     /// A stored branch a glob selects that the listing no longer has is marked gone
-    /// (its history kept). A listing that fails is counted, and the others go on.
+    /// (its history kept) once GitHub confirms it (`GoneBranches`). A listing or a
+    /// confirmation that fails is counted, and the others go on.
     func discoverBranches(
         _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation,
         into targets: inout [MirrorConfiguration.Repository], tally: inout Tally
@@ -42,7 +43,9 @@ extension Commitsctl.Sync {
                 for branch in entry.selection.selected(from: listed) where known.insert(entry.entry(for: branch).key).inserted {
                     targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
                 }
-                try markGone(entry, listed: Set(listed), store: store)
+                let gone = try await GoneBranches.confirmAndMark(entry, listed: Set(listed), store: store, client: client)
+                for branch in gone.marked { printWarning("\(entry.name)@\(branch) is gone from GitHub; its history is kept") }
+                if let failure = gone.failure { throw failure }
             } catch is CancellationError {
                 tally.interrupted = true
                 tally.stop = true
@@ -56,22 +59,6 @@ extension Commitsctl.Sync {
                 printError("\(entry): \(Advice.line(for: error))")
                 tally.failed += 1
             }
-        }
-    }
-
-    /// Marks gone the stored branches of `entry`'s repository its globs select and `listed` lacks.
-    private func markGone(_ entry: MirrorConfiguration.BranchGlobs, listed: Set<String>, store: StoreLocation) throws {
-        let repository = entry.name.description.lowercased()
-        let missing = try store.openCommitReader().allSyncStates().filter {
-            $0.repository.lowercased() == repository && $0.branchGoneSince == nil && entry.selection.matches($0.branch)
-                && !listed.contains($0.branch)
-        }
-        guard !missing.isEmpty else { return }
-        let writer = try store.openSyncWriter()
-        guard let stored = try writer.repository(named: entry.name) else { return }
-        for state in missing {
-            guard try writer.markBranchGone(repositoryID: stored.id, branch: state.branch, at: Date()) else { continue }
-            printWarning("\(entry.name)@\(state.branch) is gone from GitHub; its history is kept")
         }
     }
 }
