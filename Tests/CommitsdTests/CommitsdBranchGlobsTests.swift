@@ -263,10 +263,7 @@ import Testing
             defer { daemon.stop() }
             let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
             #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
-            #expect(await waitUntil { daemon.log.contains("webhook.listen=") }, "\(daemon.log)")
-            let port = try #require(
-                daemon.log.split(separator: "\n").first { $0.contains("webhook.listen=") }?.split(separator: " ")
-                    .first { $0.hasPrefix("webhook.listen=") }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            let port = try await daemon.listeningPort("webhook.listen=")
 
             let created = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 3)
             let body = Array(

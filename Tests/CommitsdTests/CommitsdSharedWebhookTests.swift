@@ -34,15 +34,6 @@ import Testing
             logPath: directory.path("\(name).log"))
     }
 
-    /// The daemon's webhook URL, from its start-up line.
-    static func webhookURL(of daemon: DaemonProcess) async throws -> String {
-        try #require(await waitUntil { daemon.log.contains("webhook.listen=") }, "\(daemon.log)")
-        let port = try #require(
-            daemon.log.split(separator: "\n").first { $0.contains("webhook.listen=") }?.split(separator: " ")
-                .first { $0.hasPrefix("webhook.listen=") }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
-        return "http://127.0.0.1:\(port)/webhook"
-    }
-
     @Test func aPushToAnyDaemonIsSyncedAtOnceByWhicheverClaimsIt() async throws {
         let server = try await PostgreSQLServer.shared()
         try await withRunning(Shared.simulator(repositories: 2, commits: 300, delay: .zero)) { simulator in
@@ -57,7 +48,9 @@ import Testing
                 "\(daemons.map(\.log))")
 
             // Pushes delivered to the second daemon, one after the other, each stored long before an interval.
-            simulator.setWebhook(SimWebhook(url: try await Self.webhookURL(of: daemons[1]), secret: WebhookRig.secret))
+            simulator.setWebhook(
+                SimWebhook(
+                    url: "http://127.0.0.1:\(try await daemons[1].listeningPort("webhook.listen="))/webhook", secret: WebhookRig.secret))
             for round in 0..<3 {
                 let repository = "repo-\(round % 2)"
                 try simulator.moveHead(owner: "acme", name: repository, forward: 3)

@@ -38,6 +38,15 @@ final class DaemonProcess: @unchecked Sendable {
     func stop() { process.kill() }
 
     deinit { stop() }
+
+    /// The port of the address a start-up log field names (`key` such as
+    /// `webhook.listen=`), once the line is logged (60 s at most).
+    func listeningPort(_ key: String) async throws -> Int {
+        try #require(await waitUntil(timeout: .seconds(60)) { self.log.contains(key) }, "\(log)")
+        return try #require(
+            log.split(separator: "\n").first { $0.contains(key) }?.split(separator: " ").first { $0.hasPrefix(key) }?
+                .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(log)")
+    }
 }
 
 extension DaemonProcess {

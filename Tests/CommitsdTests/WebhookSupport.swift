@@ -44,18 +44,11 @@ struct WebhookRig {
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
         let synced = await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").count == expected }
         try #require(synced, "\(daemon.log)")
-        let listening = await waitUntil { daemon.log.contains("webhook.listen=") && daemon.log.contains("metrics.listen=") }
-        try #require(listening, "\(daemon.log)")
-        func port(_ key: String) throws -> Int {
-            try #require(
-                daemon.log.split(separator: "\n").first { $0.contains(key) }?.split(separator: " ")
-                    .first { $0.hasPrefix(key) }?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
-        }
-        let webhookURL = "http://127.0.0.1:\(try port("webhook.listen="))/webhook"
+        let webhookURL = "http://127.0.0.1:\(try await daemon.listeningPort("webhook.listen="))/webhook"
         simulator.setWebhook(SimWebhook(url: webhookURL, secret: secret))
         return WebhookRig(
             directory: directory, simulator: simulator, daemon: daemon, store: store, webhookURL: webhookURL,
-            metricsURL: "http://127.0.0.1:\(try port("metrics.listen="))/metrics")
+            metricsURL: "http://127.0.0.1:\(try await daemon.listeningPort("metrics.listen="))/metrics")
     }
 
     func stop() async {
