@@ -25,6 +25,7 @@
       (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int))        \
     X(int, PQsendQueryParams,                                                                                \
       (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int))        \
+    X(int, PQsendQuery, (PGconn *, const char *))                                                            \
     X(int, PQsetSingleRowMode, (PGconn *))                                                                   \
     X(PGresult *, PQgetResult, (PGconn *))                                                                   \
     X(ExecStatusType, PQresultStatus, (const PGresult *))                                                    \
@@ -132,6 +133,10 @@ int cpq_send_query_params(PGconn *connection, const char *command, int count, co
 }
 
 int cpq_set_single_row_mode(PGconn *connection) { return CPQ_READY() ? pq.PQsetSingleRowMode(connection) : 0; }
+
+int cpq_send_query(PGconn *connection, const char *commands) {
+    return CPQ_READY() ? pq.PQsendQuery(connection, commands) : 0;
+}
 
 PGresult *cpq_get_result(PGconn *connection) { return CPQ_READY() ? pq.PQgetResult(connection) : NULL; }
 

@@ -27,9 +27,7 @@ enum BulkLoadIndexes {
         Index(name: "commits_author_date", definition: "ON commits (author_date)"),
         Index(name: "commits_author_id", definition: "ON commits (author_id, committer_date)"),
         Index(name: "commits_committer_id", definition: "ON commits (committer_id, committer_date)"),
-        Index(
-            name: "commits_message_trgm",
-            definition: "ON commits USING gin (message gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 262144)"),
+        messageIndex,
         Index(name: "commit_parents_parent_sha", definition: "ON commit_parents (parent_sha)"),
         Index(name: "commit_coauthors_author_id", definition: "ON commit_coauthors (author_id, commit_id)"),
         Index(name: "repository_commits_commit_id", definition: "ON repository_commits (commit_id)"),
@@ -81,28 +79,42 @@ enum BulkLoadIndexes {
 
     /// Memory for the builds (kB), when the server's setting is lower: a trigram
     /// index of 100,000 messages built in 4.9 s with 256 MB against 6.7 s with
-    /// PostgreSQL's default 64 MB. For this transaction only.
-    static let buildMemory = 262_144
+    /// PostgreSQL's default 64 MB. For the building transaction only.
+    static let raiseBuildMemory = """
+        SELECT set_config('maintenance_work_mem', '262144kB', true)
+        FROM pg_settings WHERE name = 'maintenance_work_mem' AND setting::bigint < 262144
+        """
 
     /// pg_advisory_xact_lock's key for rebuilding the deferred indexes: any constant no other lock uses.
     private static let restoreLockKey: Int64 = 0x636F_6D6D_6974_7302
+    /// The same for the message index alone, which `MessageIndexBuild` builds on a connection of its own.
+    static let messageIndexLockKey: Int64 = 0x636F_6D6D_6974_7305
+
+    /// The trigram index on messages: the longest build of all (MessageIndexBuild).
+    static let messageIndex = Index(
+        name: "commits_message_trgm",
+        definition: "ON commits USING gin (message gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 262144)")
 
     /// Builds whichever deferred index is missing, in one transaction (writers
     /// wait for it; readers do not). One connection at a time: two
     /// `CREATE INDEX IF NOT EXISTS` of one name at once (two daemons' first
     /// loads ending together) make the second fail on the catalog's unique key
     /// instead of finding the index; under the lock, the second finds it built.
-    static func restore(_ connection: PostgreSQLConnection) throws {
+    ///
+    /// The message index only when `exceptMessageIndex` is false and no other
+    /// connection is building it: that build ends on its own (MessageIndexBuild),
+    /// and waiting for it here could wait for this very process.
+    static func restore(_ connection: PostgreSQLConnection, exceptMessageIndex: Bool = false) throws {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [restoreLockKey])
-            try connection.execute(
-                """
-                SELECT set_config('maintenance_work_mem', $1::text || 'kB', true)
-                FROM pg_settings WHERE name = 'maintenance_work_mem' AND setting::bigint < $1::bigint
-                """, [buildMemory])
-            for index in deferred {
+            try connection.execute(raiseBuildMemory)
+            for index in deferred where index.name != messageIndex.name {
                 try connection.execute("CREATE INDEX IF NOT EXISTS \(index.name) \(index.definition)")
             }
+            guard !exceptMessageIndex,
+                try connection.execute("SELECT pg_try_advisory_xact_lock($1)", [messageIndexLockKey]).bool(0, 0) == true
+            else { return }
+            try connection.execute("CREATE INDEX IF NOT EXISTS \(messageIndex.name) \(messageIndex.definition)")
         }
     }
 

@@ -46,6 +46,7 @@ extension PostgreSQLStore {
     /// The pages of one sync; into an empty store, or one the load will at least
     /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
+        finishMessageIndexBuild()
         let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(
             expectedCommits: limits.expectedCommits, fence: fence, connection)
         messageIndex.isDeferred = bulkLoad
@@ -61,9 +62,11 @@ extension PostgreSQLStore {
         return result
     }
 
-    /// Builds the indexes a bulk load left out (a fresh index has no pending list).
+    /// Builds the indexes a bulk load left out (a fresh index has no pending list),
+    /// the message index on a second connection meanwhile (MessageIndexBuild).
     func restoreDeferredIndexes() throws {
-        try BulkLoadIndexes.restore(connection)
+        let buildingElsewhere = startMessageIndexBuild()
+        try BulkLoadIndexes.restore(connection, exceptMessageIndex: buildingElsewhere)
         messageIndex = MessageIndexCatchUp()
     }
 

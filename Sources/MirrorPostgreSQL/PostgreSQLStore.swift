@@ -21,6 +21,11 @@ public final class PostgreSQLStore: MirrorWriter {
     /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
     /// every write transaction checks the lease first.
     var fence: WriteFence?
+    /// The message index's build on a connection of its own after a bulk load, until waited for.
+    var messageIndexBuild: MessageIndexBuild?
+    /// For that connection: the URI and the password this one was opened with.
+    private let uri: String
+    private let password: String?
 
     struct OpenBatch {
         var pages = 0
@@ -30,6 +35,8 @@ public final class PostgreSQLStore: MirrorWriter {
 
     init(uri: String, password: String?) throws {
         location = .postgreSQL(uri)
+        self.uri = uri
+        self.password = password
         connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror")
         try PostgreSQLMigrator.migrate(connection, location: uri)
         // A load into an empty store that ended before rebuilding its indexes. Best
@@ -37,6 +44,26 @@ public final class PostgreSQLStore: MirrorWriter {
         if try BulkLoadIndexes.anyMissing(connection) { try? BulkLoadIndexes.restore(connection) }
         try PageStaging.prepare(connection)
         plannerStatistics = try PlannerStatistics(connection)
+    }
+
+    deinit {
+        rollBackBatch()
+        finishMessageIndexBuild()
+    }
+
+    /// Starts the message index's build on a second connection; false when it could not be started.
+    func startMessageIndexBuild() -> Bool {
+        finishMessageIndexBuild()
+        messageIndexBuild = MessageIndexBuild.start(uri: uri, password: password)
+        return messageIndexBuild != nil
+    }
+
+    /// Waits for the message index's build, if one runs, when no transaction of
+    /// this connection could hold what it waits for; builds the index here if that build failed.
+    func finishMessageIndexBuild() {
+        guard let build = messageIndexBuild, !connection.isInTransaction else { return }
+        messageIndexBuild = nil
+        if !build.finish() { try? BulkLoadIndexes.restore(connection) }
     }
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on

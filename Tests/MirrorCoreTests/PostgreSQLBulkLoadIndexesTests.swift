@@ -1,5 +1,5 @@
 import Foundation
-import MirrorPostgreSQL
+@testable import MirrorPostgreSQL
 import MirrorTestSupport
 import PostgreSQL
 import Testing
@@ -30,27 +30,36 @@ import Testing
     }
 
     static func newStore() async throws -> (uri: String, writer: any MirrorWriter, repositoryID: Int64) {
-        TestStoreDrivers.register()
         let uri = try await PostgreSQLServer.shared().createDatabase()
+        let (writer, repositoryID) = try newStore(uri)
+        return (uri, writer, repositoryID)
+    }
+
+    /// A writer on the store at `uri`, which adopts the contract tests' repository.
+    static func newStore(_ uri: String) throws -> (writer: any MirrorWriter, repositoryID: Int64) {
+        TestStoreDrivers.register()
         let writer = try StoreLocation(uri).openSyncWriter()
         let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
-        return (uri, writer, repository.id)
+        return (writer, repository.id)
     }
 
     @Test func aFirstLoadBuildsTheIndexesAtTheEndAsTheMigrationsMadeThem() async throws {
-        let (uri, writer, repositoryID) = try await Self.newStore()
+        let uri = try await PostgreSQLServer.shared().createDatabase()
         let observer = try PostgreSQLConnection(uri: uri)
-        let migrated = try Self.indexes(observer)
-        #expect(migrated.contains { $0.contains("commits_message_trgm") && $0.contains("gin_pending_list_limit=262144") })
-
         let commits = PostgreSQLBulkPageTablesTests.commits(700)
+        var migrated: [String] = []
         var duringLoad: [Bool] = []
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
-            for start in stride(from: 0, to: commits.count, by: 100) {
-                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
-                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+        do {
+            let (writer, repositoryID) = try Self.newStore(uri)
+            migrated = try Self.indexes(observer)
+            #expect(migrated.contains { $0.contains("commits_message_trgm") && $0.contains("gin_pending_list_limit=262144") })
+            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
+                for start in stride(from: 0, to: commits.count, by: 100) {
+                    _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                    duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+                }
             }
-        }
+        }  // the writer is closed here, which waits for the message index's build
         #expect(duringLoad.allSatisfy { !$0 }, "the trigram index is built once, after the pages")
         #expect(try Self.indexes(observer) == migrated)
 
@@ -65,14 +74,18 @@ import Testing
     }
 
     @Test func aLoadThatFailsStillEndsWithEveryIndex() async throws {
-        let (uri, writer, repositoryID) = try await Self.newStore()
+        let uri = try await PostgreSQLServer.shared().createDatabase()
         let observer = try PostgreSQLConnection(uri: uri)
-        let migrated = try Self.indexes(observer)
         let commits = PostgreSQLBulkPageTablesTests.commits(300)
-        await #expect(throws: Interrupted.self) {
-            try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
-                _ = try batches.storeFromGit(Array(commits[0..<200]), repositoryID: repositoryID)
-                throw Interrupted()
+        var migrated: [String] = []
+        do {
+            let (writer, repositoryID) = try Self.newStore(uri)
+            migrated = try Self.indexes(observer)
+            await #expect(throws: Interrupted.self) {
+                try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
+                    _ = try batches.storeFromGit(Array(commits[0..<200]), repositoryID: repositoryID)
+                    throw Interrupted()
+                }
             }
         }
         #expect(try Self.indexes(observer) == migrated)
@@ -96,24 +109,65 @@ import Testing
 
     /// A git bootstrap after the first page REST stored: the load it announces dwarfs the store.
     @Test func aLoadAnnouncedLargerThanTheStoreBuildsTheIndexesAtTheEnd() async throws {
-        let (uri, writer, repositoryID) = try await Self.newStore()
-        let commits = PostgreSQLBulkPageTablesTests.commits(600)
-        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
-        }
+        let uri = try await PostgreSQLServer.shared().createDatabase()
         let observer = try PostgreSQLConnection(uri: uri)
-        let complete = try Self.indexes(observer)
+        let commits = PostgreSQLBulkPageTablesTests.commits(600)
+        var complete: [String] = []
         var duringLoad: [Bool] = []
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 5_000)) { batches in
-            for start in stride(from: 100, to: 600, by: 100) {
-                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
-                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+        var repositoryID: Int64 = 0
+        do {
+            let writer: any MirrorWriter
+            (writer, repositoryID) = try Self.newStore(uri)
+            complete = try Self.indexes(observer)
+            _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+                try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
+            }
+            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 5_000)) { batches in
+                for start in stride(from: 100, to: 600, by: 100) {
+                    _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                    duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
+                }
             }
         }
         #expect(duringLoad == Array(repeating: false, count: 5))
         #expect(try Self.indexes(observer) == complete)
         let reader = try StoreLocation(uri).openCommitReader()
         #expect(try reader.commitCount(repositoryID: repositoryID) == 600)
+    }
+
+    /// The message index is built on a connection of its own (MessageIndexBuild): a load
+    /// returns without waiting for it, searches meanwhile answer exactly without it, and
+    /// closing the writer waits for it; when that build fails, the writer builds it itself.
+    @Test(arguments: [false, true])
+    func theMessageIndexIsBuiltBesideTheWriter(buildFails: Bool) async throws {
+        let uri = try await PostgreSQLServer.shared().createDatabase()
+        let observer = try PostgreSQLConnection(uri: uri)
+        let commits = PostgreSQLBulkPageTablesTests.commits(300)
+        var migrated: [String] = []
+        do {
+            let (writer, repositoryID) = try Self.newStore(uri)
+            migrated = try Self.indexes(observer)
+            // Holding the build's lock keeps the build waiting, whatever the machine's speed.
+            try observer.execute("SELECT pg_advisory_lock($1)", [BulkLoadIndexes.messageIndexLockKey])
+            _ = try await writer.withBatches(limits: BatchLimits()) { batches in
+                try batches.storeFromGit(commits, repositoryID: repositoryID)
+            }
+            #expect(try Self.hasIndex("commits_author_id", observer), "the other indexes are the writer's own")
+            #expect(try !Self.hasIndex("commits_message_trgm", observer), "the load returned before the build")
+            let builder = try observer.execute(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'commits-mirror (message index)' AND datname = current_database()"
+            )
+            #expect(builder.count == 1)
+            let reader = try StoreLocation(uri).openCommitReader()
+            for needle in PostgreSQLBulkPageTablesTests.needles {
+                #expect(
+                    try PostgreSQLBulkPageTablesTests.grep(reader, needle)
+                        == PostgreSQLBulkPageTablesTests.expected(commits, grep: needle), "\(needle)")
+            }
+            if buildFails { try observer.execute("SELECT pg_terminate_backend($1)", [builder.int(0, 0) ?? 0]) }
+            try observer.execute("SELECT pg_advisory_unlock($1)", [BulkLoadIndexes.messageIndexLockKey])
+        }
+        #expect(try Self.indexes(observer) == migrated)
     }
 
     @Test func pagesIntoAStoreThatHoldsCommitsKeepTheIndexesInPlace() async throws {

@@ -32,6 +32,7 @@ PGresult *cpq_exec_params(PGconn *connection, const char *command, int count, co
 int cpq_send_query_params(PGconn *connection, const char *command, int count, const char *const *values,
                           const int *lengths, const int *formats, int result_format);
 int cpq_set_single_row_mode(PGconn *connection);
+int cpq_send_query(PGconn *connection, const char *commands);
 PGresult *cpq_get_result(PGconn *connection);
 ExecStatusType cpq_result_status(const PGresult *result);
 const char *cpq_result_error_field(const PGresult *result, int field);
