@@ -52,6 +52,14 @@ public final class PostgreSQLReader: MirrorReading {
         }
     }
 
+    public func ownerListing(owner: String) throws -> OwnerListing? {
+        try read { try PostgreSQLStore.ownerListing(owner: owner, on: connection) }
+    }
+
+    public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
+        try read { try PostgreSQLStore.activeRepositories(ownedBy: owner, on: connection) }
+    }
+
     public func repositories() throws -> [StoredRepository] {
         try read {
             // SQLite orders the NOCASE full_name by its ASCII-lowercased bytes.

@@ -108,12 +108,14 @@ extension PostgreSQLStore {
     // MARK: - Owner listings (OWNER/* patterns)
 
     public func ownerListing(owner: String) throws -> OwnerListing? {
+        try Self.ownerListing(owner: owner, on: connection)
+    }
+
+    /// The store's and the reader's answer.
+    static func ownerListing(owner: String, on connection: PostgreSQLConnection) throws -> OwnerListing? {
         let rows = try connection.execute("SELECT pages, kind FROM owner_listings WHERE lower(owner) = lower($1)", [owner])
-        // A listing this version cannot read is only a cache: list the owner again.
-        guard rows.count > 0, let json = rows.string(0, 0), let kind = rows.string(0, 1).flatMap(GitHubClient.OwnerKind.init),
-            let pages = try? JSONDecoder().decode([OwnerListing.Page].self, from: Data(json.utf8))
-        else { return nil }
-        return OwnerListing(owner: owner, kind: kind, pages: pages)
+        guard rows.count > 0, let pages = rows.string(0, 0), let kind = rows.string(0, 1) else { return nil }
+        return OwnerListing(owner: owner, storedKind: kind, storedPages: pages)
     }
 
     public func recordListing(_ listing: OwnerListing, selected identities: [RepositoryIdentity], at date: Date) throws
@@ -169,6 +171,11 @@ extension PostgreSQLStore {
     }
 
     public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
+        try Self.activeRepositories(ownedBy: owner, on: connection)
+    }
+
+    /// The store's and the reader's answer.
+    static func activeRepositories(ownedBy owner: String, on connection: PostgreSQLConnection) throws -> [StoredRepository] {
         let rows = try connection.execute(
             """
             SELECT \(Self.repositoryColumns) FROM repositories r

@@ -6,15 +6,7 @@ import SQLite
 extension MirrorStore {
     /// The listing of `owner` stored by the last discovery, if any.
     public func ownerListing(owner: String) throws -> OwnerListing? {
-        guard
-            let json = try db.prepare("SELECT pages, kind FROM owner_listings WHERE owner = ?").bind([owner])
-                .first({ (pages: $0.string(0), kind: $0.string(1)) })
-        else { return nil }
-        // A listing this version cannot read is only a cache: list the owner again.
-        guard let pages = try? JSONDecoder().decode([OwnerListing.Page].self, from: Data(json.pages.utf8)),
-            let kind = GitHubClient.OwnerKind(rawValue: json.kind)
-        else { return nil }
-        return OwnerListing(owner: owner, kind: kind, pages: pages)
+        try StoreLookups.ownerListing(owner: owner, in: db)
     }
 
     /// In one transaction: stores `listing` for its owner, adopts each selected
@@ -74,13 +66,7 @@ extension MirrorStore {
 
     /// Active repositories whose current name is under `owner` (any case).
     public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
-        try db.prepare(
-            """
-            SELECT \(Self.repositoryColumns) FROM repositories r
-            WHERE r.state = 'active' AND lower(substr(r.full_name, 1, length(?1) + 1)) = lower(?1 || '/')
-            ORDER BY r.full_name
-            """
-        ).bind([owner]).map(Self.repository(from:))
+        try StoreLookups.activeRepositories(ownedBy: owner, in: db)
     }
 
     public func repositoryState(repositoryID: Int64) throws -> RepositoryState {

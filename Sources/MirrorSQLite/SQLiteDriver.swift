@@ -35,6 +35,14 @@ public struct SQLiteDriver: FileStoreDriver {
 extension MirrorStore: MirrorWriter {}
 
 extension MirrorReader: MirrorReading {
+    public func ownerListing(owner: String) throws -> OwnerListing? {
+        try StoreLookups.ownerListing(owner: owner, in: db)
+    }
+
+    public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
+        try StoreLookups.activeRepositories(ownedBy: owner, in: db)
+    }
+
     /// One host writes a SQLite store: its claims (`HostSyncLeases`) are that host's, not shown.
     public func heldClaims() throws -> [SyncLease] { [] }
     /// One host's commitsd keeps its queue in memory (`HostSyncLeases`).

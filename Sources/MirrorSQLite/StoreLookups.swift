@@ -13,6 +13,22 @@ enum StoreLookups {
         ).bind([name.description]).first(MirrorStore.repository(from:))
     }
 
+    static func ownerListing(owner: String, in db: Connection) throws -> OwnerListing? {
+        try db.prepare("SELECT pages, kind FROM owner_listings WHERE owner = ?").bind([owner])
+            .first({ (pages: $0.string(0), kind: $0.string(1)) })
+            .flatMap { OwnerListing(owner: owner, storedKind: $0.kind, storedPages: $0.pages) }
+    }
+
+    static func activeRepositories(ownedBy owner: String, in db: Connection) throws -> [StoredRepository] {
+        try db.prepare(
+            """
+            SELECT \(MirrorStore.repositoryColumns) FROM repositories r
+            WHERE r.state = 'active' AND lower(substr(r.full_name, 1, length(?1) + 1)) = lower(?1 || '/')
+            ORDER BY r.full_name
+            """
+        ).bind([owner]).map(MirrorStore.repository(from:))
+    }
+
     static func commitCount(repositoryID: Int64?, in db: Connection) throws -> Int {
         if let repositoryID {
             return try db.scalarInt("SELECT count(*) FROM repository_commits WHERE repository_id = ?", [repositoryID]) ?? 0

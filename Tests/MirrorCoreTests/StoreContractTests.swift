@@ -246,6 +246,12 @@ import Testing
         let selected = try store.writer.recordListing(listing, selected: [Self.identity])
         #expect(selected.count == 1 && selected[0].state == .active && !selected[0].returned)
         #expect(try store.writer.ownerListing(owner: "ACME") == OwnerListing(owner: "ACME", kind: .organization, pages: listing.pages))
+        // What daemons following another's listings read, without a writer.
+        let reader = try store.location.openCommitReader()
+        #expect(try reader.ownerListing(owner: "ACME") == store.writer.ownerListing(owner: "ACME"))
+        #expect(try reader.ownerListing(owner: "elsewhere") == nil)
+        #expect(try reader.activeRepositories(ownedBy: "ACME").map(\.name) == [Self.identity.fullName])
+        #expect(try reader.activeRepositories(ownedBy: "ACME") == store.writer.activeRepositories(ownedBy: "acme"))
         let at = Date(timeIntervalSince1970: 1_750_000_030)
         try store.writer.recordRequests([.poll: RequestTally(requests: 2, notModified: 1, points: 1)], token: "env GITHUB_TOKEN", at: at)
         try store.writer.recordRequests([.poll: RequestTally(requests: 1, notModified: 0, points: 1)], token: "env GITHUB_TOKEN", at: at)

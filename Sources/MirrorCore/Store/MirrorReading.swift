@@ -16,6 +16,10 @@ public protocol MirrorReading: AnyObject {
     func repository(named name: RepositoryName) throws -> StoredRepository?
     /// Every repository, by current name (ASCII case ignored).
     func repositories() throws -> [StoredRepository]
+    /// The listing of `owner` the last discovery recorded (by any process sharing the store), if any.
+    func ownerListing(owner: String) throws -> OwnerListing?
+    /// Active repositories whose current name is under `owner` (any case).
+    func activeRepositories(ownedBy owner: String) throws -> [StoredRepository]
     /// Commits of one repository, or every commit in the store.
     func commitCount(repositoryID: Int64?) throws -> Int
     /// Every repository's branches (by name, then branch), or one repository's.

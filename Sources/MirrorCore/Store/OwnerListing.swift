@@ -32,4 +32,14 @@ public struct OwnerListing: Sendable, Equatable, Codable {
     }
 
     public var repositories: [GitHubClient.ListedRepository] { pages.flatMap(\.repositories) }
+
+    /// A listing as a store keeps it: its kind's raw value and its pages as JSON.
+    /// `nil` when this version cannot read it: a listing is only a cache, and the
+    /// owner is listed again.
+    public init?(owner: String, storedKind: String, storedPages: String) {
+        guard let kind = GitHubClient.OwnerKind(rawValue: storedKind),
+            let pages = try? JSONDecoder().decode([Page].self, from: Data(storedPages.utf8))
+        else { return nil }
+        self.init(owner: owner, kind: kind, pages: pages)
+    }
 }

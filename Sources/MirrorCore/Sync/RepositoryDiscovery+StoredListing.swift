@@ -11,7 +11,8 @@ extension RepositoryDiscovery {
     /// others read them (docs/SCALING.md). `nil` when the owner was never listed.
     public func storedSelection(owner: String, selections: [Selection]) async throws -> [Selected]? {
         try await DedicatedThreads.store.run {
-            let store = try self.store.openSyncWriter()
+            // A reader: no migration check, no staging tables, every few seconds.
+            let store = try self.store.openCommitReader()
             guard let listing = try store.ownerListing(owner: owner) else { return nil }
             let active = Set(try store.activeRepositories(ownedBy: owner).compactMap(\.githubID))
             let selections = selections.filter { $0.pattern.owner.lowercased() == owner.lowercased() }
