@@ -3,7 +3,9 @@
 # run: the same first syncs from the same github-sim into a new SQLite file and
 # into a new database on a PostgreSQL 15 server on this machine (its Unix
 # socket), over REST (--no-git-bootstrap) and over git; commits/s, medians of
-# RUNS alternating runs, and the ratio PostgreSQL / SQLite (goal: >= 0.8).
+# RUNS alternating runs, and the ratio PostgreSQL / SQLite (goal: >= 0.8); then
+# what each store takes on disk per million commits, and its message index's
+# share (issue #30).
 #
 #   Benchmarks/postgresql-store.sh                # RUNS=3, SIZE=100000
 #   RUNS=1 SIZE=20000 Benchmarks/postgresql-store.sh
@@ -30,6 +32,7 @@ done
 BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
 CTL=$BIN/commitsctl
 
+command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
 rm -rf "$WORK"
 mkdir -p "$WORK"
 # PostgreSQL refuses to run as root: under root the server runs as nobody.
@@ -88,8 +91,21 @@ one_sync() {
     local new
     new=$(sed -n 's/.*: \([0-9]*\) new.*/\1/p' "$WORK/sync.out")
     log "  $store: $(cat "$WORK/sync.out")"
+    # What the store takes now, for the size table: commits, bytes in all, bytes of the message index.
+    case $store in
+        sqlite) sqlite3 "$db" "SELECT sum(pgsize), sum(CASE WHEN name LIKE 'commits_fts%' THEN pgsize ELSE 0 END) FROM dbstat" ;;
+        pg) psql -d bench -c "SELECT sum(pg_total_relation_size(c.oid)), pg_relation_size('commits_message_trgm')
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'" ;;
+    esac | tr '|' ' ' | sed "s/^/$new /" > "$WORK/size-$store"
     calc "round($new / (($e - $s) / 1e9))"
 }
+# size_cells STORE : "MB | MB per million commits | message index share" of the store's last sync
+size_cells() {
+    local commits bytes index
+    read -r commits bytes index < "$WORK/size-$1"
+    echo "$(calc "round($bytes / 1e6, 1)") | $(calc "round($bytes / $commits * 1e6 / 1e6)") | $(calc "round(100 * $index / $bytes)") %"
+}
+SIZES=()
 median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:])))' "$@"; }
 
 echo "## The PostgreSQL store beside the SQLite store (Benchmarks/postgresql-store.sh)"
@@ -115,6 +131,7 @@ for repo in "${REPOS[@]}"; do
         a=$(median "${sqlite_rates[@]}")
         b=$(median "${pg_rates[@]}")
         echo "| $repo | $path | $a | $b | $(calc "round($b / $a, 2)")× |"
+        SIZES+=("| $repo | $path | $(read -r c _ < "$WORK/size-sqlite"; echo "$c") | $(size_cells sqlite) | $(size_cells pg) |")
     done
 done
 [ -f "$DATASET" ] && echo "| swiftlang/swift-evolution | git | — | — | a dataset is served over REST only |"
@@ -137,5 +154,15 @@ read -r Q_CTL Q_PSQL < <(jq -r '[.results[].median * 1000] | map(. * 10 | round 
 echo
 echo "\`commitsctl query --author '$AUTHOR' -n 50\` against the PostgreSQL store: median **$Q_CTL ms**, against"
 echo "**$Q_PSQL ms** for \`psql\` answering the equivalent SQL (whole processes, hyperfine, 30 runs): **$(calc "round($Q_CTL / $Q_PSQL, 2)")×** (goal: ≤ 2×)."
+echo
+echo "### Store size (issue #30, goal 5)"
+echo
+echo "What each store takes after the last first sync of each row above: SQLite's pages (\`dbstat\`, the WAL checkpointed"
+echo "in or not), PostgreSQL's tables with their indexes and TOAST (\`pg_total_relation_size\`); per million commits is"
+echo "that size scaled linearly; the message index is SQLite's FTS5 trigram tables and PostgreSQL's \`pg_trgm\` GIN index."
+echo
+echo "| history | path | commits | SQLite MB | SQLite MB per 1M commits | its message index | PostgreSQL MB | PostgreSQL MB per 1M commits | its message index |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "${SIZES[@]}"
 echo
 echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)."
