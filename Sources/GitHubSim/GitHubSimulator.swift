@@ -100,24 +100,24 @@ public final class GitHubSimulator: Sendable {
     /// it, or force-pushes it back. Returns the sha.
     @discardableResult
     public func setBranch(owner: String, name: String, branch: String, to sha: String) throws -> String {
-        try core.repository(owner: owner, name: name).setBranch(branch, to: sha)
+        try core.setBranch(owner: owner, name: name, branch: branch, to: sha)
     }
 
     /// Moves `branch` `steps` first-parent steps back (a force-push); a new branch starts at the
     /// default head. Returns its new head.
     @discardableResult
     public func moveBranch(owner: String, name: String, branch: String, back steps: Int) throws -> String {
-        try core.repository(owner: owner, name: name).moveBranch(branch, by: max(0, steps))
+        try core.moveBranch(owner: owner, name: name, branch: branch, by: max(0, steps))
     }
 
     /// Moves `branch` `steps` first-parent steps toward the default branch's original head.
     @discardableResult
     public func moveBranch(owner: String, name: String, branch: String, forward steps: Int) throws -> String {
-        try core.repository(owner: owner, name: name).moveBranch(branch, by: -max(0, steps))
+        try core.moveBranch(owner: owner, name: name, branch: branch, by: -max(0, steps))
     }
 
     public func deleteBranch(owner: String, name: String, branch: String) throws {
-        try core.repository(owner: owner, name: name).deleteBranch(branch)
+        try core.deleteBranch(owner: owner, name: name, branch: branch)
     }
 
     /// Every branch (the default one included) and its head sha, by name.

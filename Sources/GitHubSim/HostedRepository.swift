@@ -112,23 +112,30 @@ final class HostedRepository: Sendable {
 
     // MARK: - Other branches
 
+    /// Where a branch pointed before a change (`nil`: it did not exist) and points after it.
+    struct BranchMove {
+        var before: String?
+        var after: String
+    }
+
     /// Points `branch` at `sha` (creating it, moving it, or force-pushing it anywhere in the
-    /// history). Returns the sha. The default branch moves through `moveHead` only.
-    func setBranch(_ branch: String, to sha: String) throws -> String {
+    /// history). The default branch moves through `moveHead` only.
+    func setBranch(_ branch: String, to sha: String) throws -> BranchMove {
         try state.withLock { state in
             guard let graph, state.head != nil else { throw SimulatorError.emptyRepository(state.owner, state.name) }
             guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
             guard let node = graph.node(forSHA: sha) else {
                 throw SimulatorError(description: "no commit \(sha) in \(state.fullName)")
             }
+            let before = state.branches[branch].map(graph.sha(of:))
             state.branches[branch] = node
-            return graph.sha(of: node)
+            return BranchMove(before: before, after: graph.sha(of: node))
         }
     }
 
     /// Moves `branch` `steps` first-parent steps back (positive) or forward (negative), as
     /// `moveHead` moves the default branch; a branch that does not exist starts at the default head.
-    func moveBranch(_ branch: String, by steps: Int) throws -> String {
+    func moveBranch(_ branch: String, by steps: Int) throws -> BranchMove {
         try state.withLock { state in
             guard let graph, let defaultHead = state.head else { throw SimulatorError.emptyRepository(state.owner, state.name) }
             guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
@@ -137,18 +144,20 @@ final class HostedRepository: Sendable {
                 guard let next = steps > 0 ? graph.firstParent(of: node) : graph.firstParentSuccessor(of: node) else { break }
                 node = next
             }
+            let before = state.branches[branch].map(graph.sha(of:))
             state.branches[branch] = node
-            return graph.sha(of: node)
+            return BranchMove(before: before, after: graph.sha(of: node))
         }
     }
 
-    /// Deletes `branch` (never the default branch).
-    func deleteBranch(_ branch: String) throws {
+    /// Deletes `branch` (never the default branch); returns the sha it pointed at.
+    func deleteBranch(_ branch: String) throws -> String {
         try state.withLock { state in
             guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch") }
-            guard state.branches.removeValue(forKey: branch) != nil else {
+            guard let graph, let node = state.branches.removeValue(forKey: branch) else {
                 throw SimulatorError(description: "no branch \(branch) in \(state.fullName)")
             }
+            return graph.sha(of: node)
         }
     }
 

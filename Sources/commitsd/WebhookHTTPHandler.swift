@@ -6,11 +6,11 @@ import NIOHTTP1
 
 /// One delivery at a time per connection. In order: the request line and
 /// `Content-Length` (over 25 MB: 413 before any of the body is read); the body,
-/// fed to the HMAC as it arrives and kept only for a push, within the shared
+/// fed to the HMAC as it arrives and kept only for a push, `create` or `delete`, within the shared
 /// budget (`WebhookAdmission`; 503 past it), 413 as soon as it passes 25 MB,
 /// 408 when the request is not all there within `requestTimeout`; the signature
 /// (401, logged); only then the headers and body are read: the delivery id (a
-/// replay changes nothing), the event and, for a push, its repository and ref.
+/// replay changes nothing), the event and, for those, its repository and ref.
 final class WebhookHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -25,8 +25,10 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     /// The HMAC of the body so far.
     private var signatureCheck: WebhookSignatureCheck?
-    /// The body, kept only when the event is a push (the one payload read after verifying).
+    /// The body, kept only for the events whose payload is read after verifying.
     private var body: ByteBuffer?
+    /// Those events: a push, and the `create` / `delete` GitHub sends besides it for a branch.
+    private static let readEvents: Set<String> = ["push", "create", "delete"]
     private var received = 0
     /// Bytes of `admission`'s budget this connection holds.
     private var reserved = 0
@@ -163,7 +165,9 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         signatureCheck = secret.signatureCheck()
         // The event name only decides whether the bytes are kept for reading after
         // the signature is checked; nothing is acted on before that.
-        if request.headers.first(name: "X-GitHub-Event") == "push" { body = context.channel.allocator.buffer(capacity: 0) }
+        if let event = request.headers.first(name: "X-GitHub-Event"), Self.readEvents.contains(event) {
+            body = context.channel.allocator.buffer(capacity: 0)
+        }
         if request.headers.first(name: "Expect")?.lowercased() == "100-continue" {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .continue))), promise: nil)
         }
@@ -195,12 +199,13 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         case "ping":
             respond(.ok, "pong\n", request: request, context: context)
             metrics.recordWebhook(event: event, outcome: .pong)
-        case "push":
+        case "push", "create", "delete":
             let push: WebhookPush
             do {
-                push = try WebhookPush(json: body.map { Data($0.readableBytesView) } ?? Data())
+                let bytes = body.map { Data($0.readableBytesView) } ?? Data()
+                push = try event == "push" ? WebhookPush(json: bytes) : WebhookPush(createdOrDeleted: bytes)
             } catch {
-                respond(.badRequest, "not a push payload: \(error)\n", request: request, context: context)
+                respond(.badRequest, "not a \(event ?? "push") payload: \(error)\n", request: request, context: context)
                 metrics.recordWebhook(event: event, outcome: .invalid)
                 return
             }

@@ -282,4 +282,56 @@ import Testing
                 "the push lists the branches now, not in an hour: \(daemon.log)")
         }
     }
+
+    /// A hook subscribed to GitHub's `create` and `delete` events only (no push), delivered
+    /// by github-sim itself: a branch created is mirrored and a branch deleted is marked gone
+    /// (its commits kept) at once, long before the hourly round would list them.
+    @Test func createAndDeleteEventsListTheBranchesAtOnce() async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3204, source: .synthetic(SyntheticSpec(commits: 60, seed: 17)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+            let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
+            chmod(secretFile, 0o600)
+            let config = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                git_bootstrap: false
+                default_interval: 1h
+                webhook_listen: 127.0.0.1:0
+                webhook_secret_file: \(secretFile)
+                repositories:
+                  - name: acme/widgets
+                    branches: ["release/*"]
+
+                """)
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
+            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
+            let port = try await daemon.listeningPort("webhook.listen=")
+            simulator.setWebhook(
+                SimWebhook(url: "http://127.0.0.1:\(port)/webhook", secret: WebhookRig.secret, events: ["create", "delete"]))
+
+            let created = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 3)
+            #expect(
+                await waitUntil(timeout: .seconds(30)) { storedHeads()["release/2.0"] == created },
+                "the create event lists the branches now, not in an hour: \(daemon.log)")
+            let stored = try storedCommits()
+            try simulator.deleteBranch(owner: "acme", name: "widgets", branch: "release/1.0")
+            #expect(
+                await waitUntil(timeout: .seconds(30)) { branchState("release/1.0") == "gone" },
+                "the delete event lists the branches now: \(daemon.log)")
+            #expect(try storedCommits() == stored, "a deleted branch's commits are kept")
+            let deliveries = simulator.webhookDeliveries()
+            #expect(deliveries.map(\.event).sorted() == ["create", "delete"])
+            #expect(deliveries.allSatisfy { $0.status == 202 }, "\(deliveries)")
+        }
+    }
 }

@@ -43,6 +43,36 @@ import Testing
         #expect(!push.headers.values.contains { $0.contains("sim-secret") })
     }
 
+    /// A branch created, moved and deleted over the control API: a `push` each time (created,
+    /// moved, deleted), and the `create` and `delete` GitHub sends besides; a hook subscribed to
+    /// some events only gets those (and the `ping`).
+    @Test(arguments: [nil, ["create", "delete"]] as [Set<String>?])
+    func aBranchsLifeIsDeliveredAsGitHubDeliversIt(events: Set<String>?) async throws {
+        let receiver = try HostileServer { _, connection in
+            connection.respond(status: 202, reason: "Accepted", body: Array("ok\n".utf8))
+        }
+        defer { receiver.stop() }
+        var configuration = SimConfiguration()
+        configuration.webhook = SimWebhook(url: receiver.baseURL + "/webhook", secret: "sim-secret", events: events)
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [SimRepository(owner: "acme", name: "widgets", id: 4242, source: .synthetic(SyntheticSpec(commits: 50)))])
+        try await simulator.start()
+        defer { Task { try? await simulator.shutdown() } }
+        #expect(await waitUntil { simulator.webhookDeliveries().count == 1 })
+
+        let client = try HTTPClient()
+        let branch = simulator.baseURL + "/_sim/repos/acme/widgets/branch?name=feature"
+        for (method, query) in [("POST", "&back=5"), ("POST", "&back=2"), ("DELETE", "")] {
+            let answer = try await client.send(HTTPRequest(url: branch + query, method: method, body: []))
+            #expect(answer.status == 200)
+        }
+        let expected = events == nil ? ["create", "delete", "ping", "push", "push", "push"] : ["create", "delete", "ping"]
+        #expect(await waitUntil { simulator.webhookDeliveries().count == expected.count })
+        #expect(simulator.webhookDeliveries().map(\.event).sorted() == expected)
+        #expect(Set(receiver.requests.compactMap { $0.headers["x-github-event"] }) == Set(expected))
+    }
+
     @Test func anUnreachableReceiverIsRecordedNotFatal() async throws {
         var configuration = SimConfiguration()
         // A port nothing listens on (the receiver is gone).

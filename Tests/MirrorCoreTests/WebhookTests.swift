@@ -92,6 +92,27 @@ import Testing
         }
     }
 
+    /// GitHub's `create` and `delete` payloads: `ref` is the short name, `ref_type` says branch or tag.
+    @Test func aCreateOrDeleteEventNamesItsRepositoryAndBranch() throws {
+        let created = try WebhookPush(
+            createdOrDeleted: Array(
+                #"{"ref":"release/6.3","ref_type":"branch","master_branch":"main","pusher_type":"user","repository":{"id":1296269,"full_name":"octocat/Hello-World","default_branch":"main"}}"#
+                    .utf8))
+        #expect(
+            created
+                == WebhookPush(
+                    repositoryID: 1_296_269, repositoryName: try #require(RepositoryName(parsing: "octocat/Hello-World")),
+                    branch: "release/6.3", defaultBranch: "main"))
+        let tag = try WebhookPush(createdOrDeleted: Array(#"{"ref":"v1.0","ref_type":"tag","repository":{"full_name":"o/r"}}"#.utf8))
+        #expect(tag.branch == nil)
+        // A push's full ref is not a short name: read as one, it would be a branch called "refs/heads/main".
+        let unnamed = try WebhookPush(createdOrDeleted: Array(#"{"ref":"","ref_type":"branch","repository":{"full_name":"o/r"}}"#.utf8))
+        #expect(unnamed.branch == nil)
+        for bad in ["{}", #"{"ref":"main","ref_type":"branch"}"#, #"{"ref_type":"branch","repository":{"full_name":"o/r"}}"#, "not json"] {
+            #expect(throws: WebhookPush.Malformed.self) { try WebhookPush(createdOrDeleted: Array(bad.utf8)) }
+        }
+    }
+
     @Test func webhookKeysParse() throws {
         let configuration = try MirrorConfiguration.parse(
             yaml: "webhook_listen: 0.0.0.0:9465\nwebhook_secret_file: hook-secret\nrepositories: [acme/widgets]\n", source: "cfg.yaml",

@@ -80,19 +80,18 @@ enum ControlEndpoint {
     ) -> SimResponse {
         guard let branch = request.queryValue("name"), !branch.isEmpty else { return .error(.badRequest, "expected ?name=BRANCH") }
         do {
-            let repository = try core.repository(owner: owner, name: name)
             switch method {
             case .DELETE:
-                try repository.deleteBranch(branch)
+                try core.deleteBranch(owner: owner, name: name, branch: branch)
                 return ok()
             case .POST:
                 let sha: String
                 if let at = request.queryValue("at") {
-                    sha = try repository.setBranch(branch, to: at)
+                    sha = try core.setBranch(owner: owner, name: name, branch: branch, to: at)
                 } else if let back = request.queryValue("back").flatMap(Int.init), back >= 0 {
-                    sha = try repository.moveBranch(branch, by: back)
+                    sha = try core.moveBranch(owner: owner, name: name, branch: branch, by: back)
                 } else if let forward = request.queryValue("forward").flatMap(Int.init), forward >= 0 {
-                    sha = try repository.moveBranch(branch, by: -forward)
+                    sha = try core.moveBranch(owner: owner, name: name, branch: branch, by: -forward)
                 } else {
                     return .error(.badRequest, "expected &at=SHA, &back=N or &forward=N with N >= 0")
                 }

@@ -1,5 +1,6 @@
-// Sends GitHub-shaped webhook deliveries (`push` when a head moves, `ping` on
-// start) to the configured URL, signed with the secret as GitHub signs them.
+// Sends GitHub-shaped webhook deliveries (`push` when a branch moves, is created
+// or deleted, `create` / `delete` besides, `ping` on start) to the configured
+// URL, signed with the secret as GitHub signs them.
 
 import Crypto
 import Foundation
@@ -9,10 +10,14 @@ import Synchronization
 public struct SimWebhook: Sendable {
     public var url: String
     public var secret: String
+    /// The events the hook subscribes to, as on GitHub's webhook page; `nil` for
+    /// every event. `ping` is always sent.
+    public var events: Set<String>?
 
-    public init(url: String, secret: String) {
+    public init(url: String, secret: String, events: Set<String>? = nil) {
         self.url = url
         self.secret = secret
+        self.events = events
     }
 }
 
@@ -48,22 +53,36 @@ final class WebhookDispatcher: Sendable {
         return "sha256=" + code.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
-    /// A `push` of `branch` from `before` to `after` (in the background; a
-    /// no-op without a target).
-    func pushed(_ repository: HostedRepository, branch: String, before: String?, after: String) {
-        let snapshot = repository.snapshot
+    /// A `push` of `branch` from `before` (`nil`: created) to `after` (`nil`:
+    /// deleted), in the background; a no-op without a target.
+    func pushed(_ repository: HostedRepository, branch: String, before: String?, after: String?) {
         let zero = String(repeating: "0", count: 40)
         let object: [String: Any] = [
-            "ref": "refs/heads/\(branch)", "before": before ?? zero, "after": after,
-            "created": before == nil, "deleted": false, "forced": false,
-            "repository": [
-                "id": repository.id, "name": snapshot.name, "full_name": snapshot.fullName,
-                "private": repository.isPrivate, "default_branch": repository.defaultBranch,
-                "owner": ["login": snapshot.owner, "name": snapshot.owner],
-            ] as [String: Any],
+            "ref": "refs/heads/\(branch)", "before": before ?? zero, "after": after ?? zero,
+            "created": before == nil, "deleted": after == nil, "forced": false,
+            "repository": Self.repositoryObject(repository),
             "pusher": ["name": "github-sim", "email": "github-sim@example.invalid"], "commits": [] as [Any],
         ]
         send(event: "push", object: object)
+    }
+
+    /// The `create` or `delete` event GitHub sends, besides the push, when a branch
+    /// is created or deleted: `ref` is the branch's short name.
+    func branchEvent(_ event: String, _ repository: HostedRepository, branch: String) {
+        let object: [String: Any] = [
+            "ref": branch, "ref_type": "branch", "master_branch": repository.defaultBranch, "pusher_type": "user",
+            "repository": Self.repositoryObject(repository),
+        ]
+        send(event: event, object: object)
+    }
+
+    private static func repositoryObject(_ repository: HostedRepository) -> [String: Any] {
+        let snapshot = repository.snapshot
+        return [
+            "id": repository.id, "name": snapshot.name, "full_name": snapshot.fullName,
+            "private": repository.isPrivate, "default_branch": repository.defaultBranch,
+            "owner": ["login": snapshot.owner, "name": snapshot.owner],
+        ]
     }
 
     /// The `ping` GitHub sends when a webhook is created.
@@ -72,7 +91,9 @@ final class WebhookDispatcher: Sendable {
     }
 
     private func send(event: String, object: [String: Any]) {
-        guard let target, let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        guard let target, event == "ping" || target.events?.contains(event) ?? true,
+            let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        else { return }
         let bytes = Array(body)
         let id = UUID().uuidString.lowercased()
         Task {
@@ -96,17 +117,5 @@ final class WebhookDispatcher: Sendable {
         }
         state.withLock { $0.delivered.append(delivery) }
         return delivery
-    }
-}
-
-extension SimulatorCore {
-    /// Moves a head (`HostedRepository.moveHead`) and, when it moved, delivers
-    /// the `push` GitHub would send. Returns the new head's sha.
-    func moveHead(owner: String, name: String, by steps: Int) throws -> String {
-        let repository = try repository(owner: owner, name: name)
-        let before = repository.graph.flatMap { graph in repository.snapshot.head.map { graph.sha(of: $0) } }
-        let after = try repository.moveHead(by: steps)
-        if after != before { webhooks.pushed(repository, branch: repository.defaultBranch, before: before, after: after) }
-        return after
     }
 }

@@ -47,6 +47,8 @@ extension MirrorMetrics {
         case "push": "push"
         case "ping": "ping"
         case "repository": "repository"
+        case "create": "create"
+        case "delete": "delete"
         default: "other"
         }
     }

@@ -24,20 +24,37 @@ public struct WebhookPush: Sendable, Equatable {
     /// Reads the few fields a push hint needs from a (verified) JSON body;
     /// throws a one-line `Malformed` that quotes nothing of the body.
     public init(json body: some DataProtocol) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-            throw Malformed(description: "the body is not a JSON object")
-        }
-        guard let ref = object["ref"] as? String else { throw Malformed(description: "no `ref`") }
+        let (object, ref) = try Self.object(body)
+        let prefix = "refs/heads/"
+        try self.init(
+            branch: ref.hasPrefix(prefix) && ref.count > prefix.count ? String(ref.dropFirst(prefix.count)) : nil, of: object)
+    }
+
+    /// The same hint from a `create` or `delete` event, which GitHub sends besides
+    /// the push when a branch or a tag is created or deleted: its `ref` is the
+    /// short name, and `ref_type` says which (a tag gives no branch).
+    public init(createdOrDeleted body: some DataProtocol) throws {
+        let (object, ref) = try Self.object(body)
+        try self.init(branch: object["ref_type"] as? String == "branch" && !ref.isEmpty ? ref : nil, of: object)
+    }
+
+    private init(branch: String?, of object: [String: Any]) throws {
         guard let repository = object["repository"] as? [String: Any], let fullName = repository["full_name"] as? String,
             let name = RepositoryName(parsing: fullName)
         else {
             throw Malformed(description: "no `repository.full_name` of the form OWNER/REPO")
         }
-        let prefix = "refs/heads/"
         self.init(
-            repositoryID: (repository["id"] as? NSNumber)?.intValue, repositoryName: name,
-            branch: ref.hasPrefix(prefix) && ref.count > prefix.count ? String(ref.dropFirst(prefix.count)) : nil,
+            repositoryID: (repository["id"] as? NSNumber)?.intValue, repositoryName: name, branch: branch,
             defaultBranch: repository["default_branch"] as? String)
+    }
+
+    private static func object(_ body: some DataProtocol) throws -> (object: [String: Any], ref: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw Malformed(description: "the body is not a JSON object")
+        }
+        guard let ref = object["ref"] as? String else { throw Malformed(description: "no `ref`") }
+        return (object, ref)
     }
 
     public struct Malformed: Error, Sendable, CustomStringConvertible {
