@@ -1,3 +1,4 @@
+import Foundation
 import MirrorCore
 import PostgreSQL
 
@@ -9,19 +10,20 @@ import PostgreSQL
 extension PostgreSQLStore {
     /// The branch's row (one per `sync_state` row), created if needed, and
     /// whether its rows describe the head `sync_state` records: not for a row
-    /// just created, nor for a gone branch synced again (its rows were dropped).
-    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+    /// just created, nor for a gone branch synced again (its rows were dropped,
+    /// `returned`).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool, returned: Bool) {
         let found = try connection.execute(
             "SELECT id, state FROM repository_branches WHERE repository_id = $1 AND name = $2", [repositoryID, branch])
         if found.count > 0, let id = found.int64(0, 0) {
-            guard found.string(0, 1) != "active" else { return (id, true) }
+            guard found.string(0, 1) != "active" else { return (id, true, false) }
             try connection.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = $1", [id])
-            return (id, false)
+            return (id, false, true)
         }
         let id = try connection.execute(
             "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) RETURNING id", [repositoryID, branch]
         ).int64(0, 0)
-        return (id ?? 0, false)
+        return (id ?? 0, false, false)
     }
 
     /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
@@ -39,7 +41,12 @@ extension PostgreSQLStore {
             "SELECT head_sha, complete FROM sync_state WHERE repository_id = $1 AND branch = $2", [repositoryID, branch])
         let previousHead = previous.count > 0 ? previous.string(0, 0) : nil
         let previousComplete = previous.count > 0 ? previous.bool(0, 1) ?? false : false
-        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        let (branchID, rowsKnown, returned) = try branchRow(repositoryID: repositoryID, branch: branch)
+        // A gone branch back on GitHub holds its commits on-branch again (`markBranchGone` marked them).
+        if returned, let head, try hasOffBranchCommits(repositoryID: repositoryID) {
+            _ = try remark(
+                repositoryID: repositoryID, heads: try mirroredHeads(repositoryID: repositoryID, excluding: branch) + [head], at: Date())
+        }
         switch BranchMembershipUpdate(previousHead: previousHead, previousComplete: rowsKnown && previousComplete, head: head) {
         case .none:
             return

@@ -77,15 +77,21 @@ extension PostgreSQLStore {
         }
     }
 
+    /// Marks the branch gone and, in the same transaction, the commits only it
+    /// reached off-branch (kept, hidden from queries, as after a rewrite).
     @discardableResult
     public func markBranchGone(repositoryID: Int64, branch: String, at date: Date) throws -> Bool {
         try write {
-            try connection.execute(
-                """
-                UPDATE repository_branches SET state = 'gone', gone_since = $1
-                WHERE repository_id = $2 AND name = $3 AND state = 'active'
-                """, [ISO8601Timestamp.format(date), repositoryID, branch]
-            ).affectedRows > 0
+            let marked =
+                try connection.execute(
+                    """
+                    UPDATE repository_branches SET state = 'gone', gone_since = $1
+                    WHERE repository_id = $2 AND name = $3 AND state = 'active'
+                    """, [ISO8601Timestamp.format(date), repositoryID, branch]
+                ).affectedRows > 0
+            guard marked else { return false }
+            _ = try remark(repositoryID: repositoryID, heads: try mirroredHeads(repositoryID: repositoryID), at: date)
+            return true
         }
     }
 

@@ -21,9 +21,19 @@ extension PostgreSQLStore {
     }
 
     public func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String] {
+        try mirroredHeads(repositoryID: repositoryID, excluding: branch)
+    }
+
+    /// The heads of the repository's branches that hold commits on-branch: every
+    /// branch with a head, but gone ones (and `branch`, when given).
+    func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
         let rows = try connection.execute(
-            "SELECT head_sha FROM sync_state WHERE repository_id = $1 AND branch <> $2 AND head_sha IS NOT NULL",
-            [repositoryID, branch])
+            """
+            SELECT s.head_sha FROM sync_state s
+            WHERE s.repository_id = $1 AND s.head_sha IS NOT NULL AND ($2::text IS NULL OR s.branch <> $2::text)
+              AND NOT EXISTS (
+                SELECT 1 FROM repository_branches b WHERE b.repository_id = $1 AND b.name = s.branch AND b.state = 'gone')
+            """, [repositoryID, branch])
         return (0..<rows.count).compactMap { rows.string($0, 0) }
     }
 
@@ -47,7 +57,7 @@ extension PostgreSQLStore {
 
     /// Marks off-branch what `heads` no longer reach and clears the mark of what
     /// they reach again; nothing is deleted (only an explicit prune deletes).
-    private func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+    func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try connection.execute("CREATE TEMPORARY TABLE IF NOT EXISTS reachable_commits (commit_id bigint PRIMARY KEY)")
         try connection.execute("TRUNCATE reachable_commits")
         try connection.execute(

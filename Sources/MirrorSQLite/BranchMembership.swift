@@ -1,3 +1,4 @@
+import Foundation
 import MirrorCore
 import SQLite
 
@@ -8,17 +9,18 @@ import SQLite
 extension MirrorStore {
     /// The branch's row (one per `sync_state` row), created if needed, and
     /// whether its rows describe the head `sync_state` records: not for a row
-    /// just created, nor for a gone branch synced again (its rows were dropped).
-    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool) {
+    /// just created, nor for a gone branch synced again (its rows were dropped,
+    /// `returned`).
+    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool, returned: Bool) {
         if let row = try db.prepare("SELECT id, state FROM repository_branches WHERE repository_id = ? AND name = ?")
             .bind([repositoryID, branch]).first({ (id: $0.int64(0), state: $0.string(1)) })
         {
-            guard row.state != "active" else { return (row.id, true) }
+            guard row.state != "active" else { return (row.id, true, false) }
             try db.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = ?", [row.id])
-            return (row.id, false)
+            return (row.id, false, true)
         }
         try db.execute("INSERT INTO repository_branches (repository_id, name) VALUES (?, ?)", [repositoryID, branch])
-        return (db.lastInsertRowID, false)
+        return (db.lastInsertRowID, false, false)
     }
 
     /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
@@ -34,7 +36,12 @@ extension MirrorStore {
     func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
         let previous = try db.prepare("SELECT head_sha, complete FROM sync_state WHERE repository_id = ? AND branch = ?")
             .bind([repositoryID, branch]).first { (head: $0.optionalString(0), complete: $0.int(1) != 0) }
-        let (branchID, rowsKnown) = try branchRow(repositoryID: repositoryID, branch: branch)
+        let (branchID, rowsKnown, returned) = try branchRow(repositoryID: repositoryID, branch: branch)
+        // A gone branch back on GitHub holds its commits on-branch again (`markBranchGone` marked them).
+        if returned, let head, try hasOffBranchCommits(repositoryID: repositoryID) {
+            _ = try remark(
+                repositoryID: repositoryID, heads: try mirroredHeads(repositoryID: repositoryID, excluding: branch) + [head], at: Date())
+        }
         let complete = rowsKnown && previous?.complete == true
         switch BranchMembershipUpdate(previousHead: previous?.head, previousComplete: complete, head: head) {
         case .none:

@@ -25,8 +25,20 @@ extension MirrorStore {
 
     /// The heads recorded for the repository's other mirrored branches.
     public func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String] {
-        try db.prepare("SELECT head_sha FROM sync_state WHERE repository_id = ? AND branch != ? AND head_sha IS NOT NULL")
-            .bind([repositoryID, branch]).map { $0.string(0) }
+        try mirroredHeads(repositoryID: repositoryID, excluding: branch)
+    }
+
+    /// The heads of the repository's branches that hold commits on-branch: every
+    /// branch with a head, but gone ones (and `branch`, when given).
+    func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
+        try db.prepare(
+            """
+            SELECT s.head_sha FROM sync_state s
+            WHERE s.repository_id = ?1 AND s.head_sha IS NOT NULL AND (?2 IS NULL OR s.branch != ?2)
+              AND NOT EXISTS (
+                SELECT 1 FROM repository_branches b WHERE b.repository_id = ?1 AND b.name = s.branch AND b.state = 'gone')
+            """
+        ).bind([repositoryID, branch]).map { $0.string(0) }
     }
 
     /// Whether a rewrite left any of the repository's commits off its branches.
@@ -54,7 +66,7 @@ extension MirrorStore {
     }
 
     /// `markOffBranch` inside a transaction the caller holds.
-    private func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+    func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS marking_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
         try db.execute("DELETE FROM marking_heads")
         for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }

@@ -73,13 +73,17 @@ extension MirrorStore {
         }
     }
 
+    /// Marks the branch gone and, in the same transaction, the commits only it
+    /// reached off-branch (kept, hidden from queries, as after a rewrite).
     @discardableResult
     public func markBranchGone(repositoryID: Int64, branch: String, at date: Date) throws -> Bool {
         try write {
             try db.execute(
                 "UPDATE repository_branches SET state = 'gone', gone_since = ? WHERE repository_id = ? AND name = ? AND state = 'active'",
                 [ISO8601Timestamp.format(date), repositoryID, branch])
-            return db.changes > 0
+            guard db.changes > 0 else { return false }
+            _ = try remark(repositoryID: repositoryID, heads: try mirroredHeads(repositoryID: repositoryID), at: date)
+            return true
         }
     }
 

@@ -94,7 +94,7 @@ import Testing
         #expect(try storedSHAs() == everything)
 
         // topic force-pushed back too, then keep deleted upstream: the next sync of keep fails in
-        // words and deletes nothing; marking what only a deleted branch reached is still to do.
+        // words, deletes nothing, and marks off-branch what only keep reached (main's old commits).
         _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=topic&back=20", method: "POST")
         let topic = try await sync(["--branch", "topic"], sim)
         #expect(topic.status == 0, "\(topic.stderr)")
@@ -105,7 +105,12 @@ import Testing
         let gone = try await sync(["--branch", "keep"], sim)
         #expect(gone.status != 0)
         #expect(gone.stderr.contains("branch 'keep' not found in acme/widgets"), "\(gone.stderr)")
-        #expect(try storedSHAs() == everything, "a deleted branch deletes nothing")
+        let stillReached = try await Self.revList("main", sim).union(try await Self.revList("topic", sim))
+        #expect(stillReached.count < everything.count)
+        #expect(try storedSHAs() == stillReached, "only what a mirrored branch reaches stays on-branch")
+        #expect(
+            try Connection(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") == everything.count,
+            "a deleted branch deletes nothing")
         #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
     }
 
