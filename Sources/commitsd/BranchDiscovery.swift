@@ -9,9 +9,19 @@ import MirrorCore
 /// token). A repository whose listing fails keeps the branches its last good
 /// listing selected.
 struct BranchDiscovery {
+    /// What the check of a changed listing made of the stored branches it lacks
+    /// (`SyncService.markGone`): whether it settled them all, and those GitHub
+    /// says are still there, mirrored though the listing lacks them.
+    struct ListingCheck {
+        var settled: Bool
+        var stillThere: [String] = []
+    }
+
     /// Each repository's last good listing and the branches it selected, by lowercased name.
     private var listings: [String: BranchListing] = [:]
     private var selected: [String: [String]] = [:]
+    /// The branches its last checked listing lacked that GitHub still has, by lowercased name.
+    private var stillThere: [String: [String]] = [:]
     /// The globs each repository's gone branches were last looked for with (a reload may change them).
     private var checkedWith: [String: BranchSelection] = [:]
 
@@ -38,19 +48,30 @@ struct BranchDiscovery {
     /// Lists the branches of every repository with globs and records what they select.
     /// `listed` is told every branch of each repository whose listing changed (or
     /// was read for the first time, or whose globs changed), so the branches it no
-    /// longer has are confirmed gone and marked; when it did not settle them all
-    /// (false), it is told again next time, and a rate limit it throws pauses discovery.
+    /// longer has are confirmed gone and marked, and those still on GitHub are
+    /// selected as well; when it did not settle them all, it is told again next
+    /// time, and a rate limit it throws pauses discovery.
     mutating func run(
         settings: DaemonSettings, logger: Logger,
-        listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> Bool = { _, _ in true }
+        listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> ListingCheck = { _, _ in ListingCheck(settled: true) }
     ) async -> PatternDiscovery.Ending {
         let client = settings.client.countingSeparately()
         for globs in settings.configuration.branchGlobs {
             do {
                 let (listing, unchanged) = try await BranchListing.list(globs.name, previous: listings[globs.key], client: client)
                 listings[globs.key] = listing
+                let names = listing.branches.map(\.name)
+                if !unchanged || checkedWith[globs.key] != globs.selection {
+                    checkedWith[globs.key] = nil  // told again next time unless it settles them all
+                    let check = try await listed(globs, Set(names))
+                    checkedWith[globs.key] = check.settled ? globs.selection : nil
+                    stillThere[globs.key] = check.stillThere
+                }
                 // Selected again even when unchanged: a reload may have changed the globs.
-                let branches = globs.selection.selected(from: listing.branches.map(\.name))
+                var branches = globs.selection.selected(from: names)
+                for branch in stillThere[globs.key] ?? [] where globs.selection.matches(branch) && !branches.contains(branch) {
+                    branches.append(branch)
+                }
                 let before = selected[globs.key] ?? []
                 selected[globs.key] = branches
                 let added = branches.filter { !before.contains($0) }
@@ -63,11 +84,6 @@ struct BranchDiscovery {
                             "discovery.added": "\(added.joined(separator: ","))",
                             "discovery.dropped": "\(left.joined(separator: ","))",
                         ])
-                }
-                if !unchanged || checkedWith[globs.key] != globs.selection {
-                    checkedWith[globs.key] = nil  // told again next time unless it settles them all
-                    let settled = try await listed(globs, Set(listing.branches.map(\.name)))
-                    checkedWith[globs.key] = settled ? globs.selection : nil
                 }
             } catch let error as GitHubError where error.isRateLimit {
                 let retryAt = error.retryAt()

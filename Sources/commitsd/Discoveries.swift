@@ -41,7 +41,8 @@ struct Discoveries {
     /// Runs what is due. `ran`: the expanded configuration may have changed;
     /// `pause`: a rate limit that every request should wait for.
     mutating func runDue(
-        settings: DaemonSettings, logger: Logger, listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> Bool
+        settings: DaemonSettings, logger: Logger,
+        listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> BranchDiscovery.ListingCheck
     ) async -> (ran: Bool, pause: ContinuousClock.Instant?) {
         var ran = false
         var pause: ContinuousClock.Instant?

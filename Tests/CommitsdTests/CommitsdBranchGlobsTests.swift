@@ -138,7 +138,8 @@ import Testing
 
     /// A listing that omits a branch GitHub still has (its pages shifted while read; here
     /// github-sim's `branchListingOmits`) does not mark it gone: it is asked for alone, once,
-    /// and the unchanged listings after it (304s) ask nothing more.
+    /// it is still mirrored (a move is synced), and the unchanged listings after it (304s)
+    /// ask nothing more.
     @Test func aBranchTheListingOmitsIsConfirmedOnceAndNotMarkedGone() async throws {
         let simulator = try GitHubSimulator(repositories: [
             SimRepository(owner: "acme", name: "widgets", id: 3204, source: .synthetic(SyntheticSpec(commits: 80, seed: 14)))
@@ -180,6 +181,10 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(60)) { polls() >= before + 3 }, "\(daemon.log)")
             #expect(branchState("release/1.0") == "active", "\(daemon.log)")
             #expect(!daemon.log.contains("branch gone from GitHub"), "\(daemon.log)")
+            let moved = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", forward: 5)
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { storedHeads()["release/1.0"] == moved },
+                "still mirrored though the listing lacks it: \(daemon.log)")
 
             daemon.signal(SIGTERM)  // commitsd writes what it spent when it stops
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
@@ -329,6 +334,8 @@ import Testing
                 await waitUntil(timeout: .seconds(30)) { branchState("release/1.0") == "gone" },
                 "the delete event lists the branches now: \(daemon.log)")
             #expect(try storedCommits() == stored, "a deleted branch's commits are kept")
+            // The simulator records a delivery once its answer is in, which may be after the daemon acted on it.
+            #expect(await waitUntil { simulator.webhookDeliveries().count == 2 })
             let deliveries = simulator.webhookDeliveries()
             #expect(deliveries.map(\.event).sorted() == ["create", "delete"])
             #expect(deliveries.allSatisfy { $0.status == 202 }, "\(deliveries)")

@@ -30,8 +30,9 @@ extension Commitsctl.Sync {
     /// The branches the configuration's globs select (`branches: ["release/*"]`), each
     /// repository's branches listed once, added to `targets` after what the file names.
     /// A stored branch a glob selects that the listing no longer has is marked gone
-    /// (its history kept) once GitHub confirms it (`GoneBranches`). A listing or a
-    /// confirmation that fails is counted, and the others go on.
+    /// (its history kept) once GitHub confirms it (`GoneBranches`), and synced in
+    /// this run when GitHub says it is still there. A listing or a confirmation
+    /// that fails is counted, and the others go on.
     func discoverBranches(
         _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation,
         into targets: inout [MirrorConfiguration.Repository], tally: inout Tally
@@ -45,6 +46,9 @@ extension Commitsctl.Sync {
                 }
                 let gone = try await GoneBranches.confirmAndMark(entry, listed: Set(listed), store: store, client: client)
                 for branch in gone.marked { printWarning("\(entry.name)@\(branch) is gone from GitHub; its history is kept") }
+                for branch in gone.stillThere where known.insert(entry.entry(for: branch).key).inserted {
+                    targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
+                }
                 if let failure = gone.failure { throw failure }
             } catch is CancellationError {
                 tally.interrupted = true
