@@ -44,6 +44,35 @@ import Testing
         return Dictionary(rows.map { ($0["branch"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// commitsd mirroring `release/*` of acme/widgets hourly, with its webhook
+    /// listener, once it holds `release/1.0` (put 10 commits behind the head here):
+    /// what the webhook tests start from. Stopped by the caller.
+    func startListeningForWebhooks(_ simulator: GitHubSimulator) async throws -> (DaemonProcess, Int) {
+        try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+        let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
+        chmod(secretFile, 0o600)
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: state/commits.sqlite
+            api_url: \(simulator.baseURL)
+            git_bootstrap: false
+            default_interval: 1h
+            webhook_listen: 127.0.0.1:0
+            webhook_secret_file: \(secretFile)
+            repositories:
+              - name: acme/widgets
+                branches: ["release/*"]
+
+            """)
+        let daemon = try DaemonProcess(
+            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+            logPath: directory.path("commitsd.log"))
+        let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
+        #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
+        return (daemon, try await daemon.listeningPort("webhook.listen="))
+    }
+
     func queried(branch: String) async throws -> [String] {
         let result = try await run("commitsctl", ["query", "--branch", branch, "--format", "json", "--db", store])
         #expect(result.status == 0, "\(result.stderr)")
@@ -245,30 +274,8 @@ import Testing
         ])
         try await simulator.start()
         try await withRunning(simulator) { simulator in
-            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
-            let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
-            chmod(secretFile, 0o600)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                default_interval: 1h
-                webhook_listen: 127.0.0.1:0
-                webhook_secret_file: \(secretFile)
-                repositories:
-                  - name: acme/widgets
-                    branches: ["release/*"]
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let (daemon, port) = try await startListeningForWebhooks(simulator)
             defer { daemon.stop() }
-            let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
-            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
-            let port = try await daemon.listeningPort("webhook.listen=")
 
             let created = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 3)
             let body = Array(
@@ -297,30 +304,8 @@ import Testing
         ])
         try await simulator.start()
         try await withRunning(simulator) { simulator in
-            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
-            let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
-            chmod(secretFile, 0o600)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                default_interval: 1h
-                webhook_listen: 127.0.0.1:0
-                webhook_secret_file: \(secretFile)
-                repositories:
-                  - name: acme/widgets
-                    branches: ["release/*"]
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let (daemon, port) = try await startListeningForWebhooks(simulator)
             defer { daemon.stop() }
-            let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
-            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
-            let port = try await daemon.listeningPort("webhook.listen=")
             simulator.setWebhook(
                 SimWebhook(url: "http://127.0.0.1:\(port)/webhook", secret: WebhookRig.secret, events: ["create", "delete"]))
 

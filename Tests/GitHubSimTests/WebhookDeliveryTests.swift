@@ -7,19 +7,26 @@ import Testing
 /// github-sim's side of push webhooks: a ping on start, a signed push when a
 /// head moves over the control API, with GitHub's headers, and each answer kept.
 @Suite struct WebhookDeliveryTests {
-    @Test func aHeadMovedOverTheControlAPIIsDeliveredAsASignedPush() async throws {
+    /// A receiver answering 202 to everything, and a simulator delivering to it (`events`,
+    /// as `SimWebhook` takes them) once its `ping` is in. Both stopped by the caller.
+    static func deliveringSimulator(events: Set<String>? = nil) async throws -> (HostileServer, GitHubSimulator) {
         let receiver = try HostileServer { _, connection in
             connection.respond(status: 202, reason: "Accepted", body: Array("ok\n".utf8))
         }
-        defer { receiver.stop() }
         var configuration = SimConfiguration()
-        configuration.webhook = SimWebhook(url: receiver.baseURL + "/webhook", secret: "sim-secret")
+        configuration.webhook = SimWebhook(url: receiver.baseURL + "/webhook", secret: "sim-secret", events: events)
         let simulator = try GitHubSimulator(
             configuration: configuration,
             repositories: [SimRepository(owner: "acme", name: "widgets", id: 4242, source: .synthetic(SyntheticSpec(commits: 50)))])
         try await simulator.start()
-        defer { Task { try? await simulator.shutdown() } }
         #expect(await waitUntil { simulator.webhookDeliveries().count == 1 })
+        return (receiver, simulator)
+    }
+
+    @Test func aHeadMovedOverTheControlAPIIsDeliveredAsASignedPush() async throws {
+        let (receiver, simulator) = try await Self.deliveringSimulator()
+        defer { receiver.stop() }
+        defer { Task { try? await simulator.shutdown() } }
 
         let moved = try await HTTPClient().send(
             HTTPRequest(url: simulator.baseURL + "/_sim/repos/acme/widgets/head?back=3", method: "POST", body: []))
@@ -48,18 +55,9 @@ import Testing
     /// some events only gets those (and the `ping`).
     @Test(arguments: [nil, ["create", "delete"]] as [Set<String>?])
     func aBranchsLifeIsDeliveredAsGitHubDeliversIt(events: Set<String>?) async throws {
-        let receiver = try HostileServer { _, connection in
-            connection.respond(status: 202, reason: "Accepted", body: Array("ok\n".utf8))
-        }
+        let (receiver, simulator) = try await Self.deliveringSimulator(events: events)
         defer { receiver.stop() }
-        var configuration = SimConfiguration()
-        configuration.webhook = SimWebhook(url: receiver.baseURL + "/webhook", secret: "sim-secret", events: events)
-        let simulator = try GitHubSimulator(
-            configuration: configuration,
-            repositories: [SimRepository(owner: "acme", name: "widgets", id: 4242, source: .synthetic(SyntheticSpec(commits: 50)))])
-        try await simulator.start()
         defer { Task { try? await simulator.shutdown() } }
-        #expect(await waitUntil { simulator.webhookDeliveries().count == 1 })
 
         let client = try HTTPClient()
         let branch = simulator.baseURL + "/_sim/repos/acme/widgets/branch?name=feature"

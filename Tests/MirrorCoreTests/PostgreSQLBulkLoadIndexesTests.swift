@@ -35,6 +35,12 @@ import Testing
         return (uri, writer, repositoryID)
     }
 
+    /// A new database, and a connection of the test's own that watches its indexes.
+    static func newDatabase() async throws -> (uri: String, observer: PostgreSQLConnection) {
+        let uri = try await PostgreSQLServer.shared().createDatabase()
+        return (uri, try PostgreSQLConnection(uri: uri))
+    }
+
     /// A writer on the store at `uri`, which adopts the contract tests' repository.
     static func newStore(_ uri: String) throws -> (writer: any MirrorWriter, repositoryID: Int64) {
         TestStoreDrivers.register()
@@ -44,8 +50,7 @@ import Testing
     }
 
     @Test func aFirstLoadBuildsTheIndexesAtTheEndAsTheMigrationsMadeThem() async throws {
-        let uri = try await PostgreSQLServer.shared().createDatabase()
-        let observer = try PostgreSQLConnection(uri: uri)
+        let (uri, observer) = try await Self.newDatabase()
         let commits = PostgreSQLBulkPageTablesTests.commits(700)
         var migrated: [String] = []
         var duringLoad: [Bool] = []
@@ -74,8 +79,7 @@ import Testing
     }
 
     @Test func aLoadThatFailsStillEndsWithEveryIndex() async throws {
-        let uri = try await PostgreSQLServer.shared().createDatabase()
-        let observer = try PostgreSQLConnection(uri: uri)
+        let (uri, observer) = try await Self.newDatabase()
         let commits = PostgreSQLBulkPageTablesTests.commits(300)
         var migrated: [String] = []
         do {
@@ -109,8 +113,7 @@ import Testing
 
     /// A git bootstrap after the first page REST stored: the load it announces dwarfs the store.
     @Test func aLoadAnnouncedLargerThanTheStoreBuildsTheIndexesAtTheEnd() async throws {
-        let uri = try await PostgreSQLServer.shared().createDatabase()
-        let observer = try PostgreSQLConnection(uri: uri)
+        let (uri, observer) = try await Self.newDatabase()
         let commits = PostgreSQLBulkPageTablesTests.commits(600)
         var complete: [String] = []
         var duringLoad: [Bool] = []
@@ -140,8 +143,7 @@ import Testing
     /// closing the writer waits for it; when that build fails, the writer builds it itself.
     @Test(arguments: [false, true])
     func theMessageIndexIsBuiltBesideTheWriter(buildFails: Bool) async throws {
-        let uri = try await PostgreSQLServer.shared().createDatabase()
-        let observer = try PostgreSQLConnection(uri: uri)
+        let (uri, observer) = try await Self.newDatabase()
         let commits = PostgreSQLBulkPageTablesTests.commits(300)
         var migrated: [String] = []
         do {
