@@ -33,8 +33,14 @@ demo: build
 
 # Under a watchdog (Tests/run-bounded.sh): a hung test fails the run in minutes,
 # naming the tests that never finished and where each thread was blocked.
+# QUIET_TESTS need a race that only a quiet machine produces reliably: a kill
+# landing while a batch of several pages is open (with a dozen suites at once on
+# two cores, pages come too slowly to share a batch, and CI saw ten attempts
+# without one), or a SIGTERM landing mid-walk. They run alone, after the rest.
+QUIET_TESTS := BatchKillTests|sigtermMidWalkStopsAtAPageBoundaryAndResumes
 test: deps
-	Tests/run-bounded.sh
+	Tests/run-bounded.sh --skip '$(QUIET_TESTS)'
+	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
 
 # Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages and
 # completions; the example configuration only if none is there yet. Then: README,
