@@ -42,9 +42,9 @@ public struct GitBootstrap: Sendable {
     struct Target {
         var cloneURL: String
         var htmlURL: String?
-        var branch: String
-        /// The walk's head: git's tip must be this commit.
-        var head: String
+        /// Each branch wanted, with the commit git's tip must be (the walk's
+        /// head, or the head the branch listing named): one fetch for them all.
+        var tips: [String: String]
         var repositoryID: Int64
         /// What the API's first page announced (pages × page size), for the fetch's deadline.
         var expectedCommits: Int?
@@ -78,7 +78,8 @@ public struct GitBootstrap: Sendable {
                 let delivery = Delivery(batches: batches, repositoryID: target.repositoryID)
                 do {
                     let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
-                    let result = try await fetcher.fetchHistory(branch: target.branch, expectedTip: target.head) { commits in
+                    let branches = target.tips.keys.sorted()
+                    let result = try await fetcher.fetchHistory(branches: branches, expectedTips: target.tips) { commits in
                         try delivery.hand(commits)
                     }
                     let added = try await delivery.finish()

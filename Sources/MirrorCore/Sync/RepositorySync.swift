@@ -67,9 +67,9 @@ public struct RepositorySync: Sendable {
         _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool,
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
-        var lock: RepositoryLock?
+        let lock: RepositoryLock?
         do {
-            if openWriter == nil { lock = try RepositoryLock.acquire(store: store, repository: repository, holder: holder) }
+            lock = try self.lock(repository)
         } catch RepositoryLockError.busy(_, let holder) {
             return .skipped(holder: holder ?? "unknown")
         } catch {
@@ -119,9 +119,14 @@ public struct RepositorySync: Sendable {
         }
     }
 
+    /// The repository's lock, unless the caller's claim is the exclusion (`openWriter`).
+    func lock(_ repository: RepositoryName) throws -> RepositoryLock? {
+        openWriter == nil ? try RepositoryLock.acquire(store: store, repository: repository, holder: holder) : nil
+    }
+
     /// The daemon's claim's fenced writer, the repository lock's (a database's
     /// claim, fenced too), or the store's.
-    private func writer(_ lock: RepositoryLock?) throws -> any MirrorWriter {
+    func writer(_ lock: RepositoryLock?) throws -> any MirrorWriter {
         if let openWriter { return try openWriter() }
         return try lock?.openClaimWriter() ?? store.openSyncWriter()
     }

@@ -95,7 +95,7 @@ extension SyncEngine {
             return 0
         }
         let target = GitBootstrap.Target(
-            cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, branch: context.branch, head: walk.headSHA,
+            cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, tips: [context.branch: walk.headSHA],
             repositoryID: context.repository.id, expectedCommits: walk.pagesTotal.map { $0 * Self.pageSize },
             sharesTheStore: sharesTheStore)
         switch try await gitBootstrap.run(target, client: client, store: store, logger: context.logger) {

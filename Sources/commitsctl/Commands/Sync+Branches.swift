@@ -13,8 +13,9 @@ extension Commitsctl.Sync {
     }
 
     /// One target per selected branch of `name`; none matching is an error naming the patterns.
+    /// The never-synced ones are read over git in one fetch first (`readNewBranchesOverGit`).
     func branchTargets(
-        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient
+        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient, sync: RepositorySync
     ) async throws -> [MirrorConfiguration.Repository] {
         let (listing, _) = try await BranchListing.list(name, previous: nil, client: client)
         let listed = listing.branches.map(\.name)
@@ -24,7 +25,28 @@ extension Commitsctl.Sync {
         var branches = selection.names
         for branch in selection.selected(from: listed) where !branches.contains(branch) { branches.append(branch) }
         guard !branches.isEmpty else { throw NoBranchMatches(repository: name, selection: selection, listed: listed.count) }
+        await readNewBranchesOverGit(name, branches, listing, sync)
         return branches.map { MirrorConfiguration.Repository(name: name, branch: $0) }
+    }
+
+    /// Reads those of `branches` never synced over git in one fetch, at the heads
+    /// `listing` names, so that each one's own sync after it finds its head
+    /// unchanged. One line when it did; what failed is left to those syncs to report.
+    func readNewBranchesOverGit(
+        _ name: RepositoryName, _ branches: [String], _ listing: BranchListing, _ sync: RepositorySync
+    ) async {
+        let listedHeads = listing.heads
+        let heads = Dictionary(branches.compactMap { branch in listedHeads[branch].map { (branch, $0) } }, uniquingKeysWith: { a, _ in a })
+        switch await sync.readBranchesOverGit(name, heads: heads) {
+        case .done(.stored(let stored, let added, let gitRequests, _)):
+            print(
+                "\(name): \(plural(stored.count, "branch", "branches")) read over git in one fetch, \(added) new, \(plural(gitRequests, "git request"))"
+            )
+        case .done(.unavailable(let reason)):
+            printWarning("\(name): its new branches were not read over git (\(reason)); each is listed over REST")
+        case .done(.notNeeded), .skipped, .failed:
+            break
+        }
     }
 
     /// The branches the configuration's globs select (`branches: ["release/*"]`), each
@@ -34,14 +56,17 @@ extension Commitsctl.Sync {
     /// this run when GitHub says it is still there. A listing or a confirmation
     /// that fails is counted, and the others go on.
     func discoverBranches(
-        _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation,
+        _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation, sync: RepositorySync,
         into targets: inout [MirrorConfiguration.Repository], tally: inout Tally
     ) async {
         var known = Set(targets.map(\.key))
         for entry in globs {
             do {
-                let listed = try await BranchListing.list(entry.name, previous: nil, client: client).listing.branches.map(\.name)
-                for branch in entry.selection.selected(from: listed) where known.insert(entry.entry(for: branch).key).inserted {
+                let listing = try await BranchListing.list(entry.name, previous: nil, client: client).listing
+                let listed = listing.branches.map(\.name)
+                let selected = entry.selection.selected(from: listed)
+                await readNewBranchesOverGit(entry.name, selected, listing, sync)
+                for branch in selected where known.insert(entry.entry(for: branch).key).inserted {
                     targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
                 }
                 let gone = try await GoneBranches.confirmAndMark(entry, listed: Set(listed), store: store, client: client)

@@ -170,7 +170,7 @@ extension Commitsctl {
                 }
 
                 if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
-                    targets = try await branchTargets(name, branchSelection, client: client)
+                    targets = try await branchTargets(name, branchSelection, client: client, sync: sync)
                 }
                 if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
@@ -188,7 +188,8 @@ extension Commitsctl {
                 let discovery = RepositoryDiscovery(store: settings.store, client: client, logger: logger)
                 var tally = await discover(selections, discovery, into: &targets)
                 if !tally.stop, repository == nil, let configuration {
-                    await discoverBranches(configuration.branchGlobs, client: client, store: settings.store, into: &targets, tally: &tally)
+                    await discoverBranches(
+                        configuration.branchGlobs, client: client, store: settings.store, sync: sync, into: &targets, tally: &tally)
                 }
                 if !tally.stop {
                     // Branches of a repository named on the command line are synced even when it was removed.
