@@ -142,6 +142,12 @@ extension PostgreSQLStore {
         ).int64(0, 0) ?? 0
     }
 
+    public func hasPendingWalks(repositoryID: Int64, otherThan branch: String) throws -> Bool {
+        try connection.execute(
+            "SELECT 1 FROM sync_walks WHERE repository_id = $1 AND branch <> $2 LIMIT 1", [repositoryID, branch]
+        ).count > 0
+    }
+
     public func finishWalk(_ walk: Walk) throws {
         try write { try connection.execute("DELETE FROM sync_walks WHERE id = $1", [walk.id]) }
     }

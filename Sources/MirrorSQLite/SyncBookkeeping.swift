@@ -119,6 +119,11 @@ extension MirrorStore {
         }
     }
 
+    public func hasPendingWalks(repositoryID: Int64, otherThan branch: String) throws -> Bool {
+        try db.prepare("SELECT 1 FROM sync_walks WHERE repository_id = ? AND branch != ? LIMIT 1")
+            .bind([repositoryID, branch]).first { _ in true } ?? false
+    }
+
     /// Parents the walk still misses (a bounded sample).
     public func missingParents(walkID: Int64, limit: Int) throws -> [String] {
         try db.prepare("SELECT sha FROM sync_frontier WHERE walk_id = ? LIMIT ?").bind([walkID, limit]).map { $0.string(0) }

@@ -111,6 +111,11 @@ import Testing
         let numbers = try store.committed(
             "SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id ORDER BY rc.change_seq")
         #expect(numbers.map { $0[0] } == [5, 4, 3, 2, 1].map(PayloadFixtures.sha))
+        // Another branch sees this walk under way (`SyncEngine.completeHistory`) until it ends.
+        #expect(try store.writer.hasPendingWalks(repositoryID: repositoryID, otherThan: "topic"))
+        #expect(try !store.writer.hasPendingWalks(repositoryID: repositoryID, otherThan: "main"))
+        try store.writer.finishWalk(again.checkpoint)
+        #expect(try !store.writer.hasPendingWalks(repositoryID: repositoryID, otherThan: "topic"))
     }
 
     @Test(arguments: Backend.allCases)

@@ -9,7 +9,9 @@ extension SyncEngine {
     /// walk of a history never completed), a walk with at least
     /// `GitBootstrap.minimumPages` pages ahead reads the history over git, and
     /// goes on over REST only for what git did not give.
-    func walk(_ initial: Walk, _ context: Context, prefetch: Bool, mayBootstrap: Bool) async throws -> Tally {
+    /// `completing`: the walk lists what the repository misses under another
+    /// branch's walk (`completeHistory`), so missing parents are what it expects.
+    func walk(_ initial: Walk, _ context: Context, prefetch: Bool, mayBootstrap: Bool, completing: Bool = false) async throws -> Tally {
         var walk = initial
         var tally = Tally()
         var bootstrapAllowed = mayBootstrap && gitBootstrap != nil
@@ -54,8 +56,9 @@ extension SyncEngine {
                 guard relisted <= Self.maximumRelistings else {
                     throw inconsistency(context, "listing \(relisted - 1) missing parents on their own still left parents unlisted")
                 }
-                context.logger.warning(
-                    "a listing left out a parent; listing it on its own",
+                context.logger.log(
+                    level: completing ? .debug : .warning,
+                    completing ? "listing a parent the repository misses" : "a listing left out a parent; listing it on its own",
                     metadata: [
                         "walk.head": "\(walk.headSHA)", "walk.missing_parent": "\(parent)",
                     ])
@@ -83,6 +86,28 @@ extension SyncEngine {
         }
         try store.finishWalk(walk)
         return tally
+    }
+
+    /// Lists what the repository still misses before the branch at `head` is
+    /// called whole, when another branch's walk is under way: that walk's pages
+    /// may hold commits whose parents are not stored yet, and a walk of this
+    /// branch that stopped on them (their parents looked stored) did not reach
+    /// the roots. The walk takes over the missing parents of the repository (the
+    /// other walk then finds them stored), so nothing is listed twice but a page
+    /// at most. Without another walk under way, stored history is whole: nothing to do.
+    func completeHistory(head: String, _ context: Context) async throws -> Tally {
+        let repositoryID = context.repository.id
+        guard try store.hasPendingWalks(repositoryID: repositoryID, otherThan: context.branch) else { return Tally() }
+        let walk = try store.beginRepairWalk(repositoryID: repositoryID, branch: context.branch, headSHA: head)
+        let missing = try store.frontierCount(walkID: walk.id)
+        guard missing > 0 else {
+            try store.finishWalk(walk)
+            return Tally()
+        }
+        context.logger.info(
+            "another branch's walk is under way; listing what the repository misses before this branch is whole",
+            metadata: ["walk.head": "\(head)", "walk.missing_parents": "\(missing)"])
+        return try await self.walk(walk, context, prefetch: false, mayBootstrap: false, completing: true)
     }
 
     /// Reads the walk's history over git; returns the commits that joined the

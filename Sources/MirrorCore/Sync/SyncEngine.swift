@@ -258,6 +258,7 @@ public final class SyncEngine {
             outcome.tally = outcome.tally + (try await self.walk(walk, context, prefetch: prefetch, mayBootstrap: prefetch))
             walked += 1
         }
+        if walked > 0, let head { outcome.tally = outcome.tally + (try await completeHistory(head: head, context)) }
         if let head, !abandoned.isEmpty {
             outcome.marks = try abandon(abandoned, branchHead: head, context)
         }

@@ -34,6 +34,9 @@ public protocol SyncStore: RepositoryRecords {
     /// A walk whose frontier is every parent the branch's commits name but the store lacks.
     func beginRepairWalk(repositoryID: Int64, branch: String, headSHA: String) throws -> Walk
     func finishWalk(_ walk: Walk) throws
+    /// Whether another branch of the repository has a walk under way (its pages
+    /// may hold commits whose parents are not stored yet).
+    func hasPendingWalks(repositoryID: Int64, otherThan branch: String) throws -> Bool
     /// Drops walks pinned to heads the branch no longer reaches and marks what
     /// they stored off-branch, in one atomic write.
     func abandonWalks(_ walks: [Walk], repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
