@@ -24,6 +24,21 @@ struct BranchDiscovery {
     private var stillThere: [String: [String]] = [:]
     /// The globs each repository's gone branches were last looked for with (a reload may change them).
     private var checkedWith: [String: BranchSelection] = [:]
+    /// Branches selected for the first time, with their listed heads, by lowercased repository
+    /// name: the first sync of the repository reads them over git in one fetch (`takeNewBranches`).
+    private var newBranches: [String: NewBranches] = [:]
+
+    /// Branches of one repository selected for the first time, with the heads their listing named.
+    struct NewBranches: Sendable {
+        var repository: RepositoryName
+        var heads: [String: String]
+    }
+
+    /// The branches selected for the first time since the last call, by lowercased repository name.
+    mutating func takeNewBranches() -> [String: NewBranches] {
+        defer { newBranches = [:] }
+        return newBranches
+    }
 
     /// The configuration with an entry for every selected branch (polled on its
     /// globs' interval); a branch the file names itself keeps its own entry.
@@ -58,6 +73,7 @@ struct BranchDiscovery {
         let client = settings.client.countingSeparately()
         for globs in settings.configuration.branchGlobs {
             do {
+                let firstListing = listings[globs.key] == nil
                 let (listing, unchanged) = try await BranchListing.list(globs.name, previous: listings[globs.key], client: client)
                 listings[globs.key] = listing
                 let names = listing.branches.map(\.name)
@@ -76,6 +92,14 @@ struct BranchDiscovery {
                 selected[globs.key] = branches
                 let added = branches.filter { !before.contains($0) }
                 let left = before.filter { !branches.contains($0) }
+                // On the first listing, the branches the file names for this repository join them:
+                // whichever of its branches syncs first reads them all (a repository with history
+                // stored already reads nothing: `SyncEngine.readBranchesOverGit`).
+                let named = firstListing ? settings.configuration.repositories.filter { $0.name == globs.name }.compactMap(\.branch) : []
+                let heads = listing.heads
+                let fresh = Dictionary(
+                    (added + named).compactMap { branch in heads[branch].map { (branch, $0) } }, uniquingKeysWith: { first, _ in first })
+                if !fresh.isEmpty { newBranches[globs.key] = NewBranches(repository: globs.name, heads: fresh) }
                 if !added.isEmpty || !left.isEmpty {
                     logger.notice(
                         "discovered branches to mirror",

@@ -27,6 +27,9 @@ struct Discoveries {
         branches.expanded(patterns.expanded(configuration))
     }
 
+    /// Branches its globs selected for the first time since the last call, by lowercased repository name.
+    mutating func takeNewBranches() -> [String: BranchDiscovery.NewBranches] { branches.takeNewBranches() }
+
     /// A repository was created, renamed or transferred: the patterns are listed again now.
     mutating func repositoryChanged(_ configuration: MirrorConfiguration) {
         if !configuration.patterns.isEmpty { patternsDue = .now }

@@ -27,9 +27,11 @@ extension SyncService {
     /// Syncs one repository (`RepositorySync`: lock, store, engine) and logs what
     /// happened and what commitsd does next; never throws.
     /// With `openWriter` (a claim's fenced writer), no repository lock is taken (`RepositorySync.openWriter`).
+    /// With `newBranches` (branch → listed head, branches its globs just selected), a
+    /// repository with nothing stored first reads them all over git in one fetch.
     func sync(
         _ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger,
-        openWriter: (@Sendable () throws -> any MirrorWriter)? = nil
+        openWriter: (@Sendable () throws -> any MirrorWriter)? = nil, newBranches: [String: String]? = nil
     ) async -> Outcome {
         var logger = logger
         logger[metadataKey: "repo"] = "\(repository.name)"
@@ -42,7 +44,11 @@ extension SyncService {
         let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown {
-            await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
+            if let newBranches, case .failed(let failure) = await sync.readBranchesOverGit(repository.name, heads: newBranches) {
+                // Nothing was recorded; the sync below meets the same error and says what commitsd does.
+                sync.logger.debug("new branches not read over git", metadata: ["error": "\(DaemonAdvice.line(for: failure.error))"])
+            }
+            return await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
         }
         switch outcome {
         case .synced(let report):

@@ -162,6 +162,9 @@ struct SyncService: Service, CustomStringConvertible {
         var hasSynced = startup.synced
         // When a push webhook for each repository arrived, until a sync started after it stores the branch.
         var pushedAt: [String: ContinuousClock.Instant] = [:]
+        // Branches first selected by their globs, by lowercased repository name: handed to the
+        // repository's next sync, which reads them over git in one fetch when nothing is stored yet.
+        var newBranches: [String: BranchDiscovery.NewBranches] = [:]
         func writeSpentRequests(now: Bool) {
             guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
             do {
@@ -298,6 +301,7 @@ struct SyncService: Service, CustomStringConvertible {
                         settings: settings, logger: logger,
                         listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
                     if let pause { plan.pause(until: pause) }
+                    newBranches.merge(discoveries.takeNewBranches()) { _, new in new }
                     if ran { plan.apply(discoveries.expanded(settings.configuration), now: .now) }
                 }
                 while !Task.isShuttingDownGracefully, let job = plan.next(where: mayStart), job.due <= .now {
@@ -315,9 +319,10 @@ struct SyncService: Service, CustomStringConvertible {
                     }
                     plan.started(job.repository)
                     let (repository, settings, logger) = (job.repository, settings, logger)
+                    let fresh = newBranches.removeValue(forKey: repository.name.description.lowercased())
                     lanes.addTask {
                         let started = ContinuousClock.now
-                        let outcome = await sync(repository, settings: settings, logger: logger)
+                        let outcome = await sync(repository, settings: settings, logger: logger, newBranches: fresh?.heads)
                         continuation.yield(.finished(Finished(repository: repository, outcome: outcome, started: started)))
                     }
                 }

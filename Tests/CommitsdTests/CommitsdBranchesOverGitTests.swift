@@ -1,0 +1,88 @@
+import Foundation
+import GitHubSim
+import MirrorTestSupport
+import SQLite
+import Testing
+
+/// commitsd's first sync of a repository whose `branches:` select several branches (issue
+/// #29): the branches its glob listing selects, and those the file names, are read over git in
+/// one fetch by the repository's first sync; every branch is then exact, each commit stored
+/// once, and no commit page is listed over REST. A real commitsd process, github-sim's git
+/// and REST on loopback, a real SQLite file, `commitsctl` for what users read.
+@Suite struct CommitsdBranchesOverGitTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+    var store: String { directory.path("state/commits.sqlite") }
+
+    func storedHeads() -> [String: String] {
+        guard let connection = try? Connection(path: store, mode: .readOnly),
+            let rows = try? connection.prepare("SELECT branch, head_sha FROM sync_state WHERE complete = 1").map({
+                ($0.string(0), $0.string(1))
+            })
+        else { return [:] }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Over git (the default): one fetch for every branch. Over REST only (`git_bootstrap:
+    /// false`): each branch's walk runs in steps between the others', and a branch whose walk
+    /// stops on commits another branch's unfinished walk stored lists what is still missing
+    /// before it is called whole (`SyncEngine.completeHistory`): every branch exact all the same.
+    @Test(arguments: [true, false])
+    func theFirstSyncOfManyBranchesIsExact(overGit: Bool) async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3301, source: .synthetic(SyntheticSpec(commits: 1_500, seed: 19)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveHead(owner: "acme", name: "widgets", back: 100)
+            for k in 1...4 { _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/\(k)", back: 60 * k) }
+            _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "topic", forward: 40)
+            simulator.resetStats()
+            let config = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                default_interval: 1h
+                git_bootstrap: \(overGit)
+                repositories:
+                  - name: acme/widgets
+                    branches: [main, topic, "release/*"]
+
+                """)
+            let daemon = try DaemonProcess(
+                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                logPath: directory.path("commitsd.log"))
+            defer { daemon.stop() }
+            let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
+            #expect(heads.count == 6)
+            #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "\(daemon.log)")
+            let stats = simulator.stats()
+            if overGit {
+                #expect(daemon.log.contains("branches read over git in one fetch"), "\(daemon.log)")
+                #expect(stats.gitRequests == 3, "one advertisement, one ls-refs, one fetch: \(stats.gitRequests)")
+                #expect(stats.listRequests == 0, "no commit page listed over REST: \(stats.listRequests)")
+            } else {
+                // 15 pages of history; each other branch lists its first page or two, and what one
+                // lists of the missing history the others find stored.
+                #expect(stats.gitRequests == 0)
+                #expect(stats.listRequests <= 15 + 5 * 2 + 2, "\(stats.listRequests) commit pages listed")
+                print("first sync of 6 branches over REST, steps interleaved: \(stats.listRequests) commit pages listed")
+            }
+            var union: Set<String> = []
+            for branch in heads.keys {
+                let reached = try simulator.reachableSHAs(owner: "acme", name: "widgets", branch: branch)
+                let result = try await run("commitsctl", ["query", "--branch", branch, "--format", "json", "--db", store])
+                let records = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+                let listed = records.compactMap { $0["sha"] as? String }
+                #expect(
+                    Set(listed) == reached && listed.count == reached.count,
+                    "\(branch): \(listed.count) listed, \(reached.subtracting(listed).count) of the \(reached.count) reached missing")
+                union.formUnion(reached)
+            }
+            #expect(try Connection(path: store, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") == union.count)
+            let check = try await run("commitsctl", ["check", "--db", store])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+    }
+}
