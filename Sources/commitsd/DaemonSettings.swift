@@ -65,8 +65,18 @@ struct DaemonSettings: Sendable {
             }
             storeEnvironment["COMMITS_DB"] = nil
         }
+        let store = try configuration.resolvedStore(environment: storeEnvironment)
+        // Daemons on a PostgreSQL store share one queue of repositories (docs/SCALING.md), which
+        // does not list branches yet: a glob would be ignored without a word.
+        if store.isOnServer, let globs = configuration.branchGlobs.first {
+            throw ConfigurationError(
+                file: path, line: globs.line, key: "branches",
+                problem:
+                    "\(globs) is a glob, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories)",
+                expected: "the branch names themselves, such as branches: [main, release/1.0], or a SQLite store")
+        }
         return DaemonSettings(
-            configuration: configuration, store: try configuration.resolvedStore(environment: storeEnvironment),
+            configuration: configuration, store: store,
             apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client,
             name: DaemonName.resolve(configured: configuration.name, environment: environment),
             webhookSecret: try webhookSecret(of: configuration, path: path, environment: environment, logger: logger))
