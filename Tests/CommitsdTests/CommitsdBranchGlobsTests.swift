@@ -16,15 +16,8 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
     var store: String { directory.path("state/commits.sqlite") }
 
-    /// Each branch's complete head as the store has it.
-    func storedHeads() -> [String: String] {
-        guard let connection = try? Connection(path: store, mode: .readOnly),
-            let rows = try? connection.prepare("SELECT branch, head_sha FROM sync_state WHERE complete = 1").map({
-                ($0.string(0), $0.string(1))
-            })
-        else { return [:] }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }
+    /// Each complete branch's head as the store has it.
+    func storedHeads() -> [String: String] { StoreInspection(store).completeHeads() }
 
     /// The branch's state in the store (`active`, `gone`), `nil` before it has a row.
     func branchState(_ branch: String) -> String? {

@@ -14,14 +14,8 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
     var store: String { directory.path("state/commits.sqlite") }
 
-    func storedHeads() -> [String: String] {
-        guard let connection = try? Connection(path: store, mode: .readOnly),
-            let rows = try? connection.prepare("SELECT branch, head_sha FROM sync_state WHERE complete = 1").map({
-                ($0.string(0), $0.string(1))
-            })
-        else { return [:] }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }
+    /// Each complete branch's head as the store has it.
+    func storedHeads() -> [String: String] { StoreInspection(store).completeHeads() }
 
     /// Over git (the default): one fetch for every branch. Over REST only (`git_bootstrap:
     /// false`): each branch's walk runs in steps between the others', and a branch whose walk

@@ -97,6 +97,16 @@ public struct StoreInspection: Sendable {
         ).bind([repository]).map { $0.string(0) }
     }
 
+    /// Each complete branch's head, by branch name (empty while the store cannot be read).
+    public func completeHeads() -> [String: String] {
+        guard exists,
+            let rows = try? connection().prepare("SELECT branch, head_sha FROM sync_state WHERE complete = 1").map({
+                ($0.string(0), $0.string(1))
+            })
+        else { return [:] }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Every repository's current name and state (`active`, `gone`, `removed`), by name;
     /// empty while the store cannot be read yet.
     public func repositoryStates() -> [String: String] {
