@@ -183,7 +183,9 @@ struct SyncService: Service, CustomStringConvertible {
             let sameRepository = job.repository.name.description.lowercased() + "@"
             if plan.running.contains(where: { $0.hasPrefix(sameRepository) }) { return false }
             if hasSynced.contains(job.repository.key) { return true }
-            return plan.running.subtracting(hasSynced).count < Self.firstSyncLanes
+            // Counted over the running few: `subtracting` hashed every synced entry on each call,
+            // and `plan.next` calls this per due job (quadratic with thousands of branches).
+            return plan.running.count(where: { !hasSynced.contains($0) }) < Self.firstSyncLanes
         }
 
         func arm() {
