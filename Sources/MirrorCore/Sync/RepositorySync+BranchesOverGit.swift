@@ -17,12 +17,10 @@ extension RepositorySync {
         guard gitBootstrap != nil else { return .done(.notNeeded) }
         return await DedicatedThreads.store.run {
             let lock: RepositoryLock?
-            do {
-                lock = try self.lock(repository)
-            } catch RepositoryLockError.busy(_, let holder) {
-                return .skipped(holder: holder ?? "unknown")
-            } catch {
-                return .failed(Failure(error: error))
+            switch attemptLock(repository) {
+            case .held(let held): lock = held
+            case .busy(let holder): return .skipped(holder: holder)
+            case .failed(let failure): return .failed(failure)
             }
             defer { lock?.release() }
             do {

@@ -68,12 +68,10 @@ public struct RepositorySync: Sendable {
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
         let lock: RepositoryLock?
-        do {
-            lock = try self.lock(repository)
-        } catch RepositoryLockError.busy(_, let holder) {
-            return .skipped(holder: holder ?? "unknown")
-        } catch {
-            return .failed(Failure(error: error))
+        switch attemptLock(repository) {
+        case .held(let held): lock = held
+        case .busy(let holder): return .skipped(holder: holder)
+        case .failed(let failure): return .failed(failure)
         }
         defer { lock?.release() }
         do {
@@ -119,9 +117,23 @@ public struct RepositorySync: Sendable {
         }
     }
 
-    /// The repository's lock, unless the caller's claim is the exclusion (`openWriter`).
-    func lock(_ repository: RepositoryName) throws -> RepositoryLock? {
-        openWriter == nil ? try RepositoryLock.acquire(store: store, repository: repository, holder: holder) : nil
+    /// Taking the repository's lock: held (`nil` when the caller's claim is the
+    /// exclusion, `openWriter`), held by another process, or failed.
+    enum LockAttempt {
+        case held(RepositoryLock?)
+        case busy(holder: String)
+        case failed(Failure)
+    }
+
+    func attemptLock(_ repository: RepositoryName) -> LockAttempt {
+        guard openWriter == nil else { return .held(nil) }
+        do {
+            return .held(try RepositoryLock.acquire(store: store, repository: repository, holder: holder))
+        } catch RepositoryLockError.busy(_, let holder) {
+            return .busy(holder: holder ?? "unknown")
+        } catch {
+            return .failed(Failure(error: error))
+        }
     }
 
     /// The daemon's claim's fenced writer, the repository lock's (a database's
