@@ -74,16 +74,20 @@ points() { jq '[.rateLimitUsed[]] | add // 0'; }
 complete() { sqlite3 "$WORK/commits.sqlite" "SELECT count(*) FROM sync_state WHERE complete = 1" 2> /dev/null || echo 0; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat"; }
 TICK=$(getconf CLK_TCK)
+# wait_until CONDITION SECONDS: polls the shell CONDITION every SECONDS while the daemon runs.
+wait_until() {
+    until eval "$1"; do
+        kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
+        sleep "$2"
+    done
+}
 
 log "round 1: first syncs of $((N * BRANCHES)) branches"
 curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
 start=$(now)
 "$BIN/commitsd" --config "$WORK/config.yaml" > "$WORK/daemon.out" 2> "$WORK/daemon.err" &
 DAEMON_PID=$!
-until [ "$(complete)" -ge $((N * BRANCHES)) ]; do
-    kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
-    sleep 1
-done
+wait_until '[ "$(complete)" -ge $((N * BRANCHES)) ]' 1
 first_wall=$(calc "$(now) - $start")
 first=$(stats)
 first_cpu=$(calc "$(ticks) / $TICK")
@@ -91,14 +95,11 @@ log "  $((N * BRANCHES)) branches complete in ${first_wall}s: $(jq -c '{requests
 
 # The same daemon's next round: every repository listed again (its ETags sent)
 # and every branch probed, as their interval comes.
-log "round 2: the idle round ($((N * (BRANCHES + 1)))) requests)"
+log "round 2: the idle round ($((N * (BRANCHES + 1))) requests)"
 curl -sf -X POST "$SIM/_sim/reset-stats" > /dev/null
 cpu_before=$(ticks)
 start=$(now)
-until [ "$(stats | jq .requests)" -ge $((N * (BRANCHES + 1))) ]; do
-    kill -0 "$DAEMON_PID" 2> /dev/null || { tail -5 "$WORK/daemon.err" >&2; exit 1; }
-    sleep 0.5
-done
+wait_until '[ "$(stats | jq .requests)" -ge $((N * (BRANCHES + 1))) ]' 0.5
 idle_wall=$(calc "$(now) - $start")
 idle=$(stats)
 idle_cpu=$(calc "($(ticks) - $cpu_before) / $TICK")
