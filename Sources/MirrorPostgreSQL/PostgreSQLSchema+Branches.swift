@@ -61,3 +61,17 @@ extension PostgreSQLSchema {
             ON CONFLICT DO NOTHING;
             """)
 }
+
+// Schema version 6: each repository's last branch listing, the SQLite store's
+// version 10 (Schema+Branches.swift).
+extension PostgreSQLSchema {
+    static let branchListings = Migration(
+        version: 6, name: "branch listings kept between runs",
+        sql: """
+            CREATE TABLE branch_listings (
+                repository_id bigint PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
+                pages text NOT NULL,
+                listed_at text NOT NULL
+            );
+            """)
+}

@@ -208,7 +208,7 @@ enum PostgreSQLSchema {
                 """),
         bulkPageTables,
         branchMembership,
-        leaseTables, pushedTargets,
+        leaseTables, pushedTargets, branchListings,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -38,3 +38,15 @@ extension Schema {
             SELECT r.branch_id, c.id FROM reach r JOIN commits c ON c.sha = r.sha;
         """
 }
+
+// Schema version 10: each repository's last branch listing, page by page with
+// each page's ETag (BranchListingRecords), so the next run lists conditionally.
+extension Schema {
+    static let branchListings = """
+        CREATE TABLE branch_listings (
+            repository_id INTEGER PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
+            pages TEXT NOT NULL,            -- JSON: [{url, etag, next, branches: [{name, head}]}]
+            listed_at TEXT NOT NULL
+        );
+        """
+}

@@ -301,5 +301,6 @@ enum Schema {
                 END;
                 """),
         .init(version: 9, name: "branches and the commits each one reaches", sql: branchMembership),
+        .init(version: 10, name: "branch listings kept between runs", sql: branchListings),
     ])
 }

@@ -97,7 +97,7 @@ import Testing
             _ = try await harness.sync("acme/widgets", branch: "release/1.0")
             #expect(try Self.membership(harness.storePath) == expected, "the sync kept the rows")
 
-            // The same store as version 8 left it: the two tables were all version 9 added.
+            // The same store as version 8 left it: the tables versions 9 and 10 added dropped.
             let old = harness.directory.path("old.sqlite")
             try FileManager.default.copyItem(atPath: harness.storePath, toPath: old)
             do {
@@ -105,9 +105,10 @@ import Testing
                 try connection.executeScript(
                     """
                     BEGIN;
+                    DROP TABLE branch_listings;
                     DROP TABLE branch_commits;
                     DROP TABLE repository_branches;
-                    DELETE FROM schema_migrations WHERE version = 9;
+                    DELETE FROM schema_migrations WHERE version >= 9;
                     COMMIT;
                     """)
             }
@@ -117,7 +118,7 @@ import Testing
 
             let upgraded = try MirrorStore(path: old)
             let upgrade = try #require(upgraded.upgraded)
-            #expect(upgrade.fromVersion == 8 && upgrade.toVersion == 9)
+            #expect(upgrade.fromVersion == 8 && upgrade.toVersion == Schema.migrator.latestVersion)
             #expect(FileManager.default.fileExists(atPath: upgrade.backupPath))
             #expect(try Self.membership(old) == expected, "backfilled from each head")
             #expect(try Schema.migrator.appliedVersion(in: Connection(path: upgrade.backupPath, mode: .readOnly)) == 8)

@@ -262,4 +262,30 @@ import Testing
         try store.writer.recordRequests([.poll: RequestTally(requests: 1, notModified: 0, points: 1)], token: "env GITHUB_TOKEN", at: at)
         #expect(try store.committed("SELECT requests, not_modified, points FROM request_counts") == [["3", "1", "2"]])
     }
+
+    @Test(arguments: Backend.allCases)
+    func aBranchListingIsKeptPerRepositoryAndReplacedWhole(backend: Backend) async throws {
+        let store = try await StoreUnderTest(backend)
+        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
+        #expect(try store.writer.branchListing(repositoryID: repository.id) == nil)
+        let head = String(repeating: "a", count: 40)
+        let first = BranchListing(pages: [
+            .init(
+                url: "https://api.example/repos/acme/widgets/branches?per_page=100", etag: "W/\"e1\"", next: nil,
+                branches: [
+                    .init(name: "main", head: head), .init(name: "release/1.0", head: String(repeating: "b", count: 40)),
+                ])
+        ])
+        try first.keep(for: Self.identity.fullName, in: store.writer)
+        #expect(try store.writer.branchListing(repositoryID: repository.id) == first)
+        let second = BranchListing(pages: [
+            .init(url: "https://api.example/x", etag: nil, next: nil, branches: [.init(name: "main", head: head)])
+        ])
+        try store.writer.recordBranchListing(second, repositoryID: repository.id, at: Date())
+        #expect(try store.writer.branchListing(repositoryID: repository.id) == second)
+        #expect(try store.committed("SELECT count(*) FROM branch_listings") == [["1"]])
+        // A repository the store does not hold keeps no listing.
+        try first.keep(for: RepositoryName(parsing: "acme/other")!, in: store.writer)
+        #expect(try store.committed("SELECT count(*) FROM branch_listings") == [["1"]])
+    }
 }

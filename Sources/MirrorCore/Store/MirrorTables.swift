@@ -79,6 +79,8 @@ public struct MirrorTable: Sendable, Equatable {
         MirrorTable(
             "owner_listings", key: "owner", [("owner", .text), ("kind", .text), ("pages", .text), ("listed_at", .text)]),
         MirrorTable(
+            "branch_listings", key: "repository_id", [("repository_id", .integer), ("pages", .text), ("listed_at", .text)]),
+        MirrorTable(
             "request_counts", key: "token, minute, kind",
             [
                 ("token", .text), ("minute", .text), ("kind", .text), ("requests", .integer), ("not_modified", .integer),

@@ -57,9 +57,11 @@ public protocol RepositoryClaim: AnyObject {
 }
 
 /// What the writing commands write through: the sync engine's store, the
-/// catalogue of repositories, the request ledger, imports and the explicit
-/// removals (prune, purge), on one connection.
-public protocol MirrorWriter: SyncStore, RepositoryCatalogue, RequestRecords, CommitImporting, HistoryRemoval {
+/// catalogue of repositories, the branch listings kept, the request ledger,
+/// imports and the explicit removals (prune, purge), on one connection.
+public protocol MirrorWriter: SyncStore, RepositoryCatalogue, BranchListingRecords, RequestRecords, CommitImporting,
+    HistoryRemoval
+{
     var location: StoreLocation { get }
     /// A schema upgrade made when the store was opened, to report once.
     var upgraded: StoreUpgrade? { get }

@@ -53,18 +53,20 @@ public struct RepositorySync: Sendable {
     /// `mirrorRemoved` says so (a sync by name), which mirrors it again. With a
     /// `pageLimit`, a walk stops after that many pages (`.stepEnded`). Runs on
     /// `DedicatedThreads.store`, never blocking a thread of the cooperative pool.
+    /// `listedHead`: the head a branch listing of this run names (`SyncEngine.sync`).
     public func run(
-        _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool = false,
+        _ repository: RepositoryName, branch: String?, listedHead: String? = nil, mirrorRemoved: Bool = false,
         pageLimit: Int? = nil, progress: ((SyncProgress) -> Void)? = nil
     ) async -> Outcome {
         await DedicatedThreads.store.run {
             await runOnStoreThreads(
-                repository, branch: branch, mirrorRemoved: mirrorRemoved, pageLimit: pageLimit, progress: progress)
+                repository, branch: branch, listedHead: listedHead, mirrorRemoved: mirrorRemoved, pageLimit: pageLimit,
+                progress: progress)
         }
     }
 
     private func runOnStoreThreads(
-        _ repository: RepositoryName, branch: String?, mirrorRemoved: Bool,
+        _ repository: RepositoryName, branch: String?, listedHead: String?, mirrorRemoved: Bool,
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
         let lock: RepositoryLock?
@@ -84,7 +86,7 @@ public struct RepositorySync: Sendable {
                 client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit)
             // A daemon's claim: the other daemons write the same database meanwhile.
             engine.sharesTheStore = openWriter != nil
-            let report = try await engine.sync(repository, branch: branch)
+            let report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).
             if let stored, let state, state != .active, try store.repository(named: repository)?.id == stored.id {

@@ -88,8 +88,12 @@ public final class SyncEngine {
         var logger: Logger
     }
 
-    /// Syncs `branch` (default: the repository's default branch).
-    public func sync(_ name: RepositoryName, branch requestedBranch: String? = nil) async throws -> SyncReport {
+    /// Syncs `branch` (default: the repository's default branch). `listedHead` is
+    /// the head a branch listing made in this run names for it: when that is the
+    /// head stored, whole, the branch costs no request of its own.
+    public func sync(_ name: RepositoryName, branch requestedBranch: String? = nil, listedHead: String? = nil) async throws
+        -> SyncReport
+    {
         // Request URLs are made from `name`: only a name GitHub gave may go there.
         guard name.isGitHubName else { throw SyncError.storedNameOnly(repository: name.description) }
         let clock = ContinuousClock()
@@ -116,7 +120,7 @@ public final class SyncEngine {
         try store.recordAttempt(repositoryID: repository.id, branch: branch)
         var report = SyncReport(repository: name, branch: branch)
         do {
-            let outcome = try await syncBranch(context, identityChecked: identityChecked)
+            let outcome = try await syncBranch(context, identityChecked: identityChecked, listedHead: listedHead)
             report.headSHA = outcome.headSHA
             report.complete = outcome.complete
             report.added = outcome.tally.added
@@ -214,14 +218,24 @@ public final class SyncEngine {
         }
     }
 
-    private func syncBranch(_ context: Context, identityChecked: Bool) async throws -> BranchOutcome {
+    private func syncBranch(_ context: Context, identityChecked: Bool, listedHead: String?) async throws -> BranchOutcome {
         let repositoryID = context.repository.id
         let state = try store.syncState(repositoryID: repositoryID, branch: context.branch)
         var walks = try store.pendingWalks(repositoryID: repositoryID, branch: context.branch)
         let knownHead = walks.first?.headSHA ?? state?.headSHA
 
+        // The listing answered for every branch at once: a branch it names at the
+        // head stored whole needs no probe. Anything else (a moved head, a walk
+        // under way, a history not yet whole) is probed as always.
+        let listedAsStored = listedHead != nil && listedHead == state?.headSHA && state?.complete == true && walks.isEmpty
+        let probe: GitHubClient.HeadProbe
+        if listedAsStored {
+            probe = .unchanged
+        } else {
+            probe = try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead)
+        }
         let head: String?
-        switch try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead) {
+        switch probe {
         case .emptyRepository:
             return try settleEmptyRepository(context, state: state, walks: walks)
         case .unchanged:

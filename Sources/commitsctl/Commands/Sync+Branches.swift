@@ -15,9 +15,10 @@ extension Commitsctl.Sync {
     /// One target per selected branch of `name`; none matching is an error naming the patterns.
     /// The never-synced ones are read over git in one fetch first (`readNewBranchesOverGit`).
     func branchTargets(
-        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient, sync: RepositorySync
+        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient, sync: RepositorySync,
+        listings: inout BranchListings
     ) async throws -> [MirrorConfiguration.Repository] {
-        let (listing, _) = try await BranchListing.list(name, previous: nil, client: client)
+        let listing = try await listings.list(name, client: client)
         let listed = listing.branches.map(\.name)
         // An empty repository has no branches: every branch of it is its default one, synced as
         // without --all-branches (recorded as empty, found when its first push comes).
@@ -57,12 +58,12 @@ extension Commitsctl.Sync {
     /// that fails is counted, and the others go on.
     func discoverBranches(
         _ globs: [MirrorConfiguration.BranchGlobs], client: GitHubClient, store: StoreLocation, sync: RepositorySync,
-        into targets: inout [MirrorConfiguration.Repository], tally: inout Tally
+        into targets: inout [MirrorConfiguration.Repository], listings: inout BranchListings, tally: inout Tally
     ) async {
         var known = Set(targets.map(\.key))
         for entry in globs {
             do {
-                let listing = try await BranchListing.list(entry.name, previous: nil, client: client).listing
+                let listing = try await listings.list(entry.name, client: client)
                 let listed = listing.branches.map(\.name)
                 let selected = entry.selection.selected(from: listed)
                 await readNewBranchesOverGit(entry.name, selected, listing, sync)
@@ -100,5 +101,38 @@ struct NoBranchMatches: Error, CustomStringConvertible {
 
     var description: String {
         "no branch of \(repository) matches \(selection.patterns.map { BranchName.quoted($0.text) }.joined(separator: ", ")) (\(plural(listed, "branch", "branches")) listed); check --branch"
+    }
+}
+
+/// The branch listings one run makes, each sent with the ETags of the listing
+/// the store kept for its repository (so an unchanged one answers 304s), and
+/// kept in turn once the run's syncs are done (a repository's first sync
+/// is what records it in the store). The heads they name spare each branch
+/// stored at that head its own request (`SyncEngine.sync(listedHead:)`).
+struct BranchListings {
+    let store: any MirrorWriter
+    private(set) var listings: [(name: RepositoryName, listing: BranchListing)] = []
+
+    init(store: any MirrorWriter) { self.store = store }
+
+    mutating func list(_ name: RepositoryName, client: GitHubClient) async throws -> BranchListing {
+        let listing = try await BranchListing.list(name, client: client, keptIn: store).listing
+        listings.append((name, listing))
+        return listing
+    }
+
+    /// The head the run's listing of the target's repository names for its branch.
+    func listedHead(of target: MirrorConfiguration.Repository) -> String? {
+        guard let branch = target.branch else { return nil }
+        return listings.last(where: { $0.name == target.name })?.listing.heads[branch]
+    }
+
+    /// Keeps every listing made; one that cannot be kept costs the next run a full listing, no more.
+    func keep() {
+        for (name, listing) in listings {
+            do { try listing.keep(for: name, in: store) } catch {
+                printWarning("\(name): its branch listing was not kept (\(error)); the next run lists its branches in full")
+            }
+        }
     }
 }

@@ -169,12 +169,14 @@ extension Commitsctl {
                     }
                 }
 
+                var listings = BranchListings(store: store)
+                defer { listings.keep() }
                 if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
-                    targets = try await branchTargets(name, branchSelection, client: client, sync: sync)
+                    targets = try await branchTargets(name, branchSelection, client: client, sync: sync, listings: &listings)
                 }
                 if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
-                    switch await run(sync, targets[0], recorder, mirrorRemoved: true) {
+                    switch await run(sync, targets[0], listings, recorder, mirrorRemoved: true) {
                     case .synced(let report): print(report.summary)
                     case .skipped(let holder): throw RepositoryLockError.busy(repository: targets[0].name, holder: holder)
                     case .rateLimited(let error, _): throw error
@@ -189,11 +191,12 @@ extension Commitsctl {
                 var tally = await discover(selections, discovery, into: &targets)
                 if !tally.stop, repository == nil, let configuration {
                     await discoverBranches(
-                        configuration.branchGlobs, client: client, store: settings.store, sync: sync, into: &targets, tally: &tally)
+                        configuration.branchGlobs, client: client, store: settings.store, sync: sync, into: &targets,
+                        listings: &listings, tally: &tally)
                 }
                 if !tally.stop {
                     // Branches of a repository named on the command line are synced even when it was removed.
-                    await syncAll(targets, sync, recorder, mirrorRemoved: repository != nil, tally: &tally)
+                    await syncAll(targets, sync, listings, recorder, mirrorRemoved: repository != nil, tally: &tally)
                 }
                 throw ExitCode(tally.status)
             }
@@ -256,13 +259,15 @@ extension Commitsctl {
         }
 
         private func run(
-            _ sync: RepositorySync, _ target: MirrorConfiguration.Repository,
+            _ sync: RepositorySync, _ target: MirrorConfiguration.Repository, _ listings: BranchListings,
             _ recorder: SyncMetricsRecorder?, mirrorRemoved: Bool = false
         ) async -> RepositorySync.Outcome {
             let reporter = ProgressReporter(enabled: progress || Terminal.standardErrorIsTerminal)
             defer { reporter.finish() }
             let started = ContinuousClock.now
-            let outcome = await sync.run(target.name, branch: target.branch, mirrorRemoved: mirrorRemoved, progress: reporter.report)
+            let outcome = await sync.run(
+                target.name, branch: target.branch, listedHead: listings.listedHead(of: target), mirrorRemoved: mirrorRemoved,
+                progress: reporter.report)
             recorder?.record(target, outcome, duration: ContinuousClock.now - started)
             return outcome
         }
@@ -271,11 +276,11 @@ extension Commitsctl {
         /// A rate limit (or the configuration's `rate_limit_reserve`, which the
         /// client keeps) ends the run: the rest would only be refused too.
         private func syncAll(
-            _ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync,
+            _ targets: [MirrorConfiguration.Repository], _ sync: RepositorySync, _ listings: BranchListings,
             _ recorder: SyncMetricsRecorder?, mirrorRemoved: Bool = false, tally: inout Tally
         ) async {
             targets: for (index, target) in targets.enumerated() {
-                switch await run(sync, target, recorder, mirrorRemoved: mirrorRemoved) {
+                switch await run(sync, target, listings, recorder, mirrorRemoved: mirrorRemoved) {
                 case .synced(let report):
                     print(report.summary)
                 case .skipped(let holder):
