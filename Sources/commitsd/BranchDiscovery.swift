@@ -19,6 +19,8 @@ struct BranchDiscovery {
 
     /// Each repository's last good listing and the branches it selected, by lowercased name.
     private var listings: [String: BranchListing] = [:]
+    /// The repositories whose listing in `listings` is the one the store keeps (`branch_listings`).
+    private var kept: Set<String> = []
     private var selected: [String: [String]] = [:]
     /// The branches its last checked listing lacked that GitHub still has, by lowercased name.
     private var stillThere: [String: [String]] = [:]
@@ -74,8 +76,19 @@ struct BranchDiscovery {
         for globs in settings.configuration.branchGlobs {
             do {
                 let firstListing = listings[globs.key] == nil
-                let (listing, unchanged) = try await BranchListing.list(globs.name, previous: listings[globs.key], client: client)
+                // After a start, the listing the store kept (this daemon's before it stopped, or
+                // commitsctl's) makes the first listing conditional too.
+                let previous = firstListing ? await Self.keptListing(of: globs.name, in: settings.store) : listings[globs.key]
+                let (listing, unchanged) = try await BranchListing.list(globs.name, previous: previous, client: client)
                 listings[globs.key] = listing
+                if unchanged && firstListing {
+                    kept.insert(globs.key)  // the store's own, answered 304
+                } else if !unchanged {
+                    kept.remove(globs.key)
+                }
+                if !kept.contains(globs.key), await Self.keep(listing, of: globs.name, in: settings.store, logger: logger) {
+                    kept.insert(globs.key)
+                }
                 let names = listing.branches.map(\.name)
                 if !unchanged || checkedWith[globs.key] != globs.selection {
                     checkedWith[globs.key] = nil  // told again next time unless it settles them all
@@ -126,5 +139,28 @@ struct BranchDiscovery {
             }
         }
         return .finished
+    }
+
+    /// The listing the store keeps for `repository`; none when it holds none or cannot be read (a full listing then).
+    private static func keptListing(of repository: RepositoryName, in store: StoreLocation) async -> BranchListing? {
+        await DedicatedThreads.store.run {
+            guard let writer = try? store.openSyncWriter(), let stored = try? writer.repository(named: repository) else { return nil }
+            return try? writer.branchListing(repositoryID: stored.id)
+        }
+    }
+
+    /// Keeps `listing` in the store (once the repository is stored); returns whether it was kept.
+    private static func keep(_ listing: BranchListing, of repository: RepositoryName, in store: StoreLocation, logger: Logger) async -> Bool
+    {
+        await DedicatedThreads.store.run {
+            do {
+                return try listing.keep(for: repository, in: store.openSyncWriter())
+            } catch {
+                logger.warning(
+                    "the branch listing was not kept; the first listing after a restart will be a full one",
+                    metadata: ["repo": "\(repository)", "error": "\(error)"])
+                return false
+            }
+        }
     }
 }

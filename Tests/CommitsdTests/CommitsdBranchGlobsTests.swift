@@ -259,6 +259,53 @@ import Testing
         }
     }
 
+    /// The branch listing is kept in the store (`branch_listings`) once the repository is
+    /// stored (from the listing after its first sync): after a restart, the first listing
+    /// is sent with its ETags and answered 304, so a restart costs no point.
+    @Test func aRestartListsTheBranchesConditionallyOnTheKeptListing() async throws {
+        let simulator = try GitHubSimulator(repositories: [
+            SimRepository(owner: "acme", name: "widgets", id: 3203, source: .synthetic(SyntheticSpec(commits: 80, seed: 13)))
+        ])
+        try await simulator.start()
+        try await withRunning(simulator) { simulator in
+            try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
+            let config = try directory.write(
+                "config.yaml",
+                """
+                store: state/commits.sqlite
+                api_url: \(simulator.baseURL)
+                git_bootstrap: false
+                repositories:
+                  - name: acme/widgets
+                    branches: "*"
+                    interval: 1s
+
+                """)
+            let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
+            for run in 1...2 {
+                simulator.resetStats()
+                let daemon = try DaemonProcess(
+                    ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
+                    logPath: directory.path("commitsd-\(run).log"))
+                defer { daemon.stop() }
+                // The listing, then a sync of each branch (a 304 each on the second run).
+                #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "\(daemon.log)")
+                #expect(await waitUntil(timeout: .seconds(30)) { simulator.stats().requests >= 1 + heads.count }, "\(daemon.log)")
+                #expect(
+                    await waitUntil(timeout: .seconds(30)) {
+                        (try? Connection(path: store, mode: .readOnly).scalarInt("SELECT count(*) FROM branch_listings")) == 1
+                    }, "\(daemon.log)")
+                let stats = simulator.stats()
+                if run == 2 {
+                    #expect(stats.rateLimitUsed.values.reduce(0, +) == 0, "the restart cost no point: \(stats)")
+                    #expect(stats.notModified == stats.requests, "\(stats)")
+                }
+                daemon.signal(SIGTERM)
+                #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            }
+        }
+    }
+
     /// A push webhook for a repository with globs lists its branches at once: a branch created
     /// (its first push) is mirrored long before the hourly round would list it.
     @Test func aPushWebhookListsTheRepositorysBranchesAtOnce() async throws {

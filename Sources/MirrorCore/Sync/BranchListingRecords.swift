@@ -35,8 +35,11 @@ extension BranchListing {
 
     /// Keeps this listing for `repository`, once the store holds it (after its
     /// first sync); a listing of a repository it does not hold is not kept.
-    public func keep(for repository: RepositoryName, in store: any BranchListingRecords, at date: Date = Date()) throws {
-        guard let stored = try store.repository(named: repository) else { return }
+    /// Returns whether it was kept.
+    @discardableResult
+    public func keep(for repository: RepositoryName, in store: any BranchListingRecords, at date: Date = Date()) throws -> Bool {
+        guard let stored = try store.repository(named: repository) else { return false }
         try store.recordBranchListing(self, repositoryID: stored.id, at: date)
+        return true
     }
 }
