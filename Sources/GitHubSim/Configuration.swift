@@ -47,8 +47,16 @@ public struct SyntheticSpec: Sendable, Hashable {
 
 /// Where a repository's history comes from.
 public enum RepositorySource: Sendable {
-    /// A JSON Lines file (optionally gzip'd), newest commit first.
+    /// A JSON Lines file (optionally gzip'd), newest commit first. It has no git objects: its git
+    /// endpoint answers 404.
     case dataset(path: String)
+    /// A real git repository on disk (bare or not), read with the `git` found on `PATH` when the
+    /// simulator is made: every commit reachable from one of its branches, served over REST and over
+    /// git's smart HTTP (its raw commit objects, so every sha is git's). Every branch is a branch of
+    /// the simulated repository, and the default branch is the one its `HEAD` names (else `main`,
+    /// else the only branch), whatever `SimRepository.defaultBranch` says. A path that is not a
+    /// repository, a branch that is not a commit, or no branches throw a `GitRepositoryError`.
+    case gitRepository(path: String)
     case synthetic(SyntheticSpec)
     /// A repository without commits: the list endpoint answers 409.
     case empty
@@ -60,6 +68,7 @@ public struct SimRepository: Sendable {
     public var name: String
     /// GitHub's numeric repository id, used in `/repositories/{id}` and in `Link` URLs.
     public var id: Int
+    /// Ignored for a `.gitRepository` source, whose `HEAD` names its default branch.
     public var defaultBranch: String = "main"
     public var source: RepositorySource
     /// Rendered as `fork` (owner listings can leave forks out).

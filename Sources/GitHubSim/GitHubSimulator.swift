@@ -12,7 +12,8 @@ public final class GitHubSimulator: Sendable {
         case idle, starting, running(HTTPServer), stopped
     }
 
-    /// Loads every repository (datasets are read here; a bad file throws a `DatasetError` naming it).
+    /// Loads every repository (datasets and git repositories are read here; a bad file throws a
+    /// `DatasetError` naming it, a bad git repository a `GitRepositoryError`).
     public init(configuration: SimConfiguration = .init(), repositories: [SimRepository]) throws {
         core = try SimulatorCore(configuration: configuration, repositories: repositories)
     }

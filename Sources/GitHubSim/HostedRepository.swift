@@ -51,7 +51,6 @@ final class HostedRepository: Sendable {
 
     init(_ repository: SimRepository) throws {
         id = repository.id
-        defaultBranch = repository.defaultBranch
         fork = repository.fork
         archived = repository.archived
         isPrivate = repository.isPrivate
@@ -65,10 +64,17 @@ final class HostedRepository: Sendable {
             graph = synthetic
         case .dataset(let path):
             graph = try DatasetGraph.load(path: path)
+        case .gitRepository(let path):
+            graph = try GitRepositoryGraph.load(path: path)
         }
+        // A git repository's HEAD names its default branch; the other sources take the configured one.
+        let defaultBranch = graph?.defaultBranchName ?? repository.defaultBranch
+        self.defaultBranch = defaultBranch
         elementCache = graph.flatMap { $0.cachesRenderedElements ? ElementCache() : nil }
         state = Mutex(
-            State(owner: repository.owner, name: repository.name, head: graph?.initialHead, defaultBranch: repository.defaultBranch))
+            State(
+                owner: repository.owner, name: repository.name, head: graph?.initialHead, branches: graph?.initialBranches ?? [:],
+                defaultBranch: defaultBranch))
     }
 
     var snapshot: State { state.withLock { $0 } }

@@ -11,8 +11,8 @@ struct GitHubSimCommand: AsyncParsableCommand {
         commandName: "github-sim",
         abstract: "Imitate api.github.com's commit endpoints, and git's smart HTTP, on a local port.",
         discussion: """
-            Repository ids are 1001, 1002, … in the order: every --dataset, then every --synthetic, \
-            then every --empty. The base URL is printed as the only line on stdout; diagnostics go to stderr.
+            Repository ids are 1001, 1002, … in the order: every --dataset, then every --git-repository, \
+            then every --synthetic, then every --empty. The base URL is printed as the only line on stdout; diagnostics go to stderr.
             """)
 
     @Option(help: "The address to listen on.")
@@ -25,6 +25,14 @@ struct GitHubSimCommand: AsyncParsableCommand {
         name: .customLong("dataset"),
         help: ArgumentHelp("Serve a JSON Lines dataset (optionally gzip'd) as a repository.", valueName: "OWNER/NAME=PATH"))
     var datasets: [String] = []
+
+    @Option(
+        name: .customLong("git-repository"),
+        help: ArgumentHelp(
+            "Serve a git repository on disk (bare or not; read with git from PATH) with all its branches, over REST and git; "
+                + "its HEAD names the default branch.",
+            valueName: "OWNER/NAME=PATH"))
+    var gitRepositories: [String] = []
 
     @Option(
         name: .customLong("synthetic"),

@@ -53,6 +53,10 @@ struct LaunchPlan {
             let (owner, name, path) = try Self.split(argument, option: "--dataset", valueName: "PATH")
             sources.append((owner, name, .dataset(path: path)))
         }
+        for argument in command.gitRepositories {
+            let (owner, name, path) = try Self.split(argument, option: "--git-repository", valueName: "PATH")
+            sources.append((owner, name, .gitRepository(path: path)))
+        }
         for argument in command.synthetic {
             let (owner, name, value) = try Self.split(argument, option: "--synthetic", valueName: "COMMITS[:SEED[:SHAPE]]")
             let fields = value.split(separator: ":", omittingEmptySubsequences: false)

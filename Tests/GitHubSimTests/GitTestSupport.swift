@@ -2,7 +2,8 @@ import Foundation
 import MirrorTestSupport
 
 /// A commit object read the way git reads one, written for the tests apart from the simulator's
-/// writer: `tree`, the `parent` lines, `author`/`committer` idents, a blank line, the message.
+/// writer: `tree`, the `parent` lines, `author`/`committer` idents (then the few other headers git
+/// writes, skipped), a blank line, the message.
 struct ParsedCommitObject: Equatable {
     struct Ident: Equatable {
         var name, email: String
@@ -26,12 +27,14 @@ struct ParsedCommitObject: Equatable {
         var author: Ident?
         var committer: Ident?
         for line in text[..<blank.lowerBound].split(separator: "\n") {
+            if line.hasPrefix(" ") { continue }  // a multi-line header's continuation (gpgsig, mergetag)
             let (key, value) = line.firstIndex(of: " ").map { (line[..<$0], line[line.index(after: $0)...]) } ?? (line, "")
             switch key {
             case "tree": tree = String(value)
             case "parent": parents.append(String(value))
             case "author": author = Self.ident(value)
             case "committer": committer = Self.ident(value)
+            case "encoding", "gpgsig", "gpgsig-sha256", "mergetag": continue  // headers real git writes (signed commits)
             default: return nil
             }
         }

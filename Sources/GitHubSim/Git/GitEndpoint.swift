@@ -1,5 +1,5 @@
-// git's smart HTTP, protocol version 2, for synthetic repositories (docs/GIT-PROTOCOL.md, "What
-// github-sim serves"):
+// git's smart HTTP, protocol version 2, for synthetic repositories and git repositories on disk
+// (docs/GIT-PROTOCOL.md, "What github-sim serves"):
 //   GET  /{owner}/{name}.git/info/refs?service=git-upload-pack   the capability advertisement
 //   POST /{owner}/{name}.git/git-upload-pack                     ls-refs, fetch (filter tree:0)
 // Credentials are HTTP Basic with the token as the password (`x-access-token:<token>`), the same
@@ -176,7 +176,8 @@ enum GitEndpoint {
             }
             // have, thin-pack, no-progress, include-tag, sideband-all…: a whole pack answers them all.
         }
-        // Synthetic commits name trees that do not exist: only a commits-only fetch can be served.
+        // Synthetic commits name trees that do not exist, and a git repository's trees are not read:
+        // only a commits-only fetch can be served.
         guard filter == "tree:0" else { return refuse("github-sim: only 'filter tree:0' can be served (its commits have no trees)") }
         guard let objects = graph?.gitObjects, !wants.isEmpty else { return refuse("github-sim: fetch without a want") }
         guard done else {

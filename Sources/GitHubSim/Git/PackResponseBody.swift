@@ -16,8 +16,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     static let maximumDeltaDepth = 50
 
     private let graph: any GitObjectGraph
-    /// `reached[node]`: the node is in the pack. Objects go out from the top node down.
+    /// `reached[node]`: the node is in the pack. Objects go out in the sweep's order, newest first.
     private let reached: [Bool]
+    /// The sweep's direction (-1 or +1) and the node just past its end.
+    private let step: Int
+    private let end: Int
     private let objectCount: Int
     private let useDeltas: Bool
     private let fault: GitFault?
@@ -58,12 +61,21 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?, authorization: String? = nil,
         countPackBytes: @escaping @Sendable (Int) -> Void
     ) {
-        let top = wants.max() ?? -1
-        var reached = [Bool](repeating: false, count: top + 1)
+        // The sweep meets every child before its parents, so one pass finds all the wants reach.
+        let first: Int
+        let size: Int
+        switch graph.nodeOrder {
+        case .parentsFirst:
+            first = wants.max() ?? -1
+            (size, step, end) = (first + 1, -1, -1)
+        case .childrenFirst(let count):
+            first = wants.min() ?? count
+            (size, step, end) = (count, 1, count)
+        }
+        var reached = [Bool](repeating: false, count: size)
         for want in wants { reached[want] = true }
         var count = 0
-        // Parents have lower nodes than their children, so one downward sweep finds them all.
-        for node in stride(from: top, through: 0, by: -1) where reached[node] {
+        for node in stride(from: first, to: end, by: step) where reached[node] {
             count += 1
             for parent in graph.parents(of: node) { reached[parent] = true }
         }
@@ -74,7 +86,7 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
         self.fault = fault
         self.authorization = authorization
         self.countPackBytes = countPackBytes
-        next = top
+        next = first
     }
 
     func nextChunk() -> ByteBuffer? {
@@ -120,11 +132,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
             pack += withUnsafeBytes(of: UInt32(objectCount).bigEndian, Array.init)
             state = objectCount > 0 ? .objects : .trailer
         case .objects:
-            while pack.count < Self.chunkBytes, next >= 0 {
+            while pack.count < Self.chunkBytes, next != end {
                 if reached[next] { appendObject(next, into: &pack) }
-                next -= 1
+                next += step
             }
-            if next < 0 { state = .trailer }
+            if next == end { state = .trailer }
             if written * 2 >= objectCount, let fault, [.truncatedPack, .sideBandError, .echoedErrorBand].contains(fault) {
                 send(pack, into: &out)
                 state = .done

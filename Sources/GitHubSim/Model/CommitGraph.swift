@@ -1,4 +1,5 @@
-// The history behind a repository, abstracted so synthetic and dataset histories serve alike.
+// The history behind a repository, abstracted so synthetic, dataset and git-repository histories
+// serve alike.
 // Commits are addressed by an Int "node" whose meaning belongs to the graph.
 
 /// Everything needed to render one commit, already normalised the way the API shows it.
@@ -45,6 +46,11 @@ enum CommitListing: Sendable {
 protocol CommitGraph: Sendable {
     /// The default branch's head when the simulator starts.
     var initialHead: Int { get }
+    /// The other branches and their heads when the simulator starts (a git repository's branches).
+    var initialBranches: [String: Int] { get }
+    /// The default branch's name when the history itself names one (a git repository's `HEAD`);
+    /// nil leaves it to `SimRepository.defaultBranch`.
+    var defaultBranchName: String? { get }
     func node(forSHA sha: some StringProtocol) -> Int?
     func sha(of node: Int) -> String
     /// Seconds since 1970 of the committer date.
@@ -57,9 +63,14 @@ protocol CommitGraph: Sendable {
     func record(of node: Int) -> CommitRecord
     /// Whether rendered elements are worth caching (few commits, fixed text); otherwise render on demand.
     var cachesRenderedElements: Bool { get }
-    /// The history as git objects, when the graph can rebuild them (a dataset cannot: it has no
-    /// objects, only what REST showed of them).
+    /// The history as git objects, when the graph has them (a synthetic history rebuilds them, a git
+    /// repository keeps git's; a dataset has none, only what REST showed of them).
     var gitObjects: (any GitObjectGraph)? { get }
+}
+
+extension CommitGraph {
+    var initialBranches: [String: Int] { [:] }
+    var defaultBranchName: String? { nil }
 }
 
 /// A history whose commits are real git objects: what the smart HTTP endpoints serve.
@@ -67,4 +78,14 @@ protocol GitObjectGraph: Sendable {
     /// Commit `node`'s object body, whose git name is `sha(of: node)`.
     func commitObject(of node: Int) -> [UInt8]
     func parents(of node: Int) -> [Int]
+    var nodeOrder: GitNodeOrder { get }
+}
+
+/// How a graph numbers its commits, which tells a pack the one sweep over the nodes that meets
+/// every child before its parents (and so finds all that a set of wants reaches in one pass).
+enum GitNodeOrder: Sendable {
+    /// A parent's node is lower than its children's, 0 a root: synthetic histories.
+    case parentsFirst
+    /// A parent's node is higher than its children's, as `git rev-list` lists them; `count` nodes.
+    case childrenFirst(count: Int)
 }

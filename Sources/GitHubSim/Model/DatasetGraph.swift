@@ -1,4 +1,5 @@
-// A real history loaded from a dataset file. Small enough (thousands of commits) to hold whole.
+// A real history loaded from a dataset file, or from a git repository (GitRepositoryGraph.swift),
+// whose commits come in the same order. Small enough (thousands of commits) to hold whole.
 
 import Foundation
 import Synchronization
@@ -26,22 +27,44 @@ final class DatasetGraph: CommitGraph {
     /// First parent as a node, or -1 when there is none or it is not in the file.
     private let firstParents: [Int32]
     private let nodesBySHA: [String: Int32]
-    /// The first-parent chain from the file's first commit (the original head), head first.
+    /// The first-parent chain from the default branch's original head, head first.
     private let chain: [Int32]
     /// Position of each node on `chain`, or -1.
     private let chainPosition: [Int32]
     /// Full listings per start node; each costs a graph walk, and clients page through them.
     private let listings = Mutex<[Int: [Int32]]>([:])
 
-    let initialHead = 0
-    let cachesRenderedElements = true
-    var gitObjects: (any GitObjectGraph)? { nil }
+    /// The raw commit objects by node, when the history came from git (a dataset has none).
+    private let objects: [[UInt8]]?
 
-    init(commits: [DatasetCommit], path: String) throws {
+    let initialHead: Int
+    let initialBranches: [String: Int]
+    let defaultBranchName: String?
+    let cachesRenderedElements = true
+    var gitObjects: (any GitObjectGraph)? { objects == nil ? nil : self }
+
+    /// - Parameters:
+    ///   - commits: children before parents (`git log --date-order`, `git rev-list --date-order`).
+    ///   - branches: where the branches start; nil for a dataset, whose first commit is the head.
+    ///   - objects: each commit's raw object, by position, when the history came from git.
+    init(commits: [DatasetCommit], path: String, branches: HistoryBranches? = nil, objects: [[UInt8]]? = nil) throws {
         var nodesBySHA = [String: Int32](minimumCapacity: commits.count)
         for (node, commit) in commits.enumerated() {
             nodesBySHA[commit.sha.lowercased()] = Int32(node)
         }
+        func node(ofBranch name: String, head sha: String) throws -> Int {
+            guard let node = nodesBySHA[sha.lowercased()] else {
+                throw DatasetError(path: path, line: nil, reason: "branch \(name)'s head \(sha) is not among the commits")
+            }
+            return Int(node)
+        }
+        let head = try branches.map { try node(ofBranch: $0.defaultBranch, head: $0.defaultHead) } ?? 0
+        initialHead = head
+        var initialBranches = [String: Int]()
+        for (name, sha) in branches?.others ?? [:] { initialBranches[name] = try node(ofBranch: name, head: sha) }
+        self.initialBranches = initialBranches
+        defaultBranchName = branches?.defaultBranch
+        self.objects = objects
         var users = [String: SimUser?]()
         func person(_ p: DatasetPerson, line: Int) throws -> (PersonRecord, Int64) {
             guard let time = Timestamp.parseISO8601(p.date) else {
@@ -76,7 +99,7 @@ final class DatasetGraph: CommitGraph {
         }
         var chain = [Int32]()
         var chainPosition = [Int32](repeating: -1, count: commits.count)
-        var node: Int32 = 0
+        var node = Int32(head)
         while node >= 0, chainPosition[Int(node)] < 0 {
             chainPosition[Int(node)] = Int32(chain.count)
             chain.append(node)
@@ -116,9 +139,10 @@ final class DatasetGraph: CommitGraph {
         return .nodes(full.filter { (lower...upper).contains(times[Int($0)]) }[...])
     }
 
-    /// Nodes reachable from `start`, in file order. The file is `git log --date-order`, which never
-    /// shows a parent before its children, so the file order restricted to a subset is still valid
-    /// and every reachable node comes at or after `start`.
+    /// Nodes reachable from `start`, in file order. The file is `git log --date-order` (a git
+    /// repository's list `git rev-list --date-order`), which never shows a parent before its
+    /// children, so the file order restricted to a subset is still valid and every reachable node
+    /// comes at or after `start`.
     private func reachable(from start: Int) -> [Int32] {
         if let cached = listings.withLock({ $0[start] }) { return cached }
         var seen = [Bool](repeating: false, count: records.count)
@@ -138,4 +162,18 @@ final class DatasetGraph: CommitGraph {
         }
         return listing
     }
+}
+
+/// The branches a history starts with, by head sha: a git repository's refs.
+struct HistoryBranches: Sendable {
+    var defaultBranch: String
+    var defaultHead: String
+    /// The other branches' heads by name.
+    var others: [String: String]
+}
+
+extension DatasetGraph: GitObjectGraph {
+    func commitObject(of node: Int) -> [UInt8] { objects?[node] ?? [] }
+    func parents(of node: Int) -> [Int] { parentNodes[node].map(Int.init) }
+    var nodeOrder: GitNodeOrder { .childrenFirst(count: records.count) }
 }

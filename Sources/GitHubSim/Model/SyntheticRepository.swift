@@ -303,6 +303,7 @@ extension SyntheticRepository: CommitGraph, GitObjectGraph {
 
     func commitObject(of node: Int) -> [UInt8] { commitObject(at: node) }
     func parents(of node: Int) -> [Int] { parentIndices(at: node) }
+    var nodeOrder: GitNodeOrder { .parentsFirst }
 
     func node(forSHA sha: some StringProtocol) -> Int? { index(ofSHA: sha) }
     func sha(of node: Int) -> String { sha(at: node) }
