@@ -62,18 +62,20 @@ struct BranchDiscovery {
         configuration.branchGlobs.map { $0.interval ?? configuration.defaultInterval }.min()
     }
 
-    /// Lists the branches of every repository with globs and records what they select.
+    /// Lists the branches of every repository with globs in `configuration` (the
+    /// file's, with the repositories its patterns with `branches:` selected) and
+    /// records what they select.
     /// `listed` is told every branch of each repository whose listing changed (or
     /// was read for the first time, or whose globs changed), so the branches it no
     /// longer has are confirmed gone and marked, and those still on GitHub are
     /// selected as well; when it did not settle them all, it is told again next
     /// time, and a rate limit it throws pauses discovery.
     mutating func run(
-        settings: DaemonSettings, logger: Logger,
+        settings: DaemonSettings, configuration: MirrorConfiguration, logger: Logger,
         listed: (MirrorConfiguration.BranchGlobs, Set<String>) async throws -> ListingCheck = { _, _ in ListingCheck(settled: true) }
     ) async -> PatternDiscovery.Ending {
         let client = settings.client.countingSeparately()
-        for globs in settings.configuration.branchGlobs {
+        for globs in configuration.branchGlobs {
             do {
                 let firstListing = listings[globs.key] == nil
                 // After a start, the listing the store kept (this daemon's before it stopped, or
@@ -108,7 +110,7 @@ struct BranchDiscovery {
                 // On the first listing, the branches the file names for this repository join them:
                 // whichever of its branches syncs first reads them all (a repository with history
                 // stored already reads nothing: `SyncEngine.readBranchesOverGit`).
-                let named = firstListing ? settings.configuration.repositories.filter { $0.name == globs.name }.compactMap(\.branch) : []
+                let named = firstListing ? configuration.repositories.filter { $0.name == globs.name }.compactMap(\.branch) : []
                 let heads = listing.heads
                 let fresh = Dictionary(
                     (added + named).compactMap { branch in heads[branch].map { (branch, $0) } }, uniquingKeysWith: { first, _ in first })

@@ -18,7 +18,7 @@ struct Discoveries {
     /// Both due at once (a start, a reload), or never when the configuration has none.
     mutating func reset(for configuration: MirrorConfiguration) {
         patternsDue = configuration.patterns.isEmpty ? nil : .now
-        branchesDue = configuration.branchGlobs.isEmpty ? nil : .now
+        branchesDue = configuration.branchGlobs.isEmpty && !configuration.patterns.contains { $0.branches != nil } ? nil : .now
     }
 
     var nextDue: ContinuousClock.Instant? { [patternsDue, branchesDue].compactMap { $0 }.min() }
@@ -38,7 +38,7 @@ struct Discoveries {
     /// A push to a repository with globs may have created a branch: its branches are listed again now.
     mutating func pushed(to repository: RepositoryName, _ configuration: MirrorConfiguration) {
         let key = repository.description.lowercased()
-        if configuration.branchGlobs.contains(where: { $0.key == key }) { branchesDue = .now }
+        if patterns.expanded(configuration).branchGlobs.contains(where: { $0.key == key }) { branchesDue = .now }
     }
 
     /// Runs what is due. `ran`: the expanded configuration may have changed;
@@ -51,6 +51,11 @@ struct Discoveries {
         var pause: ContinuousClock.Instant?
         if let due = patternsDue, due <= .now {
             ran = true
+            let globsBefore = patterns.expanded(settings.configuration).branchGlobs
+            defer {
+                // Repositories new to a pattern with `branches:` have their branches listed at once.
+                if patterns.expanded(settings.configuration).branchGlobs != globsBefore { branchesDue = .now }
+            }
             switch await patterns.run(settings: settings, logger: logger) {
             case .finished: patternsDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
             case .rateLimited(let resume):
@@ -61,8 +66,11 @@ struct Discoveries {
         }
         if pause == nil, let due = branchesDue, due <= .now {
             ran = true
-            switch await branches.run(settings: settings, logger: logger, listed: listed) {
-            case .finished: branchesDue = BranchDiscovery.interval(of: settings.configuration).map { .now + $0 }
+            // The globs of the file's repositories, and of those its patterns with `branches:` selected.
+            let configuration = patterns.expanded(settings.configuration)
+            switch await branches.run(settings: settings, configuration: configuration, logger: logger, listed: listed) {
+            case .finished:
+                branchesDue = BranchDiscovery.interval(of: configuration).map { .now + $0 } ?? Self.patternsInterval(settings.configuration)
             case .rateLimited(let resume):
                 pause = resume
                 branchesDue = resume
@@ -70,5 +78,11 @@ struct Discoveries {
             }
         }
         return (ran, pause)
+    }
+
+    /// With only patterns' `branches:` (no repository selected yet), branches are
+    /// listed again after the patterns' next discovery.
+    private static func patternsInterval(_ configuration: MirrorConfiguration) -> ContinuousClock.Instant? {
+        configuration.patterns.contains { $0.branches != nil } ? PatternDiscovery.interval(of: configuration).map { .now + $0 } : nil
     }
 }

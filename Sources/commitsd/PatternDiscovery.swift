@@ -6,8 +6,21 @@ import MirrorCore
 /// once per owner each time discovery is due. An owner whose listing fails
 /// keeps the repositories its last good listing selected.
 struct PatternDiscovery {
-    /// What each owner's last good listing selected, by lowercased owner.
-    private var selected: [String: [MirrorConfiguration.Repository]] = [:]
+    /// What each owner's last good listing selected, by lowercased owner: an
+    /// entry per repository, or its branch globs when its pattern has `branches:`.
+    private var selected: [String: [Selected]] = [:]
+
+    enum Selected: Equatable {
+        case repository(MirrorConfiguration.Repository)
+        case branches(MirrorConfiguration.BranchGlobs)
+
+        var name: RepositoryName {
+            switch self {
+            case .repository(let entry): entry.name
+            case .branches(let globs): globs.name
+            }
+        }
+    }
 
     /// How a discovery round ended.
     enum Ending {
@@ -19,14 +32,18 @@ struct PatternDiscovery {
     }
 
     /// The configuration with every discovered repository added (as an entry
-    /// without a branch, polled on its pattern's interval); a repository the
-    /// file names itself keeps its own entry.
+    /// without a branch, or as branch globs when its pattern has `branches:`,
+    /// polled on its pattern's interval); a repository the file names itself
+    /// keeps its own entry.
     func expanded(_ configuration: MirrorConfiguration) -> MirrorConfiguration {
         var expanded = configuration
-        var known = Set(configuration.repositories.map { $0.name.description.lowercased() })
+        var known = Set(configuration.repositories.map { $0.name.description.lowercased() } + configuration.branchGlobs.map(\.key))
         for owner in Self.owners(of: configuration) {
-            for repository in selected[owner.lowercased()] ?? [] where known.insert(repository.name.description.lowercased()).inserted {
-                expanded.repositories.append(repository)
+            for found in selected[owner.lowercased()] ?? [] where known.insert(found.name.description.lowercased()).inserted {
+                switch found {
+                case .repository(let entry): expanded.repositories.append(entry)
+                case .branches(let globs): expanded.branchGlobs.append(globs)
+                }
             }
         }
         return expanded
@@ -107,11 +124,13 @@ struct PatternDiscovery {
         return (patterns, selections)
     }
 
-    /// Repository entries for what was selected, each polled on its pattern's interval.
-    private static func entries(
-        _ selected: [RepositoryDiscovery.Selected], patterns: [MirrorConfiguration.Pattern]
-    ) -> [MirrorConfiguration.Repository] {
-        selected.map { MirrorConfiguration.Repository(name: $0.name, interval: patterns[$0.selection].interval) }
+    /// Entries for what was selected, each polled on its pattern's interval.
+    private static func entries(_ selected: [RepositoryDiscovery.Selected], patterns: [MirrorConfiguration.Pattern]) -> [Selected] {
+        selected.map { found in
+            let pattern = patterns[found.selection]
+            if let globs = pattern.branchGlobs(of: found.name) { return .branches(globs) }
+            return .repository(MirrorConfiguration.Repository(name: found.name, interval: pattern.interval))
+        }
     }
 
     /// The owners the patterns name, each once, in file order.

@@ -29,7 +29,7 @@ import Testing
         #expect(refused.status == 2)
         #expect(
             refused.stderr
-                == "commitsd: error: \(bad):2: repositories[0].branch: a pattern mirrors each repository's default branch; expected no branch: on an OWNER/* entry (list a repository on its own to mirror another branch)\n"
+                == "commitsd: error: \(bad):2: repositories[0].branch: a pattern mirrors each repository's default branch; expected branches: [NAME] on an OWNER/* entry, or the repository on its own with branch:\n"
         )
     }
 

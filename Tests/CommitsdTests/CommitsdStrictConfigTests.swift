@@ -126,6 +126,24 @@ import Testing
         )
     }
 
+    @Test func branchesOnAPatternOnAPostgreSQLStoreAreRefused() async throws {
+        let path = try directory.write(
+            "pattern.yaml",
+            """
+            store: postgresql://localhost/r3-commitsd-globs-test
+            repositories:
+              - name: acme/*
+                branches: [main]
+
+            """)
+        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path):3: branches: acme/* has branches:, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories); expected no branches: on OWNER/* entries (each repository's default branch), or a SQLite store\n"
+        )
+    }
+
     @Test func anEmptyConfigFlagIsRefused() async throws {
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
         #expect(result.status == 64)

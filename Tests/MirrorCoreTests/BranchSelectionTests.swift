@@ -99,13 +99,21 @@ import Testing
         ] {
             #expect(text.contains("is listed twice (first on line 2)"), "\(text)")
         }
-        let pattern = (try? MirrorConfiguration.parse(yaml: "repositories:\n  - name: acme/*\n    branches: [main]\n", source: "cfg.yaml"))
-        #expect(pattern == nil)
-        #expect(
-            (try? MirrorConfiguration.parse(yaml: "repositories:\n  - name: acme/*\n    branches: ['*']\n", source: "cfg.yaml")) == nil)
         for text in [message("    branch: main\n    branches: [dev]\n"), message("    branches: [main, main]\n")] {
             #expect(!text.contains("\n"))
         }
+    }
+
+    @Test func aPatternGivesEachRepositoryItSelectsTheWholeSelection() throws {
+        // On a pattern, names and globs alike are matched against each selected repository's listing.
+        let pattern = try MirrorConfiguration.parse(
+            yaml: "repositories:\n  - name: acme/*\n    branches: [main, 'release/*']\n    interval: 10m\n", source: "cfg.yaml")
+        #expect(pattern.repositories.isEmpty && pattern.branchGlobs.isEmpty)
+        let entry = try #require(pattern.patterns.first)
+        let globs = try #require(entry.branchGlobs(of: RepositoryName(parsing: "acme/widgets")!))
+        #expect(globs.description == "acme/widgets@main, release/*" && globs.interval == .seconds(600) && globs.line == 2)
+        #expect(globs.selection.selected(from: ["dev", "main", "release/1.0"]) == ["main", "release/1.0"])
+        #expect(try MirrorConfiguration.parse(yaml: "repositories:\n  - acme/*\n", source: "cfg.yaml").patterns.first?.branches == nil)
     }
 
     @Test func globsAreListedOnEveryPollAndTheExactNamesBesideThemAreEntriesOfTheirOwn() throws {

@@ -327,20 +327,14 @@ struct ConfigurationLoader {
                     entries = [MirrorConfiguration.Repository(name: name, branch: branch, interval: interval, line: line)]
                 }
             case .pattern(let pattern):
-                if branches != nil {
-                    throw error(
-                        at: entry, key: "\(path).branches",
-                        problem:
-                            "a pattern mirrors each repository's default branch; branches: on a pattern is not supported yet (issue #29)",
-                        expected: "no branches: on an OWNER/* entry (list a repository on its own to mirror other branches)")
-                }
                 if branch != nil {
                     throw error(
                         at: entry, key: "\(path).branch", problem: "a pattern mirrors each repository's default branch",
-                        expected: "no branch: on an OWNER/* entry (list a repository on its own to mirror another branch)")
+                        expected: "branches: [NAME] on an OWNER/* entry, or the repository on its own with branch:")
                 }
                 let patternEntry = MirrorConfiguration.Pattern(
-                    pattern: pattern, interval: interval, includeForks: includeForks, includeArchived: includeArchived, line: line)
+                    pattern: pattern, interval: interval, includeForks: includeForks, includeArchived: includeArchived,
+                    branches: branches?.selection, line: line)
                 let key = "pattern " + patternEntry.key
                 if let firstLine = seen[key] { throw listedTwice(entry: entry, path: path, what: "\(selector)", firstLine: firstLine) }
                 seen[key] = line ?? 0

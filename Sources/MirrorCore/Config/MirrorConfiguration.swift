@@ -51,18 +51,27 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public var includeForks: Bool?
         /// `nil`: the file's `include_archived`.
         public var includeArchived: Bool?
+        /// The branches of each repository it selects (`branches:`, names and globs
+        /// alike, each matched against that repository's listing); `nil`: its default branch.
+        public var branches: BranchSelection?
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
         public init(
             pattern: RepositoryPattern, interval: Duration? = nil, includeForks: Bool? = nil, includeArchived: Bool? = nil,
-            line: Int? = nil
+            branches: BranchSelection? = nil, line: Int? = nil
         ) {
             self.pattern = pattern
             self.interval = interval
             self.includeForks = includeForks
             self.includeArchived = includeArchived
+            self.branches = branches
             self.line = line
+        }
+
+        /// The branch globs of a repository it selected, polled on its interval.
+        public func branchGlobs(of repository: RepositoryName) -> BranchGlobs? {
+            branches.map { BranchGlobs(name: repository, selection: $0, interval: interval, line: line) }
         }
 
         /// Patterns are compared case-insensitively, as GitHub's names are.
@@ -71,7 +80,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.key == rhs.key && lhs.interval == rhs.interval && lhs.includeForks == rhs.includeForks
-                && lhs.includeArchived == rhs.includeArchived
+                && lhs.includeArchived == rhs.includeArchived && lhs.branches == rhs.branches
         }
 
         public func hash(into hasher: inout Hasher) { hasher.combine(key) }

@@ -188,11 +188,14 @@ extension Commitsctl {
                     return
                 }
                 let discovery = RepositoryDiscovery(store: settings.store, client: client, logger: logger)
-                var tally = await discover(selections, discovery, into: &targets)
+                // Patterns with `branches:` select branches of each repository they select.
+                let patternEntries = repository == nil ? configuration?.patterns ?? [] : []
+                var patternGlobs: [MirrorConfiguration.BranchGlobs] = []
+                var tally = await discover(selections, discovery, patternEntries, into: &targets, globs: &patternGlobs)
                 if !tally.stop, repository == nil, let configuration {
                     await discoverBranches(
-                        configuration.branchGlobs, client: client, store: settings.store, sync: sync, into: &targets,
-                        listings: &listings, tally: &tally)
+                        configuration.branchGlobs + patternGlobs, client: client, store: settings.store, sync: sync,
+                        into: &targets, listings: &listings, tally: &tally)
                 }
                 if !tally.stop {
                     // Branches of a repository named on the command line are synced even when it was removed.
@@ -218,10 +221,12 @@ extension Commitsctl {
         }
 
         /// Lists each owner the patterns name, once, printing one line per owner, and
-        /// adds the repositories they select to `targets` (a repository already there stays as given).
+        /// adds the repositories they select to `targets` (a repository already there stays as given),
+        /// or, for a pattern of `entries` with `branches:`, the repository's branch globs to `globs`.
         private func discover(
             _ selections: [RepositoryDiscovery.Selection], _ discovery: RepositoryDiscovery,
-            into targets: inout [MirrorConfiguration.Repository]
+            _ entries: [MirrorConfiguration.Pattern],
+            into targets: inout [MirrorConfiguration.Repository], globs: inout [MirrorConfiguration.BranchGlobs]
         ) async -> Tally {
             var tally = Tally()
             var owners: [String] = []
@@ -237,7 +242,12 @@ extension Commitsctl {
                     print(outcome.summary(patterns: label))
                     for gone in outcome.gone { printWarning("\(gone.name) is gone (\(gone.reason)); its history is kept") }
                     for selected in outcome.selected where known.insert(selected.name.description.lowercased()).inserted {
-                        targets.append(.init(name: selected.name))
+                        let pattern = patterns[selected.selection].pattern
+                        if let branchGlobs = entries.first(where: { $0.pattern == pattern })?.branchGlobs(of: selected.name) {
+                            globs.append(branchGlobs)
+                        } else {
+                            targets.append(.init(name: selected.name))
+                        }
                     }
                 } catch is CancellationError {
                     tally.interrupted = true
