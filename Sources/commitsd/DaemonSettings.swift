@@ -66,22 +66,6 @@ struct DaemonSettings: Sendable {
             storeEnvironment["COMMITS_DB"] = nil
         }
         let store = try configuration.resolvedStore(environment: storeEnvironment)
-        // Daemons on a PostgreSQL store share one queue of repositories (docs/SCALING.md), which
-        // does not list branches yet: a glob would be ignored without a word.
-        if store.isOnServer, let pattern = configuration.patterns.first(where: { $0.branches != nil }) {
-            throw ConfigurationError(
-                file: path, line: pattern.line, key: "branches",
-                problem:
-                    "\(pattern) has branches:, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories)",
-                expected: "no branches: on OWNER/* entries (each repository's default branch), or a SQLite store")
-        }
-        if store.isOnServer, let globs = configuration.branchGlobs.first {
-            throw ConfigurationError(
-                file: path, line: globs.line, key: "branches",
-                problem:
-                    "\(globs) is a glob, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories)",
-                expected: "the branch names themselves, such as branches: [main, release/1.0], or a SQLite store")
-        }
         return DaemonSettings(
             configuration: configuration, store: store,
             apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client,

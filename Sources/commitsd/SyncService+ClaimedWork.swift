@@ -23,8 +23,9 @@ extension SyncService {
             logger.notice("took over a claim whose lease ran out unreleased", metadata: ["lease.former_owner": "\(former)"])
         }
         let key = claim.target.repository.description.lowercased()
-        let branches = configuration.repositories.filter { $0.name.description.lowercased() == key }
-        guard !branches.isEmpty else {
+        let named = configuration.repositories.filter { $0.name.description.lowercased() == key }
+        let globs = configuration.branchGlobs.first { $0.key == key }
+        guard !named.isEmpty || globs != nil else {
             // Listed by another daemon's configuration (or by none any more): given back untouched.
             // One of this daemon's patterns may select it in a listing the lister recorded after
             // this daemon last read them: then it is due again once this daemon has read them again.
@@ -44,11 +45,21 @@ extension SyncService {
             }
             group.addTask {
                 var results: [ClaimedSync] = []
+                var (branches, listing) = (named, BranchListing?.none)
+                if let globs {
+                    (branches, listing) = await claimedBranches(
+                        globs, named: named, claim: claim, queue: queue, settings: settings, logger: logger)
+                }
+                defer {
+                    // Kept for the next claim, by whichever daemon holds it.
+                    if let listing, let globs { try? listing.keep(for: globs.name, in: queue.with { try $0.openFencedWriter(for: claim) }) }
+                }
                 for repository in branches {
                     let started = ContinuousClock.now
-                    let outcome = await sync(repository, settings: settings, logger: logger) {
-                        try queue.with { try $0.openFencedWriter(for: claim) }
-                    }
+                    let listedHead = repository.branch.flatMap { listing?.heads[$0] }
+                    let outcome = await sync(
+                        repository, settings: settings, logger: logger,
+                        openWriter: { try queue.with { try $0.openFencedWriter(for: claim) } }, listedHead: listedHead)
                     results.append((repository, outcome, started))
                     switch outcome {
                     case .synced, .failed, .removed: continue

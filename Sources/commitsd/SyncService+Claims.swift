@@ -131,7 +131,10 @@ extension SyncService {
                     }
                 }
                 let configuration = discovery.expanded(settings.configuration)
-                let targets = Set(configuration.repositories.map { SyncTarget(repository: $0.name) })
+                // A repository with branch globs is claimed too: its branches are listed under the claim.
+                let targets = Set(
+                    configuration.repositories.map { SyncTarget(repository: $0.name) }
+                        + configuration.branchGlobs.map { SyncTarget(repository: $0.name) })
                 if !targets.isSubset(of: queued) {
                     do {
                         try queue.with { try $0.addTargets(Array(targets.subtracting(queued))) }
@@ -182,7 +185,11 @@ extension SyncService {
         _ push: WebhookPush, configuration: MirrorConfiguration, queue: ClaimQueue, settings: DaemonSettings, logger: Logger
     ) {
         let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
-        let matched = repositories(pushedBy: push, among: configuration.repositories, settings: settings, logger: logger)
+        // A push to a branch the globs select: the repository's claim lists its branches again.
+        let globbed = push.branch.map { branch in
+            configuration.branchGlobs.filter { $0.selection.matches(branch) }.map { $0.entry(for: branch) }
+        }
+        let matched = repositories(pushedBy: push, among: configuration.repositories + (globbed ?? []), settings: settings, logger: logger)
         guard !matched.isEmpty else {
             logger.info("push webhook for a repository or branch not mirrored; ignored", metadata: metadata)
             metrics.recordPush(.notMirrored)

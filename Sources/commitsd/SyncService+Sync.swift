@@ -29,9 +29,11 @@ extension SyncService {
     /// With `openWriter` (a claim's fenced writer), no repository lock is taken (`RepositorySync.openWriter`).
     /// With `newBranches` (branch → listed head, branches its globs just selected), a
     /// repository with nothing stored first reads them all over git in one fetch.
+    /// `listedHead`: the head a branch listing made for this sync names (`SyncEngine.sync`).
     func sync(
         _ repository: MirrorConfiguration.Repository, settings: DaemonSettings, logger: Logger,
-        openWriter: (@Sendable () throws -> any MirrorWriter)? = nil, newBranches: [String: String]? = nil
+        openWriter: (@Sendable () throws -> any MirrorWriter)? = nil, newBranches: [String: String]? = nil,
+        listedHead: String? = nil
     ) async -> Outcome {
         var logger = logger
         logger[metadataKey: "repo"] = "\(repository.name)"
@@ -48,7 +50,7 @@ extension SyncService {
                 // Nothing was recorded; the sync below meets the same error and says what commitsd does.
                 sync.logger.debug("new branches not read over git", metadata: ["error": "\(DaemonAdvice.line(for: failure.error))"])
             }
-            return await sync.run(repository.name, branch: repository.branch, pageLimit: Self.pagesPerStep)
+            return await sync.run(repository.name, branch: repository.branch, listedHead: listedHead, pageLimit: Self.pagesPerStep)
         }
         switch outcome {
         case .synced(let report):

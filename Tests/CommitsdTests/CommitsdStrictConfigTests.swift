@@ -108,42 +108,6 @@ import Testing
 
     /// Daemons on a PostgreSQL store share a queue of repositories, not of branches: a glob in
     /// `branches:` would be ignored there, so it is refused in one line naming it.
-    @Test func aBranchGlobOnAPostgreSQLStoreIsRefused() async throws {
-        let path = try directory.write(
-            "config.yaml",
-            """
-            store: postgresql://localhost/r3-commitsd-globs-test
-            repositories:
-              - name: acme/widgets
-                branches: [main, "release/*"]
-
-            """)
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "commitsd: error: \(path):3: branches: acme/widgets@release/* is a glob, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories); expected the branch names themselves, such as branches: [main, release/1.0], or a SQLite store\n"
-        )
-    }
-
-    @Test func branchesOnAPatternOnAPostgreSQLStoreAreRefused() async throws {
-        let path = try directory.write(
-            "pattern.yaml",
-            """
-            store: postgresql://localhost/r3-commitsd-globs-test
-            repositories:
-              - name: acme/*
-                branches: [main]
-
-            """)
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "commitsd: error: \(path):3: branches: acme/* has branches:, and commitsd on a PostgreSQL store does not list branches yet (its daemons share a queue of repositories); expected no branches: on OWNER/* entries (each repository's default branch), or a SQLite store\n"
-        )
-    }
-
     @Test func anEmptyConfigFlagIsRefused() async throws {
         let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
         #expect(result.status == 64)
