@@ -37,6 +37,19 @@ extension PostgreSQLStore {
         return (0..<rows.count).compactMap { rows.string($0, 0) }
     }
 
+    public func holdsWholeHistory(of sha: String, repositoryID: Int64) throws -> Bool {
+        try connection.execute(
+            """
+            SELECT 1 FROM commits c
+            JOIN branch_commits bc ON bc.commit_id = c.id
+            JOIN repository_branches b ON b.id = bc.branch_id
+            JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+            WHERE c.sha = $1 AND b.repository_id = $2 AND b.state = 'active' AND s.complete
+            LIMIT 1
+            """, [sha, repositoryID]
+        ).count > 0
+    }
+
     public func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
         try connection.execute(
             "SELECT 1 FROM repository_commits WHERE repository_id = $1 AND off_branch_since IS NOT NULL LIMIT 1",

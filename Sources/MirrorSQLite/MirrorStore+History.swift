@@ -41,6 +41,19 @@ extension MirrorStore {
         ).bind([repositoryID, branch]).map { $0.string(0) }
     }
 
+    public func holdsWholeHistory(of sha: String, repositoryID: Int64) throws -> Bool {
+        try db.prepare(
+            """
+            SELECT 1 FROM commits c
+            JOIN branch_commits bc ON bc.commit_id = c.id
+            JOIN repository_branches b ON b.id = bc.branch_id
+            JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+            WHERE c.sha = ?1 AND b.repository_id = ?2 AND b.state = 'active' AND s.complete = 1
+            LIMIT 1
+            """
+        ).bind([sha, repositoryID]).first { _ in true } ?? false
+    }
+
     /// Whether a rewrite left any of the repository's commits off its branches.
     public func hasOffBranchCommits(repositoryID: Int64) throws -> Bool {
         try db.prepare("SELECT 1 FROM repository_commits WHERE repository_id = ? AND off_branch_since IS NOT NULL LIMIT 1")

@@ -60,4 +60,37 @@ extension BranchesOverGitCLITests {
         #expect(probed.count == 1 && probed.first?.hasPrefix("acme/widgets@release/5: 0 new,") == true, "\(again.stdout)")
         #expect(try stored(db).complete == 9)
     }
+
+    /// A new branch cut from history stored whole costs nothing more than its head: one
+    /// probe when named, nothing when a listing names its head (issue #29), and it is exact.
+    @Test(arguments: Store.allCases)
+    func aNewBranchAtACommitStoredWholeCostsNothingMoreThanItsHead(store: Store) async throws {
+        let (sim, _) = try await Self.twentyBranches()
+        defer { sim.stop() }
+        let db = try await location(store)
+        #expect(try await sync(["--branch", "main"], sim, db: db).status == 0)
+
+        try await sim.control("/_sim/repos/acme/widgets/branch?name=release/10&back=50", method: "POST")
+        try await sim.control("/_sim/reset-stats", method: "POST")
+        let named = try await sync(["--branch", "release/10"], sim, db: db)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.lines.first?.hasPrefix("acme/widgets@release/10: 0 new, 0 updated, 1 request,") == true, "\(named.stdout)")
+        #expect(try await sim.control("/_sim/stats")["requests"] as? Int == 1, "its head, nothing more")
+
+        // release/1 (150 behind main) and a new release/11: the listing names both heads, stored whole.
+        try await sim.control("/_sim/repos/acme/widgets/branch?name=release/11&back=80", method: "POST")
+        try await sim.control("/_sim/reset-stats", method: "POST")
+        let listed = try await sync(["--branch", "release/1*"], sim, db: db)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(
+            listed.lines.count == 3 && listed.lines.allSatisfy { $0.contains(": 0 new, 0 updated, 0 requests,") }, "\(listed.stdout)")
+        #expect(try await sim.control("/_sim/stats")["requests"] as? Int == 1, "the listing alone")
+
+        let stored = try stored(db)
+        for branch in ["main", "release/1", "release/10", "release/11"] {
+            #expect(stored.branches[branch] == (try await BranchSyncCLITests.revList(branch, sim)), "\(branch)")
+        }
+        #expect(stored.complete == 4)
+        #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
+    }
 }

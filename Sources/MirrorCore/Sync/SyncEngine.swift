@@ -225,14 +225,24 @@ public final class SyncEngine {
         let knownHead = walks.first?.headSHA ?? state?.headSHA
 
         // The listing answered for every branch at once: a branch it names at the
-        // head stored whole needs no probe. Anything else (a moved head, a walk
+        // head stored whole needs no probe, nor does a new branch it names at a
+        // commit stored with its whole history. Anything else (a moved head, a walk
         // under way, a history not yet whole) is probed as always.
+        let isNew = state?.headSHA == nil && walks.isEmpty
         let listedAsStored = listedHead != nil && listedHead == state?.headSHA && state?.complete == true && walks.isEmpty
         let probe: GitHubClient.HeadProbe
         if listedAsStored {
             probe = .unchanged
+        } else if let listedHead, isNew, try store.holdsWholeHistory(of: listedHead, repositoryID: repositoryID) {
+            probe = .moved(sha: listedHead)
         } else {
             probe = try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead)
+        }
+        // A new branch whose head is stored with its whole history (a branch cut from
+        // another): recorded whole at that head, with no walk and no request more.
+        var storedWhole = false
+        if case .moved(let moved) = probe, isNew {
+            storedWhole = try store.holdsWholeHistory(of: moved, repositoryID: repositoryID)
         }
         let head: String?
         switch probe {
@@ -243,6 +253,11 @@ public final class SyncEngine {
             head = knownHead
         case .moved(let moved) where moved == knownHead:
             head = moved
+        case .moved(let moved) where storedWhole:
+            // Its commits are this repository's already: no other repository's history can be grafted here.
+            context.logger.info("new branch at a commit stored with its whole history", metadata: ["head.new": "\(moved)"])
+            head = moved
+            storedWhole = true
         case .moved(let moved):
             context.logger.info("branch head moved", metadata: ["head.old": "\(knownHead ?? "-")", "head.new": "\(moved)"])
             if !identityChecked { _ = try await checkIdentity(of: context.repository, name: context.name) }
@@ -276,7 +291,7 @@ public final class SyncEngine {
         if let head, !abandoned.isEmpty {
             outcome.marks = try abandon(abandoned, branchHead: head, context)
         }
-        outcome.complete = (state?.complete ?? false) || walked > 0
+        outcome.complete = (state?.complete ?? false) || walked > 0 || storedWhole
         if let oldHead = state?.headSHA, let head, oldHead != head {
             outcome.marks = outcome.marks + (try await settleBranchMove(from: oldHead, to: head, context))
         }

@@ -56,6 +56,9 @@ public protocol SyncStore: RepositoryRecords {
     func isAncestor(_ ancestor: String, of descendant: String) throws -> Bool
     func otherBranchHeads(repositoryID: Int64, excluding branch: String) throws -> [String]
     func hasOffBranchCommits(repositoryID: Int64) throws -> Bool
+    /// Whether `sha` is stored with every commit it reaches: it is in the rows of
+    /// one of the repository's branches recorded complete (and not gone).
+    func holdsWholeHistory(of sha: String, repositoryID: Int64) throws -> Bool
     /// After a confirmed rewrite: marks the commits no head reaches (kept, hidden), unmarks those reached again.
     func markOffBranch(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
 }
