@@ -52,7 +52,9 @@ extension SyncService {
                 }
                 defer {
                     // Kept for the next claim, by whichever daemon holds it.
-                    if let listing, let globs { try? listing.keep(for: globs.name, in: queue.with { try $0.openFencedWriter(for: claim) }) }
+                    if let listing, let globs {
+                        _ = try? listing.keep(for: globs.name, in: queue.with { try $0.openFencedWriter(for: claim) })
+                    }
                 }
                 for repository in branches {
                     let started = ContinuousClock.now
