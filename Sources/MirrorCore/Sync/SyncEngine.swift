@@ -230,19 +230,20 @@ public final class SyncEngine {
         // under way, a history not yet whole) is probed as always.
         let isNew = state?.headSHA == nil && walks.isEmpty
         let listedAsStored = listedHead != nil && listedHead == state?.headSHA && state?.complete == true && walks.isEmpty
+        // A new branch whose head is stored with its whole history (a branch cut from
+        // another): recorded whole at that head, with no walk and no request more.
+        var storedWhole = false
         let probe: GitHubClient.HeadProbe
         if listedAsStored {
             probe = .unchanged
         } else if let listedHead, isNew, try store.holdsWholeHistory(of: listedHead, repositoryID: repositoryID) {
             probe = .moved(sha: listedHead)
+            storedWhole = true
         } else {
             probe = try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead)
-        }
-        // A new branch whose head is stored with its whole history (a branch cut from
-        // another): recorded whole at that head, with no walk and no request more.
-        var storedWhole = false
-        if case .moved(let moved) = probe, isNew {
-            storedWhole = try store.holdsWholeHistory(of: moved, repositoryID: repositoryID)
+            if case .moved(let moved) = probe, isNew {
+                storedWhole = try store.holdsWholeHistory(of: moved, repositoryID: repositoryID)
+            }
         }
         let head: String?
         switch probe {
@@ -257,7 +258,6 @@ public final class SyncEngine {
             // Its commits are this repository's already: no other repository's history can be grafted here.
             context.logger.info("new branch at a commit stored with its whole history", metadata: ["head.new": "\(moved)"])
             head = moved
-            storedWhole = true
         case .moved(let moved):
             context.logger.info("branch head moved", metadata: ["head.old": "\(knownHead ?? "-")", "head.new": "\(moved)"])
             if !identityChecked { _ = try await checkIdentity(of: context.repository, name: context.name) }
