@@ -15,11 +15,19 @@ import MirrorCore
 /// - A shorter non-ASCII needle is tested with `instr` against each case
 ///   variant of it (at most nine).
 /// - Otherwise (a long non-ASCII needle) the index's matches are read once.
+///
+/// The index covers the commits up to its watermark (`message_index_coverage`);
+/// the commits stored since are tested row by row (`tailTest`), so an answer
+/// is exact while the index catches up.
 struct MessageSearch {
     /// The quoted FTS5 phrase for `commits_fts MATCH ?`, when the index can answer.
     var phrase: String?
     /// An exact test of `c.message` for one row, when there is a cheap one.
     var rowTest: QueryCondition?
+    /// An exact test of `c.message` for one row, whatever the needle: the row
+    /// test, or else a GLOB whose brackets hold each scalar's index folds.
+    var tailTest: QueryCondition? { rowTest ?? phrase.map { _ in globTest } }
+    private var globTest: QueryCondition
     /// The empty needle: every message contains it (as with `git log --grep ''`).
     var matchesEverything: Bool
 
@@ -28,6 +36,7 @@ struct MessageSearch {
         matchesEverything = scalars.isEmpty
         // Inside an FTS5 string only `"` is special; it is escaped by doubling.
         phrase = scalars.count >= 3 ? "\"" + needle.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : nil
+        globTest = QueryCondition(sql: "c.message GLOB ?", arguments: [Self.globPattern(for: needle)])
         if scalars.isEmpty {
             rowTest = nil
         } else if scalars.allSatisfy(\.isASCII) {
@@ -48,6 +57,22 @@ struct MessageSearch {
         } else {
             rowTest = nil
         }
+    }
+
+    /// `*NEEDLE*` with each scalar in brackets of the forms it matches, and `*`,
+    /// `?` and `[` in brackets of their own so that none is read as syntax.
+    /// GLOB compares scalars exactly, and reads the pattern's and the message's
+    /// UTF-8 the way the index does.
+    static func globPattern(for needle: String) -> String {
+        let body = MessageNeedle.forms(of: needle).map { forms in
+            if forms.count == 1 {
+                let scalar = forms[0]
+                return "*?[".unicodeScalars.contains(scalar) ? "[\(scalar)]" : String(scalar)
+            }
+            // Case forms are letters (and U+FFFD's noncharacters): never `]`, `^` or `-`.
+            return "[" + String(String.UnicodeScalarView(forms)) + "]"
+        }.joined()
+        return "*" + body + "*"
     }
 
     static func asciiLowercased(_ text: String) -> String {

@@ -20,9 +20,14 @@ extension MirrorReader {
         }
         // The index's per-document table has a row for each indexed message
         // (PRAGMA integrity_check does not look inside FTS5 tables before SQLite 3.44).
+        // Commits beyond its watermark are not indexed yet, by design.
         let unindexed =
             try db.scalarInt(
-                "SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM commits_fts_docsize d WHERE d.id = c.id)") ?? 0
+                """
+                SELECT count(*) FROM commits c
+                WHERE c.id <= (SELECT through_id FROM message_index_coverage)
+                  AND NOT EXISTS (SELECT 1 FROM commits_fts_docsize d WHERE d.id = c.id)
+                """) ?? 0
         let missing = try db.prepare(
             """
             SELECT count(DISTINCT cp.parent_sha) FROM repository_commits rc

@@ -56,9 +56,6 @@ extension MirrorStore {
         var pages = 0
         var commits = 0
         let started: ContinuousClock.Instant
-        /// New commits whose messages join `commits_fts` when the batch commits:
-        /// one index segment per batch, not per page.
-        var unindexed: [Int64] = []
     }
 
     /// Runs `body` with its writes gathered into batches of `limits`: a write
@@ -68,8 +65,13 @@ extension MirrorStore {
     /// stored whole with its checkpoint, so it keeps the pages stored so far. A
     /// failed write has already rolled its batch back; a failed final commit is
     /// the error thrown, whatever ended the scope.
+    ///
+    /// A scope that ends normally brings the message index up to date before it
+    /// returns; one ended by an error leaves that to the next write's scope.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
+        let result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
+        try catchUpMessageIndex()
+        return result
     }
 
     /// Opens a write transaction that the following writes join until
@@ -87,15 +89,15 @@ extension MirrorStore {
 
     /// Commits the open batch, if any; if the commit fails, the batch is rolled back.
     func commitBatch() throws {
-        guard let unindexed = batch?.unindexed else { return }
+        guard batch != nil else { return }
         do {
-            try indexMessages(ofCommits: unindexed)
             batch = nil
             try db.execute("COMMIT TRANSACTION")
         } catch {
             rollBackBatch()
             throw StoreFile.classify(error, path: path)
         }
+        try catchUpMessageIndexIfFarBehind()
     }
 
     func rollBackBatch() {

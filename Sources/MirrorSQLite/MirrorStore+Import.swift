@@ -25,6 +25,8 @@ extension MirrorStore {
     }
 
     public func importBatch(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
-        try write { try upsert(commits, repositoryID: repositoryID) }
+        let outcome = try write { try upsert(commits, repositoryID: repositoryID) }
+        try catchUpMessageIndexAfterLoneWrite()
+        return outcome
     }
 }

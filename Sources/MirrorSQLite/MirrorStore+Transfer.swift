@@ -31,6 +31,7 @@ extension MirrorStore: MirrorCopyDestination {
             try body()
             // Derived: the message index (the per-author counts followed the inserts' triggers).
             try db.execute("INSERT INTO commits_fts (commits_fts) VALUES ('rebuild')")
+            try db.execute("UPDATE message_index_coverage SET through_id = (SELECT coalesce(max(id), 0) FROM commits)")
         }
     }
 

@@ -39,6 +39,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         } catch {
             throw StoreFile.classify(error, path: path)
         }
+        // A writer killed before its message index caught up left it behind:
+        // the next writer resumes from the watermark.
+        if try migrator.appliedVersion(in: db) >= Schema.messageIndexWatermarkVersion { try catchUpMessageIndex() }
     }
 
     /// Runs `body` in one write transaction; a busy store becomes a clear error.
@@ -79,11 +82,12 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         }
         batch?.pages += 1
         batch?.commits += page.count
+        try catchUpMessageIndexAfterLoneWrite()
         return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }
 
     /// Stores commits read from git objects in one transaction (or the open
-    /// batch's), their messages indexed at once: new ones join
+    /// batch's): new ones join
     /// the repository, and a commit already stored keeps its row, since a REST
     /// listing knows more of it (the accounts) than its git object does.
     /// Returns how many joined the repository.
@@ -91,13 +95,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         var added = 0
         try write {
             added = try upsert(commits, repositoryID: repositoryID, replacingStored: false).added
-            // Indexed per call even inside a batch: the search index holds what it
-            // indexes in memory until the statement ends, and 5,000 commits at a
-            // time made a 1,000,000-commit bootstrap's peak 17 MB higher than 1,000.
-            var indexedAlready: [Int64] = []
-            try indexPendingMessages(&indexedAlready)
         }
         batch?.commits += commits.count
+        try catchUpMessageIndexAfterLoneWrite()
         return added
     }
 
@@ -135,7 +135,6 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
             return id
         }
 
-        var insertedIDs: [Int64] = []
         for commit in commits {
             let authorDate = ISO8601Timestamp.format(commit.author.date)
             let committerDate = ISO8601Timestamp.format(commit.committer.date)
@@ -148,7 +147,6 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
             let commitID: Int64
             if db.changes == 1 {
                 commitID = db.lastInsertRowID
-                insertedIDs.append(commitID)
                 for (position, parent) in commit.parents.enumerated() {
                     try insertParent.bind([commitID, position, parent]).run()
                 }
@@ -156,9 +154,6 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
             } else if !replacingStored {
                 commitID = try storedID(of: commit.sha)
             } else {
-                // A changed message is re-indexed by the update trigger, which must
-                // find every message it replaces in the index: index the new ones first.
-                try indexPendingMessages(&insertedIDs)
                 try update.bind([
                     commit.sha, commit.message, commit.htmlURL, authorID, authorDate,
                     committerID, committerDate, commit.treeSHA,
@@ -178,35 +173,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         if lastChange != firstChange {
             try db.cachedStatement("UPDATE change_counter SET last = ?").bind([lastChange]).run()
         }
-        if batch != nil {
-            batch?.unindexed += insertedIDs
-        } else {
-            try indexMessages(ofCommits: insertedIDs)
-        }
         return outcome
-    }
-
-    /// Indexes the messages of the commits inserted so far (this call's and the
-    /// open batch's) now rather than at the end.
-    private func indexPendingMessages(_ inserted: inout [Int64]) throws {
-        let pending = (batch?.unindexed ?? []) + inserted
-        guard !pending.isEmpty else { return }
-        try indexMessages(ofCommits: pending)
-        batch?.unindexed = []
-        inserted = []
-    }
-
-    /// Adds new commits' messages to `commits_fts` in one statement: FTS5 writes
-    /// an index segment per statement, so one per batch instead of one per commit
-    /// (Schema version 5). Called in the transaction that inserted them.
-    func indexMessages(ofCommits ids: [Int64]) throws {
-        guard !ids.isEmpty else { return }
-        try db.cachedStatement(
-            """
-            INSERT INTO commits_fts (rowid, message)
-            SELECT id, message FROM commits WHERE id IN (SELECT value FROM json_each(?))
-            """
-        ).bind(["[" + ids.map(String.init).joined(separator: ",") + "]"]).run()
     }
 
     private struct AuthorKey: Hashable {

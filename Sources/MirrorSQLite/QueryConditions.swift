@@ -15,23 +15,37 @@ extension MirrorReader {
         let tests = needed.map { search in
             search.rowTest
                 ?? QueryCondition(
-                    sql: "+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)", arguments: [search.phrase!])
+                    sql: """
+                        (+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)
+                         OR (c.id > \(Self.messageIndexWatermark) AND \(search.tailTest!.sql)))
+                        """,
+                    arguments: [search.phrase!] + search.tailTest!.arguments)
         }
         let joiner = filter.allMatch ? " AND " : " OR "
-        var test =
-            tests.count == 1
-            ? tests[0]
-            : QueryCondition(
-                sql: "(" + tests.map(\.sql).joined(separator: joiner) + ")", arguments: tests.flatMap(\.arguments))
+        var test = Self.combined(tests, joiner: joiner)
         if filter.invertGrep { test = QueryCondition(sql: "NOT \(test.sql)", arguments: test.arguments) }
-        // FTS5 combines quoted phrases with OR / AND exactly as the row tests do.
+        // FTS5 combines quoted phrases with OR / AND exactly as the row tests do;
+        // the commits the index does not cover yet are tested row by row.
         let phrases = needed.compactMap(\.phrase)
         guard !filter.invertGrep, phrases.count == needed.count else { return (test, nil) }
+        let tail = Self.combined(needed.map { $0.tailTest! }, joiner: joiner)
         let set = CandidateSet(
             name: "message index",
-            sql: "SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?",
-            arguments: [phrases.joined(separator: joiner)])
+            sql: """
+                SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?
+                UNION ALL SELECT c.id FROM commits c WHERE c.id > \(Self.messageIndexWatermark) AND \(tail.sql)
+                """,
+            arguments: [phrases.joined(separator: joiner)] + tail.arguments)
         return (test, set)
+    }
+
+    /// The last commit id the message index covers, read in the statement's own snapshot.
+    private static let messageIndexWatermark = "(SELECT through_id FROM message_index_coverage)"
+
+    private static func combined(_ tests: [QueryCondition], joiner: String) -> QueryCondition {
+        tests.count == 1
+            ? tests[0]
+            : QueryCondition(sql: "(" + tests.map(\.sql).joined(separator: joiner) + ")", arguments: tests.flatMap(\.arguments))
     }
 
     /// Rows of `authors` whose "Name <email>" contains any pattern, ignoring case.

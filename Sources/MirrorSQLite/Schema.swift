@@ -7,7 +7,7 @@ enum Schema {
     /// Keep `commits_fts` exact in the same transaction as every insert, update
     /// and delete of a commit (versions 2 and 4 create the same triggers;
     /// version 5 replaces the insert trigger by one statement per batch).
-    private static let messageIndexTriggers = """
+    static let messageIndexTriggers = """
         CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
             INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);
         END;
@@ -302,5 +302,6 @@ enum Schema {
                 """),
         .init(version: 9, name: "branches and the commits each one reaches", sql: branchMembership),
         .init(version: 10, name: "branch listings kept between runs", sql: branchListings),
+        .init(version: messageIndexWatermarkVersion, name: "message index behind a watermark", sql: messageIndexWatermark),
     ])
 }

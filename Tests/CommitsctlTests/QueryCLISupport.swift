@@ -58,6 +58,8 @@ enum QueryCLIFixture {
             let payloads = commits.filter { $0.repositories.contains(repository) }.map(payload)
             try store.db.transaction { _ = try store.upsert(payloads.map(MirrorCore.Commit.init), repositoryID: repo.id) }
         }
+        // As a sync leaves it: the message index caught up (Datasette searches it directly).
+        try store.catchUpMessageIndex()
         let widgets = try store.repository(named: RepositoryName(parsing: "acme/widgets")!)!
         try store.recordAttempt(repositoryID: widgets.id, branch: "main", at: Date(timeIntervalSince1970: 1_710_000_000))
         try store.recordSuccess(

@@ -97,7 +97,8 @@ import Testing
             _ = try await harness.sync("acme/widgets", branch: "release/1.0")
             #expect(try Self.membership(harness.storePath) == expected, "the sync kept the rows")
 
-            // The same store as version 8 left it: the tables versions 9 and 10 added dropped.
+            // The same store as version 8 left it: the tables versions 9 to 11 added dropped,
+            // and the message index's triggers as version 5 left them.
             let old = harness.directory.path("old.sqlite")
             try FileManager.default.copyItem(atPath: harness.storePath, toPath: old)
             do {
@@ -108,6 +109,12 @@ import Testing
                     DROP TABLE branch_listings;
                     DROP TABLE branch_commits;
                     DROP TABLE repository_branches;
+                    DROP TABLE message_index_coverage;
+                    DROP TRIGGER commits_fts_after_insert;
+                    DROP TRIGGER commits_fts_after_delete;
+                    DROP TRIGGER commits_fts_after_update;
+                    \(Schema.messageIndexTriggers)
+                    DROP TRIGGER commits_fts_after_insert;
                     DELETE FROM schema_migrations WHERE version >= 9;
                     COMMIT;
                     """)

@@ -45,13 +45,16 @@ enum QueryFixtures {
     }
 
     /// Upserts `payloads` into `repository` in one transaction, newest first, as a sync would.
-    static func fill(_ store: MirrorStore, _ payloads: [CommitPayload], repository: String) throws {
+    /// Stores the commits in one transaction and, unless `indexingMessages` is
+    /// false, brings the message index up to them (as the end of a sync does).
+    static func fill(_ store: MirrorStore, _ payloads: [CommitPayload], repository: String, indexingMessages: Bool = true) throws {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.db.transaction {
             for start in stride(from: 0, to: payloads.count, by: 500) {
                 _ = try store.upsert(payloads[start..<min(start + 500, payloads.count)].map(Commit.init), repositoryID: repo.id)
             }
         }
+        if indexingMessages { try store.catchUpMessageIndex() }
     }
 
     static func sha(_ n: Int, prefix: String = "") -> String {

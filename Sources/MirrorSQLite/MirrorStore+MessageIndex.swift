@@ -1,0 +1,67 @@
+import MirrorCore
+import SQLite
+
+// The message index behind a watermark (Schema version 11): commits are stored
+// at the speed of their rows, and `commits_fts` catches up in large chunks.
+// Searches stay exact meanwhile: MessageSearch tests the commits beyond the
+// watermark row by row.
+
+extension MirrorStore {
+    /// Commits indexed per catch-up transaction, and how far the index may fall
+    /// behind during a long sync before it catches up between two batches:
+    /// what a search tests row by row at most (a scan of 50,000 messages takes
+    /// tens of milliseconds), and what a kill during a catch-up costs again.
+    public static let messageIndexChunk = 50_000
+
+    /// How many stored commits the message index does not cover yet.
+    public func messageIndexLag() throws -> Int {
+        try db.scalarInt(
+            """
+            SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)
+            """) ?? 0
+    }
+
+    /// Indexes the messages of every commit beyond the watermark, `chunk`
+    /// commits per transaction, each moving the watermark with the rows it
+    /// indexed: a kill loses at most the chunk under way, and the next catch-up
+    /// starts where the last committed one ended. Returns how many were indexed.
+    @discardableResult
+    public func catchUpMessageIndex(chunk: Int = MirrorStore.messageIndexChunk) throws -> Int {
+        precondition(batch == nil, "the message index catches up between batches, not inside one")
+        var indexed = 0
+        while true {
+            let count = try write {
+                let through = try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0
+                guard
+                    let last = try db.scalarInt(
+                        "SELECT max(id) FROM (SELECT id FROM commits WHERE id > ? ORDER BY id LIMIT ?)",
+                        [through, chunk])
+                else { return 0 }
+                try db.cachedStatement(
+                    "INSERT INTO commits_fts (rowid, message) SELECT id, message FROM commits WHERE id > ? AND id <= ?"
+                ).bind([through, last]).run()
+                let rows = db.changes
+                try db.cachedStatement("UPDATE message_index_coverage SET through_id = ?").bind([last]).run()
+                return rows
+            }
+            guard count > 0 else { return indexed }
+            indexed += count
+        }
+    }
+
+    /// After a write outside a batch (a lone page, an import batch): the index
+    /// covers what it stored before the call returns, as it always did.
+    func catchUpMessageIndexAfterLoneWrite() throws {
+        guard batch == nil else { return }
+        try catchUpMessageIndex()
+    }
+
+    /// After a batch commits: catch up only once the index lags a whole chunk,
+    /// so a long first sync builds it in large chunks, not batch by batch.
+    func catchUpMessageIndexIfFarBehind() throws {
+        guard batch == nil else { return }
+        let through = try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0
+        let newest = try db.scalarInt("SELECT max(id) FROM commits") ?? 0
+        if newest - through >= Self.messageIndexChunk { try catchUpMessageIndex() }
+    }
+}
