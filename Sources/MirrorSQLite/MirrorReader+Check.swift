@@ -69,7 +69,10 @@ extension MirrorReader {
             }
             branches.append(branch)
         }
-        return StoreCheck(
+        var check = StoreCheck(
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)
+        check.messageIndexLag =
+            try db.scalarInt("SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)") ?? 0
+        return check
     }
 }

@@ -7,6 +7,9 @@ public struct StoreCheck: Sendable, Equatable {
     public var foreignKeyViolations: [String]
     /// Commits whose message `commits_fts` does not hold (a message search would miss them).
     public var unindexedMessages: Int
+    /// Commits stored beyond what the message index covers yet: by design, not
+    /// damage (a search tests them row by row until the index catches up).
+    public var messageIndexLag = 0
     public var branches: [BranchCompleteness]
 
     public var integrityOK: Bool { integrity == ["ok"] }
