@@ -29,9 +29,11 @@ extension MirrorStore {
     public func catchUpMessageIndex(chunk: Int = MirrorStore.messageIndexChunk) throws -> Int {
         precondition(batch == nil, "the message index catches up between batches, not inside one")
         var indexed = 0
-        while true {
+        // Read first, without the write lock: a writer opening beside another
+        // one's open batch must not wait for it when there is nothing to index.
+        while try newestCommitID() > indexedThrough() {
             let count = try write {
-                let through = try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0
+                let through = try indexedThrough()
                 guard
                     let last = try db.scalarInt(
                         "SELECT max(id) FROM (SELECT id FROM commits WHERE id > ? ORDER BY id LIMIT ?)",
@@ -44,10 +46,15 @@ extension MirrorStore {
                 try db.cachedStatement("UPDATE message_index_coverage SET through_id = ?").bind([last]).run()
                 return rows
             }
-            guard count > 0 else { return indexed }
+            guard count > 0 else { break }
             indexed += count
         }
+        return indexed
     }
+
+    private func newestCommitID() throws -> Int { try db.scalarInt("SELECT max(id) FROM commits") ?? 0 }
+
+    private func indexedThrough() throws -> Int { try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0 }
 
     /// After a write outside a batch (a lone page, an import batch): the index
     /// covers what it stored before the call returns, as it always did.
@@ -60,8 +67,6 @@ extension MirrorStore {
     /// so a long first sync builds it in large chunks, not batch by batch.
     func catchUpMessageIndexIfFarBehind() throws {
         guard batch == nil else { return }
-        let through = try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0
-        let newest = try db.scalarInt("SELECT max(id) FROM commits") ?? 0
-        if newest - through >= Self.messageIndexChunk { try catchUpMessageIndex() }
+        if try newestCommitID() - indexedThrough() >= Self.messageIndexChunk { try catchUpMessageIndex() }
     }
 }

@@ -3,8 +3,9 @@ extension Schema {
 
     /// Version 11: the message index behind a watermark (docs/ARCHITECTURE.md,
     /// "The message index"). Indexing each batch's messages as it was stored
-    /// cost about as much as the rest of a first sync; built in large chunks
-    /// after the rows, the same index costs about half as much.
+    /// was a large share of a first sync (most of it merging FTS5's many small
+    /// segments); built in large chunks after the rows, it costs less, and a
+    /// search stays exact meanwhile.
     static let messageIndexWatermark = """
         -- Commits whose id is at most through_id are in commits_fts, with their current
         -- messages; later ones are not yet, and a message search tests them row by row

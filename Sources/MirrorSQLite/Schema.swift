@@ -6,7 +6,8 @@ import SQLite
 enum Schema {
     /// Keep `commits_fts` exact in the same transaction as every insert, update
     /// and delete of a commit (versions 2 and 4 create the same triggers;
-    /// version 5 replaces the insert trigger by one statement per batch).
+    /// version 5 replaces the insert trigger by one statement per batch, and
+    /// version 11 puts the index behind a watermark: Schema+MessageIndex.swift).
     static let messageIndexTriggers = """
         CREATE TRIGGER commits_fts_after_insert AFTER INSERT ON commits BEGIN
             INSERT INTO commits_fts (rowid, message) VALUES (new.id, new.message);

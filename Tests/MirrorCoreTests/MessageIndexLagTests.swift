@@ -143,6 +143,21 @@ import Testing
         #expect(try Self.indexedIDs(reopened).count == 50)
         try reopened.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")
     }
+
+    /// With nothing to index, opening a writer takes no write lock: it does not
+    /// wait for another writer's open batch.
+    @Test func aWriterOpensBesideAnOpenBatchWhenNothingLags() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("commits.sqlite")
+        try QueryFixtures.fill(
+            try MirrorStore(path: path),
+            [QueryFixtures.payload(sha: QueryFixtures.sha(1), message: "one", date: "2024-01-01T12:00:00Z")], repository: "o/r")
+        let other = try Connection(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        defer { try? other.execute("ROLLBACK") }
+        // Taking the lock would fail here, busy, once the busy timeout ran out.
+        _ = try MirrorStore(path: path)
+    }
 }
 
 /// Goal 2 on the real swift-evolution history: with the index covering only
