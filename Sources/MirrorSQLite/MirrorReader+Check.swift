@@ -25,7 +25,7 @@ extension MirrorReader {
             try db.scalarInt(
                 """
                 SELECT count(*) FROM commits c
-                WHERE c.id <= (SELECT through_id FROM message_index_coverage)
+                WHERE c.id <= \(MessageIndexCoverage.watermark)
                   AND NOT EXISTS (SELECT 1 FROM commits_fts_docsize d WHERE d.id = c.id)
                 """) ?? 0
         let missing = try db.prepare(
@@ -71,8 +71,7 @@ extension MirrorReader {
         }
         var check = StoreCheck(
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)
-        check.messageIndexLag =
-            try db.scalarInt("SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)") ?? 0
+        check.messageIndexLag = try MessageIndexCoverage.lag(in: db)
         return check
     }
 }

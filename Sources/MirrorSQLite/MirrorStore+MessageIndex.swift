@@ -15,10 +15,7 @@ extension MirrorStore {
 
     /// How many stored commits the message index does not cover yet.
     public func messageIndexLag() throws -> Int {
-        try db.scalarInt(
-            """
-            SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)
-            """) ?? 0
+        try MessageIndexCoverage.lag(in: db)
     }
 
     /// Indexes the messages of every commit beyond the watermark, `chunk`
@@ -54,7 +51,7 @@ extension MirrorStore {
 
     private func newestCommitID() throws -> Int { try db.scalarInt("SELECT max(id) FROM commits") ?? 0 }
 
-    private func indexedThrough() throws -> Int { try db.scalarInt("SELECT through_id FROM message_index_coverage") ?? 0 }
+    private func indexedThrough() throws -> Int { try db.scalarInt("SELECT \(MessageIndexCoverage.watermark)") ?? 0 }
 
     /// After a write outside a batch (a lone page, an import batch): the index
     /// covers what it stored before the call returns, as it always did.

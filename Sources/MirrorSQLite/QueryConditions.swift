@@ -17,7 +17,7 @@ extension MirrorReader {
                 ?? QueryCondition(
                     sql: """
                         (+c.id IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)
-                         OR (c.id > \(Self.messageIndexWatermark) AND \(search.tailTest!.sql)))
+                         OR (c.id > \(MessageIndexCoverage.watermark) AND \(search.tailTest!.sql)))
                         """,
                     arguments: [search.phrase!] + search.tailTest!.arguments)
         }
@@ -33,14 +33,11 @@ extension MirrorReader {
             name: "message index",
             sql: """
                 SELECT rowid AS id FROM commits_fts WHERE commits_fts MATCH ?
-                UNION ALL SELECT c.id FROM commits c WHERE c.id > \(Self.messageIndexWatermark) AND \(tail.sql)
+                UNION ALL SELECT c.id FROM commits c WHERE c.id > \(MessageIndexCoverage.watermark) AND \(tail.sql)
                 """,
             arguments: [phrases.joined(separator: joiner)] + tail.arguments)
         return (test, set)
     }
-
-    /// The last commit id the message index covers, read in the statement's own snapshot.
-    private static let messageIndexWatermark = "(SELECT through_id FROM message_index_coverage)"
 
     private static func combined(_ tests: [QueryCondition], joiner: String) -> QueryCondition {
         tests.count == 1
