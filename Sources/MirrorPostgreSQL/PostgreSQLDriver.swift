@@ -13,11 +13,16 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
     /// The systemd credential holding the database password.
     public static let passwordCredential = "postgresql-password"
 
-    private let environment: [String: String]
+    private let givenEnvironment: [String: String]?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.environment = environment
+    /// Without an environment, the process's, read only when a PostgreSQL store
+    /// is opened: building it costs a command on a SQLite store a few percent of
+    /// its start-up.
+    public init(environment: [String: String]? = nil) {
+        self.givenEnvironment = environment
     }
+
+    private var environment: [String: String] { givenEnvironment ?? ProcessInfo.processInfo.environment }
 
     public func validate(uri: String) throws {
         let parsed: ConnectionURI

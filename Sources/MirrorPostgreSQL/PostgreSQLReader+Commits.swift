@@ -180,8 +180,8 @@ extension PostgreSQLReader {
             sha: text(1), message: text(2), url: row.string(0, 3),
             author: CommitPerson(name: text(4), email: text(5), login: row.string(0, 6), date: text(7)),
             committer: CommitPerson(name: text(8), email: text(9), login: row.string(0, 10), date: text(11)),
-            parents: text(12).split(separator: " ").map(String.init),
-            repositories: text(13).split(separator: " ").map(String.init),
+            parents: CommitSummary.spaceSeparated(text(12)),
+            repositories: CommitSummary.spaceSeparated(text(13)),
             storeID: row.int64(0, 0) ?? 0)
     }
 }

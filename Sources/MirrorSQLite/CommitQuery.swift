@@ -135,8 +135,8 @@ extension MirrorReader {
             sha: row.string(1), message: row.string(2), url: row.optionalString(3),
             author: CommitPerson(name: row.string(4), email: row.string(5), login: row.optionalString(6), date: row.string(7)),
             committer: CommitPerson(name: row.string(8), email: row.string(9), login: row.optionalString(10), date: row.string(11)),
-            parents: row.string(12).split(separator: " ").map(String.init),
-            repositories: row.string(13).split(separator: " ").map(String.init),
+            parents: CommitSummary.spaceSeparated(row.string(12)),
+            repositories: CommitSummary.spaceSeparated(row.string(13)),
             storeID: row.int64(0))
     }
 }

@@ -13,11 +13,19 @@ import Testing
     /// 30 pages: a first sync that reads all but the first over git.
     static let commits = 3_000
 
-    /// The reason each fault's one warning line gives.
-    static let reasons: [GitFault: String] = [
-        .endlessProgress: "the git server sends the pack too slowly: over 200 progress messages in 15 s",
-        .trickledPack: "the git server sends the pack too slowly: ",
-        .echoedErrorBand: "the git server reported an error: error: github-sim: failed for Basic [REDACTED] (x-access-token:[REDACTED])",
+    /// The reasons each fault's one warning line may give. Endless progress
+    /// normally trips the progress bound (over 200 messages a window; the
+    /// simulator sends one every 50 ms), but on a loaded machine the simulator
+    /// may send fewer, and then the same window's pack bound (no pack bytes)
+    /// ends the fetch first: a right answer too. GitFetchPaceTests test each
+    /// bound on its own.
+    static let reasons: [GitFault: [String]] = [
+        .endlessProgress: [
+            "the git server sends the pack too slowly: over 200 progress messages in 15 s",
+            "the git server sends the pack too slowly: 12 bytes of pack in 15 s, fewer than the 16384 required",
+        ],
+        .trickledPack: ["the git server sends the pack too slowly: "],
+        .echoedErrorBand: ["the git server reported an error: error: github-sim: failed for Basic [REDACTED] (x-access-token:[REDACTED])"],
     ]
 
     /// The stalls, and (for the same harness) a server whose error band echoes the credentials it was sent.
@@ -64,7 +72,9 @@ import Testing
             let lines = stalled.stderr.split(separator: "\n")
             #expect(lines.count == 1, "one line on stderr: \(stalled.stderr)")
             #expect(
-                lines.allSatisfy { $0.contains("history not read over git; listing it over REST") && $0.contains(Self.reasons[fault]!) },
+                lines.allSatisfy { line in
+                    line.contains("history not read over git; listing it over REST") && Self.reasons[fault]!.contains { line.contains($0) }
+                },
                 "\(stalled.stderr)")
             // Nor the credentials as sent (base64 of x-access-token:TOKEN), which an echo would carry.
             let sent = Data("x-access-token:\(SecretScan.token)".utf8).base64EncodedString()

@@ -47,9 +47,27 @@ public struct CommitSummary: Sendable, Equatable {
         self.storeID = storeID
     }
 
-    /// The message's first line.
+    /// The message's first line: up to its first newline (`Character.isNewline`).
+    /// Searched scalar by scalar, which finds the same end without segmenting
+    /// graphemes (a fifth of the instructions of a 50-commit query's rows): every
+    /// newline scalar is a grapheme of its own, or the CR that starts CR LF.
     public var subject: String {
-        message.firstIndex(where: \.isNewline).map { String(message[..<$0]) } ?? message
+        guard let end = message.unicodeScalars.firstIndex(where: Self.isNewline) else { return message }
+        return String(message.unicodeScalars[..<end])
+    }
+
+    private static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+
+    /// A list a store hands over joined by spaces (parent shas, repository
+    /// names), split on its UTF-8 bytes rather than its Characters: the same
+    /// pieces, as neither holds a space of its own, without grapheme segmentation.
+    public static func spaceSeparated(_ joined: String) -> [String] {
+        joined.utf8.split(separator: UInt8(ascii: " ")).map { String(Substring($0)) }
     }
 
     public var isMerge: Bool { parents.count > 1 }

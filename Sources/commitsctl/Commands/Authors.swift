@@ -5,6 +5,7 @@ extension Commitsctl {
     struct Authors: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "authors",
+            _superCommandName: Commitsctl.name,
             abstract: "List people (identities merged by name, or by --mailmap and GitHub login) with commits authored and co-authored."
         )
 

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "backup",
+            _superCommandName: Commitsctl.name,
             abstract: "Copy the store to a new SQLite file while it is in use.",
             discussion: """
                 Copies one consistent snapshot of the store while syncs (commitsd, cron) keep writing it. \

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
+            _superCommandName: Commitsctl.name,
             abstract: "Check the store: integrity, foreign keys, and completeness of each mirrored branch.",
             discussion: """
                 Runs PRAGMA integrity_check and PRAGMA foreign_key_check (on a PostgreSQL store: every index \

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct CopyStore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "copy-store",
+            _superCommandName: Commitsctl.name,
             abstract: "Copy a whole mirror from one store to a new one (SQLite or PostgreSQL, either way).",
             discussion: """
                 Copies everything the source holds — history, names, co-authors, sync state, walks in \

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
+            _superCommandName: Commitsctl.name,
             abstract: "Seed the store from saved API responses (gh api --paginate output or NDJSON).",
             discussion: """
                 Reads the output of `gh api --paginate repos/OWNER/REPO/commits` (JSON arrays one after \

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Prune: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "prune",
+            _superCommandName: Commitsctl.name,
             abstract: "Delete the commits a confirmed force-push left off every mirrored branch, after a backup.",
             discussion: """
                 A sync never deletes a stored commit: when GitHub confirms a history rewrite, the commits \

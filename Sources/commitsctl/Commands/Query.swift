@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Query: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "query",
+            _superCommandName: Commitsctl.name,
             abstract: "List mirrored commits, newest first, filtered like git log.",
             discussion: """
                 Filters combine with AND. Text filters match a substring, ignoring case; \

@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Repos: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "repos",
+            _superCommandName: Commitsctl.name,
             abstract: "List the mirrored repositories, or stop mirroring one.",
             subcommands: [List.self, Remove.self],
             defaultSubcommand: List.self

@@ -5,6 +5,7 @@ extension Commitsctl {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
+            _superCommandName: Commitsctl.name,
             abstract: "Show one commit in full: message, people, dates, parents, URL and repositories.",
             discussion: "An abbreviated sha that several commits share is reported with the candidates, never guessed."
         )

@@ -5,6 +5,7 @@ extension Commitsctl {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
+            _superCommandName: Commitsctl.name,
             abstract: "Per repository: commits, merges, authors, date range and last successful sync.",
             discussion: """
                 With --branches: the same per mirrored branch (what its head reaches), one row each, \

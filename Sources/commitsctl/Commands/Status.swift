@@ -6,6 +6,7 @@ extension Commitsctl {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
+            _superCommandName: Commitsctl.name,
             abstract: "Show the sync state of every mirrored repository and branch.",
             discussion: """
                 One row per repository and branch: commits mirrored, whether the history is known to be \

@@ -7,6 +7,7 @@ extension Commitsctl {
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sync",
+            _superCommandName: Commitsctl.name,
             abstract: "Mirror a repository's branch once (or every configured repository), printing a one-line summary each.",
             discussion: """
                 Without OWNER/REPO, syncs every repository in the configuration file once (cron style). \
