@@ -30,9 +30,14 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         try StoreFile.refuseUnusablePath(path)
         try StorePath.createDirectory(for: path)
         db = try StoreFile.open(path, mode: .readWrite)
-        // Statement journals (every upsert with triggers opens one) in memory:
-        // as files they were most of a sync's write calls.
-        try db.execute("PRAGMA temp_store = MEMORY")
+        // Temporary tables, sorters and statement journals in files, each
+        // behind a bounded cache (statement journals up to SQLite's 64 KiB).
+        // In memory (temp_store = MEMORY until 2026-11-27) they grew the writer
+        // with the history: a branch's membership walk collects every sha its
+        // head reaches, and a message-index catch-up's statement journal holds
+        // what FTS5 rewrites: a REST first sync of 300,000 commits peaked at
+        // 119 MB with them in memory, 43 MB in files (BENCHMARKS.md).
+        try db.execute("PRAGMA temp_store = FILE")
         do {
             // Backs up a store of an older schema first (MirrorStore+Migration.swift).
             upgraded = try Self.upgrade(db, path: path, migrator: migrator)

@@ -28,6 +28,13 @@ import MirrorPostgreSQL
         return try store.store(page: commits, repositoryID: repo.id, walk: walk, nextURL: nil, pagesTotal: nil).outcome
     }
 
+    /// Temporary tables and statement journals in files behind bounded caches
+    /// (1 = FILE): held in memory, a long history's branch walk and message
+    /// index catch-up grew the writer with the history's length.
+    @Test func theWriterKeepsTemporaryDataInFiles() throws {
+        #expect(try store.db.pragma("temp_store") == "1")
+    }
+
     @Test func createsTheDirectoryAndTheSchema() throws {
         #expect(FileManager.default.fileExists(atPath: directory.path("nested/dir/commits.sqlite")))
         #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")
