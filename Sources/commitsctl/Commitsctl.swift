@@ -10,8 +10,9 @@ struct Commitsctl: AsyncParsableCommand {
     /// too, which changes nothing where the tree is parsed from the root, but
     /// tells ArgumentParser, when `parseSubcommandFirst` parses a subcommand on
     /// its own, not to look for `--generate-completion-script` there: two more
-    /// reflected parses on every run, 13 % of the CPU time of `query`. The root
-    /// parse, the fallback for anything else, still looks for it.
+    /// reflected parses on every run (1.7 M of the 37.5 M instructions of
+    /// `query -n 50`). The root parse, the fallback for anything else, still
+    /// looks for it.
     static let name = "commitsctl"
 
     static let configuration = CommandConfiguration(
