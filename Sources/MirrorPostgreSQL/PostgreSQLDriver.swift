@@ -68,6 +68,7 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
 
     public func databaseName(uri: String) throws -> String? {
         let parsed = try ConnectionURI(uri)
+        let environment = environment
         return [parsed.database, environment["PGDATABASE"], parsed.user, environment["PGUSER"]].lazy.compactMap { $0 }
             .first { !$0.isEmpty }
     }
