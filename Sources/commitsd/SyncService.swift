@@ -364,6 +364,8 @@ struct SyncService: Service, CustomStringConvertible {
         metrics.recordRequests(since: counted, now: usage)
         counted = usage
         metrics.recordRateLimit(usage.rateLimit, credentialKind: settings.client.configuration.credentialKind)
+        // What the store holds before the outcome: a scrape that sees this sync counted sees its commits too.
+        if let reader { try? metrics.recordStored(reader, repository: repository.name) }
         switch outcome {
         case .synced:
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)
@@ -374,7 +376,6 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed, .leaseLost: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
-        if let reader { try? metrics.recordStored(reader, repository: repository.name) }
     }
 
     /// Without a token (a 304 costs a point there), when the last seen limit is

@@ -61,7 +61,8 @@ import Testing
                 .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
         let base = "http://127.0.0.1:\(port)"
 
-        // The sync's outcome is recorded just after the store shows it: poll the scrape.
+        // The sync's outcome is recorded just after the store shows it: poll the scrape. What the store
+        // holds is recorded before the outcome, so the scrape that first counts the sync has its commits too.
         var samples: [String: Double] = [:]
         let success = #"commits_mirror_syncs_total{repository="acme/widgets",outcome="success"}"#
         let deadline = ContinuousClock.now + .seconds(30)
