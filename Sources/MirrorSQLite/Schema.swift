@@ -304,5 +304,6 @@ enum Schema {
         .init(version: 9, name: "branches and the commits each one reaches", sql: branchMembership),
         .init(version: 10, name: "branch listings kept between runs", sql: branchListings),
         .init(version: messageIndexWatermarkVersion, name: "message index behind a watermark", sql: messageIndexWatermark),
+        .init(version: messageIndexMergesVersion, name: "message index merges 16 segments at a time", sql: messageIndexMerges),
     ])
 }
