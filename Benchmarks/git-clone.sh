@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Issue #30, goal 1: a first sync over git against git itself. A history written
+# by git (Benchmarks/git-history.py through `git fast-import`: COMMITS commits,
+# about a fifth of them merges, messages with bodies and trailers) is served by one
+# github-sim (`--git-repository`); from that same server, alternating, RUNS
+# times each: `git clone --bare --filter=tree:0` (the commits without their
+# trees, what a first sync needs) and `commitsctl sync` into a new store (its
+# git bootstrap: ls-refs and one fetch with the same filter, then storing and
+# indexing every commit). Wall time and peak RSS (`/usr/bin/time -v`), medians.
+#
+#   Benchmarks/git-clone.sh                     # RUNS=3, COMMITS=82000
+#   RUNS=1 COMMITS=20000 Benchmarks/git-clone.sh
+#
+# Writes a Markdown section to stdout (Benchmarks/run puts it in BENCHMARKS.md);
+# progress goes to stderr.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+COMMITS=${COMMITS:-82000}
+SCRATCH=${SCRATCH:-.build-bench-static}
+WORK=Benchmarks/work/git-clone
+TOKEN=benchmark-token
+REPO=bench/history
+log() { printf '== %s\n' "$*" >&2; }
+calc() { python3 -c "print($1)"; }
+median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]), 2))' "$@"; }
+
+for product in github-sim commitsctl; do
+    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
+done
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+CTL=$BIN/commitsctl
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+log "writing a history of $COMMITS commits with git fast-import"
+git init -q --bare -b main "$WORK/history.git"
+python3 Benchmarks/git-history.py "$COMMITS" | git -C "$WORK/history.git" fast-import --quiet
+git -C "$WORK/history.git" update-ref -d refs/heads/scratch
+git -C "$WORK/history.git" gc -q
+ON_MAIN=$(git -C "$WORK/history.git" rev-list --count main)
+MERGES=$(git -C "$WORK/history.git" rev-list --count --merges main)
+MESSAGE_BYTES=$(git -C "$WORK/history.git" log --format=%B main | wc -c)
+
+SIM_PID=
+cleanup() { if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; fi; }
+trap cleanup EXIT
+"$BIN/github-sim" --authenticated-limit 1000000000 --git-repository "$REPO=$WORK/history.git" \
+    > "$WORK/sim.out" 2> "$WORK/sim.err" &
+SIM_PID=$!
+for _ in $(seq 3000); do
+    SIM=$(head -n 1 "$WORK/sim.out")
+    [ -n "$SIM" ] && break
+    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
+    sleep 0.1
+done
+[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+
+# The token goes to git in its environment, never on its command line.
+BASIC=$(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=http.extraHeader GIT_CONFIG_VALUE_0="Authorization: Basic $BASIC"
+
+# timed NAME COMMAND… : runs it under /usr/bin/time; appends "seconds MB" to $WORK/NAME
+timed() {
+    local name=$1; shift
+    local s e
+    s=$(date +%s%N)
+    /usr/bin/time -v -o "$WORK/time.txt" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
+    e=$(date +%s%N)
+    echo "$(calc "round(($e - $s) / 1e9, 2)") $(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$WORK/time.txt")" \
+        >> "$WORK/$name"
+    log "  $name: $(tail -n 1 "$WORK/$name") $(head -c 200 "$WORK/out.txt")"
+}
+
+for run in $(seq "$RUNS"); do
+    log "run $run of $RUNS"
+    rm -rf "$WORK/clone.git"
+    timed clone git clone -q --bare --filter=tree:0 "$SIM/$REPO.git" "$WORK/clone.git"
+    rm -rf "$WORK"/store.sqlite*
+    timed sync env GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM"
+done
+# Where the sync's time goes: the same rows written by the sqlite3 CLI into a
+# table without indexes, and the store's trigram message index built alone
+# from them (the tokenizer and merge setting of commits_fts), each in one statement.
+command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
+cli_seconds() {  # SQL… : seconds the sqlite3 CLI takes on a new scratch database
+    rm -f "$WORK/scratch.sqlite"
+    local s e
+    s=$(date +%s%N)
+    sqlite3 "$WORK/scratch.sqlite" "$@" > /dev/null
+    e=$(date +%s%N)
+    calc "round(($e - $s) / 1e9, 2)"
+}
+ROWS_S=$(cli_seconds "ATTACH '$WORK/store.sqlite' AS s; CREATE TABLE c AS SELECT * FROM s.commits;")
+sqlite3 "$WORK/scratch.sqlite" "CREATE TABLE m AS SELECT id, message FROM c; DROP TABLE c; VACUUM" > /dev/null
+mv "$WORK/scratch.sqlite" "$WORK/messages.sqlite"
+INDEX_S=$(cli_seconds "ATTACH '$WORK/messages.sqlite' AS s;
+    CREATE VIRTUAL TABLE f USING fts5(message, content='', tokenize = 'trigram case_sensitive 0');
+    INSERT INTO f (f, rank) VALUES ('automerge', $(sqlite3 "$WORK/store.sqlite" "SELECT v FROM commits_fts_config WHERE k = 'automerge'"));
+    INSERT INTO f (rowid, message) SELECT id, message FROM s.m;")
+CLONED=$(git -C "$WORK/clone.git" rev-list --count main)
+STORED=$(sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits')
+OVER_GIT=$(sed -n 's/.* new (\([0-9]*\) over git).*/\1/p' "$WORK/out.txt")
+clone_s=$(median $(cut -d' ' -f1 "$WORK/clone")) clone_mb=$(median $(cut -d' ' -f2 "$WORK/clone"))
+sync_s=$(median $(cut -d' ' -f1 "$WORK/sync")) sync_mb=$(median $(cut -d' ' -f2 "$WORK/sync"))
+ratio=$(calc "round($sync_s / $clone_s, 1)")
+mark() { python3 -c "import sys; print('met' if $1 else '**missed**')"; }
+
+echo "## First sync over git against git itself (issue #30, goal 1; Benchmarks/git-clone.sh)"
+echo
+echo "| target | goal | now | |"
+echo "|---|---|---|---|"
+echo "| first sync over git vs \`git clone --bare --filter=tree:0\`, same server | ≤ 2× | ${ratio}× | $(mark "$ratio <= 2") |"
+echo "| its peak RSS | ≤ 64 MB | $sync_mb MB | $(mark "$sync_mb <= 64") |"
+echo
+echo "A history written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`): $ON_MAIN commits on \`main\`,"
+echo "$MERGES of them merges, $(calc "round($MESSAGE_BYTES / $ON_MAIN)") bytes of message per commit; served by github-sim"
+echo "(\`--git-repository\`, its own pack writer) on loopback, on the same 2 cores as the client. Both clients read"
+echo "the same objects from the same server: git's clone keeps the pack ($(du -sm "$WORK/clone.git" | cut -f1) MB on disk,"
+echo "$CLONED commits); the sync stores every commit on \`main\` ($STORED commits, ${OVER_GIT:-?} read over git) with"
+echo "its people, parents and message index ($(du -cm "$WORK"/store.sqlite* | tail -n 1 | cut -f1) MB). Medians of $RUNS alternating runs."
+echo
+echo "| client | seconds | peak RSS (MB) | runs (s, MB) |"
+echo "|---|---:|---:|---|"
+echo "| \`git clone --bare --filter=tree:0\` | $clone_s | $clone_mb | $(paste -sd';' "$WORK/clone" | sed 's/;/; /g') |"
+echo "| \`commitsctl sync\` | $sync_s | $sync_mb | $(paste -sd';' "$WORK/sync" | sed 's/;/; /g') |"
+echo
+echo "Where the sync's time goes, replayed by the sqlite3 CLI from the synced store: its commit rows copied into"
+echo "a table without indexes take **$ROWS_S s**; the trigram message index built alone from their messages (the"
+echo "tokenizer and merge setting of \`commits_fts\`, one statement) takes **$INDEX_S s**, $(calc "round(100 * $INDEX_S / $sync_s)") % of the sync and"
+echo "$(calc "round($INDEX_S / $clone_s, 1)")× the whole clone: a sync that returns with the index whole cannot meet the"
+echo "goal on messages this long. The rest of the sync, about $(calc "round($sync_s - $INDEX_S, 1)") s, reads the pack and stores"
+echo "the rows with their indexes (the rows alone, without indexes: $ROWS_S s). Next steps: the index catching up after the sync returns"
+echo "(the watermark already keeps \`--grep\` exact while it lags), and the rows of a first sync stored with their"
+echo "secondary indexes built after the load, as the PostgreSQL store does."
+echo
+echo "The objects are git's own but the text is generated: a real history differs in its messages and its people."
+echo "The issue's figures for git/git (81,966 commits, served by \`git http-backend\`, on this machine when it ran"
+echo "faster: compare ratios, not seconds) were 2.4–2.7 s for the clone against 12.2–15.7 s for the sync (4.5–5.8×),"
+echo "before the message index moved behind a watermark."
