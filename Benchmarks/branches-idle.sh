@@ -13,6 +13,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 N=${REPOSITORIES:-1000}
 COMMITS=${COMMITS:-30}
 INTERVAL=${INTERVAL:-60}
@@ -20,14 +21,9 @@ BRANCHES=10
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/branches-idle
 TOKEN=benchmark-token
-log() { printf '== %s\n' "$*" >&2; }
 now() { date +%s.%N; }
-calc() { python3 -c "print($1)"; }
 
-for product in github-sim commitsd; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsd
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -43,16 +39,7 @@ trap cleanup EXIT
 log "github-sim with $N repositories of $COMMITS commits, $BRANCHES branches each"
 args=()
 for ((i = 1; i <= N; i++)); do args+=(--synthetic "many/r$i=$COMMITS:$i"); done
-"$BIN/github-sim" --authenticated-limit 1000000000 "${args[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-SIM=
-for _ in $(seq 1200); do
-    SIM=$(head -n 1 "$WORK/sim.out")
-    [ -n "$SIM" ] && break
-    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+start_sim "${args[@]}"
 for ((i = 1; i <= N; i++)); do
     for ((k = 1; k < BRANCHES; k++)); do echo "url = \"$SIM/_sim/repos/many/r$i/branch?name=b$k&back=$((k * 2))\""; done
 done > "$WORK/branches.curl"

@@ -13,43 +13,26 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 COMMITS=${COMMITS:-20000}
 RUNS=${RUNS:-3}
 LATENCIES=${LATENCIES:-"0 100"}
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/branches
 TOKEN=benchmark-token
-log() { printf '== %s\n' "$*" >&2; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-for product in github-sim commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsctl
 CTL=$BIN/commitsctl
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
 SIM_PID=
-stop_sim() {
-    if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
-}
 trap stop_sim EXIT
-# start_sim LATENCY_MS : a simulator adding LATENCY_MS to every request (a network's round trip), with the 20 branches
-start_sim() {
+# start_branches_sim LATENCY_MS : a simulator adding LATENCY_MS to every request (a network's round trip), with the 20 branches
+start_branches_sim() {
     stop_sim
-    : > "$WORK/sim.out"
-    "$BIN/github-sim" --authenticated-limit 1000000000 --latency-ms "$1" --synthetic "bench/branches=$COMMITS:17" \
-        > "$WORK/sim.out" 2> "$WORK/sim.err" &
-    SIM_PID=$!
-    SIM=
-    for _ in $(seq 600); do
-        SIM=$(head -n 1 "$WORK/sim.out")
-        [ -n "$SIM" ] && break
-        kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-        sleep 0.1
-    done
-    [ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+    start_sim --latency-ms "$1" --synthetic "bench/branches=$COMMITS:17"
     control POST "/head?back=1000"
     for k in $(seq 10); do control POST "/branch?name=topic/$k&forward=$((90 * k))"; done
     for k in $(seq 9); do control POST "/branch?name=release/$k&back=$((1500 * k))"; done
@@ -76,7 +59,7 @@ one_run() {
 ROWS=""
 RATIOS=""
 for latency in $LATENCIES; do
-    start_sim "$latency"
+    start_branches_sim "$latency"
     declare -A FIRST_WALL
     for mode in git rest; do
         flags=()

@@ -13,42 +13,23 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 LATENCIES=${LATENCIES:-"0 100 300"}
 SIZES=${SIZES:-"10000 100000 1000000"}
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/git-bootstrap
 TOKEN=benchmark-token
 REPO=bench/g100000
-log() { printf '== %s\n' "$*" >&2; }
-calc() { python3 -c "print($1)"; }
 commas() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
 
-for product in github-sim commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsctl
 CTL=$BIN/commitsctl
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
 SIM_PID=
-stop_sim() {
-    if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
-}
 trap stop_sim EXIT
-start_sim() {  # ARGS… : sets SIM
-    : > "$WORK/sim.out"
-    "$BIN/github-sim" --authenticated-limit 1000000000 "$@" > "$WORK/sim.out" 2> "$WORK/sim.err" &
-    SIM_PID=$!
-    for _ in $(seq 1200); do
-        SIM=$(head -n 1 "$WORK/sim.out")
-        [ -n "$SIM" ] && return
-        kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-        sleep 0.1
-    done
-    echo "github-sim did not start" >&2; exit 1
-}
 stats() { curl -sf "$SIM/_sim/stats"; }
 
 # one_sync REPO DB [FLAGS…] : a first sync; sets WALL, RSS_MB, REQ, POINTS, GIT_REQ, PACK_BYTES, OVER_GIT, NEW

@@ -16,20 +16,16 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 RUNS=${RUNS:-3}
 COMMITS=${COMMITS:-82000}
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/git-clone
 TOKEN=benchmark-token
 REPO=bench/history
-log() { printf '== %s\n' "$*" >&2; }
-calc() { python3 -c "print($1)"; }
 median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]), 2))' "$@"; }
 
-for product in github-sim commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsctl
 CTL=$BIN/commitsctl
 
 rm -rf "$WORK"
@@ -44,18 +40,8 @@ MERGES=$(git -C "$WORK/history.git" rev-list --count --merges main)
 MESSAGE_BYTES=$(git -C "$WORK/history.git" log --format=%B main | wc -c)
 
 SIM_PID=
-cleanup() { if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; fi; }
-trap cleanup EXIT
-"$BIN/github-sim" --authenticated-limit 1000000000 --git-repository "$REPO=$WORK/history.git" \
-    > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-for _ in $(seq 3000); do
-    SIM=$(head -n 1 "$WORK/sim.out")
-    [ -n "$SIM" ] && break
-    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+trap stop_sim EXIT
+start_sim --git-repository "$REPO=$WORK/history.git"
 
 # The token goes to git in its environment, never on its command line.
 BASIC=$(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)

@@ -16,17 +16,14 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 N=${REPOSITORIES:-10000}
 COMMITS=${COMMITS:-20}
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/many
 TOKEN=benchmark-token
-log() { printf '== %s\n' "$*" >&2; }
 
-for product in github-sim commitsd; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsd
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -44,16 +41,7 @@ trap cleanup EXIT
 log "github-sim with $N repositories of $COMMITS commits"
 args=()
 for ((i = 1; i <= N; i++)); do args+=(--synthetic "many/r$i=$COMMITS:$i"); done
-: > "$WORK/sim.out"
-"$BIN/github-sim" --authenticated-limit 1000000000 "${args[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-for _ in $(seq 1200); do
-    SIM=$(head -n 1 "$WORK/sim.out")
-    [ -n "$SIM" ] && break
-    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+start_sim "${args[@]}"
 
 write_config() {  # INTERVAL
     {
@@ -73,7 +61,6 @@ points() { jq '[.rateLimitUsed[]] | add // 0'; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat"; }
 synced() { sqlite3 "$WORK/commits.sqlite" "SELECT count(*) FROM sync_state WHERE last_success_at IS NOT NULL" 2> /dev/null || echo 0; }
 now() { date +%s.%N; }
-calc() { python3 -c "print($1)"; }
 TICK=$(getconf CLK_TCK)
 
 # round INTERVAL DONE-CONDITION POLL-SECONDS: starts the daemon with INTERVAL and waits

@@ -11,20 +11,16 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 RUNS=${RUNS:-3}
 SCRATCH=${SCRATCH:-.build-bench-static}
 BEFORE_REV=${BEFORE_REV:-e62b9ea}
 DATASET=${DATASET:-../shared/datasets/swift-evolution.commits.jsonl.gz}
 WORK=Benchmarks/work/message-index
 TOKEN=benchmark-token
-log() { printf '== %s\n' "$*" >&2; }
-calc() { python3 -c "print($1)"; }
 median() { python3 -c 'import statistics as s, sys; print(s.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
-for product in github-sim commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsctl
 AFTER=$BIN/commitsctl
 rev=$(git rev-parse --short "$BEFORE_REV")
 src=.build-bench-baseline/$rev
@@ -40,17 +36,14 @@ command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install
 rm -rf "$WORK"; mkdir -p "$WORK"
 
 SIM_PID=
-trap 'if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; fi' EXIT
+trap stop_sim EXIT
 SIM_ARGS=(--synthetic "bench/s100000=100000:1" --synthetic "bench/r100000=100000:5:realistic")
 HISTORIES=("bench/s100000 rest" "bench/s100000 git" "bench/r100000 rest")
 if [ -f "$DATASET" ]; then
     SIM_ARGS+=(--dataset "swiftlang/swift-evolution=$DATASET")
     HISTORIES+=("swiftlang/swift-evolution rest")
 fi
-"$BIN/github-sim" --authenticated-limit 1000000000 "${SIM_ARGS[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-for _ in $(seq 600); do SIM=$(head -n 1 "$WORK/sim.out"); [ -n "$SIM" ] && break; sleep 0.1; done
-[ -n "$SIM" ] || { cat "$WORK/sim.err" >&2; exit 1; }
+start_sim "${SIM_ARGS[@]}"
 log "github-sim at $SIM; before: $BEFORE ($rev); after: $AFTER"
 
 # sync_once BINARY REPOSITORY PATH DB : one first sync; prints "commits/s rss_mb".

@@ -16,6 +16,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 RUNS=${RUNS:-3}
 SIZE=${SIZE:-100000}
 SCRATCH=${SCRATCH:-.build-bench-static}
@@ -23,13 +24,8 @@ DATASET=${DATASET:-../shared/datasets/swift-evolution.commits.jsonl.gz}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WORK=Benchmarks/work/postgresql-store
 TOKEN=benchmark-token
-log() { printf '== %s\n' "$*" >&2; }
-calc() { python3 -c "print($1)"; }
 
-for product in github-sim commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsctl
 CTL=$BIN/commitsctl
 
 command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
@@ -66,14 +62,7 @@ SMALL=7807
 SOURCES=(--synthetic "bench/s$SIZE=$SIZE:5:realistic" --synthetic "bench/s$SMALL=$SMALL:5:realistic")
 REPOS=("bench/s$SIZE" "bench/s$SMALL")
 if [ -f "$DATASET" ]; then SOURCES+=(--dataset "swiftlang/swift-evolution=$DATASET"); REPOS+=(swiftlang/swift-evolution); fi
-"$BIN/github-sim" --authenticated-limit 1000000000 "${SOURCES[@]}" > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-for _ in $(seq 1200); do
-    SIM=$(head -n 1 "$WORK/sim.out")
-    [ -n "$SIM" ] && break
-    sleep 0.1
-done
-[ -n "$SIM" ] || { cat "$WORK/sim.err" >&2; exit 1; }
+start_sim "${SOURCES[@]}"
 
 # one_sync REPO STORE [FLAGS…] : a first sync into a new store; prints commits/s
 one_sync() {

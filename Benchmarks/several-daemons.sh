@@ -15,21 +15,17 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh
 N=${REPOSITORIES:-600}
 COMMITS=${COMMITS:-250}
 LATENCY=${LATENCY:-100}
 SCRATCH=${SCRATCH:-.build-bench-static}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WORK=$PWD/Benchmarks/work/several-daemons
-log() { printf '== %s\n' "$*" >&2; }
-calc() { python3 -c "print($1)"; }
 now() { date +%s.%N; }
 TICK=$(getconf CLK_TCK)
 
-for product in github-sim commitsd commitsctl; do
-    swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
-done
-BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+build_products github-sim commitsd commitsctl
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -70,16 +66,7 @@ server_cpu() { awk -v t="$TICK" '{ print ($14 + $15 + $16 + $17) / t }' "/proc/$
 log "github-sim: $N repositories of $COMMITS commits under acme/, $LATENCY ms per answer"
 args=()
 for ((i = 1; i <= N; i++)); do args+=(--synthetic "acme/r$i=$COMMITS:$i"); done
-"$BIN/github-sim" --authenticated-limit 1000000000 --latency-ms "$LATENCY" --tokens-file "$WORK/tokens" "${args[@]}" \
-    > "$WORK/sim.out" 2> "$WORK/sim.err" &
-SIM_PID=$!
-for _ in $(seq 1200); do
-    SIM=$(head -n 1 "$WORK/sim.out")
-    [ -n "$SIM" ] && break
-    kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$SIM" ] || { echo "github-sim did not start" >&2; exit 1; }
+start_sim --latency-ms "$LATENCY" --tokens-file "$WORK/tokens" "${args[@]}"
 stats() { curl -sf "$SIM/_sim/stats"; }
 
 # write_config DATABASE I INTERVAL: daemon I's configuration (its own name, token and metrics port).

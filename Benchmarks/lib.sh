@@ -1,0 +1,39 @@
+# Helpers the benchmark scripts share; sourced, not run. Each script sets
+# SCRATCH (its build directory) and WORK (its scratch files) before using them.
+
+log() { printf '== %s\n' "$*" >&2; }
+calc() { python3 -c "print($1)"; }
+
+# build_products PRODUCT… : release builds with the static Swift runtime into
+# $SCRATCH (what a user installs); sets BIN to their directory.
+build_products() {
+    local product
+    for product in "$@"; do
+        swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
+    done
+    BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
+}
+
+# start_sim ARG… : starts $BIN/github-sim with a limit no benchmark reaches and
+# ARGs, its output in $WORK/sim.out and $WORK/sim.err; sets SIM_PID, and SIM to
+# the base URL it prints once it listens (up to 5 minutes: a large
+# --git-repository is read first). Exits the script when it does not start.
+start_sim() {
+    : > "$WORK/sim.out"
+    "$BIN/github-sim" --authenticated-limit 1000000000 "$@" > "$WORK/sim.out" 2> "$WORK/sim.err" &
+    SIM_PID=$!
+    SIM=
+    for _ in $(seq 3000); do
+        SIM=$(head -n 1 "$WORK/sim.out")
+        [ -n "$SIM" ] && return
+        kill -0 "$SIM_PID" 2> /dev/null || { cat "$WORK/sim.err" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "github-sim did not start" >&2
+    exit 1
+}
+
+# stop_sim : stops the simulator start_sim started, if it runs.
+stop_sim() {
+    if [ -n "${SIM_PID:-}" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
+}
