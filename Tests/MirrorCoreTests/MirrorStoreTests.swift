@@ -35,6 +35,11 @@ import MirrorPostgreSQL
         #expect(try store.db.pragma("temp_store") == "1")
     }
 
+    /// Schema version 12: fewer, larger merges of the message index's segments (Benchmarks/git-clone.sh).
+    @Test func theMessageIndexMergesSixteenSegmentsAtATime() throws {
+        #expect(try store.db.scalarInt("SELECT v FROM commits_fts_config WHERE k = 'automerge'") == 16)
+    }
+
     @Test func createsTheDirectoryAndTheSchema() throws {
         #expect(FileManager.default.fileExists(atPath: directory.path("nested/dir/commits.sqlite")))
         #expect(try MirrorReader(path: store.path).integrityCheck() == "ok")

@@ -73,6 +73,7 @@ import Testing
             #expect(try harness.store.mirroredFacts() == before)
             try store.db.execute("INSERT INTO commits_fts (commits_fts) VALUES ('integrity-check')")
             #expect(try store.db.scalarInt("SELECT sum(commits) FROM author_commit_counts") == 450)
+            #expect(try store.db.scalarInt("SELECT v FROM commits_fts_config WHERE k = 'automerge'") == 16)
 
             // Opening an up-to-date store makes no backup; syncing it works as ever.
             #expect(try MirrorStore(path: harness.storePath).upgraded == nil)
