@@ -23,7 +23,6 @@ SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/git-clone
 TOKEN=benchmark-token
 REPO=bench/history
-median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]), 2))' "$@"; }
 
 build_products github-sim commitsctl
 CTL=$BIN/commitsctl
@@ -39,7 +38,6 @@ ON_MAIN=$(git -C "$WORK/history.git" rev-list --count main)
 MERGES=$(git -C "$WORK/history.git" rev-list --count --merges main)
 MESSAGE_BYTES=$(git -C "$WORK/history.git" log --format=%B main | wc -c)
 
-SIM_PID=
 trap stop_sim EXIT
 start_sim --git-repository "$REPO=$WORK/history.git"
 
@@ -88,8 +86,9 @@ INDEX_S=$(cli_seconds "ATTACH '$WORK/messages.sqlite' AS s;
 CLONED=$(git -C "$WORK/clone.git" rev-list --count main)
 STORED=$(sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits')
 OVER_GIT=$(sed -n 's/.* new (\([0-9]*\) over git).*/\1/p' "$WORK/out.txt")
-clone_s=$(median $(cut -d' ' -f1 "$WORK/clone")) clone_mb=$(median $(cut -d' ' -f2 "$WORK/clone"))
-sync_s=$(median $(cut -d' ' -f1 "$WORK/sync")) sync_mb=$(median $(cut -d' ' -f2 "$WORK/sync"))
+column_median() { calc "round($(median $(cut -d' ' -f"$2" "$WORK/$1")), 2)"; }  # NAME FIELD
+clone_s=$(column_median clone 1) clone_mb=$(column_median clone 2)
+sync_s=$(column_median sync 1) sync_mb=$(column_median sync 2)
 ratio=$(calc "round($sync_s / $clone_s, 1)")
 mark() { python3 -c "import sys; print('met' if $1 else '**missed**')"; }
 

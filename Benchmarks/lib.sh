@@ -3,6 +3,8 @@
 
 log() { printf '== %s\n' "$*" >&2; }
 calc() { python3 -c "print($1)"; }
+# median VALUE… : their median, unrounded (callers round with calc)
+median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 # build_products PRODUCT… : release builds with the static Swift runtime into
 # $SCRATCH (what a user installs); sets BIN to their directory.

@@ -18,7 +18,6 @@ BEFORE_REV=${BEFORE_REV:-e62b9ea}
 DATASET=${DATASET:-../shared/datasets/swift-evolution.commits.jsonl.gz}
 WORK=Benchmarks/work/message-index
 TOKEN=benchmark-token
-median() { python3 -c 'import statistics as s, sys; print(s.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 build_products github-sim commitsctl
 AFTER=$BIN/commitsctl

@@ -36,9 +36,8 @@ PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
 AS=()
 if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
 PORT=$((20000 + RANDOM % 30000))
-SIM_PID=
 cleanup() {
-    if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; fi
+    stop_sim
     "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
     rm -rf "$PGDIR"
 }
@@ -95,7 +94,6 @@ size_cells() {
     echo "$(calc "round($bytes / 1e6, 1)") | $(calc "round($bytes / $commits * 1e6 / 1e6)") | $(calc "round(100 * $index / $bytes)") %"
 }
 SIZES=()
-median() { python3 -c 'import sys, statistics; print(round(statistics.median(float(x) for x in sys.argv[1:])))' "$@"; }
 
 echo "## The PostgreSQL store beside the SQLite store (Benchmarks/postgresql-store.sh)"
 echo
@@ -117,8 +115,8 @@ for repo in "${REPOS[@]}"; do
             sqlite_rates+=("$(one_sync "$repo" sqlite "${flags[@]}")")
             pg_rates+=("$(one_sync "$repo" pg "${flags[@]}")")
         done
-        a=$(median "${sqlite_rates[@]}")
-        b=$(median "${pg_rates[@]}")
+        a=$(calc "round($(median "${sqlite_rates[@]}"))")
+        b=$(calc "round($(median "${pg_rates[@]}"))")
         echo "| $repo | $path | $a | $b | $(calc "round($b / $a, 2)")× |"
         SIZES+=("| $repo | $path | $(read -r c _ < "$WORK/size-sqlite"; echo "$c") | $(size_cells sqlite) | $(size_cells pg) |")
     done
