@@ -1,3 +1,4 @@
+import MirrorCore
 import PostgreSQL
 
 /// A load into an empty store (or one it will at least double) builds the
@@ -34,19 +35,7 @@ enum BulkLoadIndexes {
         Index(name: "repository_commits_change_seq", definition: "ON repository_commits (change_seq)"),
     ]
 
-    /// Below this many expected commits a load into a store that holds some keeps
-    /// the indexes: rebuilding them all would cost more than it saves.
-    static let minimumLoad = 5_000
-
-    /// Whether a load of `expected` commits (when known) into a store holding
-    /// `stored` is cheaper with the indexes built at the end: the store is empty,
-    /// or the load is large and at least doubles it, so that a rebuild covers at
-    /// most twice what the load adds.
-    static func isWorthRebuilding(stored: Int, expected: Int?) -> Bool {
-        stored == 0 || expected.map { $0 >= minimumLoad && $0 >= stored } == true
-    }
-
-    /// In a transaction of its own: when the load is worth it (`isWorthRebuilding`),
+    /// In a transaction of its own: when the load is worth it (`BatchLimits.makeBulkLoad`),
     /// drops the deferred indexes and says so. When another writer's transaction
     /// holds the tables for more than a second, or this role may not drop them,
     /// the load goes ahead with the indexes in place: this only ever changes speed.
@@ -55,7 +44,7 @@ enum BulkLoadIndexes {
     /// rebuild, one transaction over all four tables, deadlocks with their batches,
     /// which take the same tables in another order.
     static func dropIfWorthRebuilding(
-        expectedCommits: Int?, fence: WriteFence?, _ connection: PostgreSQLConnection
+        _ limits: BatchLimits, fence: WriteFence?, _ connection: PostgreSQLConnection
     ) throws -> Bool {
         guard fence?.allowsBulkLoad ?? true else { return false }
         do {
@@ -66,9 +55,9 @@ enum BulkLoadIndexes {
                 let stored =
                     try connection.execute(
                         "SELECT count(*) FROM (SELECT 1 FROM commits LIMIT $1::bigint) AS counted",
-                        [Int64((expectedCommits ?? 0) + 1)]
+                        [Int64((limits.expectedCommits ?? 0) + 1)]
                     ).int(0, 0) ?? 0
-                guard isWorthRebuilding(stored: stored, expected: expectedCommits) else { return false }
+                guard limits.makeBulkLoad(intoStoreHolding: stored) else { return false }
                 try connection.execute("DROP INDEX IF EXISTS " + deferred.map(\.name).joined(separator: ", "))
                 return true
             }

@@ -47,8 +47,7 @@ extension PostgreSQLStore {
     /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
         finishMessageIndexBuild()
-        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(
-            expectedCommits: limits.expectedCommits, fence: fence, connection)
+        let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(limits, fence: fence, connection)
         messageIndex.isDeferred = bulkLoad
         let result: T
         do {

@@ -66,12 +66,32 @@ extension MirrorStore {
     /// failed write has already rolled its batch back; a failed final commit is
     /// the error thrown, whatever ended the scope.
     ///
-    /// A scope that ends normally brings the message index up to date before it
-    /// returns; one ended by an error leaves that to the next write's scope.
+    /// Into an empty store, or one the load will at least double, the secondary
+    /// indexes no sync statement reads are built once when the scope ends, however
+    /// it ends (BulkLoadIndexes). A scope that ends normally brings the message
+    /// index up to date before it returns; one ended by an error leaves that to
+    /// the next write's scope.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        let result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
+        let bulkLoad = try defersIndexesOnBulkLoads && classifyingErrors { try BulkLoadIndexes.dropIfWorthRebuilding(limits, db) }
+        let result: T
+        do {
+            result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
+        } catch {
+            if bulkLoad { try? BulkLoadIndexes.restore(db) }
+            throw error
+        }
+        if bulkLoad { try classifyingErrors { try BulkLoadIndexes.restore(db) } }
         try catchUpMessageIndex()
         return result
+    }
+
+    /// `body`'s SQLite errors as the store's (a busy store, a full disk, …).
+    func classifyingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw StoreFile.classify(error, path: path)
+        }
     }
 
     /// Opens a write transaction that the following writes join until

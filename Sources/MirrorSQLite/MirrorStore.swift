@@ -19,6 +19,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     public private(set) var upgraded: StoreUpgrade?
     /// The open batch, if any (MirrorStore+Batches.swift).
     var batch: PageBatch?
+    /// Whether a bulk load builds the secondary indexes at its end
+    /// (BulkLoadIndexes): on today's schema, not on the older ones tests build.
+    let defersIndexesOnBulkLoads: Bool
 
     public convenience init(path: String) throws {
         try self.init(path: path, migrator: Schema.migrator)
@@ -27,6 +30,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// Opens the store with a given schema (tests build stores of older versions).
     init(path: String, migrator: Migrator) throws {
         self.path = path
+        defersIndexesOnBulkLoads = migrator.latestVersion == Schema.migrator.latestVersion
         try StoreFile.refuseUnusablePath(path)
         try StorePath.createDirectory(for: path)
         db = try StoreFile.open(path, mode: .readWrite)
@@ -44,6 +48,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         } catch {
             throw StoreFile.classify(error, path: path)
         }
+        // A load cut short before it rebuilt its indexes (BulkLoadIndexes). Best
+        // effort: without them every answer is the same, only slower.
+        if defersIndexesOnBulkLoads, try BulkLoadIndexes.anyMissing(db) { try? BulkLoadIndexes.restore(db) }
         // A writer killed before its message index caught up left it behind:
         // the next writer resumes from the watermark.
         if try migrator.appliedVersion(in: db) >= Schema.messageIndexWatermarkVersion { try catchUpMessageIndex() }

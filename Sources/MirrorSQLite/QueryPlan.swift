@@ -40,6 +40,11 @@ struct QueryPlan {
     /// Conditions not already implied by the driver.
     var conditions: [QueryCondition]
     var limit: Int?
+    /// Whether the walks name their index (`INDEXED BY`, which fails without
+    /// it): not while a bulk load has it away (BulkLoadIndexes).
+    var namesIndexes = true
+
+    private func indexedBy(_ index: String) -> String { namesIndexes ? " INDEXED BY \(index)" : "" }
 
     var arguments: [any SQLiteBindable] { conditions.flatMap(\.arguments) }
 
@@ -71,7 +76,7 @@ struct QueryPlan {
             let picked = "SELECT c.id AS id FROM \(candidates)\(whereClause)\(order)\nLIMIT ?"
             return MirrorReader.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id") + order
         case .dateIndex, .people:
-            var sql = MirrorReader.commitSelect(from: "commits c INDEXED BY commits_committer_date")
+            var sql = MirrorReader.commitSelect(from: "commits c" + indexedBy("commits_committer_date"))
             sql += whereClause + order
             if limit != nil { sql += "\nLIMIT ?" }
             return sql
@@ -81,7 +86,7 @@ struct QueryPlan {
     /// One person's newest commits: parameter 1 is the person, then the
     /// conditions, then the limit (-1 = none).
     func peopleSQL(column: String) -> String {
-        var sql = "SELECT c.id, c.committer_date FROM commits c INDEXED BY commits_\(column)\nWHERE c.\(column) = ?"
+        var sql = "SELECT c.id, c.committer_date FROM commits c\(indexedBy("commits_" + column))\nWHERE c.\(column) = ?"
         for condition in conditions { sql += "\n  AND " + condition.sql }
         sql += "\nORDER BY c.committer_date DESC, c.id ASC\nLIMIT ?"
         return sql
@@ -97,6 +102,8 @@ extension MirrorReader {
     /// `nil` when nothing can match (no such person or repository).
     func makePlan(_ filter: CommitFilter, strategy: QueryStrategy) throws -> QueryPlan? {
         if let limit = filter.limit, limit <= 0 { return nil }
+        // In the query's read transaction: the plan and its statements see one schema.
+        let indexed = try !BulkLoadIndexes.anyMissing(db)
         var conditions: [QueryCondition] = []
         var sets: [CandidateSet] = []
         var people: [(column: String, ids: [Int64])] = []
@@ -204,7 +211,7 @@ extension MirrorReader {
             default:
                 if let grepCondition { conditions.append(grepCondition) }
             }
-            return QueryPlan(driver: driver, conditions: conditions, limit: filter.limit)
+            return QueryPlan(driver: driver, conditions: conditions, limit: filter.limit, namesIndexes: indexed)
         }
 
         switch strategy {
@@ -224,7 +231,7 @@ extension MirrorReader {
         // Walking a few people's (person, date) indexes reads at most
         // people × limit entries; a candidate set is only worth it if smaller.
         var peopleWalk: (column: String, ids: [Int64], cost: Int)?
-        if let limit = filter.limit, let walk = people.min(by: { $0.ids.count < $1.ids.count }),
+        if indexed, let limit = filter.limit, let walk = people.min(by: { $0.ids.count < $1.ids.count }),
             walk.ids.count <= Self.peopleWalkBound
         {
             peopleWalk = (walk.column, walk.ids, walk.ids.count * limit)

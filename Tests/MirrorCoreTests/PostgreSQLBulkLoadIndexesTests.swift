@@ -6,14 +6,11 @@ import Testing
 
 @testable import MirrorCore
 
-/// A load into an empty PostgreSQL store, or one announced larger than what the
-/// store holds, builds its secondary indexes at the end (BulkLoadIndexes.swift):
-/// they are away while the pages go in, they come back
-/// exactly as the migrations made them whatever ends the load, and a writer
-/// opening a store whose load was cut short rebuilds them.
+/// What only the PostgreSQL store does about a bulk load's indexes
+/// (MirrorPostgreSQL/BulkLoadIndexes.swift; what both stores do is in
+/// `BulkLoadIndexesContractTests`): the trigram index with its options, built
+/// on a connection of its own beside the writer.
 @Suite struct PostgreSQLBulkLoadIndexesTests {
-    struct Interrupted: Error {}
-
     /// Every index of the store's tables with its definition and options, as PostgreSQL states them.
     static func indexes(_ connection: PostgreSQLConnection) throws -> [String] {
         let rows = try connection.execute(
@@ -27,12 +24,6 @@ import Testing
 
     static func hasIndex(_ name: String, _ connection: PostgreSQLConnection) throws -> Bool {
         try connection.execute("SELECT count(*) FROM pg_indexes WHERE indexname = $1", [name]).int(0, 0) == 1
-    }
-
-    static func newStore() async throws -> (uri: String, writer: any MirrorWriter, repositoryID: Int64) {
-        let uri = try await PostgreSQLServer.shared().createDatabase()
-        let (writer, repositoryID) = try newStore(uri)
-        return (uri, writer, repositoryID)
     }
 
     /// A new database, and a connection of the test's own that watches its indexes.
@@ -69,73 +60,9 @@ import Testing
         #expect(try Self.indexes(observer) == migrated)
 
         let reader = try StoreLocation(uri).openCommitReader()
-        for needle in PostgreSQLBulkPageTablesTests.needles {
-            #expect(
-                try PostgreSQLBulkPageTablesTests.grep(reader, needle)
-                    == PostgreSQLBulkPageTablesTests.expected(commits, grep: needle), "\(needle)")
-        }
+        try PostgreSQLBulkPageTablesTests.expectExactGreps(reader, commits)
         let check = try reader.check()
         #expect(check.integrity == ["ok"] && check.foreignKeyViolations.isEmpty)
-    }
-
-    @Test func aLoadThatFailsStillEndsWithEveryIndex() async throws {
-        let (uri, observer) = try await Self.newDatabase()
-        let commits = PostgreSQLBulkPageTablesTests.commits(300)
-        var migrated: [String] = []
-        do {
-            let (writer, repositoryID) = try Self.newStore(uri)
-            migrated = try Self.indexes(observer)
-            await #expect(throws: Interrupted.self) {
-                try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
-                    _ = try batches.storeFromGit(Array(commits[0..<200]), repositoryID: repositoryID)
-                    throw Interrupted()
-                }
-            }
-        }
-        #expect(try Self.indexes(observer) == migrated)
-        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 200)
-    }
-
-    @Test func aWriterOpeningAStoreWhoseLoadWasCutShortRebuildsTheIndexes() async throws {
-        let (uri, writer, repositoryID) = try await Self.newStore()
-        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(PostgreSQLBulkPageTablesTests.commits(50), repositoryID: repositoryID)
-        }
-        let observer = try PostgreSQLConnection(uri: uri)
-        let complete = try Self.indexes(observer)
-        // What a load killed between its first pages and its last leaves behind.
-        try observer.execute("DROP INDEX commits_message_trgm, commits_author_id, repository_commits_change_seq")
-        #expect(try Self.indexes(observer) != complete)
-
-        _ = try StoreLocation(uri).openSyncWriter()
-        #expect(try Self.indexes(observer) == complete)
-    }
-
-    /// A git bootstrap after the first page REST stored: the load it announces dwarfs the store.
-    @Test func aLoadAnnouncedLargerThanTheStoreBuildsTheIndexesAtTheEnd() async throws {
-        let (uri, observer) = try await Self.newDatabase()
-        let commits = PostgreSQLBulkPageTablesTests.commits(600)
-        var complete: [String] = []
-        var duringLoad: [Bool] = []
-        var repositoryID: Int64 = 0
-        do {
-            let writer: any MirrorWriter
-            (writer, repositoryID) = try Self.newStore(uri)
-            complete = try Self.indexes(observer)
-            _ = try await writer.withBatches(limits: BatchLimits()) { batches in
-                try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
-            }
-            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 5_000)) { batches in
-                for start in stride(from: 100, to: 600, by: 100) {
-                    _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
-                    duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
-                }
-            }
-        }
-        #expect(duringLoad == Array(repeating: false, count: 5))
-        #expect(try Self.indexes(observer) == complete)
-        let reader = try StoreLocation(uri).openCommitReader()
-        #expect(try reader.commitCount(repositoryID: repositoryID) == 600)
     }
 
     /// The message index is built on a connection of its own (MessageIndexBuild): a load
@@ -161,31 +88,10 @@ import Testing
             )
             #expect(builder.count == 1)
             let reader = try StoreLocation(uri).openCommitReader()
-            for needle in PostgreSQLBulkPageTablesTests.needles {
-                #expect(
-                    try PostgreSQLBulkPageTablesTests.grep(reader, needle)
-                        == PostgreSQLBulkPageTablesTests.expected(commits, grep: needle), "\(needle)")
-            }
+            try PostgreSQLBulkPageTablesTests.expectExactGreps(reader, commits)
             if buildFails { try observer.execute("SELECT pg_terminate_backend($1)", [builder.int(0, 0) ?? 0]) }
             try observer.execute("SELECT pg_advisory_unlock($1)", [BulkLoadIndexes.messageIndexLockKey])
         }
         #expect(try Self.indexes(observer) == migrated)
-    }
-
-    @Test func pagesIntoAStoreThatHoldsCommitsKeepTheIndexesInPlace() async throws {
-        let (uri, writer, repositoryID) = try await Self.newStore()
-        let commits = PostgreSQLBulkPageTablesTests.commits(300)
-        _ = try await writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(Array(commits[0..<100]), repositoryID: repositoryID)
-        }
-        let observer = try PostgreSQLConnection(uri: uri)
-        var duringLoad: [Bool] = []
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100)) { batches in
-            for start in [100, 200] {
-                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
-                duringLoad.append(try Self.hasIndex("commits_message_trgm", observer))
-            }
-        }
-        #expect(duringLoad == [true, true])
     }
 }

@@ -27,6 +27,15 @@ import Testing
         Set(commits.filter { $0.message.lowercased().contains(grep.lowercased()) }.map(\.sha))
     }
 
+    /// Every needle finds exactly the commits whose messages hold it.
+    static func expectExactGreps(
+        _ reader: any MirrorReading, _ commits: [Commit], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for needle in needles {
+            #expect(try grep(reader, needle) == expected(commits, grep: needle), "\(needle)", sourceLocation: sourceLocation)
+        }
+    }
+
     static func grep(_ reader: any MirrorReading, _ needle: String) throws -> Set<String> {
         var found = Set<String>()
         try reader.forEachCommit(matching: CommitFilter(grep: needle)) { found.insert($0.sha) }

@@ -126,6 +126,21 @@ public struct BatchLimits: Sendable, Equatable {
     }
 }
 
+extension BatchLimits {
+    /// Below this many expected commits a load into a store that holds some
+    /// keeps its indexes: rebuilding them all would cost more than it saves.
+    public static let minimumBulkLoad = 5_000
+
+    /// Whether these batches, into a store holding `stored` commits, are cheaper
+    /// with the store's secondary indexes built once at the end than updated row
+    /// by row: the store is empty, or the load is large and at least doubles it,
+    /// so that a rebuild covers at most twice what the load adds. Each backend
+    /// decides which of its indexes that concerns (BulkLoadIndexes).
+    public func makeBulkLoad(intoStoreHolding stored: Int) -> Bool {
+        stored == 0 || expectedCommits.map { $0 >= Self.minimumBulkLoad && $0 >= stored } == true
+    }
+}
+
 /// A page as stored: what it changed, and the walk's checkpoint after it.
 public struct StoredPage: Sendable, Equatable {
     public var outcome: PageOutcome
