@@ -6,14 +6,14 @@ import SQLite
 /// sync reads once, at the end, instead of updating them row by row: the same
 /// policy as the PostgreSQL store's.
 ///
-/// Measured on a first sync over git of 82,000 commits (Benchmarks/git-clone.sh):
-/// these indexes updated row by row cost about a third of the sync, since a
-/// history's people and dates arrive in no order an index likes; built
-/// afterwards, all of them take about half a second.
+/// Measured on a first sync over git of 82,000 commits (Benchmarks/git-clone.sh,
+/// BENCHMARKS.md): updated row by row, these indexes cost about a fifth of the
+/// sync (30 s against 23.5 s), since a history's people and dates arrive in no
+/// order a B-tree likes; built afterwards, all of them take about half a second.
 ///
 /// The keys, the unique `sha` and every index a sync statement looks up by stay,
 /// so a page is deduplicated and joined exactly as always. While they are away,
-/// readers get the same answers from other plans (`MirrorReader.hasDeferredIndexes`).
+/// readers get the same answers from other plans (`QueryPlan.namesIndexes`).
 /// Whatever ends the load (success, an error, a kill) they come back: at the end
 /// of `MirrorStore.withBatches`, and when any writer opens the store and finds one
 /// missing.
@@ -23,7 +23,7 @@ enum BulkLoadIndexes {
         let definition: String
     }
 
-    /// Exactly as the migrations left them (`SQLiteBulkLoadIndexesTests` compares
+    /// Exactly as the migrations left them (`BulkLoadIndexesContractTests` compares
     /// `sqlite_master` before a load and after it). A later migration that
     /// changes one of them changes it here too, and drops it `IF EXISTS`: a
     /// store whose load was cut short is upgraded before its indexes come back.
