@@ -65,15 +65,12 @@ enum BulkLoadIndexes {
         }
     }
 
-    /// How many of them the store has (one look at the schema SQLite holds in memory).
-    static func presentCount(_ db: Connection) throws -> Int {
-        let names = deferred.map { _ in "?" }.joined(separator: ", ")
-        return try db.scalarInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))", deferred.map(\.name)) ?? 0
-    }
-
-    /// Whether a load was cut short before it rebuilt them.
+    /// Whether any of them is away: a load under way, or one cut short before it
+    /// rebuilt them (one look at the schema SQLite holds in memory).
     static func anyMissing(_ db: Connection) throws -> Bool {
-        try presentCount(db) != deferred.count
+        let names = deferred.map { _ in "?" }.joined(separator: ", ")
+        let present = try db.scalarInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))", deferred.map(\.name))
+        return present != deferred.count
     }
 }

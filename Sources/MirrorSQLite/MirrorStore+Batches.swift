@@ -85,25 +85,12 @@ extension MirrorStore {
         return result
     }
 
-    /// `body`'s SQLite errors as the store's (a busy store, a full disk, …).
-    func classifyingErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw StoreFile.classify(error, path: path)
-        }
-    }
-
     /// Opens a write transaction that the following writes join until
     /// `commitBatch`. Holds the store's write lock: the caller never waits for
     /// the network while a batch is open.
     func beginBatch() throws {
         guard batch == nil else { return }
-        do {
-            try db.execute("BEGIN IMMEDIATE TRANSACTION")
-        } catch let error as SQLiteError {
-            throw StoreFile.classify(error, path: path)
-        }
+        try classifyingErrors { try db.execute("BEGIN IMMEDIATE TRANSACTION") }
         batch = PageBatch(started: .now)
     }
 

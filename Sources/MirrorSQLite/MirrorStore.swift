@@ -60,7 +60,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// Inside an open batch, `body` joins the batch's transaction, and a failure
     /// rolls the whole batch back.
     func write<T>(_ body: () throws -> T) throws -> T {
-        do {
+        try classifyingErrors {
             guard batch != nil else { return try db.transaction(.immediate, body) }
             do {
                 return try body()
@@ -68,6 +68,13 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
                 rollBackBatch()
                 throw error
             }
+        }
+    }
+
+    /// `body`'s SQLite errors as the store's (a busy store, a full disk, …).
+    func classifyingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as SQLiteError {
             throw StoreFile.classify(error, path: path)
         }
