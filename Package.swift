@@ -33,6 +33,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The SQLite store's row-by-row message test (`message_contains`), a SQL function in C.
+        .target(name: "CMessageSearch", dependencies: ["CSQLite"]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -67,7 +69,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The stores, one target per backend: drivers for MirrorCore's store protocols (StoreDrivers).
-        .target(name: "MirrorSQLite", dependencies: ["MirrorCore", "SQLite"], swiftSettings: swiftSettings),
+        .target(name: "MirrorSQLite", dependencies: ["MirrorCore", "SQLite", "CMessageSearch"], swiftSettings: swiftSettings),
         .target(name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "PostgreSQL"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "commitsctl",

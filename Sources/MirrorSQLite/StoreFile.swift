@@ -18,9 +18,15 @@ enum StoreFile {
     /// (looked at before anything could change it: opening read-write switches a file to WAL).
     static func open(_ path: String, mode: Connection.Mode) throws -> Connection {
         do {
-            if mode == .readOnly { return try openReadOnly(path) }
-            try refuseForeignDatabase(at: path)
-            return try Connection(path: path, mode: mode)
+            let connection: Connection
+            if mode == .readOnly {
+                connection = try openReadOnly(path)
+            } else {
+                try refuseForeignDatabase(at: path)
+                connection = try Connection(path: path, mode: mode)
+            }
+            try MessageSearch.addFunction(to: connection)
+            return connection
         } catch {
             throw classify(error, path: path)
         }

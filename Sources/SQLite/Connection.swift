@@ -172,6 +172,20 @@ public final class Connection {
         try prepare(sql).bind(arguments).first { $0.optionalInt(0) } ?? nil
     }
 
+    // MARK: - Functions
+
+    /// A SQL function written in C, as SQLite calls it (`xFunc` of `sqlite3_create_function_v2`).
+    public typealias CFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+
+    /// Adds `name` to this connection's SQL: a deterministic function of its
+    /// `argumentCount` arguments that touches nothing but them (SQLite may then
+    /// call it from any statement, index expressions and views included).
+    public func addFunction(_ name: String, argumentCount: Int32, _ function: CFunction) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(rawConnection, name, argumentCount, flags, nil, function, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: rawConnection) }
+    }
+
     // MARK: - State
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(rawConnection) }

@@ -8,8 +8,8 @@ import Testing
 /// The row-by-row message tests must agree exactly with the trigram index.
 @Suite struct QueryMessageSearchTests {
     /// Asks SQLite's own trigram tokenizer which characters beyond ASCII fold
-    /// to an ASCII character: exactly the ones `MessageSearch` maps before
-    /// `lower()`. A newer SQLite with different folding fails here, not in use.
+    /// to an ASCII character: exactly the ones `MessageNeedle.caseForms` adds to
+    /// an ASCII letter's forms. A newer SQLite with different folding fails here, not in use.
     @Test func onlyKelvinSignAndLongSFoldToASCII() throws {
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("fold.sqlite"))
@@ -40,16 +40,26 @@ import Testing
     @Test func needlesChooseTheirTests() {
         let fix = MessageSearch(needle: "FiX")
         #expect(fix.phrase == "\"FiX\"")
-        #expect(fix.rowTest?.arguments.map(\.sqliteValue) == [.text("fix")])
+        #expect(fix.rowTest?.sql == "message_contains(c.message, ?)")
+        #expect(fix.rowTest?.arguments.map(\.sqliteValue) == [MessageSearch.pattern([["F", "f"], ["i", "I"], ["X", "x"]])])
         let quoted = MessageSearch(needle: #"say "hi""#)
         #expect(quoted.phrase == #""say ""hi""""#)
         let short = MessageSearch(needle: "é")
         #expect(short.phrase == nil)
-        #expect(short.rowTest?.arguments.map(\.sqliteValue) == [.text("é"), .text("É")])
-        #expect(MessageSearch(needle: "k").rowTest?.arguments.map(\.sqliteValue) == [.text("k")])
-        #expect(MessageSearch(needle: "ék").rowTest?.arguments.count == 6)
-        #expect(MessageSearch(needle: "école").rowTest == nil)
+        #expect(short.rowTest?.arguments.map(\.sqliteValue) == [MessageSearch.pattern([["é", "É"]])])
+        #expect(MessageSearch(needle: "k").rowTest?.arguments.map(\.sqliteValue) == [MessageSearch.pattern([["k", "K", "\u{212A}"]])])
+        // A long needle beyond ASCII: its index matches are read once; rows beyond the watermark are tested.
+        let long = MessageSearch(needle: "école")
+        #expect(long.rowTest == nil)
+        #expect(long.tailTest?.arguments.map(\.sqliteValue) == [MessageSearch.pattern(MessageNeedle.forms(of: "école"))])
         #expect(MessageSearch(needle: "").matchesEverything)
+        #expect(MessageSearch(needle: "").tailTest == nil)
+    }
+
+    /// The pattern's words: the scalar count, then each scalar's form count and forms.
+    @Test func thePatternListsEachScalarsForms() {
+        let words: [UInt32] = [2, 2, 0x61, 0x41, 1, 0x1F389]
+        #expect(MessageSearch.pattern([["a", "A"], ["🎉"]]) == .blob(words.withUnsafeBytes { Array($0) }))
     }
 
     /// Every way of testing a message agrees on tricky text.
