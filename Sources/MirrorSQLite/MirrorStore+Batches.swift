@@ -68,11 +68,15 @@ extension MirrorStore {
     ///
     /// Into an empty store, or one the load will at least double, the secondary
     /// indexes no sync statement reads are built once when the scope ends, however
-    /// it ends (BulkLoadIndexes). A scope that ends normally brings the message
-    /// index up to date before it returns; one ended by an error leaves that to
-    /// the next write's scope.
+    /// it ends (BulkLoadIndexes), and a large load leaves the message index
+    /// behind the rows for the next writer to catch up
+    /// (`messageIndexLagAfterBulkLoad`). Any other scope that ends normally
+    /// brings the message index up to date before it returns; one ended by an
+    /// error leaves that to the next write's scope.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
         let bulkLoad = try defersIndexesOnBulkLoads && classifyingErrors { try BulkLoadIndexes.dropIfWorthRebuilding(limits, db) }
+        if bulkLoad { messageIndexLagAllowed = bulkLoadMessageIndexLag.upperBound }
+        defer { messageIndexLagAllowed = Self.messageIndexChunk }
         let result: T
         do {
             result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
@@ -80,8 +84,12 @@ extension MirrorStore {
             if bulkLoad { try? BulkLoadIndexes.restore(db) }
             throw error
         }
-        if bulkLoad { try classifyingErrors { try BulkLoadIndexes.restore(db) } }
-        try catchUpMessageIndex()
+        if bulkLoad {
+            try classifyingErrors { try BulkLoadIndexes.restore(db) }
+            try catchUpMessageIndexAfterBulkLoad()
+        } else {
+            try catchUpMessageIndex()
+        }
         return result
     }
 

@@ -19,6 +19,11 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     public private(set) var upgraded: StoreUpgrade?
     /// The open batch, if any (MirrorStore+Batches.swift).
     var batch: PageBatch?
+    /// How far the message index may fall behind the rows before a committed
+    /// batch brings it up to date (MirrorStore+MessageIndex.swift).
+    var messageIndexLagAllowed = MirrorStore.messageIndexChunk
+    /// What a bulk load leaves of the message index's lag (tests lower it).
+    var bulkLoadMessageIndexLag = MirrorStore.messageIndexLagAfterBulkLoad
     /// Whether a bulk load builds the secondary indexes at its end
     /// (BulkLoadIndexes): on today's schema, not on the older ones tests build.
     let defersIndexesOnBulkLoads: Bool

@@ -52,6 +52,11 @@ public struct StoreInspection: Sendable {
     /// Commits stored; 0 while the store cannot be read yet.
     public func commitCount() -> Int { count("SELECT count(*) FROM commits") }
 
+    /// How many stored commits the message index does not cover yet (its watermark, schema version 11).
+    public func messageIndexLag() -> Int {
+        count("SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)")
+    }
+
     private func count(_ sql: String) -> Int {
         guard exists, let connection = try? connection() else { return 0 }
         return (try? connection.scalarInt(sql)) ?? 0

@@ -1,0 +1,110 @@
+import Foundation
+import MirrorTestSupport
+import SQLite
+import Testing
+
+@testable import MirrorCore
+@testable import MirrorSQLite
+
+/// Issue #30, goals 1 and 2: a bulk load (a first sync) returns without
+/// indexing its messages, up to a bound; `--grep` stays exact meanwhile, and
+/// the next writer to open the store catches the index up.
+@Suite struct MessageIndexBulkLoadTests {
+    /// Needles of `PostgreSQLBulkPageTablesTests.commits`, in other cases.
+    static let needles = ["FIX", "überprüfung", "ß", "日本語", "CRASH IN"]
+
+    /// What every needle finds, by every access path, with and without a limit.
+    static func answers(_ path: String) throws -> [String: [String: [String]]] {
+        var answers: [String: [String: [String]]] = [:]
+        for needle in needles { answers[needle] = try MessageIndexLagTests.answers(CommitFilter(grep: needle), in: path) }
+        return answers
+    }
+
+    /// Every access path finds exactly the commits whose messages hold the needle
+    /// (the limits take the newest of them).
+    static func expectExact(_ path: String, _ commits: [Commit]) throws {
+        for needle in ["FIX", "CRASH IN"] {
+            let expected = PostgreSQLBulkPageTablesTests.expected(commits, grep: needle)
+            #expect(!expected.isEmpty)
+            for (path, shas) in try MessageIndexLagTests.answers(CommitFilter(grep: needle), in: path) {
+                if path.hasSuffix(" 0") { #expect(Set(shas) == expected, "\(needle) \(path)") }
+                #expect(Set(shas).isSubset(of: expected), "\(needle) \(path)")
+            }
+        }
+    }
+
+    @Test func aFirstLoadLeavesTheIndexBehindAndALaterSyncCatchesUp() async throws {
+        let directory = try TemporaryDirectory()
+        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
+        writer.bulkLoadMessageIndexLag = 500..<10_000
+        let commits = SQLiteBulkLoadIndexesTests.commits(600)
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 600)) { batches in
+            for start in stride(from: 0, to: commits.count, by: 200) {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 200]), repositoryID: repositoryID)
+            }
+        }
+        #expect(try writer.messageIndexLag() == 600)
+        #expect(try MirrorReader(path: path).check().unindexedMessages == 0)
+        try Self.expectExact(path, commits)
+
+        // A later sync's scope, not a bulk load: it returns with the index whole.
+        let more = (600..<610).map { StoreContractTests.commit($0, parents: [$0 - 1], message: "fix \($0)") }
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 10)) { batches in
+            _ = try batches.storeFromGit(more, repositoryID: repositoryID)
+        }
+        #expect(try writer.messageIndexLag() == 0)
+        try Self.expectExact(path, commits + more)
+        try writer.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
+    @Test func theNextWriterToOpenTheStoreCatchesUp() async throws {
+        let directory = try TemporaryDirectory()
+        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
+        writer.bulkLoadMessageIndexLag = 300..<10_000
+        let commits = SQLiteBulkLoadIndexesTests.commits(300)
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 300)) { batches in
+            _ = try batches.storeFromGit(commits, repositoryID: repositoryID)
+        }
+        #expect(try writer.messageIndexLag() == 300)
+        let lagging = try Self.answers(path)
+        let reopened = try MirrorStore(path: path)
+        #expect(try reopened.messageIndexLag() == 0)
+        #expect(try Self.answers(path) == lagging)
+        try reopened.db.execute("INSERT INTO commits_fts (commits_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
+    /// A load that leaves less than the range's start is indexed before it returns: it costs little.
+    @Test func aSmallFirstLoadReturnsWithTheIndexWhole() async throws {
+        let directory = try TemporaryDirectory()
+        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
+        writer.bulkLoadMessageIndexLag = 301..<10_000
+        let commits = SQLiteBulkLoadIndexesTests.commits(300)
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 300)) { batches in
+            _ = try batches.storeFromGit(commits, repositoryID: repositoryID)
+        }
+        #expect(try writer.messageIndexLag() == 0)
+        try Self.expectExact(path, commits)
+    }
+
+    /// The bound: once a bulk load's lag reaches it, a committed batch catches
+    /// the index up, so a search never reads more than that many unindexed messages.
+    @Test func aBulkLoadCatchesUpOnceItsLagReachesTheBound() async throws {
+        let directory = try TemporaryDirectory()
+        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
+        writer.bulkLoadMessageIndexLag = 100..<250
+        let commits = SQLiteBulkLoadIndexesTests.commits(700)
+        var lags: [Int] = []
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 700)) { batches in
+            for start in stride(from: 0, to: commits.count, by: 100) {
+                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
+                try batches.commit()
+                lags.append(try writer.messageIndexLag())
+            }
+        }
+        #expect(lags == [100, 200, 0, 100, 200, 0, 100])
+        #expect(try writer.messageIndexLag() == 100)
+        #expect(writer.messageIndexLagAllowed == MirrorStore.messageIndexChunk, "the bound is the load's only")
+        _ = try MirrorStore(path: path)
+        #expect(try writer.messageIndexLag() == 0)
+    }
+}
