@@ -33,16 +33,27 @@ import Testing
         }
     }
 
-    @Test func aFirstLoadLeavesTheIndexBehindAndALaterSyncCatchesUp() async throws {
-        let directory = try TemporaryDirectory()
+    /// A new store's first load of `count` commits in batches of 100, with
+    /// `lag` as its bulk loads' lag; `afterEachBatch` runs once each is stored.
+    static func firstLoad(
+        _ count: Int, lag: Range<Int>, in directory: TemporaryDirectory,
+        afterEachBatch: (any PageBatches, MirrorStore) throws -> Void = { _, _ in }
+    ) async throws -> (path: String, writer: MirrorStore, repositoryID: Int64, commits: [Commit]) {
         let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
-        writer.bulkLoadMessageIndexLag = 500..<10_000
-        let commits = SQLiteBulkLoadIndexesTests.commits(600)
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 600)) { batches in
-            for start in stride(from: 0, to: commits.count, by: 200) {
-                _ = try batches.storeFromGit(Array(commits[start..<start + 200]), repositoryID: repositoryID)
+        writer.bulkLoadMessageIndexLag = lag
+        let commits = SQLiteBulkLoadIndexesTests.commits(count)
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: count)) { batches in
+            for start in stride(from: 0, to: count, by: 100) {
+                _ = try batches.storeFromGit(Array(commits[start..<min(start + 100, count)]), repositoryID: repositoryID)
+                try afterEachBatch(batches, writer)
             }
         }
+        return (path, writer, repositoryID, commits)
+    }
+
+    @Test func aFirstLoadLeavesTheIndexBehindAndALaterSyncCatchesUp() async throws {
+        let directory = try TemporaryDirectory()
+        let (path, writer, repositoryID, commits) = try await Self.firstLoad(600, lag: 500..<10_000, in: directory)
         #expect(try writer.messageIndexLag() == 600)
         #expect(try MirrorReader(path: path).check().unindexedMessages == 0)
         try Self.expectExact(path, commits)
@@ -59,12 +70,7 @@ import Testing
 
     @Test func theNextWriterToOpenTheStoreCatchesUp() async throws {
         let directory = try TemporaryDirectory()
-        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
-        writer.bulkLoadMessageIndexLag = 300..<10_000
-        let commits = SQLiteBulkLoadIndexesTests.commits(300)
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 300)) { batches in
-            _ = try batches.storeFromGit(commits, repositoryID: repositoryID)
-        }
+        let (path, writer, _, _) = try await Self.firstLoad(300, lag: 300..<10_000, in: directory)
         #expect(try writer.messageIndexLag() == 300)
         let lagging = try Self.answers(path)
         let reopened = try MirrorStore(path: path)
@@ -76,12 +82,7 @@ import Testing
     /// A load that leaves less than the range's start is indexed before it returns: it costs little.
     @Test func aSmallFirstLoadReturnsWithTheIndexWhole() async throws {
         let directory = try TemporaryDirectory()
-        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
-        writer.bulkLoadMessageIndexLag = 301..<10_000
-        let commits = SQLiteBulkLoadIndexesTests.commits(300)
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 300)) { batches in
-            _ = try batches.storeFromGit(commits, repositoryID: repositoryID)
-        }
+        let (path, writer, _, commits) = try await Self.firstLoad(300, lag: 301..<10_000, in: directory)
         #expect(try writer.messageIndexLag() == 0)
         try Self.expectExact(path, commits)
     }
@@ -90,16 +91,10 @@ import Testing
     /// the index up, so a search never reads more than that many unindexed messages.
     @Test func aBulkLoadCatchesUpOnceItsLagReachesTheBound() async throws {
         let directory = try TemporaryDirectory()
-        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
-        writer.bulkLoadMessageIndexLag = 100..<250
-        let commits = SQLiteBulkLoadIndexesTests.commits(700)
         var lags: [Int] = []
-        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 100, expectedCommits: 700)) { batches in
-            for start in stride(from: 0, to: commits.count, by: 100) {
-                _ = try batches.storeFromGit(Array(commits[start..<start + 100]), repositoryID: repositoryID)
-                try batches.commit()
-                lags.append(try writer.messageIndexLag())
-            }
+        let (path, writer, _, _) = try await Self.firstLoad(700, lag: 100..<250, in: directory) { batches, writer in
+            try batches.commit()
+            lags.append(try writer.messageIndexLag())
         }
         #expect(lags == [100, 200, 0, 100, 200, 0, 100])
         #expect(try writer.messageIndexLag() == 100)
