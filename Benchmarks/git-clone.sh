@@ -88,7 +88,8 @@ INDEX_S=$(cli_seconds "ATTACH '$WORK/messages.sqlite' AS s;
 # Goal 2 on the last sync's store: what the sync left of the message index, what
 # --grep costs meanwhile (it reads the unindexed messages), what the next sync
 # spends catching the index up, and --grep once it has.
-LAG=$(sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)')
+index_lag() { sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)'; }
+LAG=$(index_lag)
 grep_ms() {  # NEEDLE : median milliseconds of 5 whole `query --grep NEEDLE` processes
     local times=() s e
     for _ in 1 2 3 4 5; do
@@ -104,7 +105,7 @@ s=$(date +%s%N)
 GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM" > /dev/null
 e=$(date +%s%N)
 CATCH_UP_S=$(calc "round(($e - $s) / 1e9, 2)")
-LAG_AFTER=$(sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits WHERE id > (SELECT through_id FROM message_index_coverage)')
+LAG_AFTER=$(index_lag)
 INDEXED_ASCII=$(grep_ms xyzzy) INDEXED_ACCENT=$(grep_ms école)
 CLONED=$(git -C "$WORK/clone.git" rev-list --count main)
 STORED=$(sqlite3 "$WORK/store.sqlite" 'SELECT count(*) FROM commits')

@@ -15,14 +15,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("contains.sqlite"))
         try MessageSearch.addFunction(to: db)
-        try db.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'trigram case_sensitive 0')")
-        try db.transaction {
-            let insert = try db.prepare("INSERT INTO t (rowid, x) VALUES (?, ?)")
-            for value in UInt32(0x20)...0x2FFFF {
-                guard let scalar = Unicode.Scalar(value) else { continue }
-                try insert.bind([Int(value), "\u{1}\(scalar)\u{2}"]).run()
-            }
-        }
+        try TrigramScalarTable.create(in: db, values: 0x20...0x2FFFF)
         let middles: [Unicode.Scalar] = [
             "k", "K", "\u{212A}", "s", "\u{17F}", "é", "É", "Σ", "ς", "ß", "ẞ", "ǅ", "İ", "ı", "µ", "\u{FFFD}", "\u{FFFE}",
             "🎉", "*", "[", "%", "_", "\u{10400}",

@@ -15,17 +15,8 @@ import Testing
     @Test func indexFoldsAreTheTrigramIndexsFolding() throws {
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("fold.sqlite"))
-        try db.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'trigram case_sensitive 0')")
+        let scalars = try TrigramScalarTable.create(in: db, values: 0x20...0x2FFFF)
         try db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, instance)")
-        var scalars: [Unicode.Scalar] = []
-        try db.transaction {
-            let insert = try db.prepare("INSERT INTO t (rowid, x) VALUES (?, ?)")
-            for value in UInt32(0x20)...0x2FFFF {
-                guard let scalar = Unicode.Scalar(value) else { continue }
-                scalars.append(scalar)
-                try insert.bind([Int(value), "\u{1}\(scalar)\u{2}"]).run()
-            }
-        }
         // Terms by their scalars: Swift's String equality would join canonically equivalent ones.
         var classes: [[UInt32]: Set<UInt32>] = [:]
         var folded: [UInt32: [UInt32]] = [:]

@@ -13,14 +13,7 @@ import Testing
     @Test func onlyKelvinSignAndLongSFoldToASCII() throws {
         let directory = try TemporaryDirectory()
         let db = try Connection(path: directory.path("fold.sqlite"))
-        try db.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'trigram case_sensitive 0')")
-        try db.transaction {
-            let insert = try db.prepare("INSERT INTO t (rowid, x) VALUES (?, ?)")
-            for value in UInt32(0x80)...0x2FFFF {
-                guard let scalar = Unicode.Scalar(value) else { continue }
-                try insert.bind([Int(value), "\u{1}\(scalar)\u{2}"]).run()
-            }
-        }
+        try TrigramScalarTable.create(in: db, values: 0x80...0x2FFFF)
         var folds: [String] = []
         let query = try db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid")
         for value in UInt32(0x20)..<0x7F {
