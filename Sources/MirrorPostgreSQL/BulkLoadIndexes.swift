@@ -51,12 +51,7 @@ enum BulkLoadIndexes {
             return try connection.transaction {
                 try connection.execute("SET LOCAL lock_timeout = '1s'")
                 try connection.execute("LOCK TABLE commits, commit_parents, commit_coauthors, repository_commits")
-                // Counted only as far as the decision needs.
-                let stored =
-                    try connection.execute(
-                        "SELECT count(*) FROM (SELECT 1 FROM commits LIMIT $1::bigint) AS counted",
-                        [Int64((limits.expectedCommits ?? 0) + 1)]
-                    ).int(0, 0) ?? 0
+                let stored = try storedCommits(upTo: (limits.expectedCommits ?? 0) + 1, connection)
                 guard limits.makeBulkLoad(intoStoreHolding: stored) else { return false }
                 try connection.execute("DROP INDEX IF EXISTS " + deferred.map(\.name).joined(separator: ", "))
                 return true
@@ -64,6 +59,19 @@ enum BulkLoadIndexes {
         } catch let error as PostgreSQLError where !error.isConnectionLost {
             return false
         }
+    }
+
+    /// Whether the store holds at least `count` commits: after a bulk load, the
+    /// commits the dropped message index does not cover.
+    static func storeHolds(atLeast count: Int, _ connection: PostgreSQLConnection) throws -> Bool {
+        try storedCommits(upTo: count, connection) >= count
+    }
+
+    /// The stored commits, counted only as far as `limit` (a decision needs no more).
+    private static func storedCommits(upTo limit: Int, _ connection: PostgreSQLConnection) throws -> Int {
+        try connection.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM commits LIMIT $1::bigint) AS counted", [Int64(limit)]
+        ).int(0, 0) ?? 0
     }
 
     /// Memory for the builds (kB), when the server's setting is lower: a trigram

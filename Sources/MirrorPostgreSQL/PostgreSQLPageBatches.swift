@@ -62,10 +62,16 @@ extension PostgreSQLStore {
     }
 
     /// Builds the indexes a bulk load left out (a fresh index has no pending list),
-    /// the message index on a second connection meanwhile (MessageIndexBuild).
+    /// the message index on a second connection meanwhile (MessageIndexBuild), or
+    /// not at all when the load leaves as many commits unindexed as the SQLite
+    /// store would leave (`BatchLimits.messageIndexLagAfterBulkLoad`): then the
+    /// next writer to open the store builds it, and searches scan the messages
+    /// until then, with the same answers.
     func restoreDeferredIndexes() throws {
-        let buildingElsewhere = startMessageIndexBuild()
-        try BulkLoadIndexes.restore(connection, exceptMessageIndex: buildingElsewhere)
+        let leavingMessageIndex = try BulkLoadIndexes.storeHolds(
+            atLeast: bulkLoadMessageIndexLag.lowerBound, connection)
+        let buildingElsewhere = !leavingMessageIndex && startMessageIndexBuild()
+        try BulkLoadIndexes.restore(connection, exceptMessageIndex: leavingMessageIndex || buildingElsewhere)
         messageIndex = MessageIndexCatchUp()
     }
 

@@ -32,10 +32,23 @@ extension PostgreSQLReader {
                 } + (try danglingReferences())
             // Every message is searchable: an index hit is rechecked against the row, and a
             // message the index lacked would still be read by the scan PostgreSQL falls back to.
-            return StoreCheck(
+            var check = StoreCheck(
                 integrity: integrity.isEmpty ? ["ok"] : integrity, foreignKeyViolations: foreignKeys, unindexedMessages: 0,
                 branches: try branches())
+            check.messageIndexLag = try commitsAwaitingMessageIndex()
+            return check
         }
+    }
+
+    /// Every commit while the message index is away (a large bulk load leaves it
+    /// to the next writer: PostgreSQLPageBatches.swift), none once it is built.
+    private func commitsAwaitingMessageIndex() throws -> Int {
+        try connection.execute(
+            """
+            SELECT count(*) FROM commits
+            WHERE NOT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1)
+            """, [BulkLoadIndexes.messageIndex.name]
+        ).int(0, 0) ?? 0
     }
 
     /// The page tables' references, each as `table.column → table`, checked as a

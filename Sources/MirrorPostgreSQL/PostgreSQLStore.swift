@@ -18,6 +18,8 @@ public final class PostgreSQLStore: MirrorWriter {
     var batch: OpenBatch?
     var plannerStatistics: PlannerStatistics
     var messageIndex = MessageIndexCatchUp()
+    /// What a bulk load leaves of the message index's lag (tests lower it).
+    var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
     /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
     /// every write transaction checks the lease first.
     var fence: WriteFence?

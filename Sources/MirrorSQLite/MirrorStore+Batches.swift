@@ -70,7 +70,7 @@ extension MirrorStore {
     /// indexes no sync statement reads are built once when the scope ends, however
     /// it ends (BulkLoadIndexes), and a large load leaves the message index
     /// behind the rows for the next writer to catch up
-    /// (`messageIndexLagAfterBulkLoad`). Any other scope that ends normally
+    /// (`BatchLimits.messageIndexLagAfterBulkLoad`). Any other scope that ends normally
     /// brings the message index up to date before it returns; one ended by an
     /// error leaves that to the next write's scope.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {

@@ -13,18 +13,6 @@ extension MirrorStore {
     /// milliseconds), and what a kill during a catch-up costs again.
     public static let messageIndexChunk = 50_000
 
-    /// How far a bulk load (a first sync) leaves the index behind the rows.
-    /// Indexing the messages was most of a long first sync's time (issue #30:
-    /// 5.0 of 12.0 s for 82,000 commits over git), and nothing of the sync reads
-    /// the index: so a load that leaves at least `lowerBound` commits unindexed
-    /// returns without them, and the next writer to open the store (commitsd's
-    /// next sync, the next `commitsctl sync`) catches up. A smaller lag costs
-    /// about a second or less, and is caught up before the load returns. During
-    /// the load, a lag that reaches `upperBound` is caught up at the next
-    /// committed batch: a search tests at most that many messages row by row
-    /// (about 0.1 s for 82,000 messages of 620 bytes).
-    public static let messageIndexLagAfterBulkLoad = 20_000..<200_000
-
     /// How many stored commits the message index does not cover yet.
     public func messageIndexLag() throws -> Int {
         try MessageIndexCoverage.lag(in: db)
@@ -73,7 +61,7 @@ extension MirrorStore {
     }
 
     /// When a bulk load ends: catch up unless the lag is worth leaving
-    /// (`messageIndexLagAfterBulkLoad`).
+    /// (`BatchLimits.messageIndexLagAfterBulkLoad`).
     func catchUpMessageIndexAfterBulkLoad() throws {
         if try newestCommitID() - indexedThrough() < bulkLoadMessageIndexLag.lowerBound { try catchUpMessageIndex() }
     }

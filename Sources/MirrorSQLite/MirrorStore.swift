@@ -23,7 +23,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// batch brings it up to date (MirrorStore+MessageIndex.swift).
     var messageIndexLagAllowed = MirrorStore.messageIndexChunk
     /// What a bulk load leaves of the message index's lag (tests lower it).
-    var bulkLoadMessageIndexLag = MirrorStore.messageIndexLagAfterBulkLoad
+    var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
     /// Whether a bulk load builds the secondary indexes at its end
     /// (BulkLoadIndexes): on today's schema, not on the older ones tests build.
     let defersIndexesOnBulkLoads: Bool

@@ -36,6 +36,35 @@ import Testing
         }
     }
 
+    /// The same on a PostgreSQL store, whose trigram index is away whole until the
+    /// next sync builds it: `check` counts every commit as waiting, and every search
+    /// prints what the SQLite store prints for the same history, before and after.
+    @Test func onPostgreSQLTheNextSyncBuildsTheIndexAndGrepPrintsWhatSQLitePrints() async throws {
+        let directory = try TemporaryDirectory()
+        let uri = try await PostgreSQLServer.shared().createDatabase()
+        let simulator = try await startKillTarget(name: "long", id: 4647, commits: Self.commits, seed: 9)
+        try await withRunning(simulator) { simulator in
+            let db = directory.path("store.sqlite")
+            func sync(_ store: String, _ name: String) async throws {
+                let process = try CapturedProcess.sync("long", db: store, simulator: simulator, logDirectory: directory.url, as: name)
+                #expect(await onThread { process.wait() } == 0, "\(process.stderr)")
+            }
+            try await sync(db, "sqlite")
+            try await sync(uri, "first")
+            let commits = StoreInspection(db).commitCount()
+            let check = try await run("commitsctl", ["check", "--db", uri])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            #expect(check.stdout.contains("message index: ok; \(commits) newer commits not indexed yet"), "\(check.stdout)")
+            let answers = try await Self.answers(db)
+            #expect(try await Self.answers(uri) == answers)
+
+            try await sync(uri, "second")
+            let indexed = try await run("commitsctl", ["check", "--db", uri])
+            #expect(indexed.status == 0 && indexed.stdout.contains("message index: ok\n"), "\(indexed.stdout)")
+            #expect(try await Self.answers(uri) == answers)
+        }
+    }
+
     /// `query --grep` for each needle, whole and limited: the outputs, each non-empty.
     static func answers(_ db: String) async throws -> [String] {
         var outputs: [String] = []

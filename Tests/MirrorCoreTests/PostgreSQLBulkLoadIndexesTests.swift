@@ -94,4 +94,47 @@ import Testing
         }
         #expect(try Self.indexes(observer) == migrated)
     }
+
+    /// A load that leaves as many commits unindexed as the SQLite store would leave
+    /// (`BatchLimits.messageIndexLagAfterBulkLoad`, lowered here) returns without the
+    /// message index: `check` says how many commits wait for it, searches answer
+    /// exactly without it, and the next writer to open the store builds it.
+    @Test func aLargeLoadLeavesTheMessageIndexToTheNextWriter() async throws {
+        let (uri, observer) = try await Self.newDatabase()
+        let commits = PostgreSQLBulkPageTablesTests.commits(700)
+        var migrated: [String] = []
+        do {
+            let (writer, repositoryID) = try Self.newStore(uri)
+            migrated = try Self.indexes(observer)
+            try #require(writer as? PostgreSQLStore).bulkLoadMessageIndexLag = 700..<200_000
+            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
+                try batches.storeFromGit(commits, repositoryID: repositoryID)
+            }
+        }  // closing the writer waits for no build
+        #expect(try Self.hasIndex("commits_author_id", observer))
+        #expect(try !Self.hasIndex("commits_message_trgm", observer))
+        let reader = try StoreLocation(uri).openCommitReader()
+        let lagging = try reader.check()
+        #expect(lagging.messageIndexLag == 700 && lagging.unindexedMessages == 0 && !lagging.isDamaged)
+        try PostgreSQLBulkPageTablesTests.expectExactGreps(reader, commits)
+
+        _ = try StoreLocation(uri).openSyncWriter()
+        #expect(try Self.indexes(observer) == migrated)
+        #expect(try reader.check().messageIndexLag == 0)
+        try PostgreSQLBulkPageTablesTests.expectExactGreps(reader, commits)
+    }
+
+    /// One commit fewer than the lag it may leave: the index is built before the load's writer closes.
+    @Test func aSmallerLoadBuildsTheMessageIndexBeforeItsWriterCloses() async throws {
+        let (uri, observer) = try await Self.newDatabase()
+        do {
+            let (writer, repositoryID) = try Self.newStore(uri)
+            try #require(writer as? PostgreSQLStore).bulkLoadMessageIndexLag = 701..<200_000
+            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
+                try batches.storeFromGit(PostgreSQLBulkPageTablesTests.commits(700), repositoryID: repositoryID)
+            }
+        }
+        #expect(try Self.hasIndex("commits_message_trgm", observer))
+        #expect(try StoreLocation(uri).openCommitReader().check().messageIndexLag == 0)
+    }
 }
