@@ -138,6 +138,9 @@ import Testing
     /// The rule both backends follow.
     @Test func aLoadIsBulkIntoAnEmptyStoreOrOneItAtLeastDoubles() {
         #expect(BatchLimits().makeBulkLoad(intoStoreHolding: 0))
+        #expect(BatchLimits(expectedCommits: 5_000).makeBulkLoad(intoStoreHolding: 0))
+        // The first page before a history is read over git: too small to be worth a rebuild.
+        #expect(!BatchLimits(expectedCommits: 2_000).makeBulkLoad(intoStoreHolding: 0))
         #expect(!BatchLimits().makeBulkLoad(intoStoreHolding: 1))
         #expect(BatchLimits(expectedCommits: 5_000).makeBulkLoad(intoStoreHolding: 5_000))
         #expect(!BatchLimits(expectedCommits: 5_000).makeBulkLoad(intoStoreHolding: 5_001))

@@ -23,8 +23,12 @@ extension SyncEngine {
     /// About how many commits a listing that resumes the walk's own will store
     /// (the pages its first page announced that are still ahead, within this
     /// sync's page limit): a hint for the store (`BatchLimits.expectedCommits`).
-    /// Unknown for a first page and for a listing of a missing parent.
-    func expectedCommits(_ listing: Listing, walk: Walk) -> Int? {
+    /// A first page that may hand off to git stores at most the pages git is not
+    /// worth (a first page announcing more hands the rest to git), so no more than
+    /// that many commits. Unknown for another first page and for a listing of a
+    /// missing parent.
+    func expectedCommits(_ listing: Listing, walk: Walk, handOffToGit: Bool) -> Int? {
+        if handOffToGit, walk.pagesTotal == nil, let gitBootstrap { return gitBootstrap.minimumPages * Self.pageSize }
         guard listing.pinnedTo == nil, let total = walk.pagesTotal else { return nil }
         var pages = max(0, total - walk.pagesDone)
         if let pageLimit { pages = min(pages, max(0, pageLimit - pagesFetched)) }
@@ -55,7 +59,7 @@ extension SyncEngine {
         defer { pending?.cancel() }
 
         var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
-        limits.expectedCommits = expectedCommits(listing, walk: initial)
+        limits.expectedCommits = expectedCommits(listing, walk: initial, handOffToGit: handOffToGit)
         // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
         return try await store.withBatches(limits: limits) { batches in
             while true {

@@ -133,11 +133,13 @@ extension BatchLimits {
 
     /// Whether these batches, into a store holding `stored` commits, are cheaper
     /// with the store's secondary indexes built once at the end than updated row
-    /// by row: the store is empty, or the load is large and at least doubles it,
-    /// so that a rebuild covers at most twice what the load adds. Each backend
-    /// decides which of its indexes that concerns (BulkLoadIndexes).
+    /// by row: the store is empty (unless the load is known to be small: the first
+    /// page before a history is read over git), or the load is large and at least
+    /// doubles it, so that a rebuild covers at most twice what the load adds. Each
+    /// backend decides which of its indexes that concerns (BulkLoadIndexes).
     public func makeBulkLoad(intoStoreHolding stored: Int) -> Bool {
-        stored == 0 || expectedCommits.map { $0 >= Self.minimumBulkLoad && $0 >= stored } == true
+        let large = expectedCommits.map { $0 >= Self.minimumBulkLoad }
+        return stored == 0 ? large != false : large == true && expectedCommits.map { $0 >= stored } == true
     }
 
     /// How far a bulk load leaves the message index behind the rows, on either
