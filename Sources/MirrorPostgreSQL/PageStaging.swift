@@ -12,14 +12,15 @@ enum PageStaging {
             """
             CREATE TEMPORARY TABLE IF NOT EXISTS staged_commits (
                 ord integer NOT NULL, sha text NOT NULL, message text NOT NULL, html_url text,
-                author_name text NOT NULL, author_email text NOT NULL, author_login text, author_search text NOT NULL,
-                author_date text NOT NULL,
-                committer_name text NOT NULL, committer_email text NOT NULL, committer_login text,
-                committer_search text NOT NULL, committer_date text NOT NULL,
+                author_name text NOT NULL, author_email text NOT NULL, author_date text NOT NULL,
+                committer_name text NOT NULL, committer_email text NOT NULL, committer_date text NOT NULL,
                 parent_count integer NOT NULL, tree_sha text, parents text NOT NULL) ON COMMIT DELETE ROWS;
             CREATE TEMPORARY TABLE IF NOT EXISTS staged_coauthors (
-                ord integer NOT NULL, position integer NOT NULL, name text NOT NULL, email text NOT NULL,
-                search text NOT NULL) ON COMMIT DELETE ROWS;
+                ord integer NOT NULL, position integer NOT NULL, name text NOT NULL, email text NOT NULL)
+                ON COMMIT DELETE ROWS;
+            CREATE TEMPORARY TABLE IF NOT EXISTS staged_people (
+                ord integer NOT NULL, name text NOT NULL, email text NOT NULL, login text, search text NOT NULL)
+                ON COMMIT DELETE ROWS;
             """)
     }
 
@@ -32,33 +33,31 @@ enum PageStaging {
     }
 
     static func upsert(
-        _ commits: [Commit], repositoryID: Int64, replacingStored: Bool, on connection: PostgreSQLConnection
+        _ page: [Commit], repositoryID: Int64, replacingStored: Bool, on connection: PostgreSQLConnection
     ) throws -> PageOutcome {
         var outcome = PageOutcome()
-        guard !commits.isEmpty else { return outcome }
+        guard !page.isEmpty else { return outcome }
+        let commits = firstOfEachSHA(page)
         // Emptied at every commit (ON COMMIT DELETE ROWS, which also keeps these
         // never-vacuumed tables from growing); a batch's earlier page is deleted here.
-        try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors")
+        try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors; DELETE FROM staged_people")
         try connection.copyInBinary(
             """
-            COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_login, author_search,
-                author_date, committer_name, committer_email, committer_login, committer_search, committer_date,
-                parent_count, tree_sha, parents) FROM STDIN (FORMAT binary)
+            COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_date,
+                committer_name, committer_email, committer_date, parent_count, tree_sha, parents) FROM STDIN (FORMAT binary)
             """,
             rows: commits.enumerated().lazy.map { ord, commit in row(ord, commit) })
         let coAuthors = commits.enumerated().flatMap { ord, commit in
             commit.coAuthors.enumerated().map { position, person -> [CopyValue] in
-                [
-                    .integer(Int32(ord)), .integer(Int32(position)), .text(storable(person.name)),
-                    .text(storable(person.email)),
-                    .text(AuthorSearch.searchText(name: storable(person.name), email: storable(person.email))),
-                ]
+                [.integer(Int32(ord)), .integer(Int32(position)), .text(storable(person.name)), .text(storable(person.email))]
             }
         }
         if !coAuthors.isEmpty {
             try connection.copyInBinary(
-                "COPY staged_coauthors (ord, position, name, email, search) FROM STDIN (FORMAT binary)", rows: coAuthors)
+                "COPY staged_coauthors (ord, position, name, email) FROM STDIN (FORMAT binary)", rows: coAuthors)
         }
+        try connection.copyInBinary(
+            "COPY staged_people (ord, name, email, login, search) FROM STDIN (FORMAT binary)", rows: PagePeople(commits).rows)
         // The planner knows nothing of a temporary table's rows until told (autovacuum never
         // visits one): without this it guesses 200 distinct shas and answers a page of a few
         // with a scan of every stored commit. Only the columns it joins on: under a millisecond.
@@ -67,14 +66,20 @@ enum PageStaging {
         let inserted = try insertNewCommits(repositoryID: repositoryID, connection)
         // Every sha new (a first sync's pages): no stored commit can have changed, and
         // the statement that inserted them made them the repository's too.
-        let allNew = inserted == Set(commits.lazy.map { storable($0.sha) }).count
-        if allNew {
+        if inserted == commits.count {
             outcome.added = inserted
             return outcome
         }
         if replacingStored { outcome.updated = try updateChangedCommits(connection) }
         outcome.added = try addMemberships(repositoryID: repositoryID, connection)
         return outcome
+    }
+
+    /// The page's first commit of each sha: a repeated sha is one commit, so the
+    /// staged rows are distinct and every statement joins them by sha as they are.
+    private static func firstOfEachSHA(_ page: [Commit]) -> [Commit] {
+        var seen = Set<String>(minimumCapacity: page.count)
+        return page.filter { seen.insert(storable($0.sha)).inserted }
     }
 
     /// A page's row of `staged_commits`; `ord` and `parent_count` are its integer columns.
@@ -84,49 +89,31 @@ enum PageStaging {
         let optional = { (text: String?) in text.map { CopyValue.text(storable($0)) } ?? .null }
         return [
             .integer(Int32(ord)), .text(storable(commit.sha)), .text(storable(commit.message)), optional(commit.htmlURL),
-            .text(storable(author.name)), .text(storable(author.email)), optional(author.login),
-            .text(AuthorSearch.searchText(name: storable(author.name), email: storable(author.email))),
-            .text(ISO8601Timestamp.format(commit.author.date)),
-            .text(storable(committer.name)), .text(storable(committer.email)), optional(committer.login),
-            .text(AuthorSearch.searchText(name: storable(committer.name), email: storable(committer.email))),
+            .text(storable(author.name)), .text(storable(author.email)), .text(ISO8601Timestamp.format(commit.author.date)),
+            .text(storable(committer.name)), .text(storable(committer.email)),
             .text(ISO8601Timestamp.format(commit.committer.date)),
             .integer(Int32(commit.parents.count)), optional(commit.treeSHA),
             .text(commit.parents.map(storable).joined(separator: " ")),
         ]
     }
 
-    /// Every person of the page once; a login GitHub gives is kept, none never erases one.
-    ///
-    /// New people are numbered in the order the page first names them (each
-    /// commit's author, committer, then co-authors), as the SQLite store numbers
-    /// them: `authors` breaks ties between identities by that number, so both
-    /// stores list tied identities alike, before and after a deletion.
+    /// Every person of the page once (`PagePeople`: new ones numbered in the order
+    /// the page first names them); a login GitHub gives is kept, none never erases
+    /// one. Only the people not stored as they are go into the statement: a stored
+    /// one it would leave alone would still be locked by `ON CONFLICT`.
     private static func upsertAuthors(_ connection: PostgreSQLConnection) throws {
         try connection.execute(
             """
             INSERT INTO authors (name, email, login, search_text)
-            SELECT name, email, login, search FROM (
-                SELECT DISTINCT ON (name, email) name, email, login, search,
-                    min(ARRAY[ord, seen]) OVER (PARTITION BY name, email) AS first_seen
-                FROM (
-                    SELECT author_name AS name, author_email AS email, author_login AS login, author_search AS search,
-                        ord, 1 AS side, 0 AS seen
-                    FROM staged_commits
-                    UNION ALL
-                    SELECT committer_name, committer_email, committer_login, committer_search, ord, 2, 1 FROM staged_commits
-                    UNION ALL
-                    SELECT name, email, NULL, search, ord, 0, 2 + position FROM staged_coauthors
-                ) people
-                ORDER BY name, email, (login IS NULL), ord DESC, side DESC
-            ) chosen
-            ORDER BY first_seen
+            SELECT s.name, s.email, s.login, s.search FROM staged_people s
+            WHERE NOT EXISTS (
+                SELECT 1 FROM authors a
+                WHERE a.name = s.name AND a.email = s.email AND (s.login IS NULL OR a.login = s.login))
+            ORDER BY s.ord
             ON CONFLICT (name, email) DO UPDATE SET login = excluded.login
             WHERE excluded.login IS NOT NULL AND authors.login IS DISTINCT FROM excluded.login
             """)
     }
-
-    /// The page's first row of each sha (a repeated sha is one commit).
-    private static let page = "(SELECT DISTINCT ON (sha) * FROM staged_commits ORDER BY sha, ord)"
 
     /// New commits, in page order (their ids keep the mirrored order), with their
     /// parents and co-authors; returns how many commits were new.
@@ -142,7 +129,7 @@ enum PageStaging {
                 INSERT INTO commits (sha, message, html_url, author_id, author_date, committer_id, committer_date,
                     parent_count, tree_sha)
                 SELECT p.sha, p.message, p.html_url, a.id, p.author_date, k.id, p.committer_date, p.parent_count, p.tree_sha
-                FROM \(page) p
+                FROM staged_commits p
                 JOIN authors a ON a.name = p.author_name AND a.email = p.author_email
                 JOIN authors k ON k.name = p.committer_name AND k.email = p.committer_email
                 ORDER BY p.ord
@@ -152,22 +139,22 @@ enum PageStaging {
             parents AS (
                 INSERT INTO commit_parents (commit_id, position, parent_sha)
                 SELECT i.id, parent.position - 1, parent.sha
-                FROM inserted i JOIN \(page) p ON p.sha = i.sha,
+                FROM inserted i JOIN staged_commits p ON p.sha = i.sha,
                      unnest(string_to_array(p.parents, ' ')) WITH ORDINALITY AS parent(sha, position)
                 WHERE p.parents <> ''
             ),
             coauthors AS (
                 INSERT INTO commit_coauthors (commit_id, position, author_id)
                 SELECT i.id, c.position, a.id
-                FROM inserted i JOIN \(page) p ON p.sha = i.sha
+                FROM inserted i JOIN staged_commits p ON p.sha = i.sha
                 JOIN staged_coauthors c ON c.ord = p.ord
                 JOIN authors a ON a.name = c.name AND a.email = c.email
             ),
             joining AS MATERIALIZED (
-                SELECT i.id, p.ord FROM inserted i JOIN \(page) p ON p.sha = i.sha
-                WHERE (SELECT count(*) FROM inserted) = (SELECT count(DISTINCT sha) FROM staged_commits)
+                SELECT i.id, p.ord FROM inserted i JOIN staged_commits p ON p.sha = i.sha
+                WHERE (SELECT count(*) FROM inserted) = (SELECT count(*) FROM staged_commits)
             ),
-            \(numberedMemberships)
+            \(numberedMemberships(ofNewCommits: true))
             SELECT count(*) FROM inserted
             """, [repositoryID]
         ).int(0, 0) ?? 0
@@ -176,8 +163,11 @@ enum PageStaging {
     /// `joining`'s commits (`id`, page `ord`) join repository `$1`, each new
     /// membership taking the next change number in page order (the cursor
     /// `query --follow` waits on). The counter's row lock, held to the commit,
-    /// makes the numbers visible in order.
-    private static let numberedMemberships = """
+    /// makes the numbers visible in order. A commit the same statement inserted
+    /// cannot be anyone's member yet: those memberships are inserted without the
+    /// conflict check (`ofNewCommits`), which costs a look-up per row.
+    private static func numberedMemberships(ofNewCommits: Bool) -> String {
+        """
         counter AS (
             UPDATE change_counter SET last = last + (SELECT count(*) FROM joining)
             WHERE EXISTS (SELECT 1 FROM joining)
@@ -187,10 +177,11 @@ enum PageStaging {
             INSERT INTO repository_commits (repository_id, commit_id, change_seq)
             SELECT $1, j.id, counter.last - count(*) OVER () + row_number() OVER (ORDER BY j.ord)
             FROM joining j CROSS JOIN counter
-            ON CONFLICT DO NOTHING
+            \(ofNewCommits ? "" : "ON CONFLICT DO NOTHING")
             RETURNING 1
         )
         """
+    }
 
     /// Stored commits whose data the page changes (newest data wins); their co-authors follow the message.
     private static func updateChangedCommits(_ connection: PostgreSQLConnection) throws -> Int {
@@ -198,7 +189,7 @@ enum PageStaging {
             """
             UPDATE commits c SET message = p.message, html_url = p.html_url, author_id = a.id, author_date = p.author_date,
                 committer_id = k.id, committer_date = p.committer_date, tree_sha = p.tree_sha
-            FROM \(page) p
+            FROM staged_commits p
             JOIN authors a ON a.name = p.author_name AND a.email = p.author_email
             JOIN authors k ON k.name = p.committer_name AND k.email = p.committer_email
             WHERE c.sha = p.sha AND (c.message IS DISTINCT FROM p.message OR c.html_url IS DISTINCT FROM p.html_url
@@ -214,7 +205,7 @@ enum PageStaging {
             """
             INSERT INTO commit_coauthors (commit_id, position, author_id)
             SELECT c.id, s.position, a.id
-            FROM commits c JOIN \(page) p ON p.sha = c.sha
+            FROM commits c JOIN staged_commits p ON p.sha = c.sha
             JOIN staged_coauthors s ON s.ord = p.ord
             JOIN authors a ON a.name = s.name AND a.email = s.email
             WHERE c.id = ANY($1::bigint[])
@@ -222,15 +213,15 @@ enum PageStaging {
         return changed.count
     }
 
-    /// The page's commits that are not yet the repository's join it (`numberedMemberships`).
+    /// The page's commits that are not yet the repository's join it (`numberedMemberships(ofNewCommits:)`).
     private static func addMemberships(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
         try connection.execute(
             """
             WITH joining AS MATERIALIZED (
-                SELECT c.id, p.ord FROM \(page) p JOIN commits c ON c.sha = p.sha
+                SELECT c.id, p.ord FROM staged_commits p JOIN commits c ON c.sha = p.sha
                 WHERE NOT EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = $1 AND rc.commit_id = c.id)
             ),
-            \(numberedMemberships)
+            \(numberedMemberships(ofNewCommits: false))
             SELECT count(*) FROM added
             """, [repositoryID]
         ).int(0, 0) ?? 0
