@@ -23,6 +23,9 @@
     X(PGresult *, PQexec, (PGconn *, const char *))                                                          \
     X(PGresult *, PQexecParams,                                                                              \
       (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int))        \
+    X(PGresult *, PQprepare, (PGconn *, const char *, const char *, int, const Oid *))                       \
+    X(PGresult *, PQexecPrepared,                                                                            \
+      (PGconn *, const char *, int, const char *const *, const int *, const int *, int))                     \
     X(int, PQsendQueryParams,                                                                                \
       (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int))        \
     X(int, PQsendQuery, (PGconn *, const char *))                                                            \
@@ -123,6 +126,14 @@ PGresult *cpq_exec_params(PGconn *connection, const char *command, int count, co
                           const int *lengths, const int *formats, int result_format) {
     return CPQ_READY() ? pq.PQexecParams(connection, command, count, NULL, values, lengths, formats, result_format)
                        : NULL;
+}
+
+PGresult *cpq_prepare(PGconn *connection, const char *name, const char *command) {
+    return CPQ_READY() ? pq.PQprepare(connection, name, command, 0, NULL) : NULL;
+}
+
+PGresult *cpq_exec_prepared(PGconn *connection, const char *name, int count, const char *const *values) {
+    return CPQ_READY() ? pq.PQexecPrepared(connection, name, count, values, NULL, NULL, 0) : NULL;
 }
 
 int cpq_send_query_params(PGconn *connection, const char *command, int count, const char *const *values,

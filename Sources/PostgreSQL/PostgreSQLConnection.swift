@@ -13,6 +13,8 @@ import CPostgreSQL
 public final class PostgreSQLConnection {
     let rawConnection: OpaquePointer
     private var isClosed = false
+    /// The statements `executePrepared` prepared on this connection: their names, by SQL text.
+    private var preparedNames: [String: String] = [:]
 
     /// Connects to `uri` (`postgresql://…`, `postgres://…` or a `key=value`
     /// connection string). `password`, when given, wins over the URI and `.pgpass`:
@@ -85,6 +87,29 @@ public final class PostgreSQLConnection {
     public func execute(_ sql: String, _ parameters: [any PostgreSQLBindable] = []) throws -> QueryResult {
         let result = withParameters(parameters) { count, values in
             cpq_exec_params(rawConnection, sql, count, values, nil, nil, 0)
+        }
+        return try checked(result, sql: sql)
+    }
+
+    /// Runs one statement as `execute` does, prepared once on this connection:
+    /// the server parses it once, and plans it once too unless what it reads
+    /// changed (PostgreSQL replans a prepared statement whose tables were altered
+    /// or analysed). For the statements a sync runs for every page; `sql` must be
+    /// one of a fixed set (every value a bound parameter), as each text is kept
+    /// for the connection's life. A prepared statement outlives a rolled-back
+    /// transaction, so one that failed to prepare is simply prepared again.
+    @discardableResult
+    public func executePrepared(_ sql: String, _ parameters: [any PostgreSQLBindable] = []) throws -> QueryResult {
+        let name: String
+        if let prepared = preparedNames[sql] {
+            name = prepared
+        } else {
+            name = "commits_mirror_\(preparedNames.count)"
+            _ = try checked(cpq_prepare(rawConnection, name, sql), sql: sql)
+            preparedNames[sql] = name
+        }
+        let result = withParameters(parameters) { count, values in
+            cpq_exec_prepared(rawConnection, name, count, values)
         }
         return try checked(result, sql: sql)
     }
