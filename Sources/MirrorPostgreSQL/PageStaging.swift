@@ -102,7 +102,7 @@ enum PageStaging {
     /// one. Only the people not stored as they are go into the statement: a stored
     /// one it would leave alone would still be locked by `ON CONFLICT`.
     private static func upsertAuthors(_ connection: PostgreSQLConnection) throws {
-        try connection.execute(
+        try connection.executePrepared(
             """
             INSERT INTO authors (name, email, login, search_text)
             SELECT s.name, s.email, s.login, s.search FROM staged_people s
@@ -123,7 +123,7 @@ enum PageStaging {
     /// be a member yet): a first sync's page skips that statement's look-ups of
     /// each sha and each membership, a third of a page's time.
     private static func insertNewCommits(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
-        try connection.execute(
+        try connection.executePrepared(
             """
             WITH inserted AS (
                 INSERT INTO commits (sha, message, html_url, author_id, author_date, committer_id, committer_date,
@@ -185,7 +185,7 @@ enum PageStaging {
 
     /// Stored commits whose data the page changes (newest data wins); their co-authors follow the message.
     private static func updateChangedCommits(_ connection: PostgreSQLConnection) throws -> Int {
-        let changed = try connection.execute(
+        let changed = try connection.executePrepared(
             """
             UPDATE commits c SET message = p.message, html_url = p.html_url, author_id = a.id, author_date = p.author_date,
                 committer_id = k.id, committer_date = p.committer_date, tree_sha = p.tree_sha
@@ -200,8 +200,8 @@ enum PageStaging {
             """)
         guard changed.count > 0 else { return 0 }
         let ids = BigIntArray((0..<changed.count).compactMap { changed.int64($0, 0) })
-        try connection.execute("DELETE FROM commit_coauthors WHERE commit_id = ANY($1::bigint[])", [ids])
-        try connection.execute(
+        try connection.executePrepared("DELETE FROM commit_coauthors WHERE commit_id = ANY($1::bigint[])", [ids])
+        try connection.executePrepared(
             """
             INSERT INTO commit_coauthors (commit_id, position, author_id)
             SELECT c.id, s.position, a.id
@@ -215,7 +215,7 @@ enum PageStaging {
 
     /// The page's commits that are not yet the repository's join it (`numberedMemberships(ofNewCommits:)`).
     private static func addMemberships(repositoryID: Int64, _ connection: PostgreSQLConnection) throws -> Int {
-        try connection.execute(
+        try connection.executePrepared(
             """
             WITH joining AS MATERIALIZED (
                 SELECT c.id, p.ord FROM staged_commits p JOIN commits c ON c.sha = p.sha

@@ -170,14 +170,14 @@ extension PostgreSQLStore {
     }
 
     public func frontierCount(walkID: Int64) throws -> Int {
-        try connection.execute("SELECT count(*) FROM sync_frontier WHERE walk_id = $1", [walkID]).int(0, 0) ?? 0
+        try connection.executePrepared("SELECT count(*) FROM sync_frontier WHERE walk_id = $1", [walkID]).int(0, 0) ?? 0
     }
 
     /// The page's parents it does not list join the frontier unless the branch holds
     /// them; what the page lists leaves it (`FrontierStep`, the page-local rule).
     func updateFrontier(walkID: Int64, repositoryID: Int64, step: FrontierStep) throws {
         if !step.parentsOffPage.isEmpty {
-            try connection.execute(
+            try connection.executePrepared(
                 """
                 INSERT INTO sync_frontier (walk_id, sha)
                 SELECT $1, parent FROM unnest($3::text[]) AS parent
@@ -188,7 +188,7 @@ extension PostgreSQLStore {
                 """, [walkID, repositoryID, TextArray(step.parentsOffPage.map(PageStaging.storable))])
         }
         if !step.listed.isEmpty {
-            try connection.execute(
+            try connection.executePrepared(
                 "DELETE FROM sync_frontier WHERE walk_id = $1 AND sha = ANY($2::text[])",
                 [walkID, TextArray(step.listed.map(PageStaging.storable))])
         }

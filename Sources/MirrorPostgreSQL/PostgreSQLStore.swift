@@ -104,7 +104,7 @@ public final class PostgreSQLStore: MirrorWriter {
             try plannerStatistics.noteAdded(outcome.added, on: connection)
             messageIndex.noteAdded(outcome.added)
             try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
-            try connection.execute(
+            try connection.executePrepared(
                 """
                 UPDATE sync_walks SET next_url = $1, pages_done = pages_done + 1, pages_total = coalesce($2, pages_total),
                     listing_sha = $3 WHERE id = $4
