@@ -95,22 +95,29 @@ import Testing
         #expect(try Self.indexes(observer) == migrated)
     }
 
+    /// A new store's first load of `commits` with `lag` as its bulk loads' lag
+    /// (`BatchLimits.messageIndexLagAfterBulkLoad`, lowered here), its writer closed
+    /// on return; the indexes the migrations made, as the test's observer saw them.
+    static func firstLoad(_ commits: [Commit], lag: Range<Int>) async throws
+        -> (uri: String, observer: PostgreSQLConnection, migrated: [String])
+    {
+        let (uri, observer) = try await newDatabase()
+        let (writer, repositoryID) = try newStore(uri)
+        let migrated = try indexes(observer)
+        try #require(writer as? PostgreSQLStore).bulkLoadMessageIndexLag = lag
+        _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
+            try batches.storeFromGit(commits, repositoryID: repositoryID)
+        }
+        return (uri, observer, migrated)
+    }
+
     /// A load that leaves as many commits unindexed as the SQLite store would leave
-    /// (`BatchLimits.messageIndexLagAfterBulkLoad`, lowered here) returns without the
-    /// message index: `check` says how many commits wait for it, searches answer
-    /// exactly without it, and the next writer to open the store builds it.
+    /// returns without the message index: `check` says how many commits wait for
+    /// it, searches answer exactly without it, and the next writer to open the
+    /// store builds it. Closing the load's writer waits for no build.
     @Test func aLargeLoadLeavesTheMessageIndexToTheNextWriter() async throws {
-        let (uri, observer) = try await Self.newDatabase()
         let commits = PostgreSQLBulkPageTablesTests.commits(700)
-        var migrated: [String] = []
-        do {
-            let (writer, repositoryID) = try Self.newStore(uri)
-            migrated = try Self.indexes(observer)
-            try #require(writer as? PostgreSQLStore).bulkLoadMessageIndexLag = 700..<200_000
-            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
-                try batches.storeFromGit(commits, repositoryID: repositoryID)
-            }
-        }  // closing the writer waits for no build
+        let (uri, observer, migrated) = try await Self.firstLoad(commits, lag: 700..<200_000)
         #expect(try Self.hasIndex("commits_author_id", observer))
         #expect(try !Self.hasIndex("commits_message_trgm", observer))
         let reader = try StoreLocation(uri).openCommitReader()
@@ -126,14 +133,7 @@ import Testing
 
     /// One commit fewer than the lag it may leave: the index is built before the load's writer closes.
     @Test func aSmallerLoadBuildsTheMessageIndexBeforeItsWriterCloses() async throws {
-        let (uri, observer) = try await Self.newDatabase()
-        do {
-            let (writer, repositoryID) = try Self.newStore(uri)
-            try #require(writer as? PostgreSQLStore).bulkLoadMessageIndexLag = 701..<200_000
-            _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200)) { batches in
-                try batches.storeFromGit(PostgreSQLBulkPageTablesTests.commits(700), repositoryID: repositoryID)
-            }
-        }
+        let (uri, observer, _) = try await Self.firstLoad(PostgreSQLBulkPageTablesTests.commits(700), lag: 701..<200_000)
         #expect(try Self.hasIndex("commits_message_trgm", observer))
         #expect(try StoreLocation(uri).openCommitReader().check().messageIndexLag == 0)
     }
