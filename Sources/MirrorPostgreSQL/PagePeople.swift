@@ -24,7 +24,8 @@ struct PagePeople {
     private(set) var people: [Person] = []
     private var positions: [Key: Int] = [:]
 
-    /// `commits` as staged (`PageStaging.storable` text).
+    /// The people of `commits` (a page's, each sha once), in the text PostgreSQL
+    /// stores (`PageStaging.storable`), as the staged commits name them.
     init(_ commits: [Commit]) {
         for commit in commits {
             note(commit.author.identity)
