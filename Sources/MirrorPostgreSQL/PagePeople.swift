@@ -24,12 +24,16 @@ struct PagePeople {
     private(set) var people: [Person] = []
     private var positions: [Key: Int] = [:]
 
-    /// The people of `commits` (a page's, each sha once), in the text PostgreSQL
-    /// stores (`PageStaging.storable`), as the staged commits name them.
-    init(_ commits: [Commit]) {
-        for commit in commits {
+    /// The people of `page`, in the text PostgreSQL stores (`PageStaging.storable`),
+    /// met as the SQLite store meets them storing the page row by row: every row's
+    /// author and committer; the co-authors of each sha's first row, and over REST
+    /// (`replacingStored`) of each later row of it too, whose message replaces the stored one.
+    init(_ page: [Commit], replacingStored: Bool) {
+        var seen = Set<String>(minimumCapacity: page.count)
+        for commit in page {
             note(commit.author.identity)
             note(commit.committer.identity)
+            guard seen.insert(PageStaging.storable(commit.sha)).inserted || replacingStored else { continue }
             for coAuthor in commit.coAuthors { note(Identity(name: coAuthor.name, email: coAuthor.email)) }
         }
     }

@@ -37,7 +37,8 @@ enum PageStaging {
     ) throws -> PageOutcome {
         var outcome = PageOutcome()
         guard !page.isEmpty else { return outcome }
-        let commits = firstOfEachSHA(page)
+        let (commits, replacements) = distinctSHAs(page, replacingStored: replacingStored)
+        outcome.updated = replacements
         // Emptied at every commit (ON COMMIT DELETE ROWS, which also keeps these
         // never-vacuumed tables from growing); a batch's earlier page is deleted here.
         try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors; DELETE FROM staged_people")
@@ -57,7 +58,8 @@ enum PageStaging {
                 "COPY staged_coauthors (ord, position, name, email) FROM STDIN (FORMAT binary)", rows: coAuthors)
         }
         try connection.copyInBinary(
-            "COPY staged_people (ord, name, email, login, search) FROM STDIN (FORMAT binary)", rows: PagePeople(commits).rows)
+            "COPY staged_people (ord, name, email, login, search) FROM STDIN (FORMAT binary)",
+            rows: PagePeople(page, replacingStored: replacingStored).rows)
         // The planner knows nothing of a temporary table's rows until told (autovacuum never
         // visits one): without this it guesses 200 distinct shas and answers a page of a few
         // with a scan of every stored commit. Only the columns it joins on: under a millisecond.
@@ -70,16 +72,48 @@ enum PageStaging {
             outcome.added = inserted
             return outcome
         }
-        if replacingStored { outcome.updated = try updateChangedCommits(connection) }
+        if replacingStored { outcome.updated += try updateChangedCommits(connection) }
         outcome.added = try addMemberships(repositoryID: repositoryID, connection)
         return outcome
     }
 
-    /// The page's first commit of each sha: a repeated sha is one commit, so the
-    /// staged rows are distinct and every statement joins them by sha as they are.
-    private static func firstOfEachSHA(_ page: [Commit]) -> [Commit] {
-        var seen = Set<String>(minimumCapacity: page.count)
-        return page.filter { seen.insert(storable($0.sha)).inserted }
+    /// Each sha of the page once (a repeated sha is one commit, so every statement
+    /// joins the staged rows by sha as they are), at its first row's place, as the
+    /// SQLite store stores a page row by row: over REST (`replacingStored`) with its
+    /// last row's data, as each later row replaces the stored one, but its first
+    /// row's parents, which no replacement changes; over git with its first row's.
+    /// Also how many of those replacements changed the data, which that store
+    /// counts as updates (a sha stored before and changed by two rows of one page
+    /// is counted once more there: its first row's change, against the stored data).
+    private static func distinctSHAs(_ page: [Commit], replacingStored: Bool) -> (commits: [Commit], replacements: Int) {
+        var places: [String: Int] = [:]
+        var commits: [Commit] = []
+        var replacements = 0
+        commits.reserveCapacity(page.count)
+        for commit in page {
+            let sha = storable(commit.sha)
+            guard let place = places[sha] else {
+                places[sha] = commits.count
+                commits.append(commit)
+                continue
+            }
+            guard replacingStored else { continue }
+            var replacement = commit
+            replacement.parents = commits[place].parents
+            if !sameStoredData(commits[place], replacement) { replacements += 1 }
+            commits[place] = replacement
+        }
+        return (commits, replacements)
+    }
+
+    /// Whether two rows of one sha store alike: what `updateChangedCommits` compares.
+    private static func sameStoredData(_ a: Commit, _ b: Commit) -> Bool {
+        a.message == b.message && a.htmlURL == b.htmlURL && a.treeSHA == b.treeSHA
+            && a.author.identity.name == b.author.identity.name && a.author.identity.email == b.author.identity.email
+            && a.committer.identity.name == b.committer.identity.name
+            && a.committer.identity.email == b.committer.identity.email
+            && ISO8601Timestamp.format(a.author.date) == ISO8601Timestamp.format(b.author.date)
+            && ISO8601Timestamp.format(a.committer.date) == ISO8601Timestamp.format(b.committer.date)
     }
 
     /// A page's row of `staged_commits`; `ord` and `parent_count` are its integer columns.

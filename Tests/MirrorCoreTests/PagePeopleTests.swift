@@ -18,7 +18,7 @@ import Testing
     }
 
     static func staged(_ commits: [Commit]) -> [String] {
-        PagePeople(commits).people.map { "\($0.name) \($0.login ?? "-")" }
+        PagePeople(commits, replacingStored: true).people.map { "\($0.name) \($0.login ?? "-")" }
     }
 
     @Test func eachPersonOnceInTheOrderThePageFirstNamesThem() {
