@@ -18,22 +18,31 @@ import PostgreSQL
 enum BulkLoadIndexes {
     struct Index {
         let name: String
-        let definition: String
+        let table: String
+        /// What follows `ON table` in the index's definition.
+        let method: String
+
+        var definition: String { "ON \(table) \(method)" }
+        /// The statement that builds it unless it exists.
+        var create: String { "CREATE INDEX IF NOT EXISTS \(name) \(definition)" }
     }
 
     /// Exactly as the migrations left them (`BulkLoadIndexesTests` compares the
     /// definitions PostgreSQL reports before a load and after it).
     static let deferred: [Index] = [
-        Index(name: "commits_committer_date", definition: "ON commits (committer_date)"),
-        Index(name: "commits_author_date", definition: "ON commits (author_date)"),
-        Index(name: "commits_author_id", definition: "ON commits (author_id, committer_date)"),
-        Index(name: "commits_committer_id", definition: "ON commits (committer_id, committer_date)"),
+        Index(name: "commits_committer_date", table: "commits", method: "(committer_date)"),
+        Index(name: "commits_author_date", table: "commits", method: "(author_date)"),
+        Index(name: "commits_author_id", table: "commits", method: "(author_id, committer_date)"),
+        Index(name: "commits_committer_id", table: "commits", method: "(committer_id, committer_date)"),
         messageIndex,
-        Index(name: "commit_parents_parent_sha", definition: "ON commit_parents (parent_sha)"),
-        Index(name: "commit_coauthors_author_id", definition: "ON commit_coauthors (author_id, commit_id)"),
-        Index(name: "repository_commits_commit_id", definition: "ON repository_commits (commit_id)"),
-        Index(name: "repository_commits_change_seq", definition: "ON repository_commits (change_seq)"),
+        Index(name: "commit_parents_parent_sha", table: "commit_parents", method: "(parent_sha)"),
+        Index(name: "commit_coauthors_author_id", table: "commit_coauthors", method: "(author_id, commit_id)"),
+        Index(name: "repository_commits_commit_id", table: "repository_commits", method: "(commit_id)"),
+        Index(name: "repository_commits_change_seq", table: "repository_commits", method: "(change_seq)"),
     ]
+
+    /// The deferred indexes but the message index (a connection of their own builds them beside the writer).
+    static var secondary: [Index] { deferred.filter { $0.name != messageIndex.name } }
 
     /// In a transaction of its own: when the load is worth it (`BatchLimits.makeBulkLoad`),
     /// drops the deferred indexes and says so. When another writer's transaction
@@ -83,14 +92,40 @@ enum BulkLoadIndexes {
         """
 
     /// pg_advisory_xact_lock's key for rebuilding the deferred indexes: any constant no other lock uses.
-    private static let restoreLockKey: Int64 = 0x636F_6D6D_6974_7302
-    /// The same for the message index alone, which `MessageIndexBuild` builds on a connection of its own.
+    static let restoreLockKey: Int64 = 0x636F_6D6D_6974_7302
+    /// The same for the message index alone, which an `IndexBuild` of its own builds.
     static let messageIndexLockKey: Int64 = 0x636F_6D6D_6974_7305
 
-    /// The trigram index on messages: the longest build of all (MessageIndexBuild).
+    /// The trigram index on messages: the longest build of all.
     static let messageIndex = Index(
-        name: "commits_message_trgm",
-        definition: "ON commits USING gin (message gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 262144)")
+        name: "commits_message_trgm", table: "commits",
+        method: "USING gin (message gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 262144)")
+
+    /// The secondary indexes for an `IndexBuild`: one transaction per table, each
+    /// under `restore`'s lock, so the build never holds one table while it waits
+    /// for another (the writer's statements wait at most for the table being
+    /// indexed, never the other way round), and a writer restoring at once finds
+    /// each index built, not half made.
+    static var secondaryIndexesScript: String {
+        var tables: [String] = []
+        for index in secondary where !tables.contains(index.table) { tables.append(index.table) }
+        return tables.map { table in
+            let creates = secondary.filter { $0.table == table }.map { $0.create + ";" }
+            return (["BEGIN;", "SELECT pg_advisory_xact_lock(\(restoreLockKey));", "\(raiseBuildMemory);"] + creates + ["COMMIT;"])
+                .joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The message index for an `IndexBuild`, under its own lock.
+    static var messageIndexScript: String {
+        """
+        BEGIN;
+        SELECT pg_advisory_xact_lock(\(messageIndexLockKey));
+        \(raiseBuildMemory);
+        \(messageIndex.create);
+        COMMIT;
+        """
+    }
 
     /// Builds whichever deferred index is missing, in one transaction (writers
     /// wait for it; readers do not). One connection at a time: two
@@ -99,19 +134,19 @@ enum BulkLoadIndexes {
     /// instead of finding the index; under the lock, the second finds it built.
     ///
     /// The message index only when `exceptMessageIndex` is false and no other
-    /// connection is building it: that build ends on its own (MessageIndexBuild),
-    /// and waiting for it here could wait for this very process.
+    /// connection is building it: that build ends on its own (IndexBuild), and
+    /// waiting for it here could wait for this very process.
     static func restore(_ connection: PostgreSQLConnection, exceptMessageIndex: Bool = false) throws {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [restoreLockKey])
             try connection.execute(raiseBuildMemory)
-            for index in deferred where index.name != messageIndex.name {
-                try connection.execute("CREATE INDEX IF NOT EXISTS \(index.name) \(index.definition)")
+            for index in secondary {
+                try connection.execute(index.create)
             }
             guard !exceptMessageIndex,
                 try connection.execute("SELECT pg_try_advisory_xact_lock($1)", [messageIndexLockKey]).bool(0, 0) == true
             else { return }
-            try connection.execute("CREATE INDEX IF NOT EXISTS \(messageIndex.name) \(messageIndex.definition)")
+            try connection.execute(messageIndex.create)
         }
     }
 

@@ -46,7 +46,7 @@ extension PostgreSQLStore {
     /// The pages of one sync; into an empty store, or one the load will at least
     /// double, with the secondary indexes built once at the end (BulkLoadIndexes).
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
-        finishMessageIndexBuild()
+        finishIndexBuilds()
         let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(limits, fence: fence, connection)
         messageIndex.isDeferred = bulkLoad
         let result: T
@@ -61,17 +61,24 @@ extension PostgreSQLStore {
         return result
     }
 
-    /// Builds the indexes a bulk load left out (a fresh index has no pending list),
-    /// the message index on a second connection meanwhile (MessageIndexBuild), or
-    /// not at all when the load leaves as many commits unindexed as the SQLite
-    /// store would leave (`BatchLimits.messageIndexLagAfterBulkLoad`): then the
-    /// next writer to open the store builds it, and searches scan the messages
-    /// until then, with the same answers.
+    /// Starts the builds of the indexes a bulk load left out (a fresh index has no
+    /// pending list) on connections of their own (IndexBuild), the secondary ones
+    /// on one and the message index on another, while this connection finishes
+    /// the sync; builds here what could not be started. The message index not
+    /// at all when the load leaves as many commits unindexed as the SQLite store
+    /// would leave (`BatchLimits.messageIndexLagAfterBulkLoad`): then the next
+    /// writer to open the store builds it, and searches scan the messages until
+    /// then, with the same answers.
     func restoreDeferredIndexes() throws {
         let leavingMessageIndex = try BulkLoadIndexes.storeHolds(
             atLeast: bulkLoadMessageIndexLag.lowerBound, connection)
-        let buildingElsewhere = !leavingMessageIndex && startMessageIndexBuild()
-        try BulkLoadIndexes.restore(connection, exceptMessageIndex: leavingMessageIndex || buildingElsewhere)
+        // The longest build first: it is what the sync may wait for at its end.
+        let messageIndexElsewhere =
+            !leavingMessageIndex && startIndexBuild(BulkLoadIndexes.messageIndexScript, purpose: "message index")
+        let secondaryElsewhere = startIndexBuild(BulkLoadIndexes.secondaryIndexesScript, purpose: "indexes")
+        if !secondaryElsewhere || !(leavingMessageIndex || messageIndexElsewhere) {
+            try BulkLoadIndexes.restore(connection, exceptMessageIndex: leavingMessageIndex || messageIndexElsewhere)
+        }
         messageIndex = MessageIndexCatchUp()
     }
 

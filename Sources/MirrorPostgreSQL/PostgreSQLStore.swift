@@ -23,9 +23,9 @@ public final class PostgreSQLStore: MirrorWriter {
     /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
     /// every write transaction checks the lease first.
     var fence: WriteFence?
-    /// The message index's build on a connection of its own after a bulk load, until waited for.
-    var messageIndexBuild: MessageIndexBuild?
-    /// For that connection: the URI and the password this one was opened with.
+    /// The builds of what a bulk load left out, each on a connection of its own, until waited for.
+    private var indexBuilds: [IndexBuild] = []
+    /// For those connections: the URI and the password this one was opened with.
     private let uri: String
     private let password: String?
 
@@ -50,22 +50,24 @@ public final class PostgreSQLStore: MirrorWriter {
 
     deinit {
         rollBackBatch()
-        finishMessageIndexBuild()
+        finishIndexBuilds()
     }
 
-    /// Starts the message index's build on a second connection; false when it could not be started.
-    func startMessageIndexBuild() -> Bool {
-        finishMessageIndexBuild()
-        messageIndexBuild = MessageIndexBuild.start(uri: uri, password: password)
-        return messageIndexBuild != nil
+    /// Starts `script` on a connection of its own (IndexBuild); false when it could not be started.
+    func startIndexBuild(_ script: String, purpose: String) -> Bool {
+        guard let build = IndexBuild.start(script, purpose: purpose, uri: uri, password: password) else { return false }
+        indexBuilds.append(build)
+        return true
     }
 
-    /// Waits for the message index's build, if one runs, when no transaction of
-    /// this connection could hold what it waits for; builds the index here if that build failed.
-    func finishMessageIndexBuild() {
-        guard let build = messageIndexBuild, !connection.isInTransaction else { return }
-        messageIndexBuild = nil
-        if !build.finish() { try? BulkLoadIndexes.restore(connection) }
+    /// Waits for the index builds, if any run, when no transaction of this
+    /// connection could hold what they wait for; builds here what a failed one left missing.
+    func finishIndexBuilds() {
+        guard !indexBuilds.isEmpty, !connection.isInTransaction else { return }
+        let builds = indexBuilds
+        indexBuilds = []
+        let failed = builds.map { $0.finish() }.contains(false)
+        if failed { try? BulkLoadIndexes.restore(connection) }
     }
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on
