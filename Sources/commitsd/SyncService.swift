@@ -176,21 +176,23 @@ struct SyncService: Service, CustomStringConvertible {
         }
         defer { writeSpentRequests(now: true) }
 
-        func mayStart(_ job: SyncSchedule.Job) -> Bool {
-            guard plan.running.count < Self.lanes else { return false }
+        /// The job due soonest that a lane may start now; none while every lane is busy.
+        /// Asked after every sync, of thousands of jobs: what decides is worked out
+        /// once per question, and each job costs two look-ups.
+        func nextStartable() -> SyncSchedule.Job? {
+            guard plan.running.count < Self.lanes else { return nil }
             // Branches of one repository share its lock: the next waits for the lane, rather than
             // finding the lock held and waiting a whole interval (`branches:`, docs/BRANCHES.md).
-            let sameRepository = job.repository.name.description.lowercased() + "@"
-            if plan.running.contains(where: { $0.hasPrefix(sameRepository) }) { return false }
-            if hasSynced.contains(job.repository.key) { return true }
-            // Counted over the running few: `subtracting` hashed every synced entry on each call,
-            // and `plan.next` calls this per due job (quadratic with thousands of branches).
-            return plan.running.count(where: { !hasSynced.contains($0) }) < Self.firstSyncLanes
+            let busyRepositories = Set(plan.running.map { SyncSchedule.Job.repositoryKey(ofKey: $0) })
+            let firstSyncMayStart = plan.running.count(where: { !hasSynced.contains($0) }) < Self.firstSyncLanes
+            return plan.next { job in
+                !busyRepositories.contains(job.repositoryKey) && (firstSyncMayStart || hasSynced.contains(job.key))
+            }
         }
 
         func arm() {
             timer?.cancel()
-            let dues = [plan.next(where: mayStart)?.due, discoveries.nextDue].compactMap { $0 }
+            let dues = [nextStartable()?.due, discoveries.nextDue].compactMap { $0 }
             guard let due = dues.min() else { return }
             timer = Task {
                 try? await Task.sleep(until: due, clock: .continuous)
@@ -306,7 +308,7 @@ struct SyncService: Service, CustomStringConvertible {
                     newBranches.merge(discoveries.takeNewBranches()) { _, new in new }
                     if ran { plan.apply(discoveries.expanded(settings.configuration), now: .now) }
                 }
-                while !Task.isShuttingDownGracefully, let job = plan.next(where: mayStart), job.due <= .now {
+                while !Task.isShuttingDownGracefully, let job = nextStartable(), job.due <= .now {
                     if let resume = reservePause(settings: settings) {
                         let wait = max(.zero, resume - .now)
                         logger.notice(

@@ -52,6 +52,44 @@ import Testing
         #expect(plan.running.isEmpty && plan.next?.repository.name.description == "a/one")
     }
 
+    /// A daemon asks for the next job after every sync, of thousands: `next` asks
+    /// `eligible` only of a job that would be the answer, and the earliest-due
+    /// job among equals is the one configured first, or requeued last.
+    @Test func nextAsksOnlyOfTheJobsThatWouldBeTheAnswer() throws {
+        let names = (1...50).map { "a/r\($0)" }
+        let config = try configuration("default_interval: 50s\nrepositories: [\(names.joined(separator: ", "))]\n")
+        let start = ContinuousClock.now
+        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
+        var asked: [String] = []
+        let first = plan.next { job in
+            asked.append(job.repository.name.description)
+            return true
+        }
+        #expect(first?.repository.name.description == "a/r1" && asked == ["a/r1"])
+        asked = []
+        // The two earliest refused: the third is the answer, after asking of those three only.
+        let third = plan.next { job in
+            asked.append(job.repository.name.description)
+            return !["a/r1", "a/r2"].contains(job.repository.name.description)
+        }
+        #expect(third?.repository.name.description == "a/r3")
+        #expect(asked.count < names.count && asked.contains("a/r3"))
+
+        // Requeued, a job goes behind every job due at the same time.
+        plan.requeue(config.repositories[0], now: start)
+        plan.requeue(config.repositories[1], now: start)
+        #expect(plan.next?.repository.name.description == "a/r1")
+        plan.started(config.repositories[0])
+        #expect(plan.next?.repository.name.description == "a/r2")
+        plan.requeue(config.repositories[0], now: start)
+        #expect(plan.next?.repository.name.description == "a/r2", "a/r1 went behind a/r2, requeued before it")
+    }
+
+    @Test func aJobsRepositoryKeyIsItsKeyUpToTheFirstAt() {
+        #expect(SyncSchedule.Job.repositoryKey(ofKey: "acme/widgets@") == "acme/widgets")
+        #expect(SyncSchedule.Job.repositoryKey(ofKey: "acme/widgets@release@2") == "acme/widgets")
+    }
+
     @Test func pauseHoldsEverythingBack() throws {
         let config = try configuration("default_interval: 1m\nrepositories: [a/one]\n")
         let start = ContinuousClock.now
