@@ -41,9 +41,10 @@ public struct MirrorMetrics: Sendable {
             factory: factory
         ).increment()
         if let duration {
+            // One histogram for every repository: by repository it was eleven series each
+            // (110,000 at 10,000 repositories, most of a scrape) and 1 KB of the daemon's memory.
             let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-            CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [("repository", name)], factory: factory)
-                .recordNanoseconds(nanoseconds)
+            CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [], factory: factory).recordNanoseconds(nanoseconds)
         }
     }
 
