@@ -55,6 +55,8 @@ struct SyncService: Service, CustomStringConvertible {
     static let pagesPerStep = 10
     /// How often the requests spent are written to the store (and when commitsd stops).
     static let requestsWriteInterval: Duration = .seconds(30)
+    /// How often the daemon hands freed memory back to the system (`MallocArenas.trim`).
+    static let mallocTrimInterval: Duration = .seconds(10)
     /// Syncs under way at once. Two: every sync writes the one store, whose
     /// write lock takes one transaction at a time; a second lane polls while the
     /// first walks or waits for the network. Their store calls block
@@ -175,6 +177,7 @@ struct SyncService: Service, CustomStringConvertible {
             ledgerWritten = .now
         }
         defer { writeSpentRequests(now: true) }
+        var trimmed = ContinuousClock.now
 
         /// The job due soonest that a lane may start now; none while every lane is busy.
         /// Asked after every sync, of thousands of jobs: what decides is worked out
@@ -248,6 +251,10 @@ struct SyncService: Service, CustomStringConvertible {
             }
             notifier.status(lastStatus)
             writeSpentRequests(now: false)
+            if .now - trimmed >= Self.mallocTrimInterval {
+                MallocArenas.trim()
+                trimmed = .now
+            }
             return true
         }
 
