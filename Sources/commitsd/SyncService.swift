@@ -177,7 +177,6 @@ struct SyncService: Service, CustomStringConvertible {
             ledgerWritten = .now
         }
         defer { writeSpentRequests(now: true) }
-        var trimmed = ContinuousClock.now
 
         /// The job due soonest that a lane may start now; none while every lane is busy.
         /// Asked after every sync, of thousands of jobs: what decides is worked out
@@ -251,10 +250,6 @@ struct SyncService: Service, CustomStringConvertible {
             }
             notifier.status(lastStatus)
             writeSpentRequests(now: false)
-            if .now - trimmed >= Self.mallocTrimInterval {
-                MallocArenas.trim()
-                trimmed = .now
-            }
             return true
         }
 
@@ -385,6 +380,8 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed, .leaseLost: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
+        // Both loops (the schedule's and the shared queue's) record every finished sync here.
+        MallocArenas.trim(atMostEvery: Self.mallocTrimInterval)
     }
 
     /// Without a token (a 304 costs a point there), when the last seen limit is

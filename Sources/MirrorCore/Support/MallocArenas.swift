@@ -1,5 +1,6 @@
 import CMalloc
 import Foundation
+import Synchronization
 
 /// glibc gives threads that allocate at the same time arenas of their own (up
 /// to eight a core), and memory freed in an arena stays with it. A long sync
@@ -27,4 +28,21 @@ public enum MallocArenas {
     public static func trim() {
         _ = cmalloc_trim()
     }
+
+    /// `trim()`, unless the last trim through here was less than `interval` ago:
+    /// for loops that finish work often (a daemon after each sync), whichever loop it is.
+    /// Whether it trimmed.
+    @discardableResult
+    public static func trim(atMostEvery interval: Duration) -> Bool {
+        let due = lastTrim.withLock { last in
+            let now = ContinuousClock.now
+            guard last.map({ now - $0 >= interval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due { trim() }
+        return due
+    }
+
+    private static let lastTrim = Mutex<ContinuousClock.Instant?>(nil)
 }
