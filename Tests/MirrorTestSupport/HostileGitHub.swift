@@ -52,6 +52,9 @@ public final class HostileGitHub: @unchecked Sendable {
     public var baseURL: String { server.baseURL }
     /// Every request the proxy received, in order.
     public var requests: [HostileServer.Request] { server.requests }
+    /// The most requests the proxy was answering at once (the client promises one at a time).
+    public var mostRequestsAtOnce: Int { inFlight.withLock { $0.most } }
+    private let inFlight = Mutex<(now: Int, most: Int)>((0, 0))
 
     public init(upstream: String) throws {
         self.upstream = upstream
@@ -70,6 +73,18 @@ public final class HostileGitHub: @unchecked Sendable {
     public func stop() { server.stop() }
 
     private func forward(_ request: HostileServer.Request, to connection: HostileServer.Connection) {
+        inFlight.withLock { state in
+            state.now += 1
+            state.most = max(state.most, state.now)
+        }
+        // Answered once its response starts: the client may send its next request as soon
+        // as this one's response is in, before this thread would get to count it done.
+        var answered = false
+        func answering() {
+            if !answered { inFlight.withLock { $0.now -= 1 } }
+            answered = true
+        }
+        defer { answering() }
         var headers: HTTPHeaders = []
         for (name, value) in request.headers where !["host", "connection", "accept-encoding", "content-length"].contains(name) {
             headers.add(name: name, value: value)
@@ -88,6 +103,7 @@ public final class HostileGitHub: @unchecked Sendable {
         }
         done.wait()
         guard case .success(let response) = result.withLock({ $0 }) else {
+            answering()
             connection.respond(status: 502, reason: "Bad Gateway", body: Array("upstream failed".utf8))
             return
         }
@@ -97,6 +113,7 @@ public final class HostileGitHub: @unchecked Sendable {
             answer.headers.append((name, value.replacingOccurrences(of: upstream, with: baseURL)))
         }
         if let tamper = tamperBox.withLock({ $0 }) { tamper(request, &answer) }
+        answering()
         connection.respond(status: answer.status, reason: "Hostile", headers: answer.headers, body: answer.body)
     }
 }

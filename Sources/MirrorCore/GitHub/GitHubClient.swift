@@ -194,8 +194,17 @@ public final class GitHubClient: Sendable {
     /// One page of `GET …/commits`, decoded completely or not at all (a body that
     /// does not decode, e.g. truncated, is retried like any transient failure).
     public func commitsPage(url: String, repository: RepositoryName) async throws -> CommitsPage {
-        let result = try await send(url: url, kind: .page, repository: repository) { response -> CommitsPage in
-            let links: LinkHeader?
+        try await send(url: url, kind: .page, repository: repository) { try ReceivedCommitsPage($0, redact: redact).decoded() }.value
+    }
+
+    /// A page of `GET …/commits` as it arrived: its links read, its body not yet decoded.
+    /// What comes next is known before the body is decoded, so the next request
+    /// can go out while this one is decoded (`PrefetchedPage`).
+    public struct ReceivedCommitsPage: Sendable {
+        public var links: LinkHeader?
+        var body: [UInt8]
+
+        init(_ response: HTTPResponse, redact: (String) -> String) throws {
             if let header = response.headers["link"].map(redact) {
                 guard let parsed = LinkHeader(header) else {
                     throw PayloadError("malformed Link header: \(header.prefix(200))")
@@ -204,12 +213,20 @@ public final class GitHubClient: Sendable {
             } else {
                 links = nil
             }
-            let commits = try PayloadDecoder().decodeCommits(response.body)
-            let lastPage = links?.last.flatMap { URLComponents(string: $0)?.queryItems?.last { $0.name == "page" }?.value }.flatMap(
-                Int.init)
-            return CommitsPage(commits: commits, links: links, lastPageNumber: lastPage)
+            body = response.body
         }
-        return result.value
+
+        /// The page decoded, completely or not at all.
+        public func decoded() throws -> CommitsPage {
+            let commits = try PayloadDecoder().decodeCommits(body)
+            return CommitsPage(commits: commits, links: links, lastPageNumber: links?.last.flatMap(LinkHeader.pageNumber))
+        }
+    }
+
+    /// One page of `GET …/commits`, received but not decoded: a body that does not
+    /// decode is the caller's to ask again for (through `commitsPage`).
+    public func receiveCommitsPage(url: String, repository: RepositoryName) async throws -> ReceivedCommitsPage {
+        try await send(url: url, kind: .page, repository: repository) { try ReceivedCommitsPage($0, redact: redact) }.value
     }
 
     private func percentEncodedPathSegment(_ text: String) -> String {

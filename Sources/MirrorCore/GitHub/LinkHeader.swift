@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed RFC 8288 `Link` header, looked up by relation name (GitHub's rel
 /// order differs between endpoints, so position means nothing).
 public struct LinkHeader: Sendable, Equatable {
@@ -7,6 +9,11 @@ public struct LinkHeader: Sendable, Equatable {
     public var last: String? { targets["last"] }
     public var first: String? { targets["first"] }
     public var prev: String? { targets["prev"] }
+
+    /// The `page` number a link names (its last `page` parameter), if any.
+    public static func pageNumber(of link: String) -> Int? {
+        URLComponents(string: link)?.queryItems?.last { $0.name == "page" }?.value.flatMap { Int($0) }
+    }
 
     /// Parses `<url>; rel="next", <url>; rel="last"`. Returns `nil` when the
     /// header has content but no well-formed link at all.

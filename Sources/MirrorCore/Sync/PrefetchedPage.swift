@@ -2,36 +2,54 @@ import Synchronization
 
 /// A page fetched ahead while the previous one is stored, and whether it has
 /// arrived: the engine commits its open batch rather than wait long for one.
+///
+/// Once the walk allows it (`allowNext`), the page also starts the request for
+/// the page after it as soon as its own response (and so its `Link`) is in,
+/// before its body is decoded: decoding a page of 100 commits (about 3 ms of
+/// JSON) then overlaps the next request instead of coming between the two.
+/// Still one request at a time (the HTTP client serialises transfers); a body
+/// that does not decode is asked for again after the page started early.
 final class PrefetchedPage: Sendable {
+    /// How the pages are fetched: received (links read, body not decoded) then
+    /// decoded, or whole through the path that retries.
+    struct Source: Sendable {
+        let receive: @Sendable (_ url: String) async throws -> GitHubClient.ReceivedCommitsPage
+        var decode: @Sendable (GitHubClient.ReceivedCommitsPage) throws -> GitHubClient.CommitsPage = { try $0.decoded() }
+        let page: @Sendable (_ url: String) async throws -> GitHubClient.CommitsPage
+    }
+
+    /// The walk's word on the page after this one: given this page's links, the
+    /// URL it may request now, or nil.
+    typealias NextAllowance = @Sendable (_ links: LinkHeader?) -> String?
+
+    let url: String
     private let task: Task<GitHubClient.CommitsPage, any Error>
-    private let arrival: Arrival
+    private let chain: Chain
 
-    private final class Arrival: Sendable {
-        let flag = Atomic<Bool>(false)
-    }
-
-    init(_ fetch: @escaping @Sendable () async throws -> GitHubClient.CommitsPage) {
-        let arrival = Arrival()
-        self.arrival = arrival
+    init(url: String, source: Source) {
+        self.url = url
+        let chain = Chain(source: source)
+        self.chain = chain
         task = Task {
-            defer { arrival.flag.store(true, ordering: .releasing) }
-            return try await fetch()
-        }
-    }
-
-    /// Whether the page arrives within `limit` (polled: waiting for the task
-    /// itself could not stop at the limit).
-    func arrives(within limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !arrival.flag.load(ordering: .acquiring) {
-            guard ContinuousClock.now < deadline else { return false }
+            defer { chain.arrival.arrive() }
+            let received = try await source.receive(url)
+            chain.received(received.links)
             do {
-                try await Task.sleep(for: .milliseconds(1))
+                return try source.decode(received)
             } catch {
-                break  // cancelled: the caller commits and stops
+                // A truncated or garbled body: asked for again, through the path that
+                // retries; the page started early stays for the walk to take if the
+                // answer links to it again.
+                chain.withdraw()
+                return try await source.page(url)
             }
         }
-        return arrival.flag.load(ordering: .acquiring)
+    }
+
+    /// Whether the page arrives within `limit`: woken as it arrives, not polled
+    /// (a millisecond's poll cost about 8 % of a 100,000-commit sync's time).
+    func arrives(within limit: Duration) async -> Bool {
+        await chain.arrival.wait(upTo: limit)
     }
 
     /// The page; the fetch is an unstructured task, so our cancellation is passed on to it.
@@ -45,5 +63,84 @@ final class PrefetchedPage: Sendable {
         }
     }
 
-    func cancel() { task.cancel() }
+    /// Lets the page start the next one's request once its response is in (now,
+    /// if it is), to the URL `allowance` names.
+    func allowNext(_ allowance: @escaping NextAllowance) {
+        chain.allow(allowance)
+    }
+
+    /// The page started after this one, when it is for `url`; any other (or one
+    /// the walk no longer wants, `url` nil) is cancelled.
+    func takeNext(ifFor url: String?) -> PrefetchedPage? {
+        guard let next = chain.takeNext() else { return nil }
+        guard next.url == url else {
+            next.cancel()
+            return nil
+        }
+        return next
+    }
+
+    /// Cancels the fetch, and the next page's if this one started it.
+    func cancel() {
+        task.cancel()
+        chain.cancel()
+    }
+
+    /// What a page knows of the page after it; shared with its fetching task.
+    private final class Chain: Sendable {
+        let arrival = Arrival()
+        private let source: Source
+        private let state = Mutex(State())
+
+        private struct State {
+            /// This page's links, once its response is in and until its body fails to decode.
+            var links: LinkHeader??
+            var allowance: NextAllowance?
+            var next: PrefetchedPage?
+            /// True once the next page may no longer be started: taken, cancelled or withdrawn.
+            var closed = false
+        }
+
+        init(source: Source) {
+            self.source = source
+        }
+
+        func received(_ links: LinkHeader?) {
+            startNextIfAllowed { $0.links = .some(links) }
+        }
+
+        func allow(_ allowance: @escaping NextAllowance) {
+            startNextIfAllowed { $0.allowance = allowance }
+        }
+
+        /// Applies `change`, then starts the next page if its response is in, the
+        /// walk allows one and none was started. Started inside the lock, so a
+        /// concurrent `withdraw` or `cancel` either sees it or prevents it.
+        private func startNextIfAllowed(_ change: (inout State) -> Void) {
+            state.withLock { state in
+                change(&state)
+                guard !state.closed, state.next == nil, let links = state.links, let allowance = state.allowance,
+                    let url = allowance(links)
+                else { return }
+                state.next = PrefetchedPage(url: url, source: source)
+            }
+        }
+
+        /// Starts no next page: the links it would follow came with a body that did not decode.
+        func withdraw() {
+            state.withLock { $0.closed = true }
+        }
+
+        func takeNext() -> PrefetchedPage? {
+            state.withLock { state in
+                state.closed = true
+                defer { state.next = nil }
+                return state.next
+            }
+        }
+
+        func cancel() {
+            takeNext()?.cancel()
+        }
+    }
 }

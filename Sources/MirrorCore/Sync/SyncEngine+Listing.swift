@@ -53,10 +53,18 @@ extension SyncEngine {
         var visited: Set<String> = [url]
         var firstSHAs: Set<String> = []
         var staleElements = 0
-        let staleBound = try store.commitCount(repositoryID: context.repository.id) + 2 * Self.pageSize
+        let storedBefore = try store.commitCount(repositoryID: context.repository.id)
+        let staleBound = storedBefore + 2 * Self.pageSize
+        // Into a repository that held nothing, an honest listing's frontier empties only at its
+        // last page, so pages ahead may be asked for before this one is stored; otherwise this
+        // page may reach stored commits and end the walk, so only once it is stored.
+        let storedNothingBefore = storedBefore == 0
         var pagesRead = 0
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
+        let source = PrefetchedPage.Source(
+            receive: { try await client.receiveCommitsPage(url: $0, repository: name) },
+            page: { try await client.commitsPage(url: $0, repository: name) })
 
         var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
         limits.expectedCommits = expectedCommits(listing, walk: initial, handOffToGit: handOffToGit)
@@ -66,9 +74,10 @@ extension SyncEngine {
                 // A cancelled sync (a service's graceful shutdown) stops here, between pages.
                 try Task.checkCancellation()
                 let page: GitHubClient.CommitsPage
+                let fetched = pending
+                pending = nil
                 do {
-                    if let fetched = pending {
-                        pending = nil
+                    if let fetched {
                         if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
                             try batches.commit()
                         }
@@ -108,12 +117,16 @@ extension SyncEngine {
                 let handOff =
                     handOffToGit && pagesRead == 1 && next != nil
                     && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
-                // A page whose parents all lie within itself holds the roots: the walk
-                // is about to end, so fetching ahead could only waste a request.
-                if prefetch, !handOff, !stepEnds, let next, page.hasParentsOutsideItself {
-                    // Fetch page N+1 while page N is stored (still one request at a time).
-                    pending = PrefetchedPage { try await client.commitsPage(url: next, repository: name) }
+                let prefetchable = prefetch && !handOff && !stepEnds
+                if let early = fetched?.takeNext(ifFor: prefetchable ? next : nil) {
+                    pending = early  // started as this page's response came in (PrefetchedPage)
+                } else if prefetchable, let next, page.hasParentsOutsideItself {
+                    // Fetch page N+1 while page N is stored (still one request at a time). A page
+                    // whose parents all lie within itself holds the roots: the walk is about to
+                    // end, so fetching ahead could only waste a request.
+                    pending = PrefetchedPage(url: next, source: source)
                 }
+                if storedNothingBefore, let next { allowFetchPastNext(pending, at: next, visited: visited) }
                 let stored = try batches.store(
                     page: page.commits, repositoryID: context.repository.id, walk: walk,
                     nextURL: next, pagesTotal: page.lastPageNumber)
@@ -138,8 +151,25 @@ extension SyncEngine {
                 if stepEnds {
                     throw SyncStepEnded(repository: name, pages: pagesFetched)
                 }
+                if !storedNothingBefore { allowFetchPastNext(pending, at: next, visited: visited) }
                 url = next
             }
+        }
+    }
+
+    /// Lets `page` (fetched ahead, at `url`) request the page after it as soon as its own
+    /// response is in, before its body tells whether it holds the roots: so only when
+    /// that page cannot be past the end. An exactly full last page still links `next` to
+    /// an empty page (docs/GITHUB-API.md), so it goes early only when it numbers below
+    /// `page`'s `last`, to a URL the listing has not visited, within the step.
+    private func allowFetchPastNext(_ page: PrefetchedPage?, at url: String, visited: Set<String>) {
+        let mayFetchPastNext = pageLimit.map { pagesFetched + 1 < $0 } ?? true
+        page?.allowNext { [origin] links in
+            guard mayFetchPastNext, let link = links?.next, let nextNumber = LinkHeader.pageNumber(of: link),
+                let lastNumber = links?.last.flatMap(LinkHeader.pageNumber), nextNumber < lastNumber,
+                let resolved = origin?.resolve(link, against: url), !visited.contains(resolved)
+            else { return nil }
+            return resolved
         }
     }
 
