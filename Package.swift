@@ -47,10 +47,10 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
-        // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other.
-        // Optimised in debug builds too: the simulator hashes every synthetic commit at start-up, and
-        // an unoptimised SHA-1 made that most of the test suite's time.
-        .target(name: "GitHash", swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other;
+        // BoringSSL's (swift-crypto), which both link already.
+        .target(
+            name: "GitHash", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
 
         // MARK: - The product
         // The core knows no store: it speaks the store protocols, and the drivers below open them.
