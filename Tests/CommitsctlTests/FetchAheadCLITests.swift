@@ -31,6 +31,7 @@ import Testing
             }
             let result = try await harness.sync()
             #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("did not decode; asking for it again"), "\(result.stderr)")
             #expect(try harness.store.onBranchSHAs() == harness.reachable)
             #expect(harness.store.commitCount() == 1_234)
 

@@ -93,7 +93,7 @@ final class PrefetchedPage: Sendable {
         private let state = Mutex(State())
 
         private struct State {
-            /// This page's links, once its response is in and until its body fails to decode.
+            /// This page's links, once its response is in.
             var links: LinkHeader??
             var allowance: NextAllowance?
             var next: PrefetchedPage?

@@ -62,8 +62,19 @@ extension SyncEngine {
         var pagesRead = 0
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
+        let logger = self.logger
         let source = PrefetchedPage.Source(
             receive: { try await client.receiveCommitsPage(url: $0, repository: name) },
+            decode: { received in
+                do {
+                    return try received.decoded()
+                } catch {
+                    // Said here: the retrying path that asks for the page again reports only its own attempts.
+                    logger.warning(
+                        "a page fetched ahead did not decode; asking for it again", metadata: ["repo": "\(name)"])
+                    throw error
+                }
+            },
             page: { try await client.commitsPage(url: $0, repository: name) })
 
         var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
