@@ -35,10 +35,12 @@ final class Arrival: Sendable {
 
     /// True once arrived, waiting at most `limit`; false when the limit passes or the task is cancelled.
     func wait(upTo limit: Duration) async -> Bool {
-        let id = state.withLock { state in
+        let id = state.withLock { state -> Int? in
+            guard !state.arrived else { return nil }
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
+        guard let id else { return true }  // arrived already: no timer, no suspension
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let timer = Task { [weak self] in
