@@ -1,7 +1,9 @@
-// The fuzz targets' GitHash: the same API as Sources/GitHash/SHA1.swift, whose
-// SHA-1 is BoringSSL's through swift-crypto, a package `swiftc` alone cannot
-// build for the fuzzer. This is the Swift SHA-1 the package used until e7057a2,
-// which SHA1Tests checked against the FIPS vectors and `git hash-object`.
+// The fuzz targets' GitHash core: the same `update`/`finalize` as
+// Sources/GitHash/SHA1.swift, whose SHA-1 is BoringSSL's through swift-crypto, a
+// package `swiftc` alone cannot build for the fuzzer. This is the Swift SHA-1
+// the package used until e7057a2, which SHA1Tests checked against the FIPS
+// vectors and `git hash-object`. The rest of the API is compiled from
+// Sources/GitHash/SHA1+Conveniences.swift.
 
 /// SHA-1 (FIPS 180-4), incrementally, for the fuzz targets. No heap allocation until the digest.
 public struct SHA1: Sendable {
@@ -42,14 +44,6 @@ public struct SHA1: Sendable {
         }
     }
 
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        if let done = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) {
-            return done
-        }
-        let copy = Array(bytes)
-        copy.withUnsafeBytes { update($0) }
-    }
-
     /// The 20-byte digest; the value itself is left as it was, so more input could still follow.
     public func finalize() -> [UInt8] {
         var copy = self
@@ -72,13 +66,6 @@ public struct SHA1: Sendable {
             }
             count = 20
         }
-    }
-
-    /// The digest of `bytes` alone.
-    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA1()
-        hasher.update(bytes)
-        return hasher.finalize()
     }
 
     @inline(__always)
@@ -121,19 +108,5 @@ public struct SHA1: Sendable {
             }
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
         }
-    }
-}
-
-extension SHA1 {
-    /// Lowercase hex, as git prints object ids.
-    public static func hex(_ digest: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(digest.count * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -39,10 +39,11 @@ git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/G
 
 # The git targets import GitHash (SHA-1) and SQLite (the pack's commit index) as modules of
 # their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite. GitHash's
-# SHA-1 is swift-crypto's, which swiftc alone cannot build: the fuzz targets get a Swift one
-# with the same API (Tests/Fuzz/SHA1ForFuzzing.swift).
+# SHA-1 is swift-crypto's, which swiftc alone cannot build: the fuzz targets get a Swift core
+# with the same API (Tests/Fuzz/SHA1ForFuzzing.swift) and GitHash's own conveniences.
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash -emit-module -emit-module-path "$out/GitHash.swiftmodule" \
-    -emit-library -static Tests/Fuzz/SHA1ForFuzzing.swift -o "$out/libGitHash.a" 2> "$out/GitHash.build.log" \
+    -emit-library -static Tests/Fuzz/SHA1ForFuzzing.swift Sources/GitHash/SHA1+Conveniences.swift -o "$out/libGitHash.a" \
+    2> "$out/GitHash.build.log" \
     || { cat "$out/GitHash.build.log" >&2; exit 1; }
 # shellcheck disable=SC2046
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name SQLite -emit-module -emit-module-path "$out/SQLite.swiftmodule" \
