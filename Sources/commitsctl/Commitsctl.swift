@@ -44,6 +44,17 @@ struct Commitsctl: AsyncParsableCommand {
         return try parseAsRoot(arguments)
     }
 
+    /// The reading commands whose everyday arguments are parsed from a table, not by
+    /// ArgumentParser's reflection (`DirectParser`); nil for anything else. Each is
+    /// synchronous: `main` runs it without asking (DirectParserTests checks).
+    static func parseDirectly(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let name = arguments.first else { return nil }
+        switch name {
+        case Query._commandName: return Query.directParser.parse(Array(arguments.dropFirst()))
+        default: return nil
+        }
+    }
+
     /// A command and every command below it.
     static func commandTree(_ command: any ParsableCommand.Type) -> Set<ObjectIdentifier> {
         command.configuration.subcommands.reduce(into: [ObjectIdentifier(command)]) { $0.formUnion(commandTree($1)) }
@@ -57,7 +68,18 @@ struct Commitsctl: AsyncParsableCommand {
         StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
+        // As ArgumentParser prints it, without reflecting every command first.
+        if arguments == ["--version"] {
+            print(configuration.version)
+            return
+        }
         do {
+            // Parsed from its table: a synchronous command, so no cast to find out (a failed
+            // `as?` scans every conformance record of the binary).
+            if var command = parseDirectly(arguments) {
+                try command.run()
+                return
+            }
             var command = try parseSubcommandFirst(arguments)
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()

@@ -55,7 +55,7 @@ extension Commitsctl {
         }
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
                 let mirror = try settings.store.openCommitReader()

@@ -25,7 +25,7 @@ extension Commitsctl {
         static let incompleteStatus: Int32 = 3
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let mirror = try store.resolvedLocation.openCommitReader()
                 let check = try mirror.check()
                 print("integrity: \(check.integrityOK ? "ok" : check.integrity.joined(separator: "; "))")

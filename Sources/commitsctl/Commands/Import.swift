@@ -41,7 +41,7 @@ extension Commitsctl {
         }
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let name = RepositoryName(parsing: repository)!
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
 

@@ -24,7 +24,7 @@ extension Commitsctl {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let location = try store.resolvedLocation
                 let mirror = try location.openSyncWriter()
                 reportUpgrade(of: mirror)

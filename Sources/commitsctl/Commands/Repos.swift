@@ -88,7 +88,7 @@ extension Commitsctl {
             }
 
             func run() async throws {
-                try await reportingErrors {
+                try reportingErrors {
                     let mirror = try store.resolvedLocation.openCommitReader()
                     let rows = try mirror.repositoryOverviews().map(Row.init)
                     let output = OutputWriter()
@@ -143,7 +143,7 @@ extension Commitsctl {
             }
 
             func run() async throws {
-                try await reportingErrors {
+                try reportingErrors {
                     let name = RepositoryName(parsing: repository)!
                     let location = try store.resolvedLocation
                     // Read-only first: a mistyped name neither creates nor upgrades a store.

@@ -50,7 +50,7 @@ extension Commitsctl {
         }
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
                 let mirror = try settings.store.openCommitReader()
                 let name = try repository.resolve(in: mirror)

@@ -105,11 +105,11 @@ extension Commitsctl {
         }
 
         func run() async throws {
-            try await reportingErrors {
+            try reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
                 if requests {
-                    try Self.printSpentRequests(
+                    Self.printSpentRequests(
                         try settings.store.openCommitReader().spentRequestsInLastHour(), format: json ? .json : format)
                     return
                 }

@@ -16,13 +16,29 @@ enum ExitStatus {
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let error as ExitCode {
-        throw error
-    } catch is CancellationError {
-        throw ExitCode(130)
     } catch {
+        throw reported(error)
+    }
+}
+
+/// The same for a command that runs synchronously on the main thread (`query`:
+/// no worker threads to start for a few milliseconds of reading).
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch {
+        throw reported(error)
+    }
+}
+
+/// The exit an error ends the command with, printed unless it is an exit already.
+private func reported(_ error: any Error) -> any Error {
+    switch error {
+    case let error as ExitCode: return error
+    case is CancellationError: return ExitCode(130)
+    default:
         printError(Advice.line(for: error))
-        throw ExitCode(exitStatus(for: error))
+        return ExitCode(exitStatus(for: error))
     }
 }
 

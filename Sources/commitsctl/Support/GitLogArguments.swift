@@ -27,11 +27,8 @@ enum GitLogArguments {
         return result
     }
 
-    /// Options of `query` followed by a separate value.
+    /// Options of `query` followed by a separate value: the ones its table declares.
     private static func takesValue(_ argument: String) -> Bool {
-        [
-            "--author", "--committer", "--co-author", "--grep", "--since", "--after", "--until", "--before",
-            "--repo", "-n", "--limit", "--max-count", "--format", "--db", "--mailmap", "--config",
-        ].contains(argument)
+        Commitsctl.Query.directParser.takesValue(argument)
     }
 }
