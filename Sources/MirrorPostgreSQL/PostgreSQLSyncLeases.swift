@@ -30,7 +30,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
 
     func addTargets(_ targets: [SyncTarget]) throws {
         guard !targets.isEmpty else { return }
-        try storeErrors {
+        _ = try storeErrors {
             try connection.execute(
                 """
                 INSERT INTO sync_leases (repository, branch)
@@ -65,7 +65,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
 
     func markPushed(_ repositories: [RepositoryName]) throws {
         guard !repositories.isEmpty else { return }
-        try storeErrors {
+        _ = try storeErrors {
             try connection.execute(
                 """
                 UPDATE sync_leases SET due_at = least(due_at, now()), pushed_at = CASE WHEN owner IS NULL THEN NULL ELSE now() END
