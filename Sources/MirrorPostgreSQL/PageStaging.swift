@@ -5,7 +5,7 @@ import PostgreSQL
 /// temporary staging tables of this connection, then a few set-based statements
 /// (authors, commits with their parents and co-authors, memberships numbered
 /// from the change counter), all in the caller's transaction with the walk's
-/// checkpoint. About ten round trips per page, whatever its size.
+/// checkpoint. About seven round trips per page, whatever its size.
 enum PageStaging {
     static func prepare(_ connection: PostgreSQLConnection) throws {
         try connection.executeScript(
@@ -32,8 +32,26 @@ enum PageStaging {
         text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
     }
 
+    /// What the planner was last told of `staged_commits` in the open transaction
+    /// (ANALYZE's statistics roll back with it): the rows it counted. A page near
+    /// that size needs no new ANALYZE, so a batch of ten REST pages runs one, not ten.
+    struct Statistics {
+        private var analyzedRows: Int?
+
+        /// A new transaction: whatever was analyzed before may have rolled back.
+        mutating func transactionBegan() { analyzedRows = nil }
+
+        /// Whether `rows` staged rows need an ANALYZE first, noting it if so.
+        mutating func needAnalyze(for rows: Int) -> Bool {
+            if let analyzedRows, rows <= 2 * analyzedRows, 2 * rows >= analyzedRows { return false }
+            analyzedRows = rows
+            return true
+        }
+    }
+
     static func upsert(
-        _ page: [Commit], repositoryID: Int64, replacingStored: Bool, on connection: PostgreSQLConnection
+        _ page: [Commit], repositoryID: Int64, replacingStored: Bool, statistics: inout Statistics,
+        on connection: PostgreSQLConnection
     ) throws -> PageOutcome {
         var outcome = PageOutcome()
         guard !page.isEmpty else { return outcome }
@@ -62,8 +80,9 @@ enum PageStaging {
             rows: PagePeople(page, replacingStored: replacingStored).rows)
         // The planner knows nothing of a temporary table's rows until told (autovacuum never
         // visits one): without this it guesses 200 distinct shas and answers a page of a few
-        // with a scan of every stored commit. Only the columns it joins on: under a millisecond.
-        try connection.executeScript("ANALYZE staged_commits (sha, ord)")
+        // with a scan of every stored commit. Only the columns it joins on: under a millisecond,
+        // and once for pages of a size in a transaction.
+        if statistics.needAnalyze(for: commits.count) { try connection.executeScript("ANALYZE staged_commits (sha, ord)") }
         try upsertAuthors(connection)
         let inserted = try insertNewCommits(repositoryID: repositoryID, connection)
         // Every sha new (a first sync's pages): no stored commit can have changed, and

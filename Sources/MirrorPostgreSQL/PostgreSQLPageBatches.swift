@@ -86,6 +86,7 @@ extension PostgreSQLStore {
         guard batch == nil else { return }
         try connection.execute("BEGIN")
         batch = OpenBatch(started: .now)
+        stagingStatistics.transactionBegan()
         do {
             try fence?.check(on: connection)
             // Claimed syncs (several daemons) write their batches one at a time: a batch's

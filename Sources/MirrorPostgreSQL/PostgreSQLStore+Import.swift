@@ -28,7 +28,8 @@ extension PostgreSQLStore {
 
     public func importBatch(_ commits: [Commit], repositoryID: Int64) throws -> PageOutcome {
         let outcome = try write {
-            try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: true, on: connection)
+            try PageStaging.upsert(
+                commits, repositoryID: repositoryID, replacingStored: true, statistics: &stagingStatistics, on: connection)
         }
         messageIndex.noteAdded(outcome.added)
         messageIndex.mergeIfAtLeast(MessageIndexCatchUp.duringSync, on: connection)

@@ -18,6 +18,8 @@ public final class PostgreSQLStore: MirrorWriter {
     var batch: OpenBatch?
     var plannerStatistics: PlannerStatistics
     var messageIndex = MessageIndexCatchUp()
+    /// What the open transaction told the planner of the staged pages.
+    var stagingStatistics = PageStaging.Statistics()
     /// What a bulk load leaves of the message index's lag (tests lower it).
     var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
     /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
@@ -77,6 +79,7 @@ public final class PostgreSQLStore: MirrorWriter {
     func write<T>(_ body: () throws -> T) throws -> T {
         guard batch != nil else {
             return try connection.retryingTransaction {
+                stagingStatistics.transactionBegan()
                 try fence?.check(on: connection)
                 return try body()
             }
@@ -102,16 +105,13 @@ public final class PostgreSQLStore: MirrorWriter {
     public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
         var outcome = PageOutcome()
         try write {
-            outcome = try PageStaging.upsert(page, repositoryID: repositoryID, replacingStored: true, on: connection)
+            outcome = try PageStaging.upsert(
+                page, repositoryID: repositoryID, replacingStored: true, statistics: &stagingStatistics, on: connection)
             try plannerStatistics.noteAdded(outcome.added, on: connection)
             messageIndex.noteAdded(outcome.added)
-            try updateFrontier(walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page))
-            try connection.executePrepared(
-                """
-                UPDATE sync_walks SET next_url = $1, pages_done = pages_done + 1, pages_total = coalesce($2, pages_total),
-                    listing_sha = $3 WHERE id = $4
-                """, [nextURL, pagesTotal, walk.listingSHA, walk.id])
-            outcome.frontier = try frontierCount(walkID: walk.id)
+            outcome.frontier = try advanceWalk(
+                walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page), nextURL: nextURL,
+                pagesTotal: pagesTotal, listingSHA: walk.listingSHA)
         }
         batch?.pages += 1
         batch?.commits += page.count
@@ -120,7 +120,9 @@ public final class PostgreSQLStore: MirrorWriter {
 
     public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
         let added = try write {
-            let added = try PageStaging.upsert(commits, repositoryID: repositoryID, replacingStored: false, on: connection).added
+            let added = try PageStaging.upsert(
+                commits, repositoryID: repositoryID, replacingStored: false, statistics: &stagingStatistics, on: connection
+            ).added
             try plannerStatistics.noteAdded(added, on: connection)
             messageIndex.noteAdded(added)
             return added

@@ -105,12 +105,19 @@ import Testing
         }
         #expect(again.outcome.added == 2 && again.outcome.frontier == 1)
         #expect(try store.writer.missingParents(walkID: walk.id, limit: 10) == [PayloadFixtures.sha(9)])
-        #expect(try store.writer.commitCount(repositoryID: repositoryID) == 5)
-        #expect(try store.committedCount("SELECT count(*) FROM commit_parents") == 5)
+        // A parent already missing, named again off a later page, is missing once.
+        let third = [Self.commit(8, parents: [9])]
+        let once = try await store.writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.store(page: third, repositoryID: repositoryID, walk: again.checkpoint, nextURL: nil, pagesTotal: nil)
+        }
+        #expect(once.outcome.added == 1 && once.outcome.frontier == 1)
+        #expect(try store.writer.missingParents(walkID: walk.id, limit: 10) == [PayloadFixtures.sha(9)])
+        #expect(try store.writer.commitCount(repositoryID: repositoryID) == 6)
+        #expect(try store.committedCount("SELECT count(*) FROM commit_parents") == 6)
         // Each membership has its own change number, in the order the commits came.
         let numbers = try store.committed(
             "SELECT c.sha FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id ORDER BY rc.change_seq")
-        #expect(numbers.map { $0[0] } == [5, 4, 3, 2, 1].map(PayloadFixtures.sha))
+        #expect(numbers.map { $0[0] } == [5, 4, 3, 2, 1, 8].map(PayloadFixtures.sha))
         // Another branch sees this walk under way (`SyncEngine.completeHistory`) until it ends.
         #expect(try store.writer.hasPendingWalks(repositoryID: repositoryID, otherThan: "topic"))
         #expect(try !store.writer.hasPendingWalks(repositoryID: repositoryID, otherThan: "main"))
