@@ -51,6 +51,7 @@ struct Commitsctl: AsyncParsableCommand {
         guard let name = arguments.first else { return nil }
         switch name {
         case Query._commandName: return Query.directParser.parse(Array(arguments.dropFirst()))
+        case Show._commandName: return Show.directParser.parse(Array(arguments.dropFirst()))
         default: return nil
         }
     }

@@ -5,14 +5,54 @@ import Testing
 
 @testable import commitsctl
 
-/// `query`'s arguments parsed from its table (`DirectParser`) must mean what
-/// ArgumentParser makes of them; whatever the table cannot settle is left to it.
+/// The reading commands' arguments parsed from their tables (`DirectParser`)
+/// must mean what ArgumentParser makes of them; whatever a table cannot settle
+/// is left to it.
 @Suite struct DirectParserTests {
     typealias Query = Commitsctl.Query
+    typealias Show = Commitsctl.Show
 
-    /// ArgumentParser's parse, as `commitsctl query …` runs it.
-    static func argumentParser(_ arguments: [String]) -> Result<String, any Error> {
-        Result { String(describing: try Query.parseAsRoot(arguments)) }
+    /// A command with a table: its direct parse and ArgumentParser's, as
+    /// `commitsctl NAME …` runs them, each described value by value.
+    struct Tabled: Sendable, CustomTestStringConvertible {
+        let name: String
+        let direct: @Sendable ([String]) -> String?
+        let argumentParser: @Sendable ([String]) -> Result<String, any Error>
+        let entries: [[String]]
+        /// Each entry's names, kind and whether it repeats, as the help dump says them.
+        let declarations: [[String]]
+        let dumpedHelp: @Sendable () -> String
+        /// Values to draw generated command lines from, positionals included.
+        let values: [String]
+        /// How many of 6,000 generated lines the table must accept for the check to mean
+        /// something (most random lines are refused somewhere; `show`'s need exactly one sha).
+        let minimumAccepted: Int
+
+        init<Command: ParsableCommand>(
+            _ command: Command.Type, _ parser: DirectParser<Command>, values: [String], minimumAccepted: Int
+        ) {
+            name = Command._commandName
+            direct = { parser.parse($0).map { String(describing: $0) } }
+            argumentParser = { arguments in Result { String(describing: try Command.parseAsRoot(arguments)) } }
+            entries = parser.entries.map(\.names)
+            declarations = parser.entries.map(DirectParserTests.declaration)
+            dumpedHelp = { Command._dumpHelp() }
+            self.values = values
+            self.minimumAccepted = minimumAccepted
+        }
+
+        var testDescription: String { name }
+
+        static let query = Tabled(
+            Query.self, Query.directParser,
+            values: [
+                "Joe Groff", "5", "-5", "0", "-1", "json", "csv", "yaml", "", "2024-05-01", "yesterday", "acme/widgets", "x=y",
+                "-", "école", "release/*", "--grep",
+            ], minimumAccepted: 600)
+        static let show = Tabled(
+            Show.self, Show.directParser, values: ["056c7a8", "056C", "abc", "text", "json", "yaml", "", "-", "/m", "--db"],
+            minimumAccepted: 30)
+        static let all = [query, show]
     }
 
     @Test(arguments: [
@@ -25,9 +65,21 @@ import Testing
         ["--grep", "x", "--invert-grep", "--no-merges", "--after=yesterday", "--before", "noon", "--limit", "0", "--follow"],
         ["--max-count=7", "--regexp-ignore-case", "--format=ndjson"],
     ])
-    func everydayArgumentsAreParsedDirectly(_ arguments: [String]) throws {
-        let direct = try #require(Query.directParser.parse(arguments), "left to ArgumentParser: \(arguments)")
-        #expect(String(describing: direct) == (try Self.argumentParser(arguments).get()))
+    func everydayQueriesAreParsedDirectly(_ arguments: [String]) throws {
+        try Self.expectParsedDirectly(Tabled.query, arguments)
+    }
+
+    @Test(arguments: [
+        ["056c7a8"], ["056c7a8", "--format", "json"], ["--db=/tmp/a.sqlite", "056C7A8", "--no-pager"],
+        ["--mailmap", "/m", "--config", "/etc/c.yaml", "056c", "--format=oneline"],
+    ])
+    func everydayShowsAreParsedDirectly(_ arguments: [String]) throws {
+        try Self.expectParsedDirectly(Tabled.show, arguments)
+    }
+
+    static func expectParsedDirectly(_ command: Tabled, _ arguments: [String]) throws {
+        let direct = try #require(command.direct(arguments), "left to ArgumentParser: \(arguments)")
+        #expect(direct == (try command.argumentParser(arguments).get()))
     }
 
     @Test(arguments: [
@@ -37,81 +89,89 @@ import Testing
         ["-n=5"], ["-x"], ["-"], ["--"], ["--follow", "--format", "json"], ["--repo", "not a name"], ["--since", "the day after"],
         ["--limit", "-1"], ["--limit=-1"], ["--generate-completion-script", "bash"],
     ])
-    func whatTheTableCannotSettleIsLeftToArgumentParser(_ arguments: [String]) {
-        #expect(Query.directParser.parse(arguments) == nil)
+    func whatTheQueryTableCannotSettleIsLeftToArgumentParser(_ arguments: [String]) {
+        #expect(Tabled.query.direct(arguments) == nil)
+    }
+
+    @Test(arguments: [
+        [], ["056c7a8", "abcd"], ["xyz1"], ["abc"], ["056c7a8", "--format", "yaml"], ["--", "056c7a8"], ["-h"],
+        ["056c7a8", "--format", "json", "--format", "csv"], ["056c7a8", "--bogus"], ["056c7a8", "-"],
+    ])
+    func whatTheShowTableCannotSettleIsLeftToArgumentParser(_ arguments: [String]) {
+        #expect(Tabled.show.direct(arguments) == nil)
     }
 
     /// Command lines drawn from every declared name and awkward values: each one
-    /// the table accepts, ArgumentParser accepts with the same values.
-    @Test func agreesWithArgumentParserOnGeneratedCommandLines() {
-        let names = Query.directParser.entries.flatMap(\.names) + ["--help", "-h", "--bogus", "--", "-nx", "-n5", "-i5"]
-        let values = [
-            "Joe Groff", "5", "-5", "0", "-1", "json", "csv", "yaml", "", "2024-05-01", "yesterday", "acme/widgets", "x=y", "-",
-            "école", "release/*", "--grep",
-        ]
+    /// a table accepts, ArgumentParser accepts with the same values.
+    @Test(arguments: Tabled.all)
+    func agreesWithArgumentParserOnGeneratedCommandLines(_ command: Tabled) {
+        let names = command.entries.flatMap { $0 } + ["--help", "-h", "--bogus", "--", "-nx", "-n5", "-i5"]
         var random = SplitMix(seed: 30)
         var accepted = 0
-        for _ in 0..<3_000 {
+        for _ in 0..<6_000 {
             var arguments: [String] = []
             for _ in 0..<Int.random(in: 0...7, using: &random) {
                 let name = names.randomElement(using: &random)!
-                switch Int.random(in: 0..<4, using: &random) {
+                let value = command.values.randomElement(using: &random)!
+                switch Int.random(in: 0..<5, using: &random) {
                 case 0: arguments.append(name)
-                case 1: arguments.append("\(name)=\(values.randomElement(using: &random)!)")
-                default: arguments += [name, values.randomElement(using: &random)!]
+                case 1: arguments.append("\(name)=\(value)")
+                case 2: arguments.append(value)
+                default: arguments += [name, value]
                 }
             }
-            guard let direct = Query.directParser.parse(arguments) else { continue }
+            guard let direct = command.direct(arguments) else { continue }
             accepted += 1
-            switch Self.argumentParser(arguments) {
-            case .success(let parsed): #expect(String(describing: direct) == parsed, "\(arguments)")
+            switch command.argumentParser(arguments) {
+            case .success(let parsed): #expect(direct == parsed, "\(arguments)")
             case .failure(let error): Issue.record("the table accepted \(arguments); ArgumentParser: \(error)")
             }
         }
-        // Most random lines are refused somewhere; enough must get through for the check to mean something.
-        #expect(accepted > 300, "only \(accepted) of 3,000 generated command lines parsed directly")
+        #expect(accepted >= command.minimumAccepted, "only \(accepted) of 6,000 generated command lines parsed directly")
     }
 
-    /// The table names exactly the options ArgumentParser declares, each with
+    /// A table names exactly the options ArgumentParser declares, each with
     /// its kind (flag or option) and whether it repeats, so a new option is not
     /// silently left to the slow path, nor an old one kept.
-    @Test func declaresEveryOptionOfTheCommand() throws {
+    @Test(arguments: Tabled.all)
+    func declaresEveryOptionOfTheCommand(_ command: Tabled) throws {
         struct Dump: Decodable {
             struct Command: Decodable { var arguments: [Argument] }
-            struct Argument: Decodable, Hashable {
+            struct Argument: Decodable {
                 var kind: String
                 var names: [Name]?
                 var isRepeating: Bool
             }
-            struct Name: Decodable, Hashable {
+            struct Name: Decodable {
                 var kind: String
                 var name: String
             }
             var command: Command
         }
-        let dump = try JSONDecoder().decode(Dump.self, from: Data(Query._dumpHelp().utf8))
+        let dump = try JSONDecoder().decode(Dump.self, from: Data(command.dumpedHelp().utf8))
         let declared = Set(
-            dump.command.arguments.compactMap { argument -> String? in
+            dump.command.arguments.compactMap { argument -> [String]? in
                 let names = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }.sorted()
-                guard names != ["--help", "-h"] else { return nil }
-                return "\(names) \(argument.kind) repeats: \(argument.isRepeating)"
+                guard names != ["--help", "-h"], argument.kind != "positional" else { return nil }
+                return names + [argument.kind, "repeats: \(argument.isRepeating)"]
             })
-        let tabled = Set(
-            Query.directParser.entries.map { entry in
-                let kind: String
-                switch entry.action {
-                case .flag: kind = "flag"
-                case .value: kind = "option"
-                }
-                return "\(entry.names.sorted()) \(kind) repeats: \(entry.repeats)"
-            })
-        #expect(declared == tabled)
+        #expect(declared == Set(command.declarations))
+    }
+
+    static func declaration<Command>(_ entry: DirectParser<Command>.Entry) -> [String] {
+        let kind: String
+        switch entry.action {
+        case .flag: kind = "flag"
+        case .value: kind = "option"
+        }
+        return entry.names.sorted() + [kind, "repeats: \(entry.repeats)"]
     }
 
     /// `main` runs a directly parsed command with the synchronous `run()`, which an
     /// async command would not implement.
-    @Test func directlyParsedCommandsAreSynchronous() throws {
-        let command = try #require(Commitsctl.parseDirectly(["query", "-n", "1"]))
+    @Test(arguments: [["query", "-n", "1"], ["show", "056c7a8"]])
+    func directlyParsedCommandsAreSynchronous(_ arguments: [String]) throws {
+        let command = try #require(Commitsctl.parseDirectly(arguments))
         #expect(!(type(of: command) is any AsyncParsableCommand.Type))
     }
 

@@ -2,7 +2,8 @@ import ArgumentParser
 import MirrorCore
 
 extension Commitsctl {
-    struct Show: AsyncParsableCommand {
+    /// Synchronous, like `query`: it reads on the main thread.
+    struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
             _superCommandName: Commitsctl.name,
@@ -38,7 +39,7 @@ extension Commitsctl {
             }
         }
 
-        func run() async throws {
+        func run() throws {
             try reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)

@@ -9,11 +9,12 @@ import ArgumentParser
 /// answer takes 6 M. A reading command therefore also declares its options in
 /// a table, and its arguments are parsed from that table when they are plainly
 /// well formed: `--name value`, `--name=value`, a declared short name, its
-/// joined value (`-n50`).
+/// joined value (`-n50`), the positional arguments in their order.
 ///
 /// The table never decides what a command line means. Anything else (help,
 /// `--`, an undeclared or repeated option, a value that looks like an option or
-/// that the option's type refuses, a value any `validate()` refuses) returns
+/// that the option's type refuses, a positional missing or too many, a value any
+/// `validate()` refuses) returns
 /// nil, and the caller parses with ArgumentParser, whose result or error is the
 /// answer. `DirectParserTests` checks that whatever the table accepts,
 /// ArgumentParser parses to the same values.
@@ -78,12 +79,9 @@ struct DirectParser<Command>: Sendable {
     /// command's (mutating, as ArgumentParser's may be).
     let validate: @Sendable (inout Command) throws -> Void
     let entries: [Entry]
-
-    init(defaults: @escaping @Sendable () -> Command, validate: @escaping @Sendable (inout Command) throws -> Void, entries: [Entry]) {
-        self.defaults = defaults
-        self.validate = validate
-        self.entries = entries
-    }
+    /// The arguments that are not options, in order, each required: whatever does not
+    /// start with `-` and is not an option's value. False when the text is refused.
+    var positionals: [@Sendable (inout Command, String) -> Bool] = []
 
     /// The entry a name belongs to. A scan, not a dictionary: with two dozen names it
     /// is as quick, and the first `Dictionary<String, Int>` (or `Set<Int>`) a static
@@ -103,7 +101,13 @@ struct DirectParser<Command>: Sendable {
         var command = defaults()
         var given = [Bool](repeating: false, count: entries.count)
         var remaining = arguments[...]
+        var positionalsGiven = 0
         while let argument = remaining.popFirst() {
+            if !argument.hasPrefix("-") {
+                guard positionalsGiven < positionals.count, positionals[positionalsGiven](&command, argument) else { return nil }
+                positionalsGiven += 1
+                continue
+            }
             guard let (index, inlineValue) = split(argument) else { return nil }
             let entry = entries[index]
             guard !given[index] || entry.repeats else { return nil }
@@ -123,6 +127,7 @@ struct DirectParser<Command>: Sendable {
                 guard !value.isEmpty, set(&command, value) else { return nil }
             }
         }
+        guard positionalsGiven == positionals.count else { return nil }
         do {
             try validate(&command)
         } catch {
