@@ -26,20 +26,15 @@ extension Commitsctl.Query {
             query.reverse = false
             query.includeRewritten = false
             query.format = .oneline
-            query.pager = PagerOptions()
-            query.pager.noPager = false
-            query.store = StoreOptions()
-            query.store.path = nil
-            query.store.configuration = ConfigOptions()
-            query.store.configuration.config = nil
+            query.pager = .unset
+            query.store = .unset
             return query
         },
         validate: { (query: inout Self) in
             // As ArgumentParser does: each option group as it is decoded, then the command.
             try query.repository.validate()
             try query.pager.validate()
-            try query.store.configuration.validate()
-            try query.store.validate()
+            try query.store.validateAsDecoded()
             try query.validate()
         },
         entries: [
@@ -62,9 +57,6 @@ extension Commitsctl.Query {
             .flag("--reverse") { $0.reverse = true },
             .flag("--include-rewritten") { $0.includeRewritten = true },
             .argument("--format") { (query, format: OutputFormat) in query.format = format },
-            .flag("--no-pager") { $0.pager.noPager = true },
-            .text("--db") { $0.store.path = $1 },
-            .text("--config") { $0.store.configuration.config = $1 },
-        ]
+        ] + PagerOptions.directEntries(\.pager) + StoreOptions.directEntries(\.store)
     )
 }

@@ -9,28 +9,20 @@ extension Commitsctl.Show {
             show.sha = ""
             show.format = .text
             show.mailmap = nil
-            show.pager = PagerOptions()
-            show.pager.noPager = false
-            show.store = StoreOptions()
-            show.store.path = nil
-            show.store.configuration = ConfigOptions()
-            show.store.configuration.config = nil
+            show.pager = .unset
+            show.store = .unset
             return show
         },
         validate: { (show: inout Self) in
             // As ArgumentParser does: each option group as it is decoded, then the command.
             try show.pager.validate()
-            try show.store.configuration.validate()
-            try show.store.validate()
+            try show.store.validateAsDecoded()
             try show.validate()
         },
         entries: [
             .argument("--format") { (show, format: ShowFormat) in show.format = format },
             .text("--mailmap") { $0.mailmap = $1 },
-            .flag("--no-pager") { $0.pager.noPager = true },
-            .text("--db") { $0.store.path = $1 },
-            .text("--config") { $0.store.configuration.config = $1 },
-        ],
+        ] + PagerOptions.directEntries(\.pager) + StoreOptions.directEntries(\.store),
         positionals: [
             { show, sha in
                 show.sha = sha
