@@ -21,8 +21,8 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// The same for a command that runs synchronously on the main thread (`query`:
-/// no worker threads to start for a few milliseconds of reading).
+/// The same for a synchronous body: `query` and `show` run on the main thread,
+/// with no worker threads to start for a few milliseconds of reading.
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
