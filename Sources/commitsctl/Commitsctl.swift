@@ -52,6 +52,8 @@ struct Commitsctl: AsyncParsableCommand {
         switch name {
         case Query._commandName: return Query.directParser.parse(Array(arguments.dropFirst()))
         case Show._commandName: return Show.directParser.parse(Array(arguments.dropFirst()))
+        case Authors._commandName: return Authors.directParser.parse(Array(arguments.dropFirst()))
+        case Stats._commandName: return Stats.directParser.parse(Array(arguments.dropFirst()))
         default: return nil
         }
     }

@@ -11,6 +11,8 @@ import Testing
 @Suite struct DirectParserTests {
     typealias Query = Commitsctl.Query
     typealias Show = Commitsctl.Show
+    typealias Authors = Commitsctl.Authors
+    typealias Stats = Commitsctl.Stats
 
     /// A command with a table: its direct parse and ArgumentParser's, as
     /// `commitsctl NAME …` runs them, each described value by value.
@@ -52,7 +54,15 @@ import Testing
         static let show = Tabled(
             Show.self, Show.directParser, values: ["056c7a8", "056C", "abc", "text", "json", "yaml", "", "-", "/m", "--db"],
             minimumAccepted: 30)
-        static let all = [query, show]
+        static let authors = Tabled(
+            Authors.self, Authors.directParser,
+            values: ["5", "0", "-1", "x", "json", "csv", "yaml", "", "acme/widgets", "not a name", "/m", "-", "--top"],
+            minimumAccepted: 300)
+        static let stats = Tabled(
+            Stats.self, Stats.directParser,
+            values: ["json", "oneline", "yaml", "", "acme/widgets", "not a name", "/tmp/a.sqlite", "-", "--format"],
+            minimumAccepted: 300)
+        static let all = [query, show, authors, stats]
     }
 
     @Test(arguments: [
@@ -75,6 +85,23 @@ import Testing
     ])
     func everydayShowsAreParsedDirectly(_ arguments: [String]) throws {
         try Self.expectParsedDirectly(Tabled.show, arguments)
+    }
+
+    @Test(arguments: [
+        [], ["--top", "10"], ["--repo", "acme/widgets", "--format", "json", "--mailmap=/m"], ["--no-pager", "--top=0", "--db", "/a"],
+    ])
+    func everydayAuthorsAreParsedDirectly(_ arguments: [String]) throws {
+        try Self.expectParsedDirectly(Tabled.authors, arguments)
+    }
+
+    @Test(arguments: [[], ["--branches"], ["--repo=acme/widgets", "--format", "json"], ["--config", "/etc/c.yaml", "--no-pager"]])
+    func everydayStatsAreParsedDirectly(_ arguments: [String]) throws {
+        try Self.expectParsedDirectly(Tabled.stats, arguments)
+    }
+
+    @Test(arguments: [["--top", "-1"], ["--top", "x"], ["--repo", "not a name"], ["--format", "yaml"], ["acme/widgets"]])
+    func whatTheAuthorsTableCannotSettleIsLeftToArgumentParser(_ arguments: [String]) {
+        #expect(Tabled.authors.direct(arguments) == nil)
     }
 
     static func expectParsedDirectly(_ command: Tabled, _ arguments: [String]) throws {
@@ -169,7 +196,7 @@ import Testing
 
     /// `main` runs a directly parsed command with the synchronous `run()`, which an
     /// async command would not implement.
-    @Test(arguments: [["query", "-n", "1"], ["show", "056c7a8"]])
+    @Test(arguments: [["query", "-n", "1"], ["show", "056c7a8"], ["authors"], ["stats"]])
     func directlyParsedCommandsAreSynchronous(_ arguments: [String]) throws {
         let command = try #require(Commitsctl.parseDirectly(arguments))
         #expect(!(type(of: command) is any AsyncParsableCommand.Type))

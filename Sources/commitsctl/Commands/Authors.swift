@@ -2,7 +2,8 @@ import ArgumentParser
 import MirrorCore
 
 extension Commitsctl {
-    struct Authors: AsyncParsableCommand {
+    /// Synchronous, like `query`: it reads on the main thread.
+    struct Authors: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "authors",
             _superCommandName: Commitsctl.name,
@@ -54,7 +55,7 @@ extension Commitsctl {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
         }
 
-        func run() async throws {
+        func run() throws {
             try reportingErrors {
                 let configuration = try config.load()
                 let settings = try ResolvedSettings(configuration: configuration, store: store)

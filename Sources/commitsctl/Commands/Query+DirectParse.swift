@@ -19,8 +19,7 @@ extension Commitsctl.Query {
             query.until = nil
             query.mailmap = nil
             query.follow = false
-            query.repository = RepositoryFilterOptions()
-            query.repository.repo = nil
+            query.repository = .unset
             query.branch = []
             query.limit = nil
             query.reverse = false
@@ -51,12 +50,12 @@ extension Commitsctl.Query {
             .text("--until", "--before") { $0.until = $1 },
             .text("--mailmap") { $0.mailmap = $1 },
             .flag("--follow") { $0.follow = true },
-            .text("--repo") { $0.repository.repo = $1 },
             .texts("--branch") { $0.branch.append($1) },
             .argument("-n", "--limit", "--max-count", joinsShortValue: true) { (query, limit: Int) in query.limit = limit },
             .flag("--reverse") { $0.reverse = true },
             .flag("--include-rewritten") { $0.includeRewritten = true },
             .argument("--format") { (query, format: OutputFormat) in query.format = format },
-        ] + PagerOptions.directEntries(\.pager) + StoreOptions.directEntries(\.store)
+        ] + RepositoryFilterOptions.directEntries(\.repository) + PagerOptions.directEntries(\.pager)
+            + StoreOptions.directEntries(\.store)
     )
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import MirrorCore
 
 extension Commitsctl {
-    struct Stats: AsyncParsableCommand {
+    /// Synchronous, like `query`: it reads on the main thread.
+    struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
             _superCommandName: Commitsctl.name,
@@ -49,7 +50,7 @@ extension Commitsctl {
             return TextCleaning.singleLine(line + ", last sync \(repository.lastSyncAt ?? "never")")
         }
 
-        func run() async throws {
+        func run() throws {
             try reportingErrors {
                 let settings = try ResolvedSettings(configuration: try config.load(), store: store)
                 let mirror = try settings.store.openCommitReader()

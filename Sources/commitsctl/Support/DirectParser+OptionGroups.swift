@@ -39,3 +39,16 @@ extension StoreOptions {
         try validate()
     }
 }
+
+extension RepositoryFilterOptions {
+    /// As a parse that does not name `--repo` leaves it.
+    static var unset: Self {
+        var options = Self()
+        options.repo = nil
+        return options
+    }
+
+    static func directEntries<Command>(_ options: any WritableKeyPath<Command, Self> & Sendable) -> [DirectParser<Command>.Entry] {
+        [.text("--repo") { $0[keyPath: options].repo = $1 }]
+    }
+}
