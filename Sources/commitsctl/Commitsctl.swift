@@ -49,11 +49,12 @@ struct Commitsctl: AsyncParsableCommand {
     /// synchronous: `main` runs it without asking (DirectParserTests checks).
     static func parseDirectly(_ arguments: [String]) -> (any ParsableCommand)? {
         guard let name = arguments.first else { return nil }
+        let rest = Array(arguments.dropFirst())
         switch name {
-        case Query._commandName: return Query.directParser.parse(Array(arguments.dropFirst()))
-        case Show._commandName: return Show.directParser.parse(Array(arguments.dropFirst()))
-        case Authors._commandName: return Authors.directParser.parse(Array(arguments.dropFirst()))
-        case Stats._commandName: return Stats.directParser.parse(Array(arguments.dropFirst()))
+        case Query._commandName: return Query.directParser.parse(rest)
+        case Show._commandName: return Show.directParser.parse(rest)
+        case Authors._commandName: return Authors.directParser.parse(rest)
+        case Stats._commandName: return Stats.directParser.parse(rest)
         default: return nil
         }
     }
