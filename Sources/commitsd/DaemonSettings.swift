@@ -26,7 +26,7 @@ struct DaemonSettings: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> DaemonSettings {
         let configuration = try MirrorConfiguration.load(contentsOf: path)
-        let apiURL = configuration.resolvedAPIURL(environment: environment)
+        let apiURL = configuration.resolvedAPIURL(environment: EnvironmentVariables(environment))
         if APIOrigin.containsCredentials(apiURL) {
             // Never echoed: the part before @ is a password.
             let source = environment["GITHUB_API_URL"]?.isEmpty == false ? "$GITHUB_API_URL " : ""
@@ -65,7 +65,7 @@ struct DaemonSettings: Sendable {
             }
             storeEnvironment["COMMITS_DB"] = nil
         }
-        let store = try configuration.resolvedStore(environment: storeEnvironment)
+        let store = try configuration.resolvedStore(environment: EnvironmentVariables(storeEnvironment))
         return DaemonSettings(
             configuration: configuration, store: store,
             apiURL: apiURL, tokenSource: clientConfiguration.credentialSource, client: client,

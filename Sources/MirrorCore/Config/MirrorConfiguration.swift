@@ -214,7 +214,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// when it exists. `nil` when none applies.
     public static func locate(
         explicit: String?,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: EnvironmentVariables = .process
     ) -> String? {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["COMMITS_MIRROR_CONFIG"], !path.isEmpty { return path }
@@ -231,11 +231,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `$COMMITS_DB`, else `store`, else `$STATE_DIRECTORY/commits.sqlite`
     /// (systemd's `StateDirectory=`), else for /etc/commits-mirror/config.yaml
     /// /var/lib/commits-mirror/commits.sqlite, else the per-user default.
-    public func resolvedStore(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+    public func resolvedStore(environment: EnvironmentVariables = .process) throws -> StoreLocation {
         try StoreLocation(resolvedStoreText(environment: environment))
     }
 
-    private func resolvedStoreText(environment: [String: String]) -> String {
+    private func resolvedStoreText(environment: EnvironmentVariables) -> String {
         if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
         if let store { return store }
         if let directory = environment["STATE_DIRECTORY"], !directory.isEmpty {
@@ -249,7 +249,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     }
 
     /// `$GITHUB_API_URL`, else `api_url`, else `https://api.github.com`.
-    public func resolvedAPIURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func resolvedAPIURL(environment: EnvironmentVariables = .process) -> String {
         if let fromEnvironment = environment["GITHUB_API_URL"], !fromEnvironment.isEmpty { return fromEnvironment }
         return apiURL ?? GitHubClient.defaultAPIURL
     }

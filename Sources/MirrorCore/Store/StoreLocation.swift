@@ -142,7 +142,7 @@ extension StoreLocation {
     /// `explicit` (a flag) when given, else `$COMMITS_DB`, else the
     /// per-user default `$XDG_DATA_HOME/commits-mirror/commits.sqlite`.
     public static func resolve(
-        explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+        explicit: String?, environment: EnvironmentVariables = .process
     ) throws -> StoreLocation {
         try StoreLocation(StorePath.resolve(explicit: explicit, environment: environment))
     }

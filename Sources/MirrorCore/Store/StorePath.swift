@@ -3,7 +3,7 @@ import Foundation
 /// Where the store lives: an explicit path, else `$COMMITS_DB`, else
 /// `$XDG_DATA_HOME/commits-mirror/commits.sqlite` (`~/.local/share/...`).
 public enum StorePath {
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func resolve(explicit: String?, environment: EnvironmentVariables = .process) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
         let dataHome =

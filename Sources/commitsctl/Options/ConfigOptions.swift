@@ -21,13 +21,13 @@ struct ConfigOptions: ParsableArguments {
     /// `systemDefault`, also the systemd/`/etc` locations. `nil` when none applies.
     func load(
         systemDefault: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: EnvironmentVariables = .process
     ) throws -> MirrorConfiguration? {
         let path: String?
         if systemDefault {
             path = MirrorConfiguration.locate(explicit: config, environment: environment)
         } else {
-            path = config ?? environment["COMMITS_MIRROR_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+            path = config ?? environment.nonEmpty("COMMITS_MIRROR_CONFIG")
         }
         return try path.map(MirrorConfiguration.load(contentsOf:))
     }

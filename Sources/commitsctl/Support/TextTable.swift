@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// Plain-text columns for people: no colour and no escape codes, ever; text
 /// from the store is sanitized so a commit message cannot drive the terminal.
@@ -181,7 +182,7 @@ extension Terminal {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 {
+        if let columns = EnvironmentVariables.process["COLUMNS"].flatMap({ Int($0) }), columns > 0 {
             return columns
         }
         return onTerminal ? 80 : nil
