@@ -43,6 +43,13 @@ import Testing
     func spaceSeparatedGivesWhatSplittingOnTheSpaceCharacterGives(joined: String) {
         #expect(CommitSummary.spaceSeparated(joined) == joined.split(separator: " ").map(String.init))
     }
+
+    /// Split on bytes: a combining mark after a space starts the next piece, where
+    /// splitting Characters would keep the space and the mark together.
+    @Test func spaceSeparatedSplitsOnTheByteNotTheCharacter() {
+        #expect(CommitSummary.spaceSeparated("a \u{301}b") == ["a", "\u{301}b"])
+        #expect(CommitSummary.spaceSeparated("a\u{301} b") == ["a\u{301}", "b"])
+    }
 }
 
 /// A small seeded generator, so a failure names a reproducible input.
