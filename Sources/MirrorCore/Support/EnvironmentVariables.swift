@@ -9,8 +9,8 @@
 ///
 /// Why not `ProcessInfo.processInfo.environment`: it copies every variable into a
 /// new dictionary on each call, and the first dictionary keyed by `String` costs a
-/// scan of all protocol conformances. Together that was a tenth of the instructions
-/// of `commitsctl query`, which reads two or three variables.
+/// scan of all protocol conformances: 1.2 M of the 16 M instructions of a
+/// `commitsctl query` that reads two or three variables.
 public struct EnvironmentVariables: Sendable, ExpressibleByDictionaryLiteral {
     private let given: [String: String]?
 
