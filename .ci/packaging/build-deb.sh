@@ -35,6 +35,12 @@ for tool in commitsctl commitsd; do
     "$bin/$tool" --generate-completion-script fish > "$pkg/usr/share/fish/vendor_completions.d/$tool.fish"
     .ci/packaging/man-page.sh "$bin/$tool" "$version" | gzip -9n > "$pkg/usr/share/man/man1/$tool.1.gz"
 done
+# commitsctl alone is linked position-dependent (Package.swift; docs/OPERATIONS.md, "commitsctl is not a
+# PIE"), and the lintian override says so: refuse a package where that or commitsd's PIE has changed.
+for expected in commitsctl:EXEC commitsd:DYN; do
+    type=$(readelf -h "$pkg/usr/bin/${expected%%:*}" | awk '/Type:/ {print $2}')
+    [[ $type == "${expected#*:}" ]] || { echo "build-deb: ${expected%%:*} is an ELF $type, expected ${expected#*:}" >&2; exit 1; }
+done
 chmod 644 "$pkg"/usr/share/*/completions/* "$pkg"/usr/share/zsh/vendor-completions/* \
     "$pkg"/usr/share/fish/vendor_completions.d/*
 
