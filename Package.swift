@@ -80,10 +80,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings,
-            // A position-dependent executable: the loader then has no relocations to apply to the image, where a
-            // PIE's 92,000 cost a fifth of a query's whole-process time (docs/OPERATIONS.md weighs the address randomisation
-            // this gives up; commitsd, which serves the network for months, stays a PIE). Release builds only: a
-            // debug build's references to the shared Swift runtime's protected functions make the loader warn.
+            // A position-dependent executable: the loader then has no relocations to apply to the image, where
+            // a PIE's 92,000 cost a fifth of a query's whole-process time (docs/OPERATIONS.md weighs the address
+            // randomisation this gives up; commitsd, which serves the network for months, stays a PIE). Release
+            // builds only: a debug build's references to the shared Swift runtime's protected functions make the
+            // loader warn.
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]
         ),
 
