@@ -217,8 +217,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         environment: EnvironmentVariables = .process
     ) -> String? {
         if let explicit, !explicit.isEmpty { return explicit }
-        if let path = environment["COMMITS_MIRROR_CONFIG"], !path.isEmpty { return path }
-        if let directory = environment["CONFIGURATION_DIRECTORY"], !directory.isEmpty {
+        if let path = environment.nonEmpty("COMMITS_MIRROR_CONFIG") { return path }
+        if let directory = environment.nonEmpty("CONFIGURATION_DIRECTORY") {
             // systemd may list several directories separated by ':'; ours is the first.
             let first = directory.split(separator: ":").first.map(String.init) ?? directory
             return first + "/config.yaml"
@@ -236,9 +236,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
     }
 
     private func resolvedStoreText(environment: EnvironmentVariables) -> String {
-        if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let fromEnvironment = environment.nonEmpty("COMMITS_DB") { return fromEnvironment }
         if let store { return store }
-        if let directory = environment["STATE_DIRECTORY"], !directory.isEmpty {
+        if let directory = environment.nonEmpty("STATE_DIRECTORY") {
             let first = directory.split(separator: ":").first.map(String.init) ?? directory
             return first + "/commits.sqlite"
         }
@@ -250,7 +250,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
     /// `$GITHUB_API_URL`, else `api_url`, else `https://api.github.com`.
     public func resolvedAPIURL(environment: EnvironmentVariables = .process) -> String {
-        if let fromEnvironment = environment["GITHUB_API_URL"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let fromEnvironment = environment.nonEmpty("GITHUB_API_URL") { return fromEnvironment }
         return apiURL ?? GitHubClient.defaultAPIURL
     }
 

@@ -5,10 +5,8 @@ import Foundation
 public enum StorePath {
     public static func resolve(explicit: String?, environment: EnvironmentVariables = .process) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
-        if let fromEnvironment = environment["COMMITS_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
-        let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        if let fromEnvironment = environment.nonEmpty("COMMITS_DB") { return fromEnvironment }
+        let dataHome = environment.nonEmpty("XDG_DATA_HOME") ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return dataHome + "/commits-mirror/commits.sqlite"
     }
 

@@ -15,10 +15,7 @@ struct GitHubOptions: ParsableArguments {
 
     var resolvedAPIURL: String {
         if let apiURL { return apiURL }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["GITHUB_API_URL"], !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
-        return GitHubClient.defaultAPIURL
+        return EnvironmentVariables.process.nonEmpty("GITHUB_API_URL") ?? GitHubClient.defaultAPIURL
     }
 
     /// The token, from `--token-file` or the environment (warnings go to stderr).

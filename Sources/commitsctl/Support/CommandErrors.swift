@@ -21,8 +21,9 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// The same for a synchronous body: `query` and `show` run on the main thread,
-/// with no worker threads to start for a few milliseconds of reading.
+/// The same for a synchronous body: the reading commands (`query`, `show`, `authors`,
+/// `stats` and others) run on the main thread, with no worker threads to start for a
+/// few milliseconds of reading.
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
