@@ -136,6 +136,15 @@ PGresult *cpq_exec_prepared(PGconn *connection, const char *name, int count, con
     return CPQ_READY() ? pq.PQexecPrepared(connection, name, count, values, NULL, NULL, 0) : NULL;
 }
 
+PGresult *cpq_exec_prepared_binary(PGconn *connection, const char *name, int count, const char *const *values,
+                                   const int *lengths) {
+    if (!CPQ_READY()) return NULL;
+    // PQexecPrepared takes a format per parameter; every one here is binary (1).
+    int formats[count > 0 ? count : 1];
+    for (int index = 0; index < count; index++) formats[index] = 1;
+    return pq.PQexecPrepared(connection, name, count, values, lengths, formats, 0);
+}
+
 int cpq_send_query_params(PGconn *connection, const char *command, int count, const char *const *values,
                           const int *lengths, const int *formats, int result_format) {
     return CPQ_READY()

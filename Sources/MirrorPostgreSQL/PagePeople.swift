@@ -49,13 +49,13 @@ struct PagePeople {
         }
     }
 
-    /// `staged_people`'s rows: `ord`, name, email, login, search text.
-    var rows: some Sequence<[CopyValue]> {
-        people.enumerated().lazy.map { ord, person in
-            [
-                .integer(Int32(ord)), .text(person.name), .text(person.email), person.login.map { .text($0) } ?? .null,
-                .text(AuthorSearch.searchText(name: person.name, email: person.email)),
-            ]
-        }
+    /// The people as the staging statement takes them (`PageStaging.stage`), a
+    /// column each: `ord`, name, email, login, search text.
+    var columns: [BinaryArray] {
+        [
+            .integer(people.indices.map { Int32($0) }), .text(people.map(\.name)), .text(people.map(\.email)),
+            .text(people.map(\.login)),
+            .text(people.map { AuthorSearch.searchText(name: $0.name, email: $0.email) }),
+        ]
     }
 }

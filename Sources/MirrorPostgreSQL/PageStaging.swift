@@ -18,9 +18,6 @@ enum PageStaging {
             CREATE TEMPORARY TABLE IF NOT EXISTS staged_coauthors (
                 ord integer NOT NULL, position integer NOT NULL, name text NOT NULL, email text NOT NULL)
                 ON COMMIT DELETE ROWS;
-            CREATE TEMPORARY TABLE IF NOT EXISTS staged_people (
-                ord integer NOT NULL, name text NOT NULL, email text NOT NULL, login text, search text NOT NULL)
-                ON COMMIT DELETE ROWS;
             """)
     }
 
@@ -57,33 +54,12 @@ enum PageStaging {
         guard !page.isEmpty else { return outcome }
         let (commits, replacements) = distinctSHAs(page, replacingStored: replacingStored)
         outcome.updated = replacements
-        // Emptied at every commit (ON COMMIT DELETE ROWS, which also keeps these
-        // never-vacuumed tables from growing); a batch's earlier page is deleted here.
-        try connection.executeScript("DELETE FROM staged_commits; DELETE FROM staged_coauthors; DELETE FROM staged_people")
-        try connection.copyInBinary(
-            """
-            COPY staged_commits (ord, sha, message, html_url, author_name, author_email, author_date,
-                committer_name, committer_email, committer_date, parent_count, tree_sha, parents) FROM STDIN (FORMAT binary)
-            """,
-            rows: commits.enumerated().lazy.map { ord, commit in row(ord, commit) })
-        let coAuthors = commits.enumerated().flatMap { ord, commit in
-            commit.coAuthors.enumerated().map { position, person -> [CopyValue] in
-                [.integer(Int32(ord)), .integer(Int32(position)), .text(storable(person.name)), .text(storable(person.email))]
-            }
-        }
-        if !coAuthors.isEmpty {
-            try connection.copyInBinary(
-                "COPY staged_coauthors (ord, position, name, email) FROM STDIN (FORMAT binary)", rows: coAuthors)
-        }
-        try connection.copyInBinary(
-            "COPY staged_people (ord, name, email, login, search) FROM STDIN (FORMAT binary)",
-            rows: PagePeople(page, replacingStored: replacingStored).rows)
+        try stage(commits, people: PagePeople(page, replacingStored: replacingStored), on: connection)
         // The planner knows nothing of a temporary table's rows until told (autovacuum never
         // visits one): without this it guesses 200 distinct shas and answers a page of a few
         // with a scan of every stored commit. Only the columns it joins on: under a millisecond,
         // and once for pages of a size in a transaction.
         if statistics.needAnalyze(for: commits.count) { try connection.executeScript("ANALYZE staged_commits (sha, ord)") }
-        try upsertAuthors(connection)
         let inserted = try insertNewCommits(repositoryID: repositoryID, connection)
         // Every sha new (a first sync's pages): no stored commit can have changed, and
         // the statement that inserted them made them the repository's too.
@@ -133,39 +109,6 @@ enum PageStaging {
             && a.committer.identity.email == b.committer.identity.email
             && ISO8601Timestamp.format(a.author.date) == ISO8601Timestamp.format(b.author.date)
             && ISO8601Timestamp.format(a.committer.date) == ISO8601Timestamp.format(b.committer.date)
-    }
-
-    /// A page's row of `staged_commits`; `ord` and `parent_count` are its integer columns.
-    private static func row(_ ord: Int, _ commit: Commit) -> [CopyValue] {
-        let author = commit.author.identity
-        let committer = commit.committer.identity
-        let optional = { (text: String?) in text.map { CopyValue.text(storable($0)) } ?? .null }
-        return [
-            .integer(Int32(ord)), .text(storable(commit.sha)), .text(storable(commit.message)), optional(commit.htmlURL),
-            .text(storable(author.name)), .text(storable(author.email)), .text(ISO8601Timestamp.format(commit.author.date)),
-            .text(storable(committer.name)), .text(storable(committer.email)),
-            .text(ISO8601Timestamp.format(commit.committer.date)),
-            .integer(Int32(commit.parents.count)), optional(commit.treeSHA),
-            .text(commit.parents.map(storable).joined(separator: " ")),
-        ]
-    }
-
-    /// Every person of the page once (`PagePeople`: new ones numbered in the order
-    /// the page first names them); a login GitHub gives is kept, none never erases
-    /// one. Only the people not stored as they are go into the statement: a stored
-    /// one it would leave alone would still be locked by `ON CONFLICT`.
-    private static func upsertAuthors(_ connection: PostgreSQLConnection) throws {
-        try connection.executePrepared(
-            """
-            INSERT INTO authors (name, email, login, search_text)
-            SELECT s.name, s.email, s.login, s.search FROM staged_people s
-            WHERE NOT EXISTS (
-                SELECT 1 FROM authors a
-                WHERE a.name = s.name AND a.email = s.email AND (s.login IS NULL OR a.login = s.login))
-            ORDER BY s.ord
-            ON CONFLICT (name, email) DO UPDATE SET login = excluded.login
-            WHERE excluded.login IS NOT NULL AND authors.login IS DISTINCT FROM excluded.login
-            """)
     }
 
     /// New commits, in page order (their ids keep the mirrored order), with their

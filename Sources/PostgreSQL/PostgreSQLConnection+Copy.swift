@@ -1,49 +1,20 @@
 import CPostgreSQL
 
-/// A field of a row sent by binary `COPY` (`copyInBinary`): the column's type
-/// decides which, as the server reads each field with that type's binary input.
-public enum CopyValue: Sendable, Equatable {
-    /// For `text` (and `varchar`) columns: the UTF-8 bytes as they are.
-    case text(String)
-    /// For `integer` (int4) columns.
-    case integer(Int32)
-    case null
-}
-
 extension PostgreSQLConnection {
     /// Sends `rows` to a `COPY … FROM STDIN` statement in text format and returns
     /// how many rows the server took. Either every row is copied or none (COPY is
     /// one statement); NULL is `nil`.
     @discardableResult
     public func copyIn(_ sql: String, rows: some Sequence<[String?]>) throws -> Int {
-        try copy(sql, rows: rows, header: [], trailer: [], append: Self.appendCopyRow)
-    }
-
-    /// Sends `rows` to a `COPY … FROM STDIN (FORMAT binary)` statement and returns
-    /// how many rows the server took, all or none. Each field goes as its bytes
-    /// with their length: nothing is escaped on this side or parsed on the server's,
-    /// where the text format scans every byte of every message twice.
-    @discardableResult
-    public func copyInBinary(_ sql: String, rows: some Sequence<[CopyValue]>) throws -> Int {
-        try copy(sql, rows: rows, header: Self.binaryHeader, trailer: [0xFF, 0xFF], append: Self.appendBinaryRow)
-    }
-
-    /// The binary format's signature, flags (none) and header extension length (none).
-    static let binaryHeader: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]
-
-    private func copy<Row>(
-        _ sql: String, rows: some Sequence<Row>, header: [UInt8], trailer: [UInt8],
-        append: (Row, inout [UInt8]) -> Void
-    ) throws -> Int {
         let started = try checked(cpq_exec_params(rawConnection, sql, 0, nil, nil, nil, 0), sql: sql)
         guard cpq_result_status(started.rawResult) == PGRES_COPY_IN else {
             throw PostgreSQLError(kind: .statement, message: "not a COPY FROM STDIN statement", sql: sql)
         }
-        var buffer: [UInt8] = header
+        var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var sendFailure: PostgreSQLError?
         for row in rows {
-            append(row, &buffer)
+            Self.appendCopyRow(row, to: &buffer)
             if buffer.count >= 1 << 16 {
                 if let failure = send(&buffer, sql: sql) {
                     sendFailure = failure
@@ -51,10 +22,7 @@ extension PostgreSQLConnection {
                 }
             }
         }
-        if sendFailure == nil {
-            buffer += trailer
-            sendFailure = send(&buffer, sql: sql)
-        }
+        if sendFailure == nil { sendFailure = send(&buffer, sql: sql) }
         // Ending the copy with an error message makes the server abandon it.
         _ = cpq_put_copy_end(rawConnection, sendFailure == nil ? nil : "client failed")
         var outcome: Result<Int, PostgreSQLError> = .success(0)
@@ -102,30 +70,5 @@ extension PostgreSQLConnection {
             }
         }
         buffer.append(UInt8(ascii: "\n"))
-    }
-
-    /// One row of the binary format: the field count, then each field's length
-    /// (-1 for NULL) and bytes, integers big-endian.
-    static func appendBinaryRow(_ row: [CopyValue], to buffer: inout [UInt8]) {
-        appendBigEndian(UInt16(row.count), to: &buffer)
-        for field in row {
-            switch field {
-            case .null:
-                appendBigEndian(UInt32.max, to: &buffer)
-            case .integer(let value):
-                appendBigEndian(UInt32(4), to: &buffer)
-                appendBigEndian(UInt32(bitPattern: value), to: &buffer)
-            case .text(let text):
-                var text = text
-                text.withUTF8 { bytes in
-                    appendBigEndian(UInt32(bytes.count), to: &buffer)
-                    buffer.append(contentsOf: bytes)
-                }
-            }
-        }
-    }
-
-    private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 }

@@ -100,18 +100,20 @@ public final class PostgreSQLConnection {
     /// transaction, so one that failed to prepare is simply prepared again.
     @discardableResult
     public func executePrepared(_ sql: String, _ parameters: [any PostgreSQLBindable] = []) throws -> QueryResult {
-        let name: String
-        if let prepared = preparedNames[sql] {
-            name = prepared
-        } else {
-            name = "commits_mirror_\(preparedNames.count)"
-            _ = try checked(cpq_prepare(rawConnection, name, sql), sql: sql)
-            preparedNames[sql] = name
-        }
+        let name = try preparedName(sql)
         let result = withParameters(parameters) { count, values in
             cpq_exec_prepared(rawConnection, name, count, values)
         }
         return try checked(result, sql: sql)
+    }
+
+    /// The name `sql` is prepared under on this connection, preparing it the first time.
+    func preparedName(_ sql: String) throws -> String {
+        if let prepared = preparedNames[sql] { return prepared }
+        let name = "commits_mirror_\(preparedNames.count)"
+        _ = try checked(cpq_prepare(rawConnection, name, sql), sql: sql)
+        preparedNames[sql] = name
+        return name
     }
 
     /// Runs a script of several statements that take no parameters (a migration).

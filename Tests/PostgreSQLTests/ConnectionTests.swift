@@ -109,42 +109,6 @@ import Testing
         #expect((0..<back.count).map { back.string($0, 0) } == bodies)
     }
 
-    @Test func binaryCopyTakesEveryCharacterIntegersAndNull() async throws {
-        let connection = try await connect()
-        try connection.execute("CREATE TABLE t (id int, body text, n int)")
-        let bodies: [String?] = ["tab\there", "line\nbreak\r\n", "back\\slash \\N", nil, "", "Ωμέγα 🚀 日本語", "\\."]
-        let numbers: [Int32?] = [0, -1, .max, .min, nil, 42, 7]
-        let rows = bodies.indices.map { index -> [CopyValue] in
-            [.integer(Int32(index)), bodies[index].map(CopyValue.text) ?? .null, numbers[index].map(CopyValue.integer) ?? .null]
-        }
-        // Enough rows to need several buffers.
-        let many = (0..<20_000).map { n -> [CopyValue] in
-            [.integer(Int32(100 + n)), .text(String(repeating: "x", count: n % 50)), .null]
-        }
-        #expect(
-            try connection.copyInBinary("COPY t (id, body, n) FROM STDIN (FORMAT binary)", rows: rows + many)
-                == bodies.count + many.count)
-        let back = try connection.execute("SELECT body, n FROM t WHERE id < 100 ORDER BY id")
-        #expect((0..<back.count).map { back.string($0, 0) } == bodies)
-        #expect((0..<back.count).map { back.int($0, 1).map(Int32.init) } == numbers)
-        #expect(
-            try connection.execute("SELECT sum(length(body)) FROM t WHERE id >= 100").int(0, 0) == many.indices.map { $0 % 50 }.reduce(0, +)
-        )
-    }
-
-    @Test func aBinaryCopyOfTheWrongShapeStoresNothing() async throws {
-        let connection = try await connect()
-        try connection.execute("CREATE TABLE t (id int PRIMARY KEY, body text)")
-        // A text where the server reads an integer: the server refuses the row, and the COPY whole.
-        #expect(throws: PostgreSQLError.self) {
-            try connection.copyInBinary(
-                "COPY t (id, body) FROM STDIN (FORMAT binary)",
-                rows: [[.integer(1), .text("a")], [.text("two"), .text("b")]])
-        }
-        #expect(try connection.execute("SELECT count(*) FROM t").int(0, 0) == 0)
-        #expect(try connection.execute("SELECT 1").int(0, 0) == 1)
-    }
-
     @Test func aFailedCopyStoresNothingAndLeavesTheConnectionUsable() async throws {
         let connection = try await connect()
         try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")

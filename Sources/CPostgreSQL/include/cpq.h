@@ -32,6 +32,9 @@ PGresult *cpq_exec_params(PGconn *connection, const char *command, int count, co
 /* A statement prepared under `name` on this connection (its parameters' types inferred), and run with text parameters. */
 PGresult *cpq_prepare(PGconn *connection, const char *name, const char *command);
 PGresult *cpq_exec_prepared(PGconn *connection, const char *name, int count, const char *const *values);
+/* The same with every parameter in PostgreSQL's binary format, `lengths[i]` bytes each. */
+PGresult *cpq_exec_prepared_binary(PGconn *connection, const char *name, int count, const char *const *values,
+                                   const int *lengths);
 int cpq_send_query_params(PGconn *connection, const char *command, int count, const char *const *values,
                           const int *lengths, const int *formats, int result_format);
 int cpq_set_single_row_mode(PGconn *connection);

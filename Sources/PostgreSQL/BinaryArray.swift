@@ -1,0 +1,98 @@
+import CPostgreSQL
+
+/// An array bound to a statement parameter in PostgreSQL's binary format (what
+/// the server's `array_recv` reads): each element goes as its length and bytes,
+/// nothing quoted on this side or scanned for quotes on the server's. A page's
+/// columns go to the server this way, one array a column, in one statement.
+public enum BinaryArray: Sendable, Equatable {
+    /// For a `text[]` parameter; `nil` elements are NULL.
+    case text([String?])
+    /// For an `integer[]` (int4) parameter.
+    case integer([Int32])
+
+    /// The array's bytes: dimensions (one, or none when empty), whether any
+    /// element is NULL, the element type, the length and lower bound (1), then
+    /// each element's length (-1 for NULL) and bytes, integers big-endian.
+    var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        switch self {
+        case .text(let elements):
+            let lengths = elements.reduce(0) { $0 + 4 + ($1?.utf8.count ?? 0) }
+            bytes.reserveCapacity(20 + lengths)
+            Self.appendHeader(count: elements.count, hasNull: elements.contains(nil), elementType: Self.textOID, to: &bytes)
+            for element in elements {
+                guard var element else {
+                    Self.append(Int32(-1), to: &bytes)
+                    continue
+                }
+                element.withUTF8 { utf8 in
+                    Self.append(Int32(utf8.count), to: &bytes)
+                    bytes.append(contentsOf: utf8)
+                }
+            }
+        case .integer(let elements):
+            bytes.reserveCapacity(20 + 8 * elements.count)
+            Self.appendHeader(count: elements.count, hasNull: false, elementType: Self.int4OID, to: &bytes)
+            for element in elements {
+                Self.append(Int32(4), to: &bytes)
+                Self.append(element, to: &bytes)
+            }
+        }
+        return bytes
+    }
+
+    /// pg_type's ids for `text` and `int4`: the server checks that the element
+    /// type sent is the one the parameter's type has.
+    static let textOID: UInt32 = 25
+    static let int4OID: UInt32 = 23
+
+    private static func appendHeader(count: Int, hasNull: Bool, elementType: UInt32, to bytes: inout [UInt8]) {
+        append(Int32(count == 0 ? 0 : 1), to: &bytes)
+        append(Int32(hasNull ? 1 : 0), to: &bytes)
+        append(elementType, to: &bytes)
+        guard count > 0 else { return }
+        append(Int32(count), to: &bytes)
+        append(Int32(1), to: &bytes)
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+}
+
+extension PostgreSQLConnection {
+    /// Runs one statement as `executePrepared` does, its parameters `$1`, `$2` …
+    /// the `arrays` in binary format; the statement names each one's type
+    /// (`$1::text[]`), which must be the array's.
+    @discardableResult
+    public func executePrepared(_ sql: String, arrays: [BinaryArray]) throws -> QueryResult {
+        let name = try preparedName(sql)
+        let encoded = arrays.map(\.bytes)
+        let result = withBinaryParameters(encoded) { count, values, lengths in
+            cpq_exec_prepared_binary(rawConnection, name, count, values, lengths)
+        }
+        return try checked(result, sql: sql)
+    }
+}
+
+/// `parameters` as the pointer and length arrays libpq takes, for the duration
+/// of `body`: all in one buffer, each parameter's pointer at its offset.
+private func withBinaryParameters<T>(
+    _ parameters: [[UInt8]],
+    _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?) -> T
+) -> T {
+    let lengths = parameters.map { Int32($0.count) }
+    let buffer = parameters.flatMap { $0 }
+    return buffer.withUnsafeBufferPointer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { characters in
+            var offset = 0
+            let values: [UnsafePointer<CChar>?] = parameters.map { parameter in
+                defer { offset += parameter.count }
+                return characters.baseAddress.map { UnsafePointer($0 + offset) }
+            }
+            return values.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { body(Int32(parameters.count), values.baseAddress, $0.baseAddress) }
+            }
+        }
+    }
+}
