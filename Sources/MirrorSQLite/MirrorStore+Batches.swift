@@ -77,6 +77,17 @@ extension MirrorStore {
         let bulkLoad = try defersIndexesOnBulkLoads && classifyingErrors { try BulkLoadIndexes.dropIfWorthRebuilding(limits, db) }
         if bulkLoad { messageIndexLagAllowed = bulkLoadMessageIndexLag.upperBound }
         defer { messageIndexLagAllowed = Self.messageIndexChunk }
+        // The scope's commits leave the WAL to BackgroundCheckpoints; SQLite's own
+        // checkpointing comes back when it ends, however it ends.
+        try classifyingErrors { try db.execute("PRAGMA wal_autocheckpoint = 0") }
+        checkpointsInBackground = true
+        defer {
+            checkpointsInBackground = false
+            try? db.execute("PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
+            // What the scope committed last (its index builds, the message index's catch-up)
+            // is copied before it returns, as SQLite's own checkpoint in their commits did.
+            checkpoints.copyEverythingCommitted()
+        }
         let result: T
         do {
             result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
@@ -98,6 +109,7 @@ extension MirrorStore {
     /// the network while a batch is open.
     func beginBatch() throws {
         guard batch == nil else { return }
+        if checkpointsInBackground { checkpoints.restartWALIfLong() }
         try classifyingErrors { try db.execute("BEGIN IMMEDIATE TRANSACTION") }
         batch = PageBatch(started: .now)
     }
@@ -112,6 +124,7 @@ extension MirrorStore {
             rollBackBatch()
             throw StoreFile.classify(error, path: path)
         }
+        if checkpointsInBackground { checkpoints.start() }
         try catchUpMessageIndexIfFarBehind()
     }
 

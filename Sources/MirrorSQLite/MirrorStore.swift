@@ -24,6 +24,17 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     var messageIndexLagAllowed = MirrorStore.messageIndexChunk
     /// What a bulk load leaves of the message index's lag (tests lower it).
     var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
+    /// Checkpoints of the WAL beside the writer while a scope of batches lasts
+    /// (BackgroundCheckpoints), and whether one does.
+    lazy var checkpoints = BackgroundCheckpoints(path: path, restartFrames: walRestartFrames)
+    /// How long the WAL grows before the writer lets it start over (tests lower it).
+    var walRestartFrames = BackgroundCheckpoints.defaultRestartFrames
+    var checkpointsInBackground = false
+    /// SQLite's default, which the writer keeps outside those scopes.
+    static let walAutocheckpointPages = 1000
+    /// What the WAL file is cut back to when it starts over (and to nothing when
+    /// the last connection closes), so a load's WAL does not stay on disk.
+    static let walSizeLimit = 16 << 20
     /// Whether a bulk load builds the secondary indexes at its end
     /// (BulkLoadIndexes): on today's schema, not on the older ones tests build.
     let defersIndexesOnBulkLoads: Bool
@@ -47,6 +58,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         // what FTS5 rewrites: a REST first sync of 300,000 commits peaked at
         // 119 MB with them in memory, 43 MB in files (BENCHMARKS.md).
         try db.execute("PRAGMA temp_store = FILE")
+        try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         do {
             // Backs up a store of an older schema first (MirrorStore+Migration.swift).
             upgraded = try Self.upgrade(db, path: path, migrator: migrator)
