@@ -53,13 +53,11 @@ import Testing
     }
 
     @Test func theWALStartsOverOnceLongInsteadOfGrowingWithTheLoad() async throws {
-        // Without restarts the WAL holds the whole load: the same load, the restart length out of reach.
-        let growing = try await load(3_000, restartFrames: .max, in: try TemporaryDirectory()).walSizes
-        let bounded = try await load(3_000, restartFrames: 64, in: try TemporaryDirectory()).walSizes
-        let pageBytes = 4096 + 24
-        #expect(growing.max()! > 400 * pageBytes, "the load is long enough to show the difference")
-        #expect(bounded.max()! < growing.max()! / 2)
-        // Bounded by the restart length and what two batches write meanwhile, whatever the load's length.
-        #expect(bounded.suffix(10).max()! <= bounded.prefix(10).max()! * 2)
+        // 6,000 commits write some 7 MB of WAL (without restarts the file holds all of it, as
+        // it did when the writer never waited). With a restart length of 64 frames (256 KiB)
+        // the file stays within that and what the batches write while the checkpointer
+        // catches up; 2 MB leaves room for a checkpointer slowed down by a loaded machine.
+        let sizes = try await load(6_000, restartFrames: 64, in: try TemporaryDirectory()).walSizes
+        #expect(sizes.max()! < 2_000_000, "\(sizes)")
     }
 }

@@ -69,3 +69,34 @@ import Testing
         }
     }
 }
+
+/// `format` writes what Foundation's own ISO 8601 formatter writes, second for
+/// second, since the Gregorian calendar began (before it, Foundation counts Julian
+/// days; both our functions count Gregorian ones, and agree with each other), and
+/// years past four digits whole.
+@Suite struct TimestampFormatTests {
+    @Test func formatAgreesWithFoundationAndParseAcrossTheFourDigitYears() throws {
+        let reference = ISO8601DateFormatter()
+        reference.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        // 0001-01-01, 1583-01-01 (the first whole Gregorian year), 9999-12-31 23:59:59.
+        let first = -62_135_596_800
+        let gregorian = -12_212_553_600
+        let last = 253_402_300_799
+        var seconds = [first, first + 86_399, gregorian, 0, -1, 951_782_400, 951_868_799, last - 86_399, last]
+        for _ in 0..<20_000 { seconds.append(Int.random(in: first...last, using: &generator)) }
+        for second in seconds {
+            let date = Date(timeIntervalSince1970: TimeInterval(second))
+            let text = ISO8601Timestamp.format(date)
+            #expect(ISO8601Timestamp.parse(text) == date, "\(second) \(text)")
+            if second >= gregorian { #expect(text == reference.string(from: date), "\(second)") }
+        }
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: TimeInterval(first))) == "0001-01-01T00:00:00Z")
+        // Fractions of a second are dropped, never rounded up.
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: 59.999)) == "1970-01-01T00:00:59Z")
+    }
+
+    @Test func aYearPastFourDigitsIsWrittenWhole() {
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+    }
+}

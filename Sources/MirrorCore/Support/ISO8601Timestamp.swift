@@ -65,6 +65,38 @@ public enum ISO8601Timestamp {
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
         let (year, month, day) = civilFromDays(days)
+        guard (0...9999).contains(year) else {
+            return formatYearOutsideFourDigits(year, month, day, secondsOfDay)
+        }
+        // Twenty bytes written in place: every stored commit has two of these, and
+        // eleven small strings joined took 1.6 % of a REST first sync's client time.
+        return String(unsafeUninitializedCapacity: 20) { bytes in
+            func put(_ value: Int, width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, width: 4, at: 0)
+            put(month, width: 2, at: 5)
+            put(day, width: 2, at: 8)
+            put(secondsOfDay / 3600, width: 2, at: 11)
+            put(secondsOfDay / 60 % 60, width: 2, at: 14)
+            put(secondsOfDay % 60, width: 2, at: 17)
+            bytes[4] = UInt8(ascii: "-")
+            bytes[7] = UInt8(ascii: "-")
+            bytes[10] = UInt8(ascii: "T")
+            bytes[13] = UInt8(ascii: ":")
+            bytes[16] = UInt8(ascii: ":")
+            bytes[19] = UInt8(ascii: "Z")
+            return 20
+        }
+    }
+
+    /// Years before 0 or after 9999 (no commit has one; a hostile server may send
+    /// one): written as they always were, the year's digits as they come.
+    private static func formatYearOutsideFourDigits(_ year: Int, _ month: Int, _ day: Int, _ secondsOfDay: Int) -> String {
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
