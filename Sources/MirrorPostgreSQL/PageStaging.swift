@@ -1,11 +1,12 @@
 import MirrorCore
 import PostgreSQL
 
-/// A page (or a git batch) goes in as PostgreSQL prefers bulk data: `COPY` into
-/// temporary staging tables of this connection, then a few set-based statements
-/// (authors, commits with their parents and co-authors, memberships numbered
-/// from the change counter), all in the caller's transaction with the walk's
-/// checkpoint. About seven round trips per page, whatever its size.
+/// A page (or a git batch) goes in as PostgreSQL prefers bulk data: one statement
+/// stages it in temporary tables of this connection and stores its people
+/// (PageStaging+Statement.swift), then a few set-based statements (commits with
+/// their parents and co-authors, memberships numbered from the change counter),
+/// all in the caller's transaction with the walk's checkpoint. Two or three round
+/// trips per page, whatever its size.
 enum PageStaging {
     static func prepare(_ connection: PostgreSQLConnection) throws {
         try connection.executeScript(

@@ -29,6 +29,10 @@ extension MirrorStore {
         // Read first, without the write lock: a writer opening beside another
         // one's open batch must not wait for it when there is nothing to index.
         while try newestCommitID() > indexedThrough() {
+            // Inside a scope of batches (BackgroundCheckpoints), each chunk is copied into the
+            // file before the next begins, as SQLite's own checkpoint in its commit did, so the
+            // WAL starts over between chunks of tens of megabytes instead of holding them all.
+            defer { if checkpointsInBackground { checkpoints.copyEverythingCommitted() } }
             let count = try write {
                 let through = try indexedThrough()
                 guard
