@@ -7,13 +7,8 @@ import Testing
 /// a real server element for element, whatever the elements hold, and a wrong
 /// type is the server's clear error, not a wrong value.
 @Suite struct BinaryArrayTests {
-    private func connect() async throws -> PostgreSQLConnection {
-        let server = try await PostgreSQLServer.shared()
-        return try PostgreSQLConnection(uri: try server.createDatabase())
-    }
-
     @Test func textArraysArriveElementForElementWithTheirNulls() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         let hostile = "x'); DROP TABLE t; --\t\"\\ {a,b} NULL Ωμέγα 🚀\n"
         let elements: [String?] = [hostile, nil, "", "NULL", String(repeating: "é", count: 100_000)]
         let rows = try connection.executePrepared(
@@ -28,7 +23,7 @@ import Testing
     }
 
     @Test func integerArraysAndSeveralParametersGoTogether() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         let rows = try connection.executePrepared(
             "SELECT n, label FROM unnest($1::integer[], $2::text[]) AS t(n, label)",
             arrays: [.integer([Int32.min, -1, 0, 7, Int32.max]), .text(["a", "b", "c", "d", "e"])])
@@ -37,7 +32,7 @@ import Testing
     }
 
     @Test func emptyArraysAreEmpty() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         let rows = try connection.executePrepared(
             "SELECT cardinality($1::text[]), cardinality($2::integer[]), (SELECT count(*) FROM unnest($1::text[]))",
             arrays: [.text([]), .integer([])])
@@ -47,7 +42,7 @@ import Testing
     }
 
     @Test func anArrayOfAnotherTypeIsRefusedByTheServer() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         let error = try #require(throws: PostgreSQLError.self) {
             try connection.executePrepared("SELECT cardinality($1::integer[])", arrays: [.text(["1"])])
         }

@@ -5,20 +5,15 @@ import Testing
 
 /// The libpq wrapper against a real PostgreSQL 15 server the suite starts itself.
 @Suite struct ConnectionTests {
-    private func connect() async throws -> PostgreSQLConnection {
-        let server = try await PostgreSQLServer.shared()
-        return try PostgreSQLConnection(uri: try server.createDatabase())
-    }
-
     @Test func connectsToTheServerTheSuiteStarted() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         #expect(connection.serverVersion >= 150_000 && connection.serverVersion < 160_000)
         #expect(connection.isHealthy)
         #expect(connection.parameterStatus("server_encoding") == "UTF8")
     }
 
     @Test func parametersAreBoundNeverSpliced() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY, body text, flag boolean)")
         let hostile = "x'); DROP TABLE t; --\t\"\\ Ωμέγα 🚀"
         try connection.execute("INSERT INTO t VALUES ($1, $2, $3)", [Int64(1), hostile, true])
@@ -31,7 +26,7 @@ import Testing
     }
 
     @Test func errorsCarryTheSQLStateAndTheStatementButNotItsValues() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (sha text PRIMARY KEY)")
         try connection.execute("INSERT INTO t VALUES ($1)", ["secret-looking-value"])
         let error = try #require(throws: PostgreSQLError.self) {
@@ -47,7 +42,7 @@ import Testing
     }
 
     @Test func aTransactionCommitsOrRollsBackWhole() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (n int)")
         try connection.transaction { try connection.execute("INSERT INTO t VALUES (1)") }
         struct Abandon: Error {}
@@ -62,7 +57,7 @@ import Testing
     }
 
     @Test func aFailureCaughtInsideATransactionIsNotReportedAsACommit() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (n int PRIMARY KEY)")
         let error = try #require(throws: PostgreSQLError.self) {
             try connection.transaction {
@@ -75,7 +70,7 @@ import Testing
     }
 
     @Test func serializationFailuresAreRetriedAndOthersAreNot() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (n int)")
         var attempts = 0
         try connection.retryingTransaction {
@@ -98,7 +93,7 @@ import Testing
     }
 
     @Test func copyTakesEveryCharacterAndNull() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (id int, body text)")
         let bodies: [String?] = ["tab\there", "line\nbreak\r\n", "back\\slash \\N", nil, "", "Ωμέγα 🚀 日本語", "\\."]
         let rows = bodies.enumerated().map { [String($0.offset), $0.element] }
@@ -110,7 +105,7 @@ import Testing
     }
 
     @Test func aFailedCopyStoresNothingAndLeavesTheConnectionUsable() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
         #expect(throws: PostgreSQLError.self) {
             try connection.copyIn("COPY t (id) FROM STDIN", rows: [["1"], ["2"], ["not a number"]])
@@ -119,7 +114,7 @@ import Testing
     }
 
     @Test func rowsStreamOneAtATime() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         var seen: [Int] = []
         try connection.forEachRow("SELECT g FROM generate_series(1, $1::int) g", [5000]) { row in
             #expect(row.count == 1)

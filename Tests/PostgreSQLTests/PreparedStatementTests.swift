@@ -7,17 +7,12 @@ import Testing
 /// with new parameters, bound as `execute` binds them, across transactions
 /// whatever became of them, and across changes to what it reads.
 @Suite struct PreparedStatementTests {
-    private func connect() async throws -> PostgreSQLConnection {
-        let server = try await PostgreSQLServer.shared()
-        return try PostgreSQLConnection(uri: try server.createDatabase())
-    }
-
     private func preparedCount(_ connection: PostgreSQLConnection) throws -> Int {
         try connection.execute("SELECT count(*) FROM pg_prepared_statements").int(0, 0) ?? -1
     }
 
     @Test func aStatementIsPreparedOnceAndBoundAnewEachTime() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY, body text)")
         let insert = "INSERT INTO t VALUES ($1, $2)"
         let hostile = "x'); DROP TABLE t; --\t\"\\ Ωμέγα 🚀"
@@ -31,7 +26,7 @@ import Testing
     }
 
     @Test func aPreparedStatementOutlivesARolledBackTransaction() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
         let insert = "INSERT INTO t VALUES ($1)"
         struct Abandon: Error {}
@@ -54,7 +49,7 @@ import Testing
     }
 
     @Test func aStatementThatFailsToPrepareIsReportedAndPreparedOnceItCan() async throws {
-        let connection = try await connect()
+        let connection = try await connectToNewDatabase()
         let select = "SELECT count(*) FROM later WHERE id > $1"
         let error = try #require(throws: PostgreSQLError.self) { try connection.executePrepared(select, [Int64(0)]) }
         #expect(error.sqlState == "42P01")
