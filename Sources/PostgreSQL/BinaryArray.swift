@@ -68,11 +68,21 @@ extension PostgreSQLConnection {
     public func executePrepared(_ sql: String, arrays: [BinaryArray]) throws -> QueryResult {
         let name = try preparedName(sql)
         let encoded = arrays.map(\.bytes)
+        // The server takes no parameter over 1 GB (its largest allocation); refused here,
+        // with the size, rather than sent.
+        if let oversized = encoded.first(where: { $0.count >= Self.largestParameter }) {
+            throw PostgreSQLError(
+                kind: .statement,
+                message: "an array parameter of \(oversized.count) bytes is over the 1 GB PostgreSQL accepts", sql: sql)
+        }
         let result = withBinaryParameters(encoded) { count, values, lengths in
             cpq_exec_prepared_binary(rawConnection, name, count, values, lengths)
         }
         return try checked(result, sql: sql)
     }
+
+    /// PostgreSQL's MaxAllocSize: 1 GB less one byte is the most a parameter may hold.
+    static let largestParameter = 1 << 30
 }
 
 /// `parameters` as the pointer and length arrays libpq takes, for the duration
