@@ -10,15 +10,12 @@ public enum BinaryArray: Sendable, Equatable {
     /// For an `integer[]` (int4) parameter.
     case integer([Int32])
 
-    /// The array's bytes: dimensions (one, or none when empty), whether any
-    /// element is NULL, the element type, the length and lower bound (1), then
-    /// each element's length (-1 for NULL) and bytes, integers big-endian.
-    var bytes: [UInt8] {
-        var bytes: [UInt8] = []
+    /// Appends the array's bytes to `bytes`: dimensions (one, or none when empty),
+    /// whether any element is NULL, the element type, the length and lower bound
+    /// (1), then each element's length (-1 for NULL) and bytes, integers big-endian.
+    func append(to bytes: inout [UInt8]) {
         switch self {
         case .text(let elements):
-            let lengths = elements.reduce(0) { $0 + 4 + ($1?.utf8.count ?? 0) }
-            bytes.reserveCapacity(20 + lengths)
             Self.appendHeader(count: elements.count, hasNull: elements.contains(nil), elementType: Self.textOID, to: &bytes)
             for element in elements {
                 guard var element else {
@@ -31,14 +28,20 @@ public enum BinaryArray: Sendable, Equatable {
                 }
             }
         case .integer(let elements):
-            bytes.reserveCapacity(20 + 8 * elements.count)
             Self.appendHeader(count: elements.count, hasNull: false, elementType: Self.int4OID, to: &bytes)
             for element in elements {
                 Self.append(Int32(4), to: &bytes)
                 Self.append(element, to: &bytes)
             }
         }
-        return bytes
+    }
+
+    /// How many bytes `append(to:)` writes, to size the buffer once.
+    var encodedCount: Int {
+        switch self {
+        case .text(let elements): 20 + elements.reduce(0) { $0 + 4 + ($1?.utf8.count ?? 0) }
+        case .integer(let elements): 20 + 8 * elements.count
+        }
     }
 
     /// pg_type's ids for `text` and `int4`: the server checks that the element
@@ -67,15 +70,23 @@ extension PostgreSQLConnection {
     @discardableResult
     public func executePrepared(_ sql: String, arrays: [BinaryArray]) throws -> QueryResult {
         let name = try preparedName(sql)
-        let encoded = arrays.map(\.bytes)
+        // Every array into one buffer, each parameter a range of it.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(arrays.reduce(0) { $0 + $1.encodedCount })
+        var ranges: [Range<Int>] = []
+        for array in arrays {
+            let start = buffer.count
+            array.append(to: &buffer)
+            ranges.append(start..<buffer.count)
+        }
         // The server takes no parameter over 1 GB (its largest allocation); refused here,
         // with the size, rather than sent.
-        if let oversized = encoded.first(where: { $0.count >= Self.largestParameter }) {
+        if let oversized = ranges.first(where: { $0.count >= Self.largestParameter }) {
             throw PostgreSQLError(
                 kind: .statement,
                 message: "an array parameter of \(oversized.count) bytes is over the 1 GB PostgreSQL accepts", sql: sql)
         }
-        let result = withBinaryParameters(encoded) { count, values, lengths in
+        let result = withBinaryParameters(in: buffer, ranges) { count, values, lengths in
             cpq_exec_prepared_binary(rawConnection, name, count, values, lengths)
         }
         return try checked(result, sql: sql)
@@ -85,23 +96,19 @@ extension PostgreSQLConnection {
     static let largestParameter = 1 << 30
 }
 
-/// `parameters` as the pointer and length arrays libpq takes, for the duration
-/// of `body`: all in one buffer, each parameter's pointer at its offset.
+/// The `ranges` of `buffer` as the pointer and length arrays libpq takes, for the duration of `body`.
 private func withBinaryParameters<T>(
-    _ parameters: [[UInt8]],
+    in buffer: [UInt8], _ ranges: [Range<Int>],
     _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?) -> T
 ) -> T {
-    let lengths = parameters.map { Int32($0.count) }
-    let buffer = parameters.flatMap { $0 }
+    let lengths = ranges.map { Int32($0.count) }
     return buffer.withUnsafeBufferPointer { bytes in
         bytes.withMemoryRebound(to: CChar.self) { characters in
-            var offset = 0
-            let values: [UnsafePointer<CChar>?] = parameters.map { parameter in
-                defer { offset += parameter.count }
-                return characters.baseAddress.map { UnsafePointer($0 + offset) }
+            let values: [UnsafePointer<CChar>?] = ranges.map { range in
+                characters.baseAddress.map { UnsafePointer($0 + range.lowerBound) }
             }
             return values.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { body(Int32(parameters.count), values.baseAddress, $0.baseAddress) }
+                lengths.withUnsafeBufferPointer { body(Int32(ranges.count), values.baseAddress, $0.baseAddress) }
             }
         }
     }
