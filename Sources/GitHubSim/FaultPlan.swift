@@ -17,6 +17,9 @@ public struct FaultPlan: Sendable, Equatable {
     /// test acts on is then certainly in the middle of a request, however loaded the machine.
     public var slowFrom: Int?
     public var slowDelay: Duration = .zero
+    /// From this list request on (1-based), no answer comes until the plan is replaced
+    /// (`setFaults`): the walk waits for its page, however long the test takes to act.
+    public var holdFrom: Int?
     /// How the git endpoints misbehave, for every git request while set.
     public var git: GitFault?
     /// Branch names every branch listing (`GET …/branches`) leaves out, its pages computed
@@ -31,6 +34,12 @@ public struct FaultPlan: Sendable, Equatable {
     func delay(forListRequest n: Int) -> Duration {
         guard let slowFrom, n >= slowFrom else { return delay }
         return slowDelay
+    }
+
+    /// Whether the n-th list request's response waits for the plan to be replaced (1-based).
+    func holds(listRequest n: Int) -> Bool {
+        guard let holdFrom else { return false }
+        return n >= holdFrom
     }
 
     /// The fault for the n-th list request (1-based). When several fire at once the most

@@ -49,6 +49,8 @@ public final class GitHubSimulator: Sendable {
             if case .running(let http) = state { return http }
             return nil
         }
+        // A response still held would otherwise keep its promise, and its connection, forever.
+        core.held.releaseAll()
         try await running?.shutdown()
     }
 

@@ -71,13 +71,23 @@ final class SimHTTPHandler: ChannelInboundHandler {
                 remoteIP: context.channel.remoteAddress?.ipAddress ?? "unknown")
             body = nil
             let response = core.handle(request)
-            if response.delay > .zero {
-                context.eventLoop.assumeIsolated().scheduleTask(in: Self.timeAmount(response.delay)) {
-                    self.send(response, for: head, context: context)
-                }
+            if let generation = response.heldUntilPlanOf {
+                let released = context.eventLoop.makePromise(of: Void.self)
+                released.futureResult.assumeIsolated().whenSuccess { self.answer(response, for: head, context: context) }
+                core.held.hold(released, generation: generation)
             } else {
-                send(response, for: head, context: context)
+                answer(response, for: head, context: context)
             }
+        }
+    }
+
+    private func answer(_ response: SimResponse, for head: HTTPRequestHead, context: ChannelHandlerContext) {
+        if response.delay > .zero {
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.timeAmount(response.delay)) {
+                self.send(response, for: head, context: context)
+            }
+        } else {
+            send(response, for: head, context: context)
         }
     }
 

@@ -19,6 +19,8 @@ final class SimulatorCore: Sendable {
     /// What is served now: tests add and delete repositories at run time.
     private let hosted: Mutex<[HostedRepository]>
     private let state: Mutex<State>
+    /// Responses `FaultPlan.holdFrom` keeps back; a new plan releases them.
+    let held = HeldResponses()
 
     var repositories: [HostedRepository] { hosted.withLock { $0 } }
 
@@ -83,6 +85,8 @@ final class SimulatorCore: Sendable {
         state.withLock { state in
             state.faults = plan
             state.faultCounter = 0
+            // Under the same lock as the plan, so no response is held under the new one by mistake.
+            held.releaseAll()
         }
     }
 
@@ -189,10 +193,15 @@ final class SimulatorCore: Sendable {
 
         var fault: InjectedFault?
         var delay = Duration.zero
+        var heldUntilPlanOf: Int?
         if route.isListCommits {
-            (fault, delay) = state.withLock { state in
+            (fault, delay, heldUntilPlanOf) = state.withLock { state in
                 state.faultCounter += 1
-                return (state.faults.fault(forListRequest: state.faultCounter), state.faults.delay(forListRequest: state.faultCounter))
+                let n = state.faultCounter
+                return (
+                    state.faults.fault(forListRequest: n), state.faults.delay(forListRequest: n),
+                    state.faults.holds(listRequest: n) ? held.generation : nil
+                )
             }
         }
         var response: SimResponse
@@ -214,6 +223,7 @@ final class SimulatorCore: Sendable {
             if fault == .truncate { response.disposition = .truncate }
         }
         response.delay = delay
+        response.heldUntilPlanOf = heldUntilPlanOf
         return response
     }
 

@@ -72,8 +72,9 @@ import Testing
         let simulator = try await startKillTarget(name: "busy", id: 4402, commits: 4_000, seed: 29)
         try await withRunning(simulator) { simulator in
             let source = try await PostgreSQLServer.shared().createDatabase()
+            // The seventh page is held back: the copy is taken while the walk is certainly under way.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(60)
+            faults.holdFrom = 7
             simulator.setFaults(faults)
             let sync = try CapturedProcess.sync(
                 "busy", db: source, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "busy")
@@ -84,11 +85,11 @@ import Testing
             let copy = directory.path("mid-sync.sqlite")
             let copied = try await run("commitsctl", ["copy-store", source, copy])
             #expect(copied.status == 0, "\(copied.stderr)")
+            simulator.setFaults(FaultPlan())
             #expect(await onThread { sync.wait() } == 0, "\(sync.stderr)")
             // The copy is one consistent moment of a walk in progress: it checks clean and resumes to exact.
             let check = try await run("commitsctl", ["check", "--db", copy])
             #expect(!check.stdout.contains("damaged") && [0, 3].contains(check.status), "\(check.stdout) \(check.stderr)")
-            simulator.setFaults(FaultPlan())
             let resumed = try await run(
                 "commitsctl", ["sync", "acme/busy", "--db", copy, "--api-url", simulator.baseURL, "--no-git-bootstrap"],
                 environment: ["GITHUB_TOKEN": SecretScan.token])

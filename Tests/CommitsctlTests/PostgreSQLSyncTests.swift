@@ -79,18 +79,20 @@ import Testing
         let uri = try server.createDatabase()
         let simulator = try await startKillTarget(name: "crash", id: 4302, commits: 3_000, seed: 11)
         try await withRunning(simulator) { simulator in
+            // The eighth page is held back until the fault is acted on: the sync has stored
+            // seven pages and waits for the eighth, however slowly a loaded machine runs.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(80)
+            faults.holdFrom = 8
             simulator.setFaults(faults)
             let running = try CapturedProcess.sync(
                 "crash", db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "stopped")
             #expect(await waitUntil(timeout: .seconds(120)) { Self.storedCount(uri) >= 500 }, "\(running.stderr)")
             try await onThread { try server.stopImmediately() }
+            simulator.setFaults(FaultPlan())
             let status = await onThread { running.wait() }
             #expect(status != nil && status != 0, "a sync that lost its store fails: \(running.stdout) \(running.stderr)")
             #expect(!running.stderr.isEmpty)
             try await onThread { try server.restart() }
-            simulator.setFaults(FaultPlan())
             let resumed = try await sync("crash", uri, simulator, extra: ["--no-git-bootstrap"])
             #expect(resumed.status == 0, "\(resumed.stderr)")
             let stored = try Self.stored(uri)
@@ -99,16 +101,18 @@ import Testing
         }
     }
 
-    /// `pg_terminate_backend` of the sync's connection: its open transaction rolls
-    /// back, the sync fails in one line, and the next resumes exactly.
+    /// `pg_terminate_backend` of the sync's connection while it waits for a page:
+    /// the sync fails in one line, and the next resumes exactly.
     @Test func aTerminatedConnectionMidSyncResumesExactly() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = try server.createDatabase()
         let database = String(uri.split(separator: "/").last!)
         let simulator = try await startKillTarget(name: "term", id: 4303, commits: 3_000, seed: 13)
         try await withRunning(simulator) { simulator in
+            // The eighth page is held back until the fault is acted on: the sync has stored
+            // seven pages and waits for the eighth, however slowly a loaded machine runs.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(80)
+            faults.holdFrom = 8
             simulator.setFaults(faults)
             let running = try CapturedProcess.sync(
                 "term", db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "terminated")
@@ -117,9 +121,9 @@ import Testing
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'commits-mirror'",
                 [database])
             #expect(!terminated.isEmpty)
+            simulator.setFaults(FaultPlan())
             let status = await onThread { running.wait() }
             #expect(status != nil && status != 0, "\(running.stdout) \(running.stderr)")
-            simulator.setFaults(FaultPlan())
             let resumed = try await sync("term", uri, simulator, extra: ["--no-git-bootstrap"])
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(try Self.stored(uri).shas == (try simulator.reachableSHAs(owner: "acme", name: "term")))

@@ -76,15 +76,13 @@ import Testing
         (try? server.execute("SELECT count(*) FROM \(table)", database: database(of: uri)))?.first?.first?.flatMap { Int($0) }
     }
 
-    /// Terminates the store writers' connections to `uri`'s database that are in
-    /// a transaction (a batch of pages under way; never this connection, which has
-    /// the same application name); how many there were.
-    static func terminateWriters(_ server: PostgreSQLServer, _ uri: String) -> Int {
+    /// Terminates commitsd's connections to `uri`'s database (never this one, which
+    /// has the same application name); how many there were.
+    static func terminateConnections(_ server: PostgreSQLServer, _ uri: String) -> Int {
         let rows = try? server.execute(
             """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = $1 AND application_name = 'commits-mirror' AND pid <> pg_backend_pid()
-                AND xact_start IS NOT NULL
             """, [database(of: uri)])
         return rows?.count ?? 0
     }
@@ -170,9 +168,10 @@ import Testing
             configuration: configuration, repositories: [SimRepository(owner: "acme", name: "crash", id: 4401, source: source)])
         try await simulator.start()
         try await withRunning(simulator) { simulator in
-            // Slow pages over REST: the walk is certainly under way when the server stops.
+            // The eighth page over REST is held back: the walk is certainly under way when the
+            // server stops, however slowly a loaded machine ran the first seven.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(80)
+            faults.holdFrom = 8
             simulator.setFaults(faults)
             let expected = try simulator.reachableSHAs(owner: "acme", name: "crash")
             let daemon = try startDaemon(
@@ -183,12 +182,12 @@ import Testing
                 await waitUntil(timeout: .seconds(120)) { (Self.count("repository_commits", server, uri) ?? 0) >= 500 }, "\(daemon.log)")
 
             try await onThread { try server.stopImmediately() }
+            simulator.setFaults(FaultPlan())
             #expect(await Self.answers(base + "/readyz", 503, within: .seconds(60)), "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("sync failed") }, "\(daemon.log)")
             #expect(daemon.process.isRunning, "\(daemon.log)")
 
             try await onThread { try server.restart() }
-            simulator.setFaults(FaultPlan())
             #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
             #expect(await Self.answers(base + "/readyz", 200, within: .seconds(60)), "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(60)) { Self.count("sync_walks", server, uri) == 0 }, "\(daemon.log)")
@@ -201,9 +200,8 @@ import Testing
         }
     }
 
-    /// `pg_terminate_backend` of the sync's connection mid-walk: that sync fails
-    /// (its transaction rolled back), the next round opens a fresh connection and
-    /// resumes from the checkpoint.
+    /// `pg_terminate_backend` of the daemon's connections mid-walk: that sync fails,
+    /// the next round opens a fresh connection and resumes from the checkpoint.
     @Test func aDroppedConnectionMidRunIsReopenedNextRound() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = try server.createDatabase()
@@ -215,7 +213,7 @@ import Testing
         try await simulator.start()
         try await withRunning(simulator) { simulator in
             var faults = FaultPlan()
-            faults.delay = .milliseconds(80)
+            faults.holdFrom = 8
             simulator.setFaults(faults)
             let expected = try simulator.reachableSHAs(owner: "acme", name: "term")
             let daemon = try startDaemon(
@@ -224,17 +222,12 @@ import Testing
             #expect(
                 await waitUntil(timeout: .seconds(120)) { (Self.count("repository_commits", server, uri) ?? 0) >= 500 },
                 "\(daemon.log)")
-            // A writer is in a batch's transaction while a step of the walk runs: poll until one is caught.
+            // The walk waits for its eighth page with seven stored: its connections are cut there,
+            // and the held page, once released, is written on a connection that is gone.
             // The query blocks, so it runs on a thread of its own (`onThread`).
-            var terminated = false
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !terminated && ContinuousClock.now < deadline {
-                terminated = await onThread { Self.terminateWriters(server, uri) } > 0
-                if !terminated { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(terminated, "\(daemon.log)")
-            #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("sync failed") }, "\(daemon.log)")
+            #expect(await onThread { Self.terminateConnections(server, uri) } > 0, "\(daemon.log)")
             simulator.setFaults(FaultPlan())
+            #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("sync failed") }, "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(60)) { Self.count("sync_walks", server, uri) == 0 }, "\(daemon.log)")
             #expect(daemon.process.isRunning)

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Curl
 import Foundation
 import GitHubSim
+import Synchronization
 import Testing
 
 /// The simulator over real loopback HTTP, through the project's libcurl client.
@@ -88,6 +89,38 @@ import Testing
         #expect(try await Self.get(client, url).status == 200)  // the client recovers on a new connection
         #expect(simulator.stats().errors == 3)
         try await simulator.shutdown()
+    }
+
+    /// `holdFrom`: from that list request on no answer comes until the plan is replaced, and
+    /// then the held request gets its whole page. Shutting down lets a held request go too.
+    @Test func aHeldListRequestIsAnsweredWhenThePlanIsReplaced() async throws {
+        let simulator = try await Self.started([synthetic(300)])
+        let url = "\(simulator.baseURL)/repos/acme/widgets/commits?per_page=100"
+        var hold = FaultPlan()
+        hold.holdFrom = 2
+        simulator.setFaults(hold)
+        #expect(try await Self.get(try HTTPClient(), url).status == 200)
+
+        let answered = Mutex<HTTPResponse?>(nil)
+        let held = Task {
+            let response = try await Self.get(try HTTPClient(), url + "&page=2")
+            answered.withLock { $0 = response }
+        }
+        #expect(await staysTrue(for: .milliseconds(500)) { answered.withLock { $0 == nil } })
+        simulator.setFaults(FaultPlan())
+        try await held.value
+        let response = try #require(answered.withLock { $0 })
+        #expect(response.status == 200)
+        let page = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] ?? []
+        #expect(page.count == 100)
+
+        simulator.setFaults(hold)
+        #expect(try await Self.get(try HTTPClient(), url).status == 200)
+        let heldAtShutdown = Task { try await Self.get(try HTTPClient(), url).status }
+        #expect(await waitUntil { simulator.stats().listRequests == 4 })
+        try await simulator.shutdown()
+        // Answered, or cut off by the shutdown: either way the request ends instead of hanging.
+        _ = try? await heldAtShutdown.value
     }
 
     @Test func redirectsPointAtTheIdPathAndAtAnotherSimulator() async throws {

@@ -19,6 +19,8 @@ struct SimResponse: Sendable {
     var streamedBody: (any StreamedBody)?
     /// Wait this long before answering (slow-server fault).
     var delay: Duration = .zero
+    /// Held until the fault plan of this generation is replaced (`HeldResponses`), then answered.
+    var heldUntilPlanOf: Int?
     var disposition: Disposition = .complete
 
     init(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer? = nil) {
