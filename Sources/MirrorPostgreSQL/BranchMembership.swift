@@ -60,10 +60,10 @@ extension PostgreSQLStore {
             if fastForward {
                 try addReached(from: new, branchID: branchID)
             } else {
-                try recompute(from: new, branchID: branchID)
+                try recompute(from: new, branchID: branchID, repositoryID: repositoryID)
             }
         case .recompute(let new):
-            try recompute(from: new, branchID: branchID)
+            try recompute(from: new, branchID: branchID, repositoryID: repositoryID)
         }
     }
 
@@ -95,8 +95,14 @@ extension PostgreSQLStore {
     /// time): the walk's ids are distinct and the branch has no row left; a
     /// writer doing the same at once (which the repository's lock prevents) would
     /// fail this transaction, never change what it stores.
-    private func recompute(from head: String, branchID: Int64) throws {
+    private func recompute(from head: String, branchID: Int64, repositoryID: Int64) throws {
         try connection.execute("DELETE FROM branch_commits WHERE branch_id = $1", [branchID])
+        if try reachesExactlyTheRepositorysCommits(head, branchID: branchID, repositoryID: repositoryID) {
+            try connection.execute(
+                "INSERT INTO branch_commits (branch_id, commit_id) SELECT $1, commit_id FROM repository_commits WHERE repository_id = $2",
+                [branchID, repositoryID])
+            return
+        }
         try connection.execute(
             """
             WITH RECURSIVE reached(id) AS (
@@ -115,5 +121,42 @@ extension PostgreSQLStore {
             Self.reachedWithinBranch
                 + " INSERT INTO branch_commits (branch_id, commit_id) SELECT $2, c.id FROM reached r JOIN commits c ON c.sha = r.sha ON CONFLICT DO NOTHING",
             [head, branchID])
+    }
+
+    /// Whether `head` reaches exactly the repository's commits, proved in one
+    /// pass of hash joins instead of a walk of one step a commit: a first sync's
+    /// whole history takes 0.2 s for 100,000 commits where the walk took 0.65 s.
+    /// It holds when the head is one of them, none of their stored parents lies
+    /// outside them, and every one but the head is a parent of another. Then any
+    /// of them is reached: follow children up from it within them, and the chain
+    /// (finite, the history has no cycles) can only end at the head; and nothing
+    /// else is, as a stored parent of one of them is one of them. Tried only for
+    /// a repository's only branch: with another one (or after a force-push) the
+    /// proof fails and would only cost its time before the walk.
+    private func reachesExactlyTheRepositorysCommits(_ head: String, branchID: Int64, repositoryID: Int64) throws -> Bool {
+        let otherBranches = try connection.execute(
+            "SELECT 1 FROM repository_branches WHERE repository_id = $1 AND id <> $2 LIMIT 1", [repositoryID, branchID])
+        guard otherBranches.count == 0 else { return false }
+        // Hash joins of the whole history: memory enough not to spill them to disk (this transaction only).
+        try connection.execute(
+            "SELECT set_config('work_mem', '65536kB', true) FROM pg_settings WHERE name = 'work_mem' AND setting::bigint < 65536")
+        // Joined table to table, not through CTEs: a CTE hides its rows' statistics, and
+        // the planner then sorted the whole history for a merge join (1.0 s instead of 0.2).
+        let proof = try connection.execute(
+            """
+            SELECT
+                EXISTS (SELECT 1 FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id
+                        WHERE rc.repository_id = $2 AND c.sha = $1)
+                AND (SELECT count(*) FROM repository_commits rc
+                     JOIN commit_parents cp ON cp.commit_id = rc.commit_id JOIN commits p ON p.sha = cp.parent_sha
+                     WHERE rc.repository_id = $2
+                         AND NOT EXISTS (SELECT 1 FROM repository_commits o WHERE o.repository_id = $2 AND o.commit_id = p.id)) = 0
+                AND (SELECT count(*) FROM repository_commits rc JOIN commits c ON c.id = rc.commit_id
+                     WHERE rc.repository_id = $2 AND c.sha <> $1
+                         AND NOT EXISTS (
+                             SELECT 1 FROM commit_parents cp JOIN repository_commits child ON child.commit_id = cp.commit_id
+                             WHERE child.repository_id = $2 AND cp.parent_sha = c.sha)) = 0
+            """, [head, repositoryID])
+        return proof.bool(0, 0) == true
     }
 }

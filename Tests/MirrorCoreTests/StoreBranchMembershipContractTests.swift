@@ -106,4 +106,61 @@ extension StoreContractTests {
         let check = try store.location.openCommitReader().check()
         #expect(check.foreignKeyViolations.isEmpty, "\(check.foreignKeyViolations)")
     }
+
+    /// A branch's first rows when its repository holds exactly what the head
+    /// reaches, and when it holds more or less than that: each case below breaks
+    /// one condition of the PostgreSQL store's proof that the head reaches exactly
+    /// the repository's commits (BranchMembership.swift), which must then fall
+    /// back to the walk.
+    enum FirstRowsCase: String, CaseIterable, Sendable {
+        /// The head reaches every stored commit, through a merge.
+        case wholeHistory
+        /// A stored commit descends from the head (the head moved back).
+        case headBehindAStoredCommit
+        /// A second root no commit descends from.
+        case unreachedRoot
+        /// The head reaches commits another repository stored.
+        case parentsStoredByAnotherRepository
+        /// The head itself is not stored: it reaches nothing stored.
+        case headNotStored
+
+        /// The repository's commits as numbers and their parents, the other repository's, and the head.
+        var graph: (own: [Int: [Int]], other: [Int: [Int]], head: Int) {
+            switch self {
+            case .wholeHistory: return ([1: [], 2: [1], 3: [2], 4: [3], 6: [2], 7: [6, 4]], [:], 7)
+            case .headBehindAStoredCommit: return ([1: [], 2: [1], 3: [2], 4: [3], 5: [4]], [:], 4)
+            case .unreachedRoot: return ([1: [], 2: [1], 3: [2], 8: []], [:], 3)
+            case .parentsStoredByAnotherRepository: return ([3: [2], 4: [3]], [1: [], 2: [1]], 4)
+            case .headNotStored: return ([1: [], 2: [1]], [:], 9)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases, FirstRowsCase.allCases)
+    func aBranchsFirstRowsAreWhatItsHeadReaches(backend: Backend, shape: FirstRowsCase) async throws {
+        let store = try await StoreUnderTest(backend)
+        let (own, other, head) = shape.graph
+        func stored(_ graph: [Int: [Int]], as identity: RepositoryIdentity) async throws -> Int64 {
+            let repository = try store.writer.adopt(identity, requestedAs: identity.fullName)
+            let commits = graph.keys.sorted().map { Self.commit($0, parents: graph[$0]!) }
+            _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
+                try batches.storeFromGit(commits, repositoryID: repository.id)
+            }
+            return repository.id
+        }
+        if !other.isEmpty { _ = try await stored(other, as: Self.gadgets) }
+        let repositoryID = try await stored(own, as: Self.identity)
+        try store.writer.recordAttempt(repositoryID: repositoryID, branch: "main")
+        try store.writer.recordSuccess(
+            repositoryID: repositoryID, branch: "main", headSHA: PayloadFixtures.sha(head), headETag: nil, complete: true,
+            rateLimit: nil)
+        let everything = own.merging(other) { mine, _ in mine }
+        var reached: Set<Int> = []
+        var pending = [head]
+        while let next = pending.popLast() {
+            if reached.insert(next).inserted { pending += everything[next] ?? [] }
+        }
+        let storedReached = reached.filter { everything[$0] != nil }
+        #expect(try Self.rows(store, branch: "main") == storedReached.map(PayloadFixtures.sha).sorted())
+    }
 }
