@@ -27,6 +27,10 @@ struct CandidateSet {
     /// `SELECT … AS id` of the candidates.
     var sql: String
     var arguments: [any SQLiteBindable]
+    /// The same candidates as `id, committer_date`, read from an index alone
+    /// (the people's (person, date) indexes), with the same arguments: then a
+    /// query with a limit reads only the rows it may show (`MirrorReader.runQuery`).
+    var datedSQL: String?
 }
 
 struct QueryPlan {
@@ -131,7 +135,8 @@ extension MirrorReader {
             sets.append(
                 CandidateSet(
                     name: column == "author_id" ? "author" : "committer",
-                    sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments))
+                    sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments,
+                    datedSQL: indexed ? "SELECT id, committer_date FROM commits WHERE \(column) IN (\(list.sql))" : nil))
         }
         if !filter.coAuthors.isEmpty {
             let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
