@@ -45,9 +45,9 @@ extension MirrorReader {
                 candidates += try statement.bind(arguments).map { (id: $0.int64(0), date: $0.string(1)) }
             }
             candidates.sort { $0.date != $1.date ? $0.date > $1.date : $0.id < $1.id }
-            try forEachCommit(ids: candidates.prefix(plan.limit ?? candidates.count).map(\.id), body)
+            try forEachCommit(ids: candidates.prefix(plan.limit ?? candidates.count).map(\.id), links: plan.readsLinks, body)
         case .set(let set) where set.datedSQL != nil && plan.limit != nil:
-            try forEachCommit(ids: try newestPassing(set, plan), body)
+            try forEachCommit(ids: try newestPassing(set, plan), links: plan.readsLinks, body)
         case .dateIndex, .set:
             let statement = try db.prepare(plan.sql())
             try statement.bind(plan.statementArguments).forEachRow {
@@ -89,13 +89,13 @@ extension MirrorReader {
 
     /// The commits `ids` in that order, a page of them per statement (a page's
     /// worth is held at a time, so a long result still streams).
-    private func forEachCommit(ids: [Int64], _ body: (CommitSummary) throws -> Void) throws {
+    private func forEachCommit(ids: [Int64], links: Bool, _ body: (CommitSummary) throws -> Void) throws {
         for start in stride(from: 0, to: ids.count, by: Self.commitsPerStatement) {
             let page = ids[start..<min(start + Self.commitsPerStatement, ids.count)]
             let parameters = page.map { _ in "?" }.joined(separator: ", ")
             var commits: [Int64: CommitSummary] = [:]
             commits.reserveCapacity(page.count)
-            try db.prepare(Self.commitSelect() + "\nWHERE c.id IN (\(parameters))").bind(Array(page)).forEachRow {
+            try db.prepare(Self.commitSelect(links: links) + "\nWHERE c.id IN (\(parameters))").bind(Array(page)).forEachRow {
                 let commit = Self.commitSummary(from: $0)
                 commits[commit.storeID] = commit
             }
@@ -146,21 +146,30 @@ extension MirrorReader {
     // MARK: - Rows
 
     /// The columns `commitSummary(from:)` reads, for commits aliased `c`.
-    static let commitColumns = """
-        SELECT c.id, c.sha, c.message, c.html_url,
-               a.name, a.email, a.login, c.author_date,
-               m.name, m.email, m.login, c.committer_date,
-               (SELECT group_concat(parent_sha, ' ') FROM
-                   (SELECT p.parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY p.position)),
-               (SELECT group_concat(full_name, ' ') FROM
-                   (SELECT r.full_name FROM repository_commits rc JOIN repositories r ON r.id = rc.repository_id
-                    WHERE rc.commit_id = c.id ORDER BY r.full_name))
-        """
+    /// The columns `commitSummary(from:)` reads; without `links`, parents and
+    /// repositories are read as empty (`CommitFilter.needsParentsAndRepositories`).
+    static func commitColumns(links: Bool = true) -> String {
+        let parentsAndRepositories =
+            links
+            ? """
+            (SELECT group_concat(parent_sha, ' ') FROM
+                (SELECT p.parent_sha FROM commit_parents p WHERE p.commit_id = c.id ORDER BY p.position)),
+            (SELECT group_concat(full_name, ' ') FROM
+                (SELECT r.full_name FROM repository_commits rc JOIN repositories r ON r.id = rc.repository_id
+                 WHERE rc.commit_id = c.id ORDER BY r.full_name))
+            """ : "'', ''"
+        return """
+            SELECT c.id, c.sha, c.message, c.html_url,
+                   a.name, a.email, a.login, c.author_date,
+                   m.name, m.email, m.login, c.committer_date,
+                   \(parentsAndRepositories)
+            """
+    }
 
     /// A statement reading whole commits: `source` names the commits `c`.
-    static func commitSelect(from source: String = "commits c") -> String {
+    static func commitSelect(from source: String = "commits c", links: Bool = true) -> String {
         """
-        \(commitColumns)
+        \(commitColumns(links: links))
         FROM \(source)
         JOIN authors a ON a.id = c.author_id
         JOIN authors m ON m.id = c.committer_id

@@ -47,6 +47,8 @@ struct QueryPlan {
     /// Whether the walks name their index (`INDEXED BY`, which fails without
     /// it): not while a bulk load has it away (BulkLoadIndexes).
     var namesIndexes = true
+    /// Whether parents and repositories are read (`CommitFilter.needsParentsAndRepositories`).
+    var readsLinks = true
 
     private func indexedBy(_ index: String) -> String { namesIndexes ? " INDEXED BY \(index)" : "" }
 
@@ -74,13 +76,14 @@ struct QueryPlan {
             // CROSS JOIN keeps the candidate set outermost: each candidate is one rowid lookup.
             let candidates = "(\(set.sql)) s\nCROSS JOIN commits c ON c.id = s.id"
             guard limit != nil else {
-                return MirrorReader.commitSelect(from: candidates) + whereClause + order
+                return MirrorReader.commitSelect(from: candidates, links: readsLinks) + whereClause + order
             }
             // Sort the candidates by date alone, then read the few kept in full.
             let picked = "SELECT c.id AS id FROM \(candidates)\(whereClause)\(order)\nLIMIT ?"
-            return MirrorReader.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id") + order
+            return MirrorReader.commitSelect(from: "(\(picked)) picked\nCROSS JOIN commits c ON c.id = picked.id", links: readsLinks)
+                + order
         case .dateIndex, .people:
-            var sql = MirrorReader.commitSelect(from: "commits c" + indexedBy("commits_committer_date"))
+            var sql = MirrorReader.commitSelect(from: "commits c" + indexedBy("commits_committer_date"), links: readsLinks)
             sql += whereClause + order
             if limit != nil { sql += "\nLIMIT ?" }
             return sql
@@ -216,7 +219,9 @@ extension MirrorReader {
             default:
                 if let grepCondition { conditions.append(grepCondition) }
             }
-            return QueryPlan(driver: driver, conditions: conditions, limit: filter.limit, namesIndexes: indexed)
+            return QueryPlan(
+                driver: driver, conditions: conditions, limit: filter.limit, namesIndexes: indexed,
+                readsLinks: filter.needsParentsAndRepositories)
         }
 
         switch strategy {

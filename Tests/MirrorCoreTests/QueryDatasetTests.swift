@@ -149,6 +149,30 @@ struct QueryDatasetTests {
         }
     }
 
+    /// A caller that prints neither parents nor repositories gets the same commits,
+    /// in the same order, with only those two left empty; on every access path.
+    @Test(arguments: [
+        CommitFilter(author: "Joe Groff", limit: 50), CommitFilter(grep: "fix", limit: 50), CommitFilter(limit: 50),
+        CommitFilter(author: "o"),
+    ])
+    func leavingOutParentsAndRepositoriesChangesNothingElse(filter: CommitFilter) throws {
+        for strategy in QueryStrategy.allCases {
+            var full: [CommitSummary] = []
+            try store.forEachCommit(matching: filter, strategy: strategy) { full.append($0) }
+            var lean = filter
+            lean.needsParentsAndRepositories = false
+            var leaner: [CommitSummary] = []
+            try store.forEachCommit(matching: lean, strategy: strategy) { leaner.append($0) }
+            #expect(full.contains { !$0.parents.isEmpty && !$0.repositories.isEmpty })
+            let blanked = full.map { commit in
+                var commit = commit
+                (commit.parents, commit.repositories) = ([], [])
+                return commit
+            }
+            #expect(leaner == blanked, "\(strategy)")
+        }
+    }
+
     @Test func authorQueriesWalkTheAuthorIndex() throws {
         #expect(try store.queryPlanDescription(CommitFilter(author: "Joe Groff", limit: 50)) == "author_id index × 2")
         // 1,201 matches of 7,807: walking dates finds 50 sooner than sorting them all.

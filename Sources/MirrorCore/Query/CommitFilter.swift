@@ -50,6 +50,11 @@ public struct CommitFilter: Sendable, Equatable {
     /// Only commits that were in the result by this change number (following a query:
     /// what was there at the start).
     public var arrivedThrough: Int64?
+    /// Whether each commit's `parents` and `repositories` are wanted. Not a
+    /// filter: a caller that prints neither (`--format oneline`, `table`) says
+    /// so, and a store may then leave them empty instead of reading two more
+    /// tables for every commit (the larger part of a cold `query -n 50`'s reads).
+    public var needsParentsAndRepositories = true
 
     public init(
         author: String? = nil, committer: String? = nil, grep: String? = nil, invertGrep: Bool = false,

@@ -157,6 +157,8 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: configuration, store: store)
                 let mirror = try settings.store.openCommitReader()
                 var filter = try filter(mailmap: MailmapSource(flag: mailmap, configuration: configuration))
+                // Only the machine formats print parents and repositories.
+                filter.needsParentsAndRepositories = RecordFormat(format) != nil
                 _ = try repository.resolve(in: mirror)
                 try checkBranchesMirrored(in: mirror)
                 // --follow: what the store holds at its latest change is listed first;
