@@ -20,6 +20,9 @@ public struct FaultPlan: Sendable, Equatable {
     /// From this list request on (1-based), no answer comes until the plan is replaced
     /// (`setFaults`): the walk waits for its page, however long the test takes to act.
     public var holdFrom: Int?
+    /// With `holdFrom`: only this repository's list requests (by GitHub id, whether
+    /// asked by name or by id) are counted and held; the others are answered.
+    public var holdRepository: Int?
     /// How the git endpoints misbehave, for every git request while set.
     public var git: GitFault?
     /// Branch names every branch listing (`GET …/branches`) leaves out, its pages computed
@@ -40,6 +43,26 @@ public struct FaultPlan: Sendable, Equatable {
     func holds(listRequest n: Int) -> Bool {
         guard let holdFrom else { return false }
         return n >= holdFrom
+    }
+
+    /// The list requests counted since a plan was set, and what the next one gets.
+    struct Counters {
+        private var listRequests = 0
+        private var heldRepositoryRequests = 0
+
+        /// Counts a list request for `repositoryID` and says what it gets under `plan`.
+        mutating func next(repositoryID: Int?, under plan: FaultPlan) -> (fault: InjectedFault?, delay: Duration, holds: Bool) {
+            listRequests += 1
+            var holds = plan.holds(listRequest: listRequests)
+            if let heldRepository = plan.holdRepository {
+                holds = false
+                if repositoryID == heldRepository {
+                    heldRepositoryRequests += 1
+                    holds = plan.holds(listRequest: heldRepositoryRequests)
+                }
+            }
+            return (plan.fault(forListRequest: listRequests), plan.delay(forListRequest: listRequests), holds)
+        }
     }
 
     /// The fault for the n-th list request (1-based). When several fire at once the most

@@ -29,8 +29,8 @@ final class SimulatorCore: Sendable {
         var stats = SimStats()
         var rate: RateLimiter
         var faults: FaultPlan
-        /// List requests since the fault plan was set; faults fire on its multiples.
-        var faultCounter = 0
+        /// List requests since the fault plan was set.
+        var faultCounters = FaultPlan.Counters()
         var requestCounter = 0
     }
 
@@ -84,7 +84,7 @@ final class SimulatorCore: Sendable {
     func setFaults(_ plan: FaultPlan) {
         state.withLock { state in
             state.faults = plan
-            state.faultCounter = 0
+            state.faultCounters = FaultPlan.Counters()
             // Under the same lock as the plan, so no response is held under the new one by mistake.
             held.releaseAll()
         }
@@ -104,6 +104,15 @@ final class SimulatorCore: Sendable {
             throw SimulatorError.unknownRepository(owner, name)
         }
         return repository
+    }
+
+    /// The GitHub id of the repository a list request names, by name or by id.
+    private func listedRepositoryID(_ route: Route) -> Int? {
+        switch route {
+        case .repository(.id(let id), _): return id
+        case .repository(.name(let owner, let name), _): return try? repository(owner: String(owner), name: String(name)).id
+        default: return nil
+        }
     }
 
     /// Starts serving `repository` (its name and id must be free).
@@ -195,13 +204,10 @@ final class SimulatorCore: Sendable {
         var delay = Duration.zero
         var heldUntilPlanOf: Int?
         if route.isListCommits {
+            let repositoryID = listedRepositoryID(route)
             (fault, delay, heldUntilPlanOf) = state.withLock { state in
-                state.faultCounter += 1
-                let n = state.faultCounter
-                return (
-                    state.faults.fault(forListRequest: n), state.faults.delay(forListRequest: n),
-                    state.faults.holds(listRequest: n) ? held.generation : nil
-                )
+                let next = state.faultCounters.next(repositoryID: repositoryID, under: state.faults)
+                return (next.fault, next.delay, next.holds ? held.generation : nil)
             }
         }
         var response: SimResponse

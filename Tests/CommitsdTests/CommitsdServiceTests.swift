@@ -186,8 +186,12 @@ import Testing
     /// Issue #4 acceptance 3: commitsctl sync while commitsd is mid-sync.
     @Test func commitsctlSyncWhileCommitsdIsMidSync() async throws {
         try await withRunning(startSimulator([("big", 3000), ("small", 200)])) { simulator in
+            // big's fifth list request (its head probe, then pages: inside the walk's first step
+            // of ten pages) is held back until both commands below are done: commitsd holds big
+            // meanwhile, however loaded the machine. small's requests are answered.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(50)
+            faults.holdFrom = 5
+            faults.holdRepository = 1001
             simulator.setFaults(faults)
             // A long REST walk to overlap with: a first sync of big would otherwise read it over git.
             let config = try writeConfig(
@@ -195,13 +199,7 @@ import Testing
 
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
-            #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 300 }, "\(daemon.log)")
-            // commitsd lets go of a repository between steps of 10 pages: slowed down, big's
-            // first step (7 pages to go, at least 10 s) outlasts both commands below
-            // (small's few requests, about 6 s), however loaded the machine.
-            var slow = FaultPlan()
-            slow.delay = .milliseconds(1500)
-            simulator.setFaults(slow)
+            #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 200 }, "\(daemon.log)")
 
             // The repository commitsd is syncing: skipped at once, with who holds it.
             let same = try await run(
@@ -221,7 +219,7 @@ import Testing
             for output in [same.stderr, all.stderr, all.stdout, daemon.log] {
                 #expect(!output.lowercased().contains("locked"), "\(output)")
             }
-            simulator.setFaults(faults)
+            simulator.setFaults(FaultPlan())
 
             #expect(try await waitUntil { try mirrored(simulator, ["big", "small"]) }, "\(daemon.log)")
             daemon.signal(SIGTERM)

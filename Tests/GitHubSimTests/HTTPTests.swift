@@ -123,6 +123,31 @@ import Testing
         _ = try? await heldAtShutdown.value
     }
 
+    /// `holdRepository`: only that repository's list requests are counted and held,
+    /// whether they name it or its id; another repository's are answered.
+    @Test func aHoldForOneRepositoryLeavesTheOthersAlone() async throws {
+        let simulator = try await Self.started([synthetic(300), synthetic(50, name: "other", id: 43)])
+        var hold = FaultPlan()
+        hold.holdFrom = 2
+        hold.holdRepository = 42
+        simulator.setFaults(hold)
+        let client = try HTTPClient()
+        #expect(try await Self.get(client, "\(simulator.baseURL)/repos/acme/widgets/commits").status == 200)
+        for _ in 0..<3 {
+            #expect(try await Self.get(client, "\(simulator.baseURL)/repos/acme/other/commits").status == 200)
+        }
+        let answered = Mutex<Int?>(nil)
+        let held = Task {
+            let status = try await Self.get(try HTTPClient(), "\(simulator.baseURL)/repositories/42/commits?page=2").status
+            answered.withLock { $0 = status }
+        }
+        #expect(await staysTrue(for: .milliseconds(400)) { answered.withLock { $0 == nil } })
+        simulator.setFaults(FaultPlan())
+        try await held.value
+        #expect(answered.withLock { $0 } == 200)
+        try await simulator.shutdown()
+    }
+
     @Test func redirectsPointAtTheIdPathAndAtAnotherSimulator() async throws {
         let simulator = try await Self.started([synthetic(40)])
         var elsewhere = SimConfiguration()
