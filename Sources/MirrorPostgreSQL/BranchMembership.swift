@@ -124,8 +124,9 @@ extension PostgreSQLStore {
     }
 
     /// Whether `head` reaches exactly the repository's commits, proved in one
-    /// pass of hash joins instead of a walk of one step a commit: a first sync's
-    /// whole history takes 0.2 s for 100,000 commits where the walk took 0.65 s.
+    /// pass of hash joins instead of a walk of one step a commit: for a first
+    /// sync of 100,000 commits, 0.22 s (and 0.28 s to insert the rows) where the
+    /// walk and its insert took 1.0 s.
     /// It holds when the head is one of them, none of their stored parents lies
     /// outside them, and every one but the head is a parent of another. Then any
     /// of them is reached: follow children up from it within them, and the chain
