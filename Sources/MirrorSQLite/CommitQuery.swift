@@ -63,19 +63,16 @@ extension MirrorReader {
     /// them for a name with ten addresses, most of the 100,000-commit store's
     /// page reads for `query --author NAME -n 50`, where 50 are shown.
     private func newestPassing(_ set: CandidateSet, _ plan: QueryPlan) throws -> [Int64] {
-        guard let datedSQL = set.datedSQL, let limit = plan.limit else { return [] }
-        let ordered = try db.prepare(datedSQL + "\nORDER BY committer_date DESC, id ASC").bind(set.arguments).map { $0.int64(0) }
+        guard let newestFirst = set.newestFirstSQL, let limit = plan.limit else { return [] }
+        let ordered = try db.prepare(newestFirst).bind(set.arguments).map { $0.int64(0) }
         guard !plan.conditions.isEmpty else { return Array(ordered.prefix(limit)) }
-        let conditions = plan.conditions.map(\.sql).joined(separator: " AND ")
         var kept: [Int64] = []
         var next = 0
         while kept.count < limit && next < ordered.count {
             let chunk = ordered[next..<min(next + max(limit - kept.count, Self.minimumConditionChunk), ordered.count)]
             next = chunk.endIndex
-            let placeholders = chunk.map { _ in "?" }.joined(separator: ", ")
             let passing = Set(
-                try db.prepare("SELECT c.id FROM commits c WHERE c.id IN (\(placeholders)) AND \(conditions)")
-                    .bind(Array(chunk) + plan.arguments).map { $0.int64(0) })
+                try db.prepare(plan.passingSQL(candidates: chunk.count)).bind(Array(chunk) + plan.arguments).map { $0.int64(0) })
             kept += chunk.filter(passing.contains).prefix(limit - kept.count)
         }
         return kept
@@ -127,10 +124,9 @@ extension MirrorReader {
             statements.append((Self.commitSelect() + "\nWHERE c.id IN (?, ?)", [Int64(1), Int64(2)]))
         case .set(let set):
             statements.append(("SELECT count(*) FROM (\(set.sql) LIMIT ?)", set.arguments + [1]))
-            if let datedSQL = set.datedSQL, plan.limit != nil {
-                statements.append((datedSQL + "\nORDER BY committer_date DESC, id ASC", set.arguments))
-                let conditions = (["c.id IN (?, ?)"] + plan.conditions.map(\.sql)).joined(separator: " AND ")
-                statements.append(("SELECT c.id FROM commits c WHERE \(conditions)", [Int64(1), Int64(2)] + plan.arguments))
+            if let newestFirst = set.newestFirstSQL, plan.limit != nil {
+                statements.append((newestFirst, set.arguments))
+                statements.append((plan.passingSQL(candidates: 2), [Int64(1), Int64(2)] + plan.arguments))
                 statements.append((Self.commitSelect() + "\nWHERE c.id IN (?, ?)", [Int64(1), Int64(2)]))
             } else {
                 statements.append((plan.sql(), plan.statementArguments))

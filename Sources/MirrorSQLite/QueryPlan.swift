@@ -31,6 +31,9 @@ struct CandidateSet {
     /// (the people's (person, date) indexes), with the same arguments: then a
     /// query with a limit reads only the rows it may show (`MirrorReader.runQuery`).
     var datedSQL: String?
+
+    /// `datedSQL`'s ids, newest first (equal dates in mirroring order, as every query lists them).
+    var newestFirstSQL: String? { datedSQL.map { $0 + "\nORDER BY committer_date DESC, id ASC" } }
 }
 
 struct QueryPlan {
@@ -88,6 +91,13 @@ struct QueryPlan {
             if limit != nil { sql += "\nLIMIT ?" }
             return sql
         }
+    }
+
+    /// Which of `candidates` ids pass the conditions: the ids' parameters first,
+    /// then the conditions' (`arguments`).
+    func passingSQL(candidates: Int) -> String {
+        let placeholders = Array(repeating: "?", count: candidates).joined(separator: ", ")
+        return (["SELECT c.id FROM commits c WHERE c.id IN (\(placeholders))"] + conditions.map(\.sql)).joined(separator: " AND ")
     }
 
     /// One person's newest commits: parameter 1 is the person, then the
