@@ -1,9 +1,22 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
+
+/// Where commitsctl finds GCC's C++ runtime as an archive, and nothing else: a link
+/// to Debian 12's `libstdc++.a`. The Swift runtime's own link arguments name
+/// `-lstdc++`; the linker searches every `-L` directory in order and takes the first
+/// `libstdc++.so` or `libstdc++.a` it meets, so this directory, named before GCC's,
+/// makes it the archive. Linked into the image, the C++ runtime costs the loader
+/// nothing at start: as a shared library it had 1,700 symbols to bind to itself
+/// at every start, and its pages to map (issue #30 goal 4: `commitsctl show` 4.3 →
+/// 3.8 ms, `--version` 2.5 → 2.2 ms; docs/OPERATIONS.md). Where the archive is
+/// elsewhere (another GCC), the link is dangling and the shared library is used.
+let staticLibraries = Context.packageDirectory + "/Sources/commitsctl/StaticLibraries"
+let linksCxxRuntimeStatically = FileManager.default.fileExists(atPath: staticLibraries + "/libstdc++.a")
 
 let package = Package(
     name: "commits-mirror",
@@ -79,13 +92,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            exclude: ["StaticLibraries"],
             swiftSettings: swiftSettings,
             // A position-dependent executable: the loader then has no relocations to apply to the image, where
             // a PIE's 92,000 cost a fifth of a query's whole-process time (docs/OPERATIONS.md weighs the address
             // randomisation this gives up; commitsd, which serves the network for months, stays a PIE). Release
             // builds only: a debug build's references to the shared Swift runtime's protected functions make the
-            // loader warn.
-            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]
+            // loader warn. The C++ runtime linked in too (`staticLibraries`), by lld: gold cannot link the
+            // archive's exception code into a build with the shared Swift runtime (a SystemTap note naming a
+            // section it discarded), where only BoringSSL's few references to it are taken from the archive.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-Xclang-linker", "-no-pie"]
+                        + (linksCxxRuntimeStatically ? ["-use-ld=lld", "-L", staticLibraries] : []),
+                    .when(platforms: [.linux], configuration: .release))
+            ]
         ),
 
         // MARK: - The service

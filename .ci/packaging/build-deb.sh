@@ -41,6 +41,12 @@ for expected in commitsctl:EXEC commitsd:DYN; do
     type=$(readelf -h "$pkg/usr/bin/${expected%%:*}" | awk '/Type:/ {print $2}')
     [[ $type == "${expected#*:}" ]] || { echo "build-deb: ${expected%%:*} is an ELF $type, expected ${expected#*:}" >&2; exit 1; }
 done
+# commitsctl carries the C++ runtime (docs/OPERATIONS.md, "commitsctl carries its C++ runtime"): refuse a
+# package where the link in Sources/commitsctl/StaticLibraries no longer finds the archive.
+if objdump -p "$pkg/usr/bin/commitsctl" | awk '/NEEDED/ {print $2}' | grep -q '^libstdc++'; then
+    echo "build-deb: commitsctl needs the shared libstdc++; is $(readlink Sources/commitsctl/StaticLibraries/libstdc++.a) there?" >&2
+    exit 1
+fi
 chmod 644 "$pkg"/usr/share/*/completions/* "$pkg"/usr/share/zsh/vendor-completions/* \
     "$pkg"/usr/share/fish/vendor_completions.d/*
 
