@@ -113,7 +113,7 @@ OVER_GIT=$(sed -n 's/.* new (\([0-9]*\) over git).*/\1/p' "$WORK/out.txt")
 column_median() { calc "round($(median $(cut -d' ' -f"$2" "$WORK/$1")), 2)"; }  # NAME FIELD
 clone_s=$(column_median clone 1) clone_mb=$(column_median clone 2)
 sync_s=$(column_median sync 1) sync_mb=$(column_median sync 2)
-ratio=$(calc "round($sync_s / $clone_s, 1)")
+ratio=$(calc "round($sync_s / $clone_s, 2)")
 mark() { python3 -c "import sys; print('met' if $1 else '**missed**')"; }
 
 echo "## First sync over git against git itself (issue #30, goal 1; Benchmarks/git-clone.sh)"
