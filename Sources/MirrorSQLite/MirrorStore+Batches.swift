@@ -72,11 +72,16 @@ extension MirrorStore {
     /// behind the rows for the next writer to catch up
     /// (`BatchLimits.messageIndexLagAfterBulkLoad`). Any other scope that ends normally
     /// brings the message index up to date before it returns; one ended by an
-    /// error leaves that to the next write's scope.
+    /// error leaves that to the next write's scope. A listing that announces
+    /// fewer commits than a load leaves behind indexes them batch by batch as
+    /// they commit (`indexMessagesBeforeCommit`), not all once it ends.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
         let bulkLoad = try defersIndexesOnBulkLoads && classifyingErrors { try BulkLoadIndexes.dropIfWorthRebuilding(limits, db) }
         if bulkLoad { messageIndexLagAllowed = bulkLoadMessageIndexLag.upperBound }
-        defer { messageIndexLagAllowed = Self.messageIndexChunk }
+        defer {
+            messageIndexLagAllowed = Self.messageIndexChunk
+            indexesMessagesWithBatches = false
+        }
         // The scope's commits leave the WAL to BackgroundCheckpoints; SQLite's own
         // checkpointing comes back when it ends, however it ends.
         try classifyingErrors { try db.execute("PRAGMA wal_autocheckpoint = 0") }
@@ -119,6 +124,7 @@ extension MirrorStore {
         guard batch != nil else { return }
         do {
             batch = nil
+            try indexMessagesBeforeCommit()
             try db.execute("COMMIT TRANSACTION")
         } catch {
             rollBackBatch()

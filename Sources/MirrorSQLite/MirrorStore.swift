@@ -24,6 +24,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     var messageIndexLagAllowed = MirrorStore.messageIndexChunk
     /// What a bulk load leaves of the message index's lag (tests lower it).
     var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
+    /// Whether batches index the messages they store before they commit: a
+    /// listing too small to leave its index behind (MirrorStore+MessageIndex.swift).
+    var indexesMessagesWithBatches = false
     /// Checkpoints of the WAL beside the writer while a scope of batches lasts
     /// (BackgroundCheckpoints), and whether one does.
     lazy var checkpoints = BackgroundCheckpoints(path: path, restartFrames: walRestartFrames)
@@ -118,6 +121,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         }
         batch?.pages += 1
         batch?.commits += page.count
+        noteListingSize(pages: pagesTotal, commitsPerPage: page.count)
         try catchUpMessageIndexAfterLoneWrite()
         return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }

@@ -103,4 +103,46 @@ import Testing
         _ = try MirrorStore(path: path)
         #expect(try writer.messageIndexLag() == 0)
     }
+
+    /// A new store's first REST listing of 3,000 commits, pages of 100 newest
+    /// first announcing 30 pages, in batches of five pages, with `lag` as its bulk
+    /// loads' lag: the message index's lag after each committed batch, and after the scope.
+    static func listingLags(lag: Range<Int>, in directory: TemporaryDirectory) async throws -> (batches: [Int], after: Int) {
+        let (path, writer, repositoryID) = try SQLiteBulkLoadIndexesTests.newStore(directory)
+        writer.bulkLoadMessageIndexLag = lag
+        let commits = SQLiteBulkLoadIndexesTests.commits(3_000)
+        try writer.recordAttempt(repositoryID: repositoryID, branch: "main")
+        var walk = try writer.beginWalk(repositoryID: repositoryID, branch: "main", headSHA: commits[2_999].sha)
+        var lags: [Int] = []
+        try await writer.withBatches(limits: BatchLimits(maximumPages: 5)) { batches in
+            for end in stride(from: 3_000, to: 0, by: -100) {
+                let page = Array(commits[(end - 100)..<end].reversed())
+                walk = try batches.store(
+                    page: page, repositoryID: repositoryID, walk: walk, nextURL: end > 100 ? "https://api.github.com/next" : nil,
+                    pagesTotal: end > 100 ? 30 : nil
+                ).checkpoint
+                if !batches.isOpen { lags.append(try writer.messageIndexLag()) }
+            }
+        }
+        try Self.expectExact(path, commits)
+        return (lags, try writer.messageIndexLag())
+    }
+
+    /// A listing announcing fewer commits than a load leaves unindexed: its batches
+    /// index their messages as they commit, once a thousand wait
+    /// (`MirrorStore.messagesIndexedWithABatch`), instead of after its last page.
+    @Test func aSmallListingIndexesItsMessagesWithItsBatches() async throws {
+        let directory = try TemporaryDirectory()
+        let lags = try await Self.listingLags(lag: 3_001..<10_000, in: directory)
+        #expect(lags.batches == [500, 0, 500, 0, 500, 0])
+        #expect(lags.after == 0)
+    }
+
+    /// One announcing more leaves its index behind as any bulk load does.
+    @Test func aLargeListingLeavesItsMessagesToTheWatermark() async throws {
+        let directory = try TemporaryDirectory()
+        let lags = try await Self.listingLags(lag: 3_000..<10_000, in: directory)
+        #expect(lags.batches == [500, 1_000, 1_500, 2_000, 2_500, 3_000])
+        #expect(lags.after == 3_000)
+    }
 }
