@@ -60,6 +60,21 @@ const char *ccurl_load(void) {
     return load_error[0] ? load_error : NULL;
 }
 
+static void *load_on_thread(void *unused) {
+    (void)unused;
+    ccurl_load();
+    return NULL;
+}
+
+void ccurl_load_in_background(void) {
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    (void)pthread_create(&thread, &attributes, load_on_thread, NULL);
+    pthread_attr_destroy(&attributes);
+}
+
 // Every entry point loads first; without libcurl each fails the way libcurl
 // itself reports failure (NULL, CURLE_FAILED_INIT), never by a crash.
 #define CCURL_READY() (ccurl_load() == NULL)

@@ -19,6 +19,11 @@ typedef int (*ccurl_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_
 /// NULL when libcurl is usable; otherwise why it is not (dlerror's text).
 const char *ccurl_load(void);
 
+/// Starts ccurl_load() on a detached thread of its own and returns at once, so
+/// that loading overlaps other work; the first call that needs libcurl waits for
+/// it. Does nothing more if the thread cannot be started: that call loads it.
+void ccurl_load_in_background(void);
+
 CURL *ccurl_easy_init(void);
 void ccurl_easy_cleanup(CURL *handle);
 CURLcode ccurl_easy_perform(CURL *handle);

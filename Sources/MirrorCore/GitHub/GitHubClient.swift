@@ -80,6 +80,20 @@ public final class GitHubClient: Sendable {
     /// which counts its requests too and holds the token's rate-limit status.
     let shared: GitHubClient?
 
+    /// Starts loading the HTTP library (libcurl) on a thread of its own, for a
+    /// command that reads its configuration and opens its store before its first
+    /// client exists: see `HTTPClient.loadLibraryInBackground`.
+    public static func loadHTTPLibraryInBackground() {
+        HTTPClient.loadLibraryInBackground()
+    }
+
+    /// Waits for that load: a command calls it before it ends, however it ends, so
+    /// the process never exits while another thread is still initialising libcurl
+    /// and its TLS library (their exit handlers would run beside that).
+    public static func waitForHTTPLibrary() {
+        HTTPClient.waitForLibrary()
+    }
+
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.redactor = SecretRedactor(secrets: configuration.token.map { [$0.value] } ?? [])

@@ -109,6 +109,9 @@ extension Commitsctl {
         func run() async throws {
             try await reportingErrors {
                 SyncInterruption.install()
+                // libcurl loads while the configuration is read and the store opened.
+                GitHubClient.loadHTTPLibraryInBackground()
+                defer { GitHubClient.waitForHTTPLibrary() }
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
                 let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
@@ -145,10 +148,11 @@ extension Commitsctl {
                     apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
-                let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
-                // Opened once up front: an upgrade is reported, and a bad store fails before any request.
+                // Opened once up front: an upgrade is reported, and a bad store fails before any
+                // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
                 reportUpgrade(of: store)
+                let client = try GitHubClient(configuration: clientConfiguration, logger: logger)
                 // What the token spent, for `commitsctl status --requests` (through the same
                 // connection: an idle poll opens the store once more, not twice).
                 var ledger = RequestLedger(store: settings.store, client: client)
