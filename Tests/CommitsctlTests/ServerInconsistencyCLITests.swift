@@ -124,6 +124,24 @@ import Testing
         }
     }
 
+    /// A `last` link numbering a page beyond any history (the largest or the
+    /// smallest number a 64-bit integer holds, zero) is no page count: the sync
+    /// reads the listing as if it had none, never overflows on it, and stores it whole.
+    @Test(arguments: ["9223372036854775807", "-9223372036854775808", "0"])
+    func anAbsurdLastPageIsNoPageCount(_ number: String) async throws {
+        try await withRunning(HostileHarness.start(behind: 0)) { harness in
+            harness.proxy.tamper { request, answer in
+                guard request.isListing, let link = answer.header("Link") else { return }
+                let next = link.split(separator: ",").filter { !$0.contains("rel=\"last\"") }
+                let last = "<\(harness.proxy.baseURL)/repositories/501/commits?per_page=100&page=\(number)>; rel=\"last\""
+                answer.setHeader("Link", (next.map(String.init) + [last]).joined(separator: ","))
+            }
+            let result = try await harness.sync()
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.store.onBranchSHAs() == harness.reachable)
+        }
+    }
+
     @Test func aParentNeverListedLeavesTheBranchIncompleteNotDamaged() async throws {
         try await withRunning(HostileHarness.start()) { harness in
             let before = try await mirroredThenPushed(harness)

@@ -22,6 +22,15 @@ import Testing
         #expect(link.prev == "https://x/c?page=1")
     }
 
+    /// A page number is one a history can have: a server's absurd one counts as none.
+    @Test func pageNumbersBeyondAnyHistoryAreNone() {
+        #expect(LinkHeader.pageNumber(of: "https://x/c?per_page=100&page=1044") == 1044)
+        #expect(LinkHeader.pageNumber(of: "https://x/c?page=100000000") == 100_000_000)
+        for absurd in ["100000001", "9223372036854775807", "99999999999999999999", "0", "-1", "-9223372036854775808", "x"] {
+            #expect(LinkHeader.pageNumber(of: "https://x/c?page=\(absurd)") == nil, "\(absurd)")
+        }
+    }
+
     @Test func lastPageHasNoNext() throws {
         let link = try #require(LinkHeader(#"<https://x/c?page=4>; rel="prev", <https://x/c?page=1>; rel="first""#))
         #expect(link.next == nil)

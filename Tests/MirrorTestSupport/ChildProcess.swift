@@ -148,16 +148,21 @@ public final class ChildProcess: Sendable {
     /// (posix_spawn) inherits the parent's high-water mark at its exec, so a small
     /// command started by a large test process would report the test's memory.
     /// Plain `read(2)` every 50 ms: the whole suite runs many children at once on
-    /// two cores, and the sampling must cost next to nothing.
+    /// two cores, and the sampling must cost next to nothing. Every 2 ms for the
+    /// first 100 ms, so a command that ends in a few tens of milliseconds (an idle
+    /// sync) is still seen running at least once.
     private func startMemorySampler(path: String) {
         let thread = Thread { [pid, exit] in
             var running = false
+            var samples = 0
             while exit.termination.withLock({ $0 == nil }) {
                 running = running || (Self.procFile("cmdline", of: pid)?.starts(with: path.utf8) ?? false)
                 if running, let kib = Self.residentHighWaterKiB(of: pid) {
                     exit.peakResidentKiB.withLock { $0 = max($0 ?? 0, kib) }
                 }
-                usleep(Self.memorySampleIntervalMicroseconds)
+                samples += 1
+                let quick = samples < Self.quickMemorySamples
+                usleep(quick ? Self.quickMemorySampleIntervalMicroseconds : Self.memorySampleIntervalMicroseconds)
             }
         }
         thread.stackSize = 128 << 10
@@ -165,6 +170,8 @@ public final class ChildProcess: Sendable {
     }
 
     private static let memorySampleIntervalMicroseconds: UInt32 = 50_000
+    private static let quickMemorySampleIntervalMicroseconds: UInt32 = 2_000
+    private static let quickMemorySamples = 50
 
     /// `VmHWM` of /proc/PID/status in KiB; nil once the process is gone (or a zombie).
     private static func residentHighWaterKiB(of pid: pid_t) -> Int? {

@@ -13,7 +13,14 @@ public struct LinkHeader: Sendable, Equatable {
     /// The `page` number a link names (its last `page` parameter), if any.
     public static func pageNumber(of link: String) -> Int? {
         URLComponents(string: link)?.queryItems?.last { $0.name == "page" }?.value.flatMap { Int($0) }
+            .flatMap { (1...largestPageNumber).contains($0) ? $0 : nil }
     }
+
+    /// The largest page number read from a link: a hundred million pages of a
+    /// hundred commits, far beyond any history. A server's larger (or zero or
+    /// negative) number counts as none, so the page counts derived from it
+    /// (pages left, commits expected) never overflow.
+    public static let largestPageNumber = 100_000_000
 
     /// Parses `<url>; rel="next", <url>; rel="last"`. Returns `nil` when the
     /// header has content but no well-formed link at all.
