@@ -7,12 +7,13 @@ import Testing
 /// Issue #14: pages that arrive while the store is busy share one write
 /// transaction. A SIGKILL while such a batch is open loses only the batch: the
 /// next run resumes from the last committed page, and the pages fetched twice
-/// are at most `SyncEngine.maximumPagesPerBatch` plus the two fetched ahead (the
-/// next page, and the one after it, asked for as the next page's response came in).
+/// are at most `SyncEngine.maximumPagesPerBatch` plus those fetched ahead (the
+/// next page, and up to `SyncEngine.pagesAhead` after it, each asked for as the
+/// one before had its response).
 @Suite struct BatchKillTests {
     static let commits = 3_000
     /// The pages a first sync may have fetched past the page in hand (PrefetchedPage).
-    static let pagesFetchedAhead = 2
+    static let pagesFetchedAhead = 1 + SyncEngine.pagesAhead
     /// Pages listed but not yet committed before the kill: more than a page in
     /// hand and the pages fetched ahead means a batch held two pages or more.
     static let openBatchMargin = 3 + pagesFetchedAhead

@@ -60,7 +60,7 @@ import Testing
     }
 
     /// The walk's allowance for page 2 onwards: `next`, whatever it names.
-    static let followNext: PrefetchedPage.NextAllowance = { $0?.next }
+    static let followNext: PrefetchedPage.NextAllowance = { links, _ in links?.next }
 
     @Test func theNextPageIsAskedForWhileThisOneIsDecoded() async throws {
         let script = Script()
@@ -97,7 +97,7 @@ import Testing
         let unallowed = PrefetchedPage(url: Script.url(2), source: script.source())
         _ = try await unallowed.value
         let refused = PrefetchedPage(url: Script.url(5), source: script.source())
-        refused.allowNext { _ in nil }
+        refused.allowNext { _, _ in nil }
         _ = try await refused.value
         #expect(unallowed.takeNext(ifFor: Script.url(3)) == nil)
         #expect(refused.takeNext(ifFor: Script.url(6)) == nil)
@@ -132,6 +132,26 @@ import Testing
         page.cancel()
         #expect(await waitUntil { script.saw("cancelled 3") })
         #expect(page.takeNext(ifFor: Script.url(3)) == nil)
+    }
+
+    /// Allowed three pages ahead, page 2 starts 3, which starts 4, which starts 5,
+    /// each once the one before has its response, and 5 starts nothing; allowed
+    /// again when the walk takes 3, the chain reaches 6, still one at a time.
+    @Test func aPageAllowedPagesAheadStartsThemOneAfterAnother() async throws {
+        let script = Script()
+        let page = PrefetchedPage(url: Script.url(2), source: script.source())
+        page.allowNext(Self.followNext, ahead: 3)
+        _ = try await page.value
+        #expect(await waitUntil { script.saw("receive 5") })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(script.events.withLock { $0 } == ["receive 2", "receive 3", "receive 4", "receive 5"])
+        let third = try #require(page.takeNext(ifFor: Script.url(3)))
+        _ = try await third.value
+        third.allowNext(Self.followNext, ahead: 3)
+        #expect(await waitUntil { script.saw("receive 6") })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(script.events.withLock { $0 } == ["receive 2", "receive 3", "receive 4", "receive 5", "receive 6"])
+        third.cancel()
     }
 
     @Test func anArrivalWakesItsWaiterAndALimitEndsTheWait() async {

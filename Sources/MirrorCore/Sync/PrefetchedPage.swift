@@ -7,8 +7,11 @@ import Synchronization
 /// the page after it as soon as its own response (and so its `Link`) is in,
 /// before its body is decoded: decoding a page of 100 commits (about 3 ms of
 /// JSON) then overlaps the next request instead of coming between the two.
-/// Still one request at a time (the HTTP client serialises transfers); a body
-/// that does not decode is asked for again after the page started early.
+/// Allowed more than one page ahead, the page it starts does the same in turn,
+/// so requests keep going while the walk stores a batch. Still one request at a
+/// time (each starts once the one before has its response; the HTTP client
+/// serialises transfers); a body that does not decode is asked for again after
+/// the page started early.
 final class PrefetchedPage: Sendable {
     /// How the pages are fetched: received (links read, body not decoded) then
     /// decoded, or whole through the path that retries.
@@ -18,9 +21,9 @@ final class PrefetchedPage: Sendable {
         let page: @Sendable (_ url: String) async throws -> GitHubClient.CommitsPage
     }
 
-    /// The walk's word on the page after this one: given this page's links, the
-    /// URL it may request now, or nil.
-    typealias NextAllowance = @Sendable (_ links: LinkHeader?) -> String?
+    /// The walk's word on the page after a page: given that page's links and its
+    /// URL, the URL it may request now, or nil.
+    typealias NextAllowance = @Sendable (_ links: LinkHeader?, _ pageURL: String) -> String?
 
     let url: String
     private let task: Task<GitHubClient.CommitsPage, any Error>
@@ -28,7 +31,7 @@ final class PrefetchedPage: Sendable {
 
     init(url: String, source: Source) {
         self.url = url
-        let chain = Chain(source: source)
+        let chain = Chain(url: url, source: source)
         self.chain = chain
         task = Task {
             defer { chain.arrival.arrive() }
@@ -64,9 +67,12 @@ final class PrefetchedPage: Sendable {
     }
 
     /// Lets the page start the next one's request once its response is in (now,
-    /// if it is), to the URL `allowance` names.
-    func allowNext(_ allowance: @escaping NextAllowance) {
-        chain.allow(allowance)
+    /// if it is), to the URL `allowance` names; with `ahead` above one, lets that
+    /// page do the same with `ahead - 1`, and so on: `ahead` pages past this one at
+    /// most, counted again from here each time the walk allows.
+    func allowNext(_ allowance: @escaping NextAllowance, ahead: Int = 1) {
+        guard ahead > 0 else { return }
+        chain.allow(allowance, ahead: ahead)
     }
 
     /// The page started after this one, when it is for `url`; any other (or one
@@ -96,34 +102,47 @@ final class PrefetchedPage: Sendable {
             /// This page's links, once its response is in.
             var links: LinkHeader??
             var allowance: NextAllowance?
+            /// How many pages past this one the allowance reaches.
+            var ahead = 0
             var next: PrefetchedPage?
             /// True once the next page may no longer be started: taken, cancelled or withdrawn.
             var closed = false
         }
 
-        init(source: Source) {
+        init(url: String, source: Source) {
+            self.url = url
             self.source = source
         }
+
+        private let url: String
 
         func received(_ links: LinkHeader?) {
             startNextIfAllowed { $0.links = .some(links) }
         }
 
-        func allow(_ allowance: @escaping NextAllowance) {
-            startNextIfAllowed { $0.allowance = allowance }
+        func allow(_ allowance: @escaping NextAllowance, ahead: Int) {
+            startNextIfAllowed {
+                $0.allowance = allowance
+                $0.ahead = ahead
+            }
         }
 
         /// Applies `change`, then starts the next page if its response is in, the
         /// walk allows one and none was started. Started inside the lock, so a
-        /// concurrent `withdraw` or `cancel` either sees it or prevents it.
+        /// concurrent `withdraw` or `cancel` either sees it or prevents it. The
+        /// next page, started now or before, is then allowed what is left of `ahead`.
         private func startNextIfAllowed(_ change: (inout State) -> Void) {
-            state.withLock { state in
+            let passedOn = state.withLock { state -> (PrefetchedPage, NextAllowance, Int)? in
                 change(&state)
-                guard !state.closed, state.next == nil, let links = state.links, let allowance = state.allowance,
-                    let url = allowance(links)
-                else { return }
-                state.next = PrefetchedPage(url: url, source: source)
+                if !state.closed, state.next == nil, let links = state.links, let allowance = state.allowance,
+                    let next = allowance(links, url)
+                {
+                    state.next = PrefetchedPage(url: next, source: source)
+                }
+                guard !state.closed, let next = state.next, let allowance = state.allowance, state.ahead > 1 else { return nil }
+                return (next, allowance, state.ahead - 1)
             }
+            if let (next, allowance, ahead) = passedOn { next.allowNext(allowance, ahead: ahead) }
         }
 
         /// Starts no next page: the links it would follow came with a body that did not decode.

@@ -138,7 +138,7 @@ extension SyncEngine {
                     // end, so fetching ahead could only waste a request.
                     pending = PrefetchedPage(url: next, source: source)
                 }
-                if storedNothingBefore, let next { allowFetchPastNext(pending, at: next, visited: visited) }
+                if storedNothingBefore, let next { allowFetchPastNext(pending, at: next, visited: visited, ahead: Self.pagesAhead) }
                 let stored = try batches.store(
                     page: page.commits, repositoryID: context.repository.id, walk: walk,
                     nextURL: next, pagesTotal: page.lastPageNumber)
@@ -163,7 +163,7 @@ extension SyncEngine {
                 if stepEnds {
                     throw SyncStepEnded(repository: name, pages: pagesFetched)
                 }
-                if !storedNothingBefore { allowFetchPastNext(pending, at: next, visited: visited) }
+                if !storedNothingBefore { allowFetchPastNext(pending, at: next, visited: visited, ahead: 1) }
                 url = next
             }
         }
@@ -173,16 +173,20 @@ extension SyncEngine {
     /// response is in, before its body tells whether it holds the roots: so only when
     /// that page cannot be past the end. An exactly full last page still links `next` to
     /// an empty page (docs/GITHUB-API.md), so it goes early only when it numbers below
-    /// `page`'s `last`, to a URL the listing has not visited, within the step.
-    private func allowFetchPastNext(_ page: PrefetchedPage?, at url: String, visited: Set<String>) {
+    /// `page`'s `last`, to a URL the listing has not visited, within the step. With
+    /// `ahead` above one, the pages it starts go on by the same rule, each to a page
+    /// numbered above its own, `ahead` pages past `page` at most (never in a step).
+    private func allowFetchPastNext(_ page: PrefetchedPage?, at url: String, visited: Set<String>, ahead: Int) {
         let mayFetchPastNext = pageLimit.map { pagesFetched + 1 < $0 } ?? true
-        page?.allowNext { [origin] links in
-            guard mayFetchPastNext, let link = links?.next, let nextNumber = LinkHeader.pageNumber(of: link),
-                let lastNumber = links?.last.flatMap(LinkHeader.pageNumber), nextNumber < lastNumber,
-                let resolved = origin?.resolve(link, against: url), !visited.contains(resolved)
-            else { return nil }
-            return resolved
-        }
+        page?.allowNext(
+            { [origin] links, pageURL in
+                guard mayFetchPastNext, let link = links?.next, let nextNumber = LinkHeader.pageNumber(of: link),
+                    let lastNumber = links?.last.flatMap(LinkHeader.pageNumber), nextNumber < lastNumber,
+                    nextNumber > LinkHeader.pageNumber(of: pageURL) ?? 1,
+                    let resolved = origin?.resolve(link, against: pageURL), !visited.contains(resolved)
+                else { return nil }
+                return resolved
+            }, ahead: pageLimit == nil ? ahead : 1)
     }
 
     /// The page's `rel="next"` resolved against its URL, when it stays on the

@@ -62,6 +62,11 @@ public final class SyncEngine {
     static let maximumBatchDuration = Duration.milliseconds(500)
     /// How long an open batch waits for the page fetched ahead before it commits.
     static let maximumBatchWait = Duration.milliseconds(50)
+    /// How many pages past the next one a listing into an empty repository may ask
+    /// for before the walk has stored them (PrefetchedPage): requests and decoding
+    /// go on while the writer commits a batch, instead of waiting two pages behind
+    /// it. Each holds a page's body and commits (about 0.5 MB) until it is stored.
+    public static let pagesAhead = 4
     /// How pages share write transactions (`MirrorStore.withBatches`).
     static let batchLimits = BatchLimits(maximumPages: maximumPagesPerBatch, maximumDuration: maximumBatchDuration)
     /// How they share them when the store is shared (`sharesTheStore`): not at all.
