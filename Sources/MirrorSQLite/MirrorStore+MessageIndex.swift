@@ -60,6 +60,10 @@ extension MirrorStore {
 
     private func indexedThrough() throws -> Int { try db.scalarInt("SELECT \(MessageIndexCoverage.watermark)") ?? 0 }
 
+    /// How far the newest commit's id lies past the watermark: the unindexed
+    /// commits, counted by two index lookups instead of a count of rows.
+    private func idsPastWatermark() throws -> Int { try newestCommitID() - indexedThrough() }
+
     /// After a write outside a batch (a lone page, an import batch): the index
     /// covers what it stored before the call returns, as it always did.
     func catchUpMessageIndexAfterLoneWrite() throws {
@@ -70,7 +74,7 @@ extension MirrorStore {
     /// When a bulk load ends: catch up unless the lag is worth leaving
     /// (`BatchLimits.messageIndexLagAfterBulkLoad`).
     func catchUpMessageIndexAfterBulkLoad() throws {
-        if try newestCommitID() - indexedThrough() < bulkLoadMessageIndexLag.lowerBound { try catchUpMessageIndex() }
+        if try idsPastWatermark() < bulkLoadMessageIndexLag.lowerBound { try catchUpMessageIndex() }
     }
 
     /// After a batch commits: catch up only once the index lags by what the
@@ -78,7 +82,7 @@ extension MirrorStore {
     /// a long first sync builds it in large chunks, not batch by batch.
     func catchUpMessageIndexIfFarBehind() throws {
         guard batch == nil else { return }
-        if try newestCommitID() - indexedThrough() >= messageIndexLagAllowed { try catchUpMessageIndex() }
+        if try idsPastWatermark() >= messageIndexLagAllowed { try catchUpMessageIndex() }
     }
 
     /// Fewest unindexed messages a batch indexes before it commits: FTS5 writes
@@ -104,8 +108,7 @@ extension MirrorStore {
     /// its batches and at least `messagesIndexedWithABatch` messages wait, they
     /// are indexed in the batch's transaction, stored and indexed together.
     func indexMessagesBeforeCommit() throws {
-        guard indexesMessagesWithBatches, try newestCommitID() - indexedThrough() >= Self.messagesIndexedWithABatch
-        else { return }
+        guard indexesMessagesWithBatches, try idsPastWatermark() >= Self.messagesIndexedWithABatch else { return }
         _ = try indexMessagesPastWatermark(upTo: Self.messageIndexChunk)
     }
 }

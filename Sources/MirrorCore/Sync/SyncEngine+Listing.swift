@@ -30,8 +30,7 @@ extension SyncEngine {
     func expectedCommits(_ listing: Listing, walk: Walk, handOffToGit: Bool) -> Int? {
         if handOffToGit, walk.pagesTotal == nil, let gitBootstrap { return gitBootstrap.minimumPages * Self.pageSize }
         guard listing.pinnedTo == nil, let total = walk.pagesTotal else { return nil }
-        // A count an older version stored unbounded is bounded as a link's is now (LinkHeader).
-        var pages = max(0, min(total, LinkHeader.largestPageNumber) - walk.pagesDone)
+        var pages = max(0, total - walk.pagesDone)
         if let pageLimit { pages = min(pages, max(0, pageLimit - pagesFetched)) }
         return pages * Self.pageSize
     }

@@ -119,11 +119,10 @@ extension SyncEngine {
             context.logger.notice("the repository has no clone URL; listing its history over REST")
             return 0
         }
-        // A count an older version stored unbounded is bounded as a link's is now (LinkHeader).
-        let expectedCommits = walk.pagesTotal.map { min($0, LinkHeader.largestPageNumber) * Self.pageSize }
         let target = GitBootstrap.Target(
             cloneURL: cloneURL, htmlURL: lookedUp?.htmlURL, tips: [context.branch: walk.headSHA],
-            repositoryID: context.repository.id, expectedCommits: expectedCommits, sharesTheStore: sharesTheStore)
+            repositoryID: context.repository.id, expectedCommits: walk.pagesTotal.map { $0 * Self.pageSize },
+            sharesTheStore: sharesTheStore)
         switch try await gitBootstrap.run(target, client: client, store: store, logger: context.logger) {
         case .stored(let added, let requests, let packBytes):
             gitRequests += requests
