@@ -30,11 +30,32 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
         case .unreadableCredential(let path):
             return "cannot read the credential \(path) as text; it must hold the database password"
         case .unreachable(let uri, let reason):
-            return "cannot connect to the PostgreSQL store \(uri): \(reason)"
+            return "cannot connect to the PostgreSQL store \(uri): \(reason)\(Self.advice(forRefusal: reason))"
         case .readOnly(let uri):
             return "the PostgreSQL store \(uri) is read-only (a standby?); write to the primary"
         case .failed(let uri, let error):
             return "the PostgreSQL store \(uri) failed: \(error)"
         }
+    }
+
+    /// What to do about the refusals an operator meets setting a store up, told
+    /// apart by libpq's and the server's (English) messages; anything else is
+    /// left as the server said it.
+    static func advice(forRefusal reason: String) -> String {
+        if reason.contains("no password supplied") {
+            return
+                "; put the password in ~/.pgpass (or the file PGPASSFILE names) or, for commitsd, the systemd credential postgresql-password; a server on this machine may instead know you by your login name over its Unix socket (Debian's default): postgresql:///DATABASE"
+        }
+        if reason.contains("password authentication failed") {
+            return
+                "; correct the password where it comes from: the systemd credential postgresql-password, or ~/.pgpass (or the file PGPASSFILE names)"
+        }
+        if reason.contains("role \""), reason.contains("does not exist") {
+            return "; create that role (createuser, run as the postgres user) or name an existing one in the URI"
+        }
+        if reason.contains("database \""), reason.contains("does not exist") {
+            return "; create it (createdb --owner ROLE NAME, run as the postgres user) or name an existing one in the URI"
+        }
+        return ""
     }
 }

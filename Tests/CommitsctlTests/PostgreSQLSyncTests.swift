@@ -167,7 +167,9 @@ import Testing
         let simulator = try await startKillTarget(name: "auth", id: 4305, commits: 50, seed: 19)
         try await withRunning(simulator) { simulator in
             let without = try await sync("auth", uri, simulator)
-            #expect(without.status == 1 && without.stderr.contains("password"), "\(without.stderr)")
+            #expect(without.status == 1 && without.stderr.contains("no password supplied"), "\(without.stderr)")
+            #expect(without.stderr.contains("; put the password in ~/.pgpass"), "\(without.stderr)")
+            #expect(without.stderr.split(separator: "\n").count == 1, "\(without.stderr)")
             let passfile = try directory.write(
                 "pgpass", "127.0.0.1:\(server.port):*:\(PostgreSQLServer.passwordRole):\(Self.securedPassword)\n")
             chmod(passfile, 0o600)
@@ -181,15 +183,22 @@ import Testing
         }
     }
 
-    @Test func aMissingDatabaseOrAWrongPasswordIsOneLine() async throws {
+    @Test func aMissingDatabaseRoleOrPasswordIsOneLineWithWhatToDo() async throws {
         let server = try await PostgreSQLServer.shared()
         let missing = server.uri(database: "no_such_mirror")
         let result = try await run("commitsctl", ["sync", "acme/x", "--db", missing, "--api-url", "http://127.0.0.1:1"])
         #expect(result.status == 1)
         #expect(
             result.stderr.hasPrefix("commitsctl: error: cannot connect to the PostgreSQL store \(missing): ")
-                && result.stderr.contains("\"no_such_mirror\" does not exist"), "\(result.stderr)")
+                && result.stderr.contains("\"no_such_mirror\" does not exist; create it (createdb"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+        let stranger = server.uri(database: "postgres", user: "no_such_role")
+        let unknown = try await run("commitsctl", ["sync", "acme/x", "--db", stranger, "--api-url", "http://127.0.0.1:1"])
+        #expect(unknown.status == 1)
+        #expect(
+            unknown.stderr.contains("role \"no_such_role\" does not exist; create that role (createuser"),
+            "\(unknown.stderr)")
+        #expect(unknown.stderr.split(separator: "\n").count == 1)
         try Self.ensureSecuredRole(server)
         let credentials = try TemporaryDirectory()
         try credentials.write("postgresql-password", "wrong-secret-value")
@@ -199,6 +208,7 @@ import Testing
             environment: ["CREDENTIALS_DIRECTORY": credentials.url.path])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("password authentication failed"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("; correct the password where it comes from"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("wrong-secret-value"))
         #expect(refused.stderr.split(separator: "\n").count == 1)
     }
