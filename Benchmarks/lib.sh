@@ -10,6 +10,8 @@ median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) 
 # $SCRATCH (what a user installs); sets BIN to their directory.
 build_products() {
     local product
+    # The libraries the build needs (libcurl's header is not on a fresh Debian 12).
+    .ci/install-deps >&2
     for product in "$@"; do
         swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" >&2
     done
