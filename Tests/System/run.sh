@@ -9,7 +9,9 @@
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
 # timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
 # github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
-# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback;
+# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback; the
+# README's three commands for a PostgreSQL store (install, role, sync over the socket) work as a
+# login in the container, with its own postgresql-15;
 # `systemd-analyze security` <= 2.0; remove keeps the store and purge names it.
 #   Tests/System/run.sh [DEB]    (default: the newest dist/commits-mirror_*.deb)
 # Skips (exit 0, saying why) where it cannot run: not root, or nspawn cannot boot here.
@@ -316,6 +318,37 @@ grep -qF "$pg_password" <<<"$journal" && fail "the journal holds the database pa
 inside systemctl stop commitsd
 status_env=()
 say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
+
+# 8b. The README's "A PostgreSQL store" from a fresh Debian 12, its commands as written but for
+# what a test needs: the server installed in the container (its own cluster, started by the
+# container's systemd), a role named after a login, and that login's commitsctl syncing into
+# postgresql:///mirror over the server's Unix socket, where Debian's pg_hba.conf knows it by its
+# login name: no password anywhere. The container shares the host's network, so its cluster is made
+# to listen on no TCP port (createcluster.d), which the recipe does not use; runuser stands in for
+# sudo (not in this root), and the repository is the simulator's.
+recipe=$(awk '/^## A PostgreSQL store$/ {on = 1; next} on && /^```sh$/ {code = 1; next} code && /^```$/ {exit} code' README.md)
+install_line=$(grep '^sudo apt-get install ' <<<"$recipe" || true)
+role_line=$(grep 'createuser' <<<"$recipe" || true)
+store_uri=$(sed -n 's/^commitsctl sync .* --db \(postgresql:[^ ]*\)$/\1/p' <<<"$recipe")
+[[ -n $install_line && -n $role_line && -n $store_uri ]] || fail "README's PostgreSQL recipe is not install, role and sync: $recipe"
+inside sh -c "mkdir -p /etc/postgresql-common/createcluster.d && echo \"listen_addresses = ''\" > /etc/postgresql-common/createcluster.d/no-tcp.conf"
+inside apt-get update -qq >"$work/pg-install.log" 2>&1 || fail "apt-get update in the container: $(tail -3 "$work/pg-install.log")"
+read -r -a install_words <<<"${install_line#sudo }"
+inside env DEBIAN_FRONTEND=noninteractive "${install_words[@]}" -y -qq >>"$work/pg-install.log" 2>&1 \
+    || fail "${install_line#sudo } in the container: $(tail -5 "$work/pg-install.log")"
+eventually 60 inside test -S /var/run/postgresql/.s.PGSQL.5432 \
+    || fail "the container's PostgreSQL never opened its socket: $(inside journalctl -u postgresql@15-main --no-pager | tail -5)"
+inside useradd --create-home analyst
+inside env USER=analyst sh -c "${role_line//sudo -u postgres/runuser -u postgres --}" || fail "as written, failed: $role_line"
+as_analyst() { inside runuser -u analyst -- env HOME=/home/analyst GITHUB_TOKEN=system-test-token "$@"; }
+out=$(as_analyst commitsctl sync acme/widgets --db "$store_uri" --api-url "$api" 2>&1) \
+    || fail "commitsctl sync --db $store_uri as a login with its own role: $out"
+grep -q '^acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "the README's PostgreSQL store synced nothing: $out"
+newest=$(as_analyst commitsctl query --db "$store_uri" -n 1 --format ndjson 2>&1) || fail "commitsctl query --db $store_uri: $newest"
+grep -qE '"sha" ?: ?"[0-9a-f]{40}"' <<<"$newest" || fail "commitsctl query --db $store_uri answered: $newest"
+count=$(inside runuser -u analyst -- psql -qAt -d mirror -c 'SELECT count(*) FROM repository_commits') || fail "psql as analyst"
+((count == stored)) || fail "the README's PostgreSQL store holds $count commits of acme/widgets, the service's $stored"
+say "the README's PostgreSQL recipe in a fresh root: $count commits over the socket, no password"
 
 # 9. The sandbox.
 exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')
