@@ -274,5 +274,11 @@ import Testing
         #expect(joe > 0)
         try await Self.expectSameReads(
             stores, author: "Joe Groff", committer: "GitHub", coAuthor: "a", repository: "swiftlang/swift-evolution")
+        #expect(try await commitsctl(["query", "--db", stores.postgreSQL]).lines.count == 7_807)
+        // The second sync into PostgreSQL: one conditional request, answered 304.
+        let again = try await run(
+            "commitsctl", ["sync", "swiftlang/swift-evolution", "--db", stores.postgreSQL, "--api-url", sim.baseURL],
+            environment: ["GITHUB_TOKEN": "test-token"])
+        #expect(again.stdout.contains("0 new, 0 updated, 1 request (1 not modified)"), "\(again.stdout) \(again.stderr)")
     }
 }
