@@ -20,7 +20,6 @@ SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/git-bootstrap
 TOKEN=benchmark-token
 REPO=bench/g100000
-commas() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
 
 build_products github-sim commitsctl
 CTL=$BIN/commitsctl

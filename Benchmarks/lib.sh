@@ -3,6 +3,7 @@
 
 log() { printf '== %s\n' "$*" >&2; }
 calc() { python3 -c "print($1)"; }
+commas() { python3 -c 'import sys; print(f"{int(float(sys.argv[1])):,}")' "$1"; }
 # median VALUE… : their median, unrounded (callers round with calc)
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
@@ -40,4 +41,35 @@ start_sim() {
 # stop_sim : stops the simulator start_sim started, if it runs.
 stop_sim() {
     if [ -n "${SIM_PID:-}" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
+}
+
+# start_postgresql [CONF_LINE…] : a PostgreSQL 15 server of its own in a new
+# directory under /tmp (initdb, trust, no TCP: its Unix socket only), with
+# synchronous_commit off (the durability of the SQLite store's WAL at
+# synchronous=NORMAL) and the CONF_LINEs; sets PGDIR, PORT, AS (how to run as
+# the server's owner: PostgreSQL refuses root, so under root it is nobody) and
+# PGVERSION; psql then runs its client against it. stop_postgresql stops it.
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+start_postgresql() {
+    PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
+    AS=()
+    if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
+    PORT=$((20000 + RANDOM % 30000))
+    "${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C > /dev/null
+    {
+        echo "listen_addresses = ''"
+        echo "port = $PORT"
+        echo "unix_socket_directories = '$PGDIR'"
+        echo "synchronous_commit = off"
+        printf '%s\n' "$@"
+    } >> "$PGDIR/data/postgresql.conf"
+    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w start > /dev/null
+    PGVERSION=$(psql -d postgres -c 'SHOW server_version')
+}
+psql() { "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -At "$@"; }
+stop_postgresql() {
+    [ -n "${PGDIR:-}" ] || return 0
+    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
+    rm -rf "$PGDIR"
+    PGDIR=
 }

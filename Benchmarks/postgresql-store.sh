@@ -21,7 +21,6 @@ RUNS=${RUNS:-3}
 SIZE=${SIZE:-100000}
 SCRATCH=${SCRATCH:-.build-bench-static}
 DATASET=${DATASET:-../shared/datasets/swift-evolution.commits.jsonl.gz}
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WORK=Benchmarks/work/postgresql-store
 TOKEN=benchmark-token
 
@@ -31,27 +30,12 @@ CTL=$BIN/commitsctl
 command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
 rm -rf "$WORK"
 mkdir -p "$WORK"
-# PostgreSQL refuses to run as root: under root the server runs as nobody.
-PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
-AS=()
-if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
-PORT=$((20000 + RANDOM % 30000))
 cleanup() {
     stop_sim
-    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
-    rm -rf "$PGDIR"
+    stop_postgresql
 }
 trap cleanup EXIT
-"${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C > /dev/null
-cat >> "$PGDIR/data/postgresql.conf" << CONF
-listen_addresses = ''
-port = $PORT
-unix_socket_directories = '$PGDIR'
-synchronous_commit = off
-CONF
-"${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w start > /dev/null
-psql() { "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -At "$@"; }
-PGVERSION=$(psql -d postgres -c 'SHOW server_version')
+start_postgresql
 
 # A large synthetic history, one of swift-evolution's size (7,807 commits: what
 # a small history costs over git), and swift-evolution itself, which github-sim

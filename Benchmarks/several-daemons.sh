@@ -20,7 +20,6 @@ N=${REPOSITORIES:-600}
 COMMITS=${COMMITS:-250}
 LATENCY=${LATENCY:-100}
 SCRATCH=${SCRATCH:-.build-bench-static}
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WORK=$PWD/Benchmarks/work/several-daemons
 now() { date +%s.%N; }
 TICK=$(getconf CLK_TCK)
@@ -35,31 +34,15 @@ for i in 1 2 3; do
     printf 'benchmark-token-%s\n' "$i" >> "$WORK/tokens"
 done
 
-# PostgreSQL refuses to run as root: under root the server runs as nobody.
-PGDIR=$(mktemp -d /tmp/cm-bench-pg.XXXXXX)
-AS=()
-if [ "$(id -u)" = 0 ]; then chown nobody:nogroup "$PGDIR"; AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --); fi
-PORT=$((20000 + RANDOM % 30000))
 SIM_PID= DAEMONS=()
 cleanup() {
     for pid in "${DAEMONS[@]}"; do kill "$pid" 2> /dev/null || true; done
     [ -n "$SIM_PID" ] && kill "$SIM_PID" 2> /dev/null
     wait 2> /dev/null || true
-    "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" stop -m fast > /dev/null 2>&1 || true
-    rm -rf "$PGDIR"
+    stop_postgresql
 }
 trap cleanup EXIT
-"${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C > /dev/null
-cat >> "$PGDIR/data/postgresql.conf" << CONF
-listen_addresses = ''
-port = $PORT
-unix_socket_directories = '$PGDIR'
-synchronous_commit = off
-max_connections = 200
-CONF
-"${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w start > /dev/null
-psql() { "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -At "$@"; }
-PGVERSION=$(psql -d postgres -c 'SHOW server_version')
+start_postgresql "max_connections = 200"
 # The server's CPU: its postmaster's own and that of the backends it has reaped (every daemon stopped).
 server_cpu() { awk -v t="$TICK" '{ print ($14 + $15 + $16 + $17) / t }' "/proc/$(head -1 "$PGDIR/data/postmaster.pid")/stat"; }
 

@@ -30,7 +30,8 @@ import Testing
         return dump
     }
 
-    /// 20,000 commits here; Benchmarks/postgresql-store.sh round-trips 100,000 (acceptance 2).
+    /// 20,000 commits here (a debug build); Benchmarks/copy-store-round-trip.sh
+    /// round-trips 100,000 with release binaries and the same comparisons (acceptance 2).
     @Test func aMirrorRoundTripsThroughPostgreSQLAndAnswersTheSame() async throws {
         let simulator = try await startKillTarget(name: "copy", id: 4401, commits: 20_000, seed: 23)
         try await withRunning(simulator) { simulator in
