@@ -25,13 +25,10 @@ REPO=bench/s$SIZE
 
 build_products github-sim commitsctl
 CTL=$BIN/commitsctl
+need_commands sqlite3 jq
 rm -rf "$WORK"
 mkdir -p "$WORK"
-cleanup() {
-    stop_sim
-    stop_postgresql
-}
-trap cleanup EXIT
+trap stop_sim_and_postgresql EXIT
 start_postgresql
 psql -d postgres -c 'CREATE DATABASE copied' > /dev/null
 PGURI="postgresql:///copied?host=$PGDIR&port=$PORT&user=postgres"

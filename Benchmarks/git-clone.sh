@@ -69,7 +69,7 @@ done
 # Where the sync's time goes: the same rows written by the sqlite3 CLI into a
 # table without indexes, and the store's trigram message index built alone
 # from them (the tokenizer and merge setting of commits_fts), each in one statement.
-command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
+need_commands sqlite3
 cli_seconds() {  # SQL… : seconds the sqlite3 CLI takes on a new scratch database
     rm -f "$WORK/scratch.sqlite"
     local s e

@@ -7,6 +7,21 @@ commas() { python3 -c 'import sys; print(f"{int(float(sys.argv[1])):,}")' "$1"; 
 # median VALUE… : their median, unrounded (callers round with calc)
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
+# need_commands COMMAND… : installs the Debian package of each missing command
+# (each named as its command: sqlite3, jq, hyperfine).
+need_commands() {
+    local command
+    for command in "$@"; do
+        command -v "$command" > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$command" > /dev/null
+    done
+}
+
+# stop_sim_and_postgresql : what a script that started both stops on exit.
+stop_sim_and_postgresql() {
+    stop_sim
+    stop_postgresql
+}
+
 # build_products PRODUCT… : release builds with the static Swift runtime into
 # $SCRATCH (what a user installs); sets BIN to their directory.
 build_products() {

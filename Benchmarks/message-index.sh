@@ -30,7 +30,7 @@ if [ ! -x "$BEFORE" ]; then
     git archive "$rev" | tar -x -C "$src"
     (cd "$src" && swift build -c release --static-swift-stdlib --product commitsctl >&2)
 fi
-command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
+need_commands sqlite3
 [ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time > /dev/null
 rm -rf "$WORK"; mkdir -p "$WORK"
 

@@ -27,14 +27,10 @@ TOKEN=benchmark-token
 build_products github-sim commitsctl
 CTL=$BIN/commitsctl
 
-command -v sqlite3 > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 > /dev/null
+need_commands sqlite3
 rm -rf "$WORK"
 mkdir -p "$WORK"
-cleanup() {
-    stop_sim
-    stop_postgresql
-}
-trap cleanup EXIT
+trap stop_sim_and_postgresql EXIT
 start_postgresql
 
 # A large synthetic history, one of swift-evolution's size (7,807 commits: what
@@ -114,7 +110,7 @@ done
 
 # Query latency: the whole commitsctl process against the database the last run
 # left (the last history above), beside psql answering the equivalent SQL.
-command -v hyperfine > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine > /dev/null
+need_commands hyperfine
 PGURI="postgresql:///bench?host=$PGDIR&port=$PORT&user=postgres"
 AUTHOR=$(psql -d bench -c "SELECT a.name FROM commits c JOIN authors a ON a.id = c.author_id GROUP BY a.name ORDER BY count(*) DESC, a.name LIMIT 1")
 NEEDLE=$(python3 -c 'import sys; print(sys.argv[1].lower())' "$AUTHOR")
