@@ -21,10 +21,12 @@ extension MirrorReader {
         // (by id: a person credited under two identities on one commit counts once).
         var tallies: [Int64: AuthorTally] = [:]
         let authored = try db.prepare(
-            """
-            SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
-            GROUP BY c.author_id
-            """
+            name == nil && !(try BulkLoadIndexes.anyMissing(db))
+                ? Self.authoredFromCounts
+                : """
+                SELECT c.author_id, count(*), min(c.committer_date), max(c.committer_date) FROM commits c\(scope)
+                GROUP BY c.author_id
+                """
         ).bind(arguments)
         while try authored.step() {
             let count = authored.int(1)
@@ -45,6 +47,18 @@ extension MirrorReader {
         }
         return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
     }
+
+    /// Every author's commits from `author_commit_counts` (kept by triggers), and
+    /// its first and last dates from the two ends of its range of the
+    /// `commits_author_id` index: two seeks per author where grouping the
+    /// commits reads every entry of that index (376 ms at 1,000,000 commits,
+    /// BENCHMARKS.md). Only while the index is there: a bulk load has it away.
+    static let authoredFromCounts = """
+        SELECT n.author_id, n.commits,
+               (SELECT min(committer_date) FROM commits WHERE author_id = n.author_id),
+               (SELECT max(committer_date) FROM commits WHERE author_id = n.author_id)
+        FROM author_commit_counts n WHERE n.commits > 0
+        """
 
     /// Per repository (sorted by name), or only `repository`.
     public func repositoryStatistics(repository name: RepositoryName? = nil) throws -> [RepositoryStatistics] {

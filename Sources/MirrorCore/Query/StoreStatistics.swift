@@ -27,14 +27,21 @@ public struct AuthorTally: Sendable, Equatable {
     public var last: String
 
     /// Notes commits (authored or credited) committed between `first` and `last`.
+    ///
+    /// The entry is changed where it lies in `tallies`: a copy taken out and put
+    /// back would share `coAuthored`'s storage with it, so each insertion copied
+    /// the whole set (28 % of `authors` at 1,000,000 commits, 7,419 credits for
+    /// one person).
     public static func note(
         _ id: Int64, first: String, last: String, in tallies: inout [Int64: AuthorTally], _ update: (inout AuthorTally) -> Void
     ) {
-        var entry = tallies[id] ?? AuthorTally(first: first, last: last)
-        update(&entry)
-        entry.first = min(entry.first, first)
-        entry.last = max(entry.last, last)
-        tallies[id] = entry
+        tallies[id, default: AuthorTally(first: first, last: last)].note(first: first, last: last, update)
+    }
+
+    private mutating func note(first: String, last: String, _ update: (inout AuthorTally) -> Void) {
+        update(&self)
+        self.first = min(self.first, first)
+        self.last = max(self.last, last)
     }
 }
 
