@@ -36,6 +36,14 @@ extension PostgreSQLReader {
                 integrity: integrity.isEmpty ? ["ok"] : integrity, foreignKeyViolations: foreignKeys, unindexedMessages: 0,
                 branches: try branches())
             check.messageIndexLag = try commitsAwaitingMessageIndex()
+            check.miscountedAuthors =
+                try connection.execute(
+                    """
+                    SELECT count(*) FROM (SELECT author_id, count(*) AS commits FROM commits GROUP BY author_id) t
+                    FULL JOIN (SELECT author_id, commits FROM author_commit_counts WHERE commits <> 0) n USING (author_id)
+                    WHERE t.commits IS DISTINCT FROM n.commits
+                    """
+                ).int(0, 0) ?? 0
             return check
         }
     }

@@ -72,6 +72,15 @@ extension MirrorReader {
         var check = StoreCheck(
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)
         check.messageIndexLag = try MessageIndexCoverage.lag(in: db)
+        check.miscountedAuthors = try db.scalarInt(Self.miscountedAuthors) ?? 0
         return check
     }
+
+    /// Authors whose kept total differs from a count of their commits (either side
+    /// missing counts as 0).
+    static let miscountedAuthors = """
+        SELECT count(*) FROM (SELECT author_id, count(*) AS commits FROM commits GROUP BY author_id) t
+        FULL JOIN (SELECT author_id, commits FROM author_commit_counts WHERE commits <> 0) n USING (author_id)
+        WHERE t.commits IS NOT n.commits
+        """
 }

@@ -76,6 +76,7 @@ import Testing
                     integrity: ok
                     foreign keys: ok
                     message index: ok
+                    author counts: ok
                     acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
                     """)

@@ -10,12 +10,16 @@ public struct StoreCheck: Sendable, Equatable {
     /// Commits stored beyond what the message index covers yet: by design, not
     /// damage (a search tests them row by row until the index catches up).
     public var messageIndexLag = 0
+    /// Authors whose row of `author_commit_counts` (the totals `show` and `authors`
+    /// read instead of counting) differs from the commits they authored.
+    public var miscountedAuthors = 0
     public var branches: [BranchCompleteness]
 
     public var integrityOK: Bool { integrity == ["ok"] }
     /// The file is damaged, or a branch claims a completeness it does not have.
     public var isDamaged: Bool {
-        !integrityOK || !foreignKeyViolations.isEmpty || unindexedMessages > 0 || branches.contains(where: \.isInconsistent)
+        !integrityOK || !foreignKeyViolations.isEmpty || unindexedMessages > 0 || miscountedAuthors > 0
+            || branches.contains(where: \.isInconsistent)
     }
     /// Every branch still mirrored is complete (a gone or removed repository's history stays as it was).
     public var isComplete: Bool { branches.allSatisfy { $0.isComplete || !$0.mirrored } }

@@ -10,12 +10,13 @@ extension Commitsctl {
             abstract: "Check the store: integrity, foreign keys, and completeness of each mirrored branch.",
             discussion: """
                 Runs PRAGMA integrity_check and PRAGMA foreign_key_check (on a PostgreSQL store: every index \
-                valid, every foreign key validated), then for every repository and \
+                valid, every foreign key validated), compares each author's kept commit count with their \
+                commits, then for every repository and \
                 branch in the sync state: whether the history is marked complete, walks an interrupted sync \
                 left to resume, parents of stored commits that are not stored, and whether the head is \
                 stored, and whether its branch rows (what `show` and `query --branch` read) are exactly what its head reaches. The store is opened read-only, so check runs beside syncs. Exit status: 0 sound and \
-                every branch complete; 1 damaged (integrity or foreign-key errors, or a branch marked \
-                complete with history missing); 3 sound but some branch not yet complete (sync again).
+                every branch complete; 1 damaged (integrity or foreign-key errors, a message missing from \
+                the search index, an author counted wrong, or a branch marked complete with history missing); 3 sound but some branch not yet complete (sync again).
                 """
         )
 
@@ -44,6 +45,13 @@ extension Commitsctl {
                     print("message index: ok")
                 } else {
                     print("message index: \(plural(check.unindexedMessages, "commit message")) missing (--grep would not find them)")
+                }
+                if check.miscountedAuthors == 0 {
+                    print("author counts: ok")
+                } else {
+                    print(
+                        "author counts: \(plural(check.miscountedAuthors, "author")) counted wrong (show and authors would say wrong totals)"
+                    )
                 }
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
