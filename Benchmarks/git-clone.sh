@@ -123,6 +123,12 @@ echo "|---|---|---|---|"
 echo "| first sync over git vs \`git clone --bare --filter=tree:0\`, same server | ≤ 2× | ${ratio}× | $(mark "$ratio <= 2") |"
 echo "| its peak RSS | ≤ 64 MB | $sync_mb MB | $(mark "$sync_mb <= 64") |"
 echo
+if python3 -c "import sys; sys.exit(0 if $ratio > 2 else 1)"; then
+    echo "Missed: the sync reads the pack only once all of it has come, where git's clone indexes it as it"
+    echo "comes (\`index-pack\`); the timeline and the next design step are in *Issue #30 goal 1: a first sync"
+    echo "over git reads its pack after the download* below (by hand)."
+    echo
+fi
 echo "A history written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`): $ON_MAIN commits on \`main\`,"
 echo "$MERGES of them merges, $(calc "round($MESSAGE_BYTES / $ON_MAIN)") bytes of message per commit; served by github-sim"
 echo "(\`--git-repository\`, its own pack writer) on loopback, on the same 2 cores as the client. Both clients read"
