@@ -124,9 +124,9 @@ echo "| first sync over git vs \`git clone --bare --filter=tree:0\`, same server
 echo "| its peak RSS | ≤ 64 MB | $sync_mb MB | $(mark "$sync_mb <= 64") |"
 echo
 if python3 -c "import sys; sys.exit(0 if $ratio > 2 else 1)"; then
-    echo "Missed: the sync reads the pack only once all of it has come, where git's clone indexes it as it"
-    echo "comes (\`index-pack\`); the timeline and the next design step are in *Issue #30 goal 1: a first sync"
-    echo "over git reads its pack after the download* below (by hand)."
+    echo "Missed. Where a first sync over git waits (a timeline of its threads) is in *Issue #30 goal 1: a"
+    echo "first sync over git reads its pack while it comes* below (by hand); the pack's second pass and the"
+    echo "store are what follow the download."
     echo
 fi
 echo "A history written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`): $ON_MAIN commits on \`main\`,"

@@ -56,6 +56,8 @@ public final class GitHistoryFetcher: Sendable {
         /// Pack objects stored as deltas (resolved here).
         public var deltaObjects: Int
         public var requests: Int
+        /// The pack was read once while it came (its first pass), not only after.
+        public var readWhileArriving = false
     }
 
     public let configuration: Configuration
@@ -119,18 +121,19 @@ public final class GitHistoryFetcher: Sendable {
         }
         var wanted: [ObjectID] = []
         for (_, tip) in ordered where !wanted.contains(tip) { wanted.append(tip) }
-        let storage = try await fetchPack(
+        let (storage, firstPass) = try await fetchPack(
             base: base, tips: wanted, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
-        let summary = try await readPack(storage, tips: wanted, deliver: deliver)
+        let summary = try await readPack(storage, tips: wanted, firstPass: firstPass, deliver: deliver)
         logger.debug(
             "git: history read",
             metadata: [
                 "git.commits": "\(summary.commits)", "git.pack.bytes": "\(storage.byteCount)",
                 "git.pack.skipped": "\(summary.skippedObjects)",
+                "git.pack.readWhileArriving": "\(summary.firstPassWhileArriving)",
             ])
         return Result(
             tip: ordered.first?.1.hex ?? "", tips: tips.mapValues(\.hex), commits: summary.commits, packBytes: storage.byteCount,
-            deltaObjects: summary.deltaObjects, requests: requests)
+            deltaObjects: summary.deltaObjects, requests: requests, readWhileArriving: summary.firstPassWhileArriving)
     }
 
     // MARK: - The three requests
@@ -221,11 +224,13 @@ public final class GitHistoryFetcher: Sendable {
     }
 
     /// `fetch` of the tips' commits only, the response streamed into a spool
-    /// file at the pace `configuration.pace` asks, until `deadline`.
+    /// file at the pace `configuration.pace` asks, until `deadline`; the pack's
+    /// first pass runs on the spool as it fills (nil if it could not finish:
+    /// `readPack` then makes it again, and says what is wrong).
     private func fetchPack(
         base: String, tips: [ObjectID], capabilities: Capabilities, deadline: (at: ContinuousClock.Instant, allowed: Duration),
         requests: inout Int
-    ) async throws -> FilePackStorage {
+    ) async throws -> (FilePackStorage, SendableReceiver<PackHistoryReader.FirstPass>?) {
         var body = commandHeader("fetch", capabilities)
         body.write("no-progress")
         body.write("ofs-delta")
@@ -234,35 +239,82 @@ public final class GitHistoryFetcher: Sendable {
         body.write("done")
         body.writeFlush()
         let url = base + "/git-upload-pack"
+        let spool = try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize)
+        let firstPass = startFirstPass(over: spool)
         let receiver = SendableReceiver(
             FetchResponseReceiver(
-                spool: try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize),
-                watch: FetchPaceWatch(pace: configuration.pace, deadline: deadline.at, allowed: deadline.allowed)))
+                spool: spool, watch: FetchPaceWatch(pace: configuration.pace, deadline: deadline.at, allowed: deadline.allowed)))
         var request = uploadPackRequest(url: url, body: body)
         request.timeout = deadline.at - .now
-        let response = try await send(request, requests: &requests) { bytes in
-            try receiver.value.receive(bytes)
+        do {
+            let response = try await send(request, requests: &requests) { bytes in
+                try receiver.value.receive(bytes)
+            }
+            try checkStatus(response, url: url)
+            let storage = try receiver.value.finish()
+            return (storage, await Self.result(of: firstPass))
+        } catch {
+            // The first pass stops waiting for bytes that will not come.
+            spool.arrival.abandon()
+            _ = await Self.result(of: firstPass)
+            throw error
         }
-        try checkStatus(response, url: url)
-        return try receiver.value.finish()
     }
 
-    private func readPack(
-        _ storage: FilePackStorage, tips: [ObjectID], deliver: @escaping @Sendable ([Commit]) throws -> Void
-    ) async throws -> PackHistoryReader.Summary {
+    /// The first pass's result, cancelled with the task that waits for it (the
+    /// pass is a task of its own, which that task's cancellation does not reach).
+    private static func result<Pass>(of pass: Task<Pass?, Never>) async -> Pass? {
+        await withTaskCancellationHandler {
+            await pass.value
+        } onCancel: {
+            pass.cancel()
+        }
+    }
+
+    /// The pack's first pass on the spool while the response fills it, on the
+    /// parsing queue: the transfer then waits on the server, not on this. Any
+    /// failure is nil, left for `readPack` to meet again in the whole pack.
+    private func startFirstPass(over spool: PackSpoolWriter) -> Task<SendableReceiver<PackHistoryReader.FirstPass>?, Never> {
+        guard let storage = try? spool.growingStorage() else { return Task { nil } }
+        let work = SendableReceiver((packHistoryReader, storage))
+        let cancelled = CancelFlag()
+        return Task {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    parsing.async {
+                        let (reader, storage) = work.value
+                        let pass = try? reader.firstPass(storage, isCancelled: { cancelled.isSet })
+                        continuation.resume(returning: pass.map(SendableReceiver.init))
+                    }
+                }
+            } onCancel: {
+                cancelled.set()
+            }
+        }
+    }
+
+    private var packHistoryReader: PackHistoryReader {
         var reader = PackHistoryReader()
         reader.limits = configuration.limits
         reader.batchSize = configuration.batchSize
         reader.htmlURLPrefix = configuration.htmlURLPrefix
+        return reader
+    }
+
+    private func readPack(
+        _ storage: FilePackStorage, tips: [ObjectID], firstPass: SendableReceiver<PackHistoryReader.FirstPass>?,
+        deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> PackHistoryReader.Summary {
         let cancelled = CancelFlag()
-        let work = SendableReceiver((reader, storage))
+        let work = SendableReceiver((packHistoryReader, storage, firstPass?.value))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 parsing.async {
-                    let (reader, storage) = work.value
+                    let (reader, storage, firstPass) = work.value
                     continuation.resume(
                         with: Swift.Result {
-                            try reader.read(storage, tips: tips, isCancelled: { cancelled.isSet }, deliver: deliver)
+                            try reader.read(
+                                storage, tips: tips, firstPass: firstPass, isCancelled: { cancelled.isSet }, deliver: deliver)
                         })
                 }
             }

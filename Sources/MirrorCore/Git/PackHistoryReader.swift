@@ -22,6 +22,8 @@ struct PackHistoryReader {
         var skippedObjects: Int
         /// Objects the pack stored as deltas.
         var deltaObjects: Int
+        /// The first pass made while the pack came was used, not made again.
+        var firstPassWhileArriving = false
     }
 
     func read(
@@ -33,14 +35,25 @@ struct PackHistoryReader {
 
     /// The histories of several tips (branches) from one pack, each commit handed
     /// on once, parents first; every tip must be in the pack (docs/BRANCHES.md).
+    ///
+    /// With `firstPass` (made while the pack came), the first pass is not done
+    /// again if that one's objects ended exactly at this pack's trailer; the
+    /// checksum is always checked first.
     func read(
-        _ storage: any PackStorage, tips: [ObjectID], isCancelled: () -> Bool = { false },
+        _ storage: any PackStorage, tips: [ObjectID], firstPass: FirstPass? = nil, isCancelled: () -> Bool = { false },
         deliver: ([Commit]) throws -> Void
     ) throws -> Summary {
         let pack = try PackReader(storage: storage, limits: limits)
         try pack.verifyChecksum()
-        let index = try indexCommits(pack, isCancelled: isCancelled)
-        let deltaObjects = pack.deltaCount
+        let index: PackCommitIndex
+        let deltaObjects: Int
+        let reused = firstPass.map { $0.objectsEnd == storage.byteCount - 20 } ?? false
+        if reused, let firstPass {
+            (index, deltaObjects) = (firstPass.index, firstPass.deltaObjects)
+        } else {
+            index = try indexCommits(pack, isCancelled: isCancelled)
+            deltaObjects = pack.deltaCount
+        }
         var batch: [Commit] = []
         batch.reserveCapacity(batchSize)
         let commits = try index.forEachCommit(reachedFrom: tips) { offset, id in
@@ -55,13 +68,28 @@ struct PackHistoryReader {
         if !batch.isEmpty { try deliver(batch) }
         return Summary(
             commits: commits, packObjects: pack.objectCount, skippedObjects: pack.objectCount - commits,
-            deltaObjects: deltaObjects)
+            deltaObjects: deltaObjects, firstPassWhileArriving: reused)
+    }
+
+    /// The first pass over a pack that is still arriving (`GrowingPackStorage`),
+    /// which cannot tell yet where its objects must end.
+    struct FirstPass {
+        let index: PackCommitIndex
+        let deltaObjects: Int
+        /// Where its last object ended: the trailer's offset, if the pack is sound.
+        let objectsEnd: Int
+    }
+
+    func firstPass(_ storage: any PackStorage, isCancelled: () -> Bool) throws -> FirstPass {
+        let pack = try PackReader(storage: storage, limits: limits)
+        let index = try indexCommits(pack, checkingTheEnd: false, isCancelled: isCancelled)
+        return FirstPass(index: index, deltaObjects: pack.deltaCount, objectsEnd: pack.objectsEnd)
     }
 
     /// The first pass: every commit parsed, its parents indexed.
-    private func indexCommits(_ pack: PackReader, isCancelled: () -> Bool) throws -> PackCommitIndex {
+    private func indexCommits(_ pack: PackReader, checkingTheEnd: Bool = true, isCancelled: () -> Bool) throws -> PackCommitIndex {
         let index = try PackCommitIndex()
-        try pack.forEachObject { (object) throws in
+        try pack.forEachObject(checkingTheEnd: checkingTheEnd) { (object) throws in
             guard object.type == .commit else { return }
             let commit = try GitCommitObject(parsing: object.body, id: object.id)
             try index.add(commit: object.id, parents: commit.parents, offset: object.offset)

@@ -86,6 +86,9 @@ final class PackReader {
         objectCount = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
     }
 
+    /// Where the last object read by `forEachObject` ended.
+    var objectsEnd: Int { cursor.offset }
+
     /// Checks the trailing SHA-1 against everything before it.
     func verifyChecksum() throws {
         var hasher = SHA1()
@@ -107,8 +110,10 @@ final class PackReader {
     }
 
     /// Calls `body` with every object in pack order, deltas resolved, then
-    /// checks that the objects end exactly at the trailer.
-    func forEachObject(_ body: (PackedObject) throws -> Void) throws {
+    /// checks that the objects end exactly at the trailer (unless the storage
+    /// cannot tell yet where the trailer is: the caller compares `objectsEnd`
+    /// with it once it can).
+    func forEachObject(checkingTheEnd: Bool = true, _ body: (PackedObject) throws -> Void) throws {
         try cursor.seek(to: Self.headerSize)
         deltaCount = 0
         for _ in 0..<objectCount {
@@ -129,7 +134,7 @@ final class PackReader {
             baseCache.insert(offset: offset, type: type, body: content)
             try body(object)
         }
-        guard cursor.offset == cursor.end else {
+        guard cursor.offset == cursor.end || !checkingTheEnd else {
             throw GitError.malformedPack("\(cursor.end - cursor.offset) bytes follow the last declared object")
         }
     }

@@ -9,6 +9,8 @@ final class PackSpoolWriter {
     private var written = 0
     private let limit: Int
     private static let bufferSize = 1 << 18
+    /// How much of the pack is in the file, for a reader of it meanwhile (`growingStorage`).
+    let arrival = PackArrival()
 
     /// - Parameters:
     ///   - directory: where the file is created (it is unlinked at once).
@@ -40,9 +42,15 @@ final class PackSpoolWriter {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
+    /// The pack read while it comes: each read waits for its bytes.
+    func growingStorage() throws -> GrowingPackStorage {
+        try GrowingPackStorage(spool: descriptor, arrival: arrival)
+    }
+
     /// The whole pack for reading; this writer is spent.
     func finish() throws -> FilePackStorage {
         try flush()
+        arrival.finished(byteCount: written)
         let storage = FilePackStorage(descriptor: descriptor, byteCount: written)
         descriptor = -1
         return storage
@@ -60,5 +68,6 @@ final class PackSpoolWriter {
         }
         written += buffer.count
         buffer.removeAll(keepingCapacity: true)
+        arrival.wrote(upTo: written)
     }
 }

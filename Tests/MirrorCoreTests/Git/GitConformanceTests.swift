@@ -40,6 +40,7 @@ import Testing
         #expect(result.tip == records.first?.sha)
         #expect(result.commits == records.count)
         #expect(result.deltaObjects > 0, "the served pack should hold deltas")
+        #expect(result.readWhileArriving, "the first pass should have run while the pack came")
         #expect(commits.count == records.count)
         let bySHA = Dictionary(uniqueKeysWithValues: commits.map { ($0.sha, $0) })
         // Parents come first: every prefix of what was delivered is a closed history.
