@@ -28,7 +28,7 @@ sources_for() {
         link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift" ;;
         payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Domain/Commit.swift Sources/MirrorCore/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
         pktline) echo "Tests/Fuzz/PacketLineFuzz.swift $git/PacketLine.swift $git/SideBand.swift $git_errors" ;;
-        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
+        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
         commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git/ObjectID.swift $git_commits $git_errors" ;;
         *) echo "fuzz: unknown target $1 (link, payload, pktline, pack, commit)" >&2; exit 64 ;;
     esac
