@@ -190,7 +190,8 @@ let package = Package(
         .testTarget(
             name: "CommitsdTests",
             dependencies: [
-                "MirrorTestSupport", "commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "MirrorSQLite", "SQLite", "Curl",
+                "MirrorTestSupport", "commitsd", "commitsctl", "github-sim", "GitHubSim", "MirrorCore", "MirrorSQLite", "SQLite",
+                "PostgreSQL", "Curl",
             ],
             swiftSettings: swiftSettings
         ),

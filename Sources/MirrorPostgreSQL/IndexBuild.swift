@@ -24,8 +24,7 @@ final class IndexBuild {
     /// fails (the caller then builds those indexes itself).
     static func start(_ script: String, purpose: String, uri: String, password: String?) -> IndexBuild? {
         do {
-            let connection = try PostgreSQLConnection(
-                uri: uri, password: password, applicationName: "commits-mirror (\(purpose))")
+            let connection = try StoreSession.connect(uri: uri, password: password, applicationName: "commits-mirror (\(purpose))")
             try connection.sendScript(script)
             return IndexBuild(connection)
         } catch {

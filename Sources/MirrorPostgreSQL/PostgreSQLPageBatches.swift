@@ -95,7 +95,7 @@ extension PostgreSQLStore {
             if fence != nil { try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimedBatchLockKey]) }
         } catch {
             rollBackBatch()
-            throw error
+            throw stated(error)
         }
     }
 
@@ -106,10 +106,11 @@ extension PostgreSQLStore {
         guard batch != nil else { return }
         batch = nil
         do {
+            try fence?.checkBeforeCommit(on: connection)
             try connection.execute("COMMIT")
         } catch {
             rollBackBatch()
-            throw error
+            throw stated(error)
         }
     }
 

@@ -21,7 +21,10 @@ public final class PostgreSQLReader: MirrorReading {
         self.uri = uri
         location = .postgreSQL(uri)
         do {
-            connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror reader")
+            // No idle bound: a reader's snapshot may wait on the terminal (a pager) between rows, and
+            // holds no lock a writer waits for.
+            connection = try StoreSession.connect(
+                uri: uri, password: password, applicationName: "commits-mirror reader", idleInTransaction: nil)
             // Readers never create or upgrade a schema: a database without one holds no store.
             try PostgreSQLMigrator.verify(connection, location: uri)
         } catch let error as PostgreSQLError {

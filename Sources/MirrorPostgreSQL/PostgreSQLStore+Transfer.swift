@@ -10,7 +10,8 @@ final class PostgreSQLSnapshotSource: MirrorSnapshotSource {
     private let connection: PostgreSQLConnection
 
     init(uri: String, password: String?) throws {
-        connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror copy-store")
+        connection = try StoreSession.connect(
+            uri: uri, password: password, applicationName: "commits-mirror copy-store", idleInTransaction: nil)
         try PostgreSQLMigrator.verify(connection, location: uri)
     }
 

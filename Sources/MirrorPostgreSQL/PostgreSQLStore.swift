@@ -22,9 +22,9 @@ public final class PostgreSQLStore: MirrorWriter {
     var stagingStatistics = PageStaging.Statistics()
     /// What a bulk load leaves of the message index's lag (tests lower it).
     var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
-    /// Set for a claimed sync's writer (`PostgreSQLSyncLeases.openFencedWriter`):
-    /// every write transaction checks the lease first.
-    var fence: WriteFence?
+    /// Set for a claimed sync's writer: every write transaction checks the lease
+    /// when it begins and before it commits.
+    let fence: WriteFence?
     /// The builds of what a bulk load left out, each on a connection of its own, until waited for.
     private var indexBuilds: [IndexBuild] = []
     /// For those connections: the URI and the password this one was opened with.
@@ -37,11 +37,20 @@ public final class PostgreSQLStore: MirrorWriter {
         let started: ContinuousClock.Instant
     }
 
-    init(uri: String, password: String?) throws {
+    /// `claimed` makes this the writer of a claimed sync (`PostgreSQLSyncLeases.openFencedWriter`,
+    /// `QueueClaim.openWriter`): its writes fenced by the lease, its session named after the
+    /// holder in `pg_stat_activity` and ended by the server, from the first statement on (the
+    /// migrations' lock included), should it idle inside a transaction for half the lease.
+    init(uri: String, password: String?, claimed: (fence: WriteFence, leaseDuration: Duration)? = nil) throws {
         location = .postgreSQL(uri)
         self.uri = uri
         self.password = password
-        connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror")
+        fence = claimed?.fence
+        connection = try StoreSession.connect(
+            uri: uri, password: password,
+            applicationName: claimed.map { "commits-mirror \($0.fence.lease.owner)" } ?? "commits-mirror",
+            idleInTransaction: claimed.map { StoreSession.idleInTransactionTimeout(forLease: $0.leaseDuration) }
+                ?? StoreSession.idleInTransactionTimeout)
         try PostgreSQLMigrator.migrate(connection, location: uri)
         // A load into an empty store that ended before rebuilding its indexes. Best
         // effort: without them every answer is the same, only slower.
@@ -74,22 +83,31 @@ public final class PostgreSQLStore: MirrorWriter {
 
     /// Runs `body` in the open batch, or in a transaction of its own retried on
     /// serialization failures and deadlocks (PostgreSQL rolled it back whole),
-    /// which checks the fence first when there is one.
+    /// which checks the fence first and last when there is one.
     @discardableResult
     func write<T>(_ body: () throws -> T) throws -> T {
-        guard batch != nil else {
-            return try connection.retryingTransaction {
-                stagingStatistics.transactionBegan()
-                try fence?.check(on: connection)
-                return try body()
-            }
-        }
         do {
+            guard batch != nil else {
+                return try connection.retryingTransaction {
+                    stagingStatistics.transactionBegan()
+                    try fence?.check(on: connection)
+                    let value = try body()
+                    try fence?.checkBeforeCommit(on: connection)
+                    return value
+                }
+            }
             return try body()
         } catch {
             rollBackBatch()
-            throw error
+            throw stated(error)
         }
+    }
+
+    /// `error` as the store states it, its transaction rolled back: a lock wait
+    /// that ran out names who holds the lock.
+    func stated(_ error: any Error) -> any Error {
+        guard let error = error as? PostgreSQLError, error.isLockTimeout else { return error }
+        return PostgreSQLStoreError.lockTimeout(uri: uri, holders: error.lockHolders)
     }
 
     public func commitCount(repositoryID: Int64?) throws -> Int {

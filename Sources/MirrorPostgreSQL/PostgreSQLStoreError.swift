@@ -8,6 +8,8 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
     case unreadableCredential(path: String)
     case unreachable(uri: String, reason: String)
     case readOnly(uri: String)
+    /// A statement waited `lock_timeout` for a lock another session holds; its transaction rolled back.
+    case lockTimeout(uri: String, holders: String?)
     case failed(uri: String, PostgreSQLError)
 
     init(_ error: PostgreSQLError, uri: String) {
@@ -15,6 +17,8 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
             self = .unreachable(uri: uri, reason: error.message)
         } else if error.isReadOnlyTransaction {
             self = .readOnly(uri: uri)
+        } else if error.isLockTimeout {
+            self = .lockTimeout(uri: uri, holders: error.lockHolders)
         } else {
             self = .failed(uri: uri, error)
         }
@@ -33,6 +37,9 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
             return "cannot connect to the PostgreSQL store \(uri): \(reason)\(Self.advice(forRefusal: reason))"
         case .readOnly(let uri):
             return "the PostgreSQL store \(uri) is read-only (a standby?); write to the primary"
+        case .lockTimeout(let uri, let holders):
+            return
+                "the PostgreSQL store \(uri) is locked: a statement waited lock_timeout (\(StoreSession.lockTimeout) unless PGOPTIONS or the URI's options say otherwise) for a lock held by another session\(holders.map { " (\($0))" } ?? "") and was rolled back, nothing half-stored; let that session finish (VACUUM FULL, REINDEX and ALTER TABLE hold such locks) or end it with pg_terminate_backend(PID), then run again"
         case .failed(let uri, let error):
             return "the PostgreSQL store \(uri) failed: \(error)"
         }

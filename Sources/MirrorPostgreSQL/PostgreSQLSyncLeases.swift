@@ -18,11 +18,14 @@ final class PostgreSQLSyncLeases: SyncLeases {
     /// Whether this connection holds the discovery turn (a session advisory
     /// lock: taken once, held until the connection closes).
     private var holdsDiscoveryTurn = false
+    /// The lease duration claims and renewals last asked for, which bounds how
+    /// long a fenced writer's session may idle inside a transaction.
+    private var leaseDuration: Duration?
 
     init(uri: String, password: String?) throws {
         self.uri = uri
         self.password = password
-        connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror leases")
+        connection = try StoreSession.connect(uri: uri, password: password, applicationName: "commits-mirror leases")
         try PostgreSQLMigrator.migrate(connection, location: uri)
     }
 
@@ -43,6 +46,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
 
     func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
         guard limit > 0 else { return [] }
+        leaseDuration = duration
         let rows = try storeErrors {
             try connection.execute(
                 """
@@ -112,6 +116,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
     }
 
     func renew(_ lease: SyncLease, duration: Duration) throws -> SyncLease {
+        leaseDuration = duration
         let rows = try storeErrors {
             try connection.execute(
                 """
@@ -139,9 +144,10 @@ final class PostgreSQLSyncLeases: SyncLeases {
     }
 
     func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter {
-        let store = try storeErrors { try PostgreSQLStore(uri: uri, password: password) }
-        store.fence = WriteFence(lease: lease)
-        return store
+        let duration = leaseDuration ?? .milliseconds(max(0, Int64(lease.expiresAt.timeIntervalSinceNow * 1_000)))
+        return try storeErrors {
+            try PostgreSQLStore(uri: uri, password: password, claimed: (WriteFence(lease: lease), leaseDuration: duration))
+        }
     }
 
     /// What identifies the lease's row and its holder: `$1` … `$4` of the statements above.

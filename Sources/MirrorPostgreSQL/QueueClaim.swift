@@ -35,7 +35,7 @@ final class QueueClaim: RepositoryClaim {
         uri: String, password: String?, repository: RepositoryName, holder: String, duration: Duration = duration
     ) throws -> QueueClaim {
         let owner = "\(holder) on \(ProcessInfo.processInfo.hostName) (pid \(getpid()))"
-        let connection = try PostgreSQLConnection(uri: uri, password: password, applicationName: "commits-mirror \(holder)")
+        let connection = try StoreSession.connect(uri: uri, password: password, applicationName: "commits-mirror \(holder)")
         try PostgreSQLMigrator.migrate(connection, location: uri)
         // Commands also exclude one another by a session advisory lock, which the
         // server drops with the session: a row a command holds while this lock is
@@ -81,9 +81,9 @@ final class QueueClaim: RepositoryClaim {
     }
 
     func openWriter() throws -> (any MirrorWriter)? {
-        let store = try PostgreSQLStore(uri: uri, password: password)
-        store.fence = WriteFence(lease: renewal.lease, holder: .command)
-        return store
+        try PostgreSQLStore(
+            uri: uri, password: password,
+            claimed: (WriteFence(lease: renewal.lease, holder: .command), leaseDuration: renewal.duration))
     }
 
     func release() { renewal.stop() }
@@ -99,7 +99,7 @@ private final class LeaseRenewal: @unchecked Sendable {
     private let condition = NSCondition()
     private let connection: PostgreSQLConnection
     private let current: SyncLease
-    private let duration: Duration
+    let duration: Duration
     private var stopped = false
 
     private let key: String

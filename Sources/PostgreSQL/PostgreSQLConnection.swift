@@ -12,6 +12,8 @@ import CPostgreSQL
 /// Not `Sendable`: use a connection from one thread at a time (libpq's rule).
 public final class PostgreSQLConnection {
     let rawConnection: OpaquePointer
+    /// What the connection was opened with (the password among them, as libpq itself keeps it).
+    private let parameters: [(String, String)]
     private var isClosed = false
     /// The statements `executePrepared` prepared on this connection: their names, by SQL text.
     private var preparedNames: [String: String] = [:]
@@ -19,23 +21,32 @@ public final class PostgreSQLConnection {
     /// Connects to `uri` (`postgresql://…`, `postgres://…` or a `key=value`
     /// connection string). `password`, when given, wins over the URI and `.pgpass`:
     /// it is how a password read from a systemd credential reaches libpq without
-    /// appearing in any string a user or a log sees.
-    public init(
+    /// appearing in any string a user or a log sees. `settings` are server
+    /// settings for the session (`lock_timeout` …), sent when it starts; those of
+    /// `PGOPTIONS` and then of the URI's `options` come after them and win.
+    public convenience init(
         uri: String, password: String? = nil, applicationName: String = "commits-mirror",
-        connectTimeoutSeconds: Int = 10
+        connectTimeoutSeconds: Int = 10, settings: [(name: String, value: String)] = []
     ) throws {
-        if let problem = cpq_load() {
-            throw PostgreSQLError(kind: .libraryMissing, message: "libpq could not be loaded: \(String(cString: problem))")
-        }
         // Later entries win over earlier ones, and the expanded URI sits in the
         // middle: its own application_name and connect_timeout override our
         // defaults, and an explicit password overrides everything.
         var parameters: [(String, String)] = [
             ("application_name", applicationName),
             ("connect_timeout", String(connectTimeoutSeconds)),
-            ("dbname", uri),
         ]
+        if let options = Self.options(settings) { parameters.append(("options", options)) }
+        parameters.append(("dbname", uri))
         if let password { parameters.append(("password", password)) }
+        try self.init(parameters: parameters)
+    }
+
+    /// Connects with libpq's `keyword=value` parameters, kept to open a side
+    /// connection later (`lockHolders`).
+    private init(parameters: [(String, String)]) throws {
+        if let problem = cpq_load() {
+            throw PostgreSQLError(kind: .libraryMissing, message: "libpq could not be loaded: \(String(cString: problem))")
+        }
         let connection = withCStringArrays(parameters.map(\.0), parameters.map { $0.1 as String? }) {
             keywords, values in
             cpq_connectdb_params(keywords, values, 1)
@@ -49,10 +60,29 @@ public final class PostgreSQLConnection {
             throw error
         }
         self.rawConnection = connection
+        self.parameters = parameters
     }
 
     deinit {
         close()
+    }
+
+    /// libpq's `options` for `settings`, followed by `PGOPTIONS` (which libpq
+    /// itself reads only when no `options` are given), or `nil` for neither.
+    static func options(_ settings: [(name: String, value: String)]) -> String? {
+        guard !settings.isEmpty else { return nil }
+        // In libpq's options a space separates arguments and a backslash escapes one.
+        func escaped(_ text: String) -> String {
+            var result = ""
+            for character in text {
+                if character == "\\" || character == " " { result.append("\\") }
+                result.append(character)
+            }
+            return result
+        }
+        var arguments = settings.map { "-c \(escaped($0.name))=\(escaped($0.value))" }
+        if let environment = getenv("PGOPTIONS"), environment.pointee != 0 { arguments.append(String(cString: environment)) }
+        return arguments.joined(separator: " ")
     }
 
     /// Closes the connection; an open transaction is rolled back by the server.
@@ -146,7 +176,9 @@ public final class PostgreSQLConnection {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 continue
             default:
-                failure = PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+                var error = PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+                if error.isLockTimeout { error.lockHolders = lockHolders() }
+                failure = error
             }
         }
         if let failure { throw failure }
@@ -159,9 +191,40 @@ public final class PostgreSQLConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN:
             return result
         default:
-            throw PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+            var error = PostgreSQLError(result: raw, connection: rawConnection, sql: sql)
+            if error.isLockTimeout { error.lockHolders = lockHolders() }
+            throw error
         }
     }
+
+    /// Who holds the strong table locks of this database, as `pid 123 (psql,
+    /// idle in transaction) holds AccessExclusiveLock on commits`, asked on a
+    /// side connection (this one may be inside the transaction the wait
+    /// aborted); `nil` when none is seen or the server does not answer.
+    func lockHolders() -> String? {
+        var side = parameters.filter { $0.0 != "connect_timeout" && $0.0 != "options" }
+        side.insert(("connect_timeout", "2"), at: 0)
+        guard let connection = try? PostgreSQLConnection(parameters: side),
+            let rows = try? connection.execute(Self.lockHoldersQuery, [cpq_backend_pid(rawConnection)])
+        else { return nil }
+        let holders = (0..<rows.count).map { row in
+            "pid \(rows.string(row, 0) ?? "?") (\(rows.string(row, 1) ?? "?"), \(rows.string(row, 2) ?? "?")) holds "
+                + "\(rows.string(row, 3) ?? "?") on \(rows.string(row, 4) ?? "?")"
+        }
+        return holders.isEmpty ? nil : holders.joined(separator: "; ")
+    }
+
+    /// The sessions other than `$1` and this one holding a lock that keeps writers (or readers) out of a table.
+    static let lockHoldersQuery = """
+        SELECT l.pid, coalesce(nullif(a.application_name, ''), a.backend_type, '?'), coalesce(a.state, '?'), l.mode, c.relname
+        FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.granted AND l.locktype = 'relation' AND l.pid <> $1 AND l.pid <> pg_backend_pid()
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND l.mode IN ('AccessExclusiveLock', 'ExclusiveLock', 'ShareRowExclusiveLock', 'ShareLock')
+            AND c.relnamespace NOT IN (SELECT oid FROM pg_namespace WHERE nspname IN ('pg_catalog', 'information_schema'))
+        ORDER BY l.pid, c.relname LIMIT 3
+        """
 
     private func withParameters<T>(
         _ parameters: [any PostgreSQLBindable], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T

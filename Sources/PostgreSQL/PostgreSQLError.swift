@@ -18,6 +18,8 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     public let sqlState: String?
     public let message: String
     public let sql: String?
+    /// For a lock wait that ran out: who holds the locks that kept it waiting, when seen.
+    public internal(set) var lockHolders: String?
 
     public init(kind: Kind, sqlState: String? = nil, message: String, sql: String? = nil) {
         self.kind = kind
@@ -32,11 +34,19 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
         var text = "PostgreSQL"
         if let sqlState { text += " error \(sqlState)" }
         text += ": \(message)"
+        if let lockHolders { text += " (\(lockHolders))" }
         return text
     }
 
     /// The server cancelled the statement (SQLSTATE 57014): `statement_timeout`, or an operator's `pg_cancel_backend`.
     public var isCancelled: Bool { sqlState == "57014" }
+
+    /// A lock another session holds outlasted `lock_timeout` (SQLSTATE 55P03, lock_not_available).
+    public var isLockTimeout: Bool { sqlState == "55P03" }
+
+    /// The server ended the session for sitting idle inside a transaction past
+    /// `idle_in_transaction_session_timeout` (SQLSTATE 25P03).
+    public var isIdleTransactionTimeout: Bool { sqlState == "25P03" }
 
     /// The server ran out of disk space (SQLSTATE 53100, disk_full).
     public var isDiskFull: Bool { sqlState == "53100" }
@@ -52,8 +62,9 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     public var isConnectionLost: Bool {
         if kind == .connection { return true }
         guard let sqlState else { return false }
-        // 08: connection exception; 57P01–57P03: admin shutdown, crash shutdown, cannot connect now.
-        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+        // 08: connection exception; 57P01–57P03: admin shutdown, crash shutdown, cannot connect now;
+        // 25P03: ended for idling inside a transaction.
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25P03"].contains(sqlState)
     }
 
     /// The store is a hot standby (SQLSTATE 25006, read-only SQL transaction).

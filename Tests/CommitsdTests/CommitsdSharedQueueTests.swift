@@ -162,8 +162,6 @@ import Testing
         try await withRunning(Self.simulator(repositories: count, commits: 1_500, delay: .milliseconds(60))) { simulator in
             let expected = try Self.expected(simulator, repositories: count)
             let uri = try server.createDatabase()
-            // As docs/SCALING.md advises: a daemon stopped inside a batch must not hold the others' batches up.
-            _ = try server.execute("ALTER DATABASE \(Self.database(of: uri)) SET idle_in_transaction_session_timeout = '4s'")
             let sleeper = try startDaemon("sleeper", uri: uri, simulator: simulator, repositories: count, lease: "5s")
             defer { sleeper.stop() }
             let sleeperMetrics = try await CommitsdPostgreSQLTests.metricsBase(sleeper)

@@ -215,7 +215,7 @@ import Testing
         )
     }
 
-    @Test func aLeaseThatRunsOutDuringACheckedTransactionIsNotTakenUntilItEnds() async throws {
+    @Test func aTransactionOutlivingItsLeaseIsRefusedAtCommitAndTheRowIsClaimableMeanwhile() async throws {
         let uri = try await Self.database()
         let first = try StoreLocation(uri).openSyncLeases()
         let second = try StoreLocation(uri).openSyncLeases()
@@ -227,27 +227,29 @@ import Testing
         let walk = try #require(try writer.pendingWalks(repositoryID: repositoryID, branch: "main").first)
         let observer = try PostgreSQLConnection(uri: uri)
 
-        let short = try first.renew(lease, duration: .seconds(3))
-        var claimedMeanwhile: [SyncLease] = []
+        // Renewed while a transaction is open, the lease holds at its commit.
         try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
-            // The batch's transaction checked the lease and holds its row until it commits.
             _ = try batches.store(
-                page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                page: [StoreContractTests.commit(3, parents: [2])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                 pagesTotal: 1)
-            #expect(batches.isOpen)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try observer.execute("SELECT lease_until > now() FROM sync_leases").bool(0, 0) == true,
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(try observer.execute("SELECT lease_until <= now() FROM sync_leases").bool(0, 0) == true)
-            claimedMeanwhile = try second.claimDue(owner: "b", limit: 1, duration: .seconds(60))
+            _ = try first.renew(lease, duration: .seconds(60))
         }
-        #expect(claimedMeanwhile.isEmpty, "the row stays locked by the checked transaction: skipped")
-        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 2, "what was checked commits")
-        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
-        #expect(taken.generation == short.generation + 1)
+        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 2)
+
+        let short = try first.renew(lease, duration: .seconds(2))
+        var claimedMeanwhile: [SyncLease] = []
+        await #expect {
+            try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
+                // The batch's transaction checked the lease when it began, locking nothing.
+                _ = try batches.store(
+                    page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                    pagesTotal: 1)
+                #expect(batches.isOpen)
+                claimedMeanwhile = try Self.claimOnceExpired(second, owner: "b").map { [$0] } ?? []
+            }
+        } throws: { Self.isLeaseLost($0, generation: lease.generation) }
+        #expect(claimedMeanwhile.map(\.generation) == [short.generation + 1], "claimed while the transaction was open")
+        #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 2, "the late transaction wrote nothing")
         #expect { try writer.recordAttempt(repositoryID: repositoryID, branch: "main") } throws: {
             Self.isLeaseLost($0, generation: lease.generation)
         }

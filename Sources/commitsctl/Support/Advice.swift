@@ -70,6 +70,11 @@ enum Advice {
             return "the unfinished batch was rolled back and nothing stored was changed; "
                 + "raise the role's statement_timeout (or find who cancelled it) and run the command again"
         }
+        if error.isLockTimeout {
+            return "the store is locked by another session: nothing was half-stored; let that session finish "
+                + "(VACUUM FULL, REINDEX and ALTER TABLE hold such locks) or end it with pg_terminate_backend(PID), "
+                + "then run the command again (the wait is lock_timeout, 30 s: PGOPTIONS='-c lock_timeout=…' changes it)"
+        }
         if error.isDiskFull {
             return "the unfinished batch was rolled back; free disk space on the database server and run the command again"
         }

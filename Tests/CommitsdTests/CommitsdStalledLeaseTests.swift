@@ -1,0 +1,147 @@
+import Foundation
+import GitHubSim
+import MirrorTestSupport
+import PostgreSQL
+import Testing
+
+/// Three real commitsd on one real PostgreSQL database, nothing set on the
+/// server: one is stopped (SIGSTOP: a hung process, a paused machine and a
+/// partition without a reset all look so to the server) at random moments of a
+/// first sync, some inside a write transaction and some between two. Each time
+/// another daemon claims what it held within two lease durations, and the
+/// stopped one, woken, says it lost its claims; the store ends exact.
+@Suite(.serialized) struct CommitsdStalledLeaseTests {
+    let daemons: CommitsdSharedQueueTests
+    init() throws { daemons = try CommitsdSharedQueueTests() }
+
+    static let lease: Duration = .seconds(5)
+    /// The lock every claimed sync's write transaction takes (PostgreSQLStore.claimedBatchLockKey):
+    /// holding it from the test keeps those transactions open, waiting, until released.
+    static let claimedBatchLockKey: Int64 = 0x636F_6D6D_6974_7303
+
+    /// The session waiting for the claimed-batch lock, by its client port, and the
+    /// process owning that socket (seen by `ss`): the daemon whose write transaction it is.
+    static func waitingWriter(_ server: PostgreSQLServer, database: String) -> (pid: Int32, port: String)? {
+        let rows = try? server.execute(
+            """
+            SELECT client_port FROM pg_stat_activity
+            WHERE datname = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND client_port > 0 LIMIT 1
+            """, [database])
+        guard let port = rows?.first?.first ?? nil,
+            let sockets = try? runProgramBlocking("/usr/bin/ss", ["-Htnp", "state", "established", "( sport = :\(port) )"]),
+            let owner = sockets.stdout.firstMatch(of: /pid=([0-9]+)/), let pid = Int32(owner.1)
+        else { return nil }
+        return (pid, port)
+    }
+
+    /// The state of the session whose client port is `port` (`idle in transaction` while its client is stopped inside one).
+    static func state(ofSessionAt port: String, _ server: PostgreSQLServer, database: String) -> String? {
+        let rows = try? server.execute(
+            "SELECT state FROM pg_stat_activity WHERE datname = $1 AND client_port = $2::int", [database, port])
+        return rows?.first?.first ?? nil
+    }
+
+    @Test func aDaemonStoppedInsideOrBetweenTransactionsIsTakenOverWithinTwoLeases() async throws {
+        let server = try await PostgreSQLServer.shared()
+        let count = 3
+        // Slow pages keep the first sync going through every stop; the rest then comes at full speed.
+        let simulator = try await CommitsdSharedQueueTests.simulator(
+            repositories: count, commits: 8_000, delay: .milliseconds(1_500))
+        try await withRunning(simulator) { simulator in
+            let expected = try CommitsdSharedQueueTests.expected(simulator, repositories: count)
+            let uri = try server.createDatabase()
+            let database = CommitsdSharedQueueTests.database(of: uri)
+            let names = (1...3).map { "mirror-\($0)" }
+            let processes = try names.map {
+                try daemons.startDaemon($0, uri: uri, simulator: simulator, repositories: count, lease: "5s")
+            }
+            defer { for process in processes { process.stop() } }
+            let blocker = try PostgreSQLConnection(uri: uri)
+            var random = SplitMix(seed: UInt64(Date().timeIntervalSince1970))
+            let moments = (0..<10).map { $0 % 2 == 0 }.shuffled(using: &random)
+            var stoppedInside = 0
+            for (round, inside) in moments.enumerated() {
+                let stop = try #require(
+                    await stopAHolder(
+                        inside: inside, names: names, processes: processes, blocker: blocker, server: server, uri: uri,
+                        delay: .milliseconds(Int.random(in: 0..<400, using: &random))),
+                    "round \(round): no daemon could be stopped holding a claim; \(processes.map(\.log))")
+                if stop.wasInside { stoppedInside += 1 }
+                let takenOver = await waitUntil(timeout: Self.lease * 3, every: .milliseconds(100)) {
+                    stop.held.allSatisfy { (CommitsdSharedQueueTests.generation(of: $0.key, server, uri) ?? 0) > $0.value }
+                }
+                let waited = ContinuousClock.now - stop.at
+                #expect(takenOver && waited <= Self.lease * 2, "round \(round) (inside: \(stop.wasInside)): \(waited)")
+                let stopped = processes[stop.index]
+                let lostBefore = stopped.log.components(separatedBy: "claim lost").count
+                stopped.signal(SIGCONT)
+                #expect(
+                    await waitUntil(timeout: .seconds(30)) {
+                        stopped.log.components(separatedBy: "claim lost").count > lostBefore
+                    }, "round \(round): the woken daemon logs its lost claim: \(stopped.log)")
+            }
+            #expect(
+                stoppedInside == moments.filter { $0 }.count, "stopped inside a transaction \(stoppedInside) times of \(moments)")
+            var faults = FaultPlan()
+            faults.delay = .zero
+            simulator.setFaults(faults)
+            #expect(
+                await CommitsdSharedQueueTests.waitExact(server, uri, expected, within: .seconds(300)),
+                "\(processes.map(\.log))")
+            await daemons.stop(processes)
+            try await daemons.check(uri)
+        }
+    }
+
+    struct Stop {
+        let index: Int
+        let held: [String: Int]
+        let at: ContinuousClock.Instant
+        let wasInside: Bool
+    }
+
+    /// Stops a daemon that holds a claim: `inside` one of its write transactions
+    /// (held open by the claimed-batch lock, released once it is stopped, so that
+    /// its session sits idle inside the transaction), or after `delay`, wherever it is.
+    func stopAHolder(
+        inside: Bool, names: [String], processes: [DaemonProcess], blocker: PostgreSQLConnection, server: PostgreSQLServer,
+        uri: String, delay: Duration
+    ) async -> Stop? {
+        let database = CommitsdSharedQueueTests.database(of: uri)
+        for _ in 0..<8 {
+            var chosen: Int?
+            var waitingPort: String?
+            if inside {
+                _ = try? blocker.execute("SELECT pg_advisory_lock($1)", [Self.claimedBatchLockKey])
+                _ = await waitUntil(timeout: .seconds(20), every: .milliseconds(20)) {
+                    guard let waiting = Self.waitingWriter(server, database: database) else { return false }
+                    (chosen, waitingPort) = (processes.firstIndex { $0.pid == waiting.pid }, waiting.port)
+                    return chosen != nil
+                }
+            } else {
+                _ = await waitUntil(timeout: .seconds(30), every: .milliseconds(20)) {
+                    names.contains { !CommitsdSharedQueueTests.held(by: $0, server, uri).isEmpty }
+                }
+                try? await Task.sleep(for: delay)
+                chosen = names.indices.first { !CommitsdSharedQueueTests.held(by: names[$0], server, uri).isEmpty }
+            }
+            guard let index = chosen else {
+                if inside { _ = try? blocker.execute("SELECT pg_advisory_unlock($1)", [Self.claimedBatchLockKey]) }
+                continue
+            }
+            processes[index].signal(SIGSTOP)
+            let at = ContinuousClock.now
+            if inside { _ = try? blocker.execute("SELECT pg_advisory_unlock($1)", [Self.claimedBatchLockKey]) }
+            let held = CommitsdSharedQueueTests.held(by: names[index], server, uri)
+            guard !held.isEmpty else {
+                processes[index].signal(SIGCONT)
+                continue
+            }
+            let idleInside = await waitUntil(timeout: .seconds(2), every: .milliseconds(10)) {
+                waitingPort.map { Self.state(ofSessionAt: $0, server, database: database) == "idle in transaction" } ?? false
+            }
+            return Stop(index: index, held: held, at: at, wasInside: inside && idleInside)
+        }
+        return nil
+    }
+}
