@@ -126,16 +126,21 @@ extension Commitsd {
                     address: address, secret: secret, metrics: metrics, logger: logger, hints: { continuation.yield($0) })
             }
             var services: [any Service] = [service]
-            if let webhooks { services.append(webhooks) }
+            if let webhooks, let address = settings.configuration.webhookListen {
+                services.append(StopsTheDaemonOnFailure(service: webhooks, purpose: "receiving webhooks on \(address)", logger: logger))
+            }
             // A changed metrics_listen, like a changed store, takes effect on restart.
             if let address = settings.configuration.metricsListen {
-                services.append(
-                    MetricsServer(address: address, registry: registry, store: settings.store, started: started, logger: logger))
+                let server = MetricsServer(address: address, registry: registry, store: settings.store, started: started, logger: logger)
+                services.append(StopsTheDaemonOnFailure(service: server, purpose: "serving metrics on \(address)", logger: logger))
             }
+            // Last, so the group, which shuts its services down last first, starts its clock first.
+            services.append(ShutdownDeadline(logger: logger))
             var groupConfiguration = ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
-            groupConfiguration.maximumCancellationDuration = .seconds(5)
+            // No fatal error for a call cancellation cannot reach: ShutdownDeadline ends the process.
+            groupConfiguration.maximumCancellationDuration = nil
             do {
                 try await ServiceGroup(configuration: groupConfiguration).run()
             } catch {

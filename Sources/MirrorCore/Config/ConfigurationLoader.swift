@@ -206,6 +206,12 @@ struct ConfigurationLoader {
                 problem: "is set, and so is token_file (\(tokenFile)); the two are exclusive",
                 expected: "either github_app or token_file: remove one of them")
         }
+        if let webhooks = configuration.webhookListen, let metrics = configuration.metricsListen, webhooks.overlaps(metrics) {
+            throw ConfigurationError(
+                file: file, line: configuration.webhookListenLine, key: "webhook_listen",
+                problem: "is \(webhooks), where metrics_listen (\(metrics)) already listens",
+                expected: "an address of its own: another port for one of the two")
+        }
         return configuration
     }
 

@@ -23,4 +23,13 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether one of the two would fail to bind once the other is bound: one
+    /// port (not 0, which the kernel picks anew for each) on one host, or on a
+    /// wildcard host (`0.0.0.0`, `::`) and any other.
+    public func overlaps(_ other: ListenAddress) -> Bool {
+        guard port == other.port, port != 0 else { return false }
+        let wildcards: Set<String> = ["0.0.0.0", "::", "*"]
+        return host.lowercased() == other.host.lowercased() || wildcards.contains(host) || wildcards.contains(other.host)
+    }
 }
