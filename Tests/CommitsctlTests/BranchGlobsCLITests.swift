@@ -87,6 +87,68 @@ import Testing
         #expect(try await status(config)["release/1.0"]?["state"] as? String == "active")
     }
 
+    /// `sync --all-branches` and `--branch '*'` settle a deleted branch exactly as a
+    /// configuration's `branches: ["*"]` does: confirmed by `GET …/branches/{b}`, marked gone,
+    /// nothing deleted, and `status` and `query --branch` answering the same on all three stores.
+    @Test func theCommandLineGlobsMarkADeletedBranchGoneAsTheConfigurationDoes() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
+        defer { sim.stop() }
+        for (branch, back) in [("release/1.0", 40), ("feature/x", 5)] {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
+        }
+        let configured = try directory.write(
+            "config.yaml",
+            """
+            store: \(directory.path("configured.sqlite"))
+            api_url: \(sim.baseURL)
+            git_bootstrap: false
+            repositories:
+              - name: acme/widgets
+                branches: ["*"]
+
+            """)
+        let token = ["GITHUB_TOKEN": "test-token"]
+        let ways: [(db: String, arguments: [String])] = [
+            (directory.path("configured.sqlite"), ["sync", "--config", configured]),
+            (directory.path("all.sqlite"), ["sync", "acme/widgets", "--all-branches", "--db", directory.path("all.sqlite")]),
+            (directory.path("star.sqlite"), ["sync", "acme/widgets", "--branch", "*", "--db", directory.path("star.sqlite")]),
+        ]
+        func syncEach() async throws -> [ProcessResult] {
+            var results: [ProcessResult] = []
+            for way in ways {
+                results.append(
+                    try await run("commitsctl", way.arguments + ["--api-url", sim.baseURL, "--no-git-bootstrap"], environment: token))
+            }
+            return results
+        }
+        for first in try await syncEach() { #expect(first.status == 0 && first.lines.count == 3, "\(first.stdout)\(first.stderr)") }
+        let counts = try ways.map { try Connection(path: $0.db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") }
+
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/1.0", method: "DELETE")
+        for (way, result) in zip(ways, try await syncEach()) {
+            #expect(result.status == 0, "\(way.arguments): \(result.stderr)")
+            #expect(synced(result) == ["acme/widgets@feature/x", "acme/widgets@main"], "\(way.arguments): \(result.stdout)")
+            #expect(
+                result.stderr.contains("acme/widgets@release/1.0 is gone from GitHub; its history is kept"),
+                "\(way.arguments): \(result.stderr)")
+        }
+        #expect(try ways.map { try Connection(path: $0.db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") } == counts)
+        var answers: [[String]] = []
+        for way in ways {
+            let rows = try await run("commitsctl", ["status", "--json", "--db", way.db])
+            let status = try JSONSerialization.jsonObject(with: Data(rows.stdout.utf8)) as? [[String: Any]] ?? []
+            let states = status.map { "\($0["branch"] ?? "") \($0["state"] ?? "") \($0["head_sha"] ?? "")" }.sorted()
+            #expect(states.filter { $0.hasPrefix("release/1.0 gone ") }.count == 1, "\(way.arguments): \(states)")
+            let query = try await run("commitsctl", ["query", "--branch", "release/1.0", "--format", "oneline", "--db", way.db])
+            #expect(query.status == 0 && !query.lines.isEmpty, "\(way.arguments): \(query.stderr)")
+            let lookups = try await run("commitsctl", ["status", "--requests", "--format", "json", "--db", way.db])
+            #expect(lookups.stdout.contains("branch_lookup"), "\(way.arguments): confirmed alone: \(lookups.stdout)")
+            #expect(try await run("commitsctl", ["check", "--db", way.db]).status == 0)
+            answers.append(states + query.lines)
+        }
+        #expect(answers[1] == answers[0] && answers[2] == answers[0], "\(answers)")
+    }
+
     /// A listing that omits a branch (its pages shifted while read; here github-sim's
     /// `branchListingOmits`) does not decide: the branch is asked for alone, GitHub has it,
     /// and it is synced in the same run (here it moved meanwhile).

@@ -177,7 +177,8 @@ extension Commitsctl {
                 var listings = BranchListings(store: store)
                 defer { listings.keep() }
                 if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
-                    targets = try await branchTargets(name, branchSelection, client: client, sync: sync, listings: &listings)
+                    targets = try await branchTargets(
+                        name, branchSelection, client: client, store: settings.store, sync: sync, listings: &listings)
                 }
                 if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
