@@ -5,7 +5,8 @@
 //                                             configured, a moved head is delivered as a signed push
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
 //                                             git as a GitFault name ("truncated-pack", …),
-//                                             branchListingOmits as an array of branch names
+//                                             branchListingOmits as an array of branch names,
+//                                             holdAccessTokens true to leave every token mint unanswered
 //   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
@@ -137,6 +138,11 @@ enum ControlEndpoint {
         for (key, value) in object {
             if key == "git" {
                 plan.git = try gitFault(value)
+                continue
+            }
+            if key == "holdAccessTokens" {
+                guard let hold = value as? Bool else { throw BadFaultPlan(description: "\(key) must be true or false") }
+                plan.holdAccessTokens = hold
                 continue
             }
             if key == "branchListingOmits" {

@@ -92,6 +92,9 @@ extension Commitsctl.Sync {
                 tally.tryLater += 1
                 tally.stop = true
                 return
+            } catch let error as GitHubAppError {
+                tally.stopForCredentials(error, of: entry.description)
+                return
             } catch {
                 printError("\(entry): \(Advice.line(for: error))")
                 tally.failed += 1
