@@ -15,6 +15,7 @@
 //   POST /_sim/repos/{o}/{r}/branch?name=B&back=N   (or &forward=N) moves B along first parents,
 //                                             as /head does; a new B starts at the default head
 //   DELETE /_sim/repos/{o}/{r}/branch?name=B  deletes branch B
+//   POST /_sim/repos/{o}/{r}/default-branch?name=B   renames the default branch to B (same head)
 
 import Foundation
 import NIOCore
@@ -34,6 +35,14 @@ enum ControlEndpoint {
             return ok()
         case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "head":
             return moveHead(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "default-branch":
+            guard let branch = request.queryValue("name"), !branch.isEmpty else { return .error(.badRequest, "expected ?name=BRANCH") }
+            do {
+                try core.renameDefaultBranch(owner: String(path[1]), name: String(path[2]), to: branch)
+                return ok()
+            } catch {
+                return .error(.unprocessableEntity, "\(error)")
+            }
         case (let method, let path) where path.count == 4 && path[0] == "repos" && path[3] == "branch":
             return branch(request, method: method, owner: String(path[1]), name: String(path[2]), core: core)
         case (.POST, let path) where path.count == 3 && path[0] == "repos":
