@@ -108,6 +108,33 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// A secret file named by mistake (here 50 MiB, sparse) is refused in one line naming the
+    /// file and the limit, whichever secret it was to hold, and never read whole.
+    @Test(arguments: [
+        ("token_file: big\nrepositories: [acme/widgets]\n", ":1: token_file: token file "),
+        (
+            "webhook_listen: 127.0.0.1:0\nwebhook_secret_file: big\nrepositories: [acme/widgets]\n",
+            ": webhook_secret_file: the webhook secret file "
+        ),
+        (
+            "github_app:\n  app_id: 7\n  installation_id: 9\n  private_key_file: big\nrepositories: [acme/widgets]\n",
+            ":1: github_app: the GitHub App private key file "
+        ),
+    ])
+    func anOversizedSecretFileIsRefusedInOneLine(_ yaml: String, _ expected: String) async throws {
+        let big = directory.path("big")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let handle = try #require(FileHandle(forWritingAtPath: big))
+        try handle.truncate(atOffset: 50 << 20)
+        try handle.close()
+        let (result, path) = try await check(yaml.replacingOccurrences(of: " big\n", with: " \(big)\n"))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path)\(expected)\(big) is larger than 64 KiB; a secret file holds only the secret: check the path\n")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func missingOrUnreadableFile() async throws {
         let missing = try await run("commitsd", ["--check-config"], environment: ["COMMITS_MIRROR_CONFIG": directory.path("nope.yaml")])
         #expect(missing.status == 2)

@@ -280,6 +280,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
                     expected: "a file this user can read holding the token on its first line")
             }
             throw error
+        } catch let error as SecretFile.Refused where error.path == tokenFile {
+            throw ConfigurationError(file: source, line: tokenFileLine, key: "token_file", problem: "\(error)")
         }
     }
 
