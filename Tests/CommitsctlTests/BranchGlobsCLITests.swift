@@ -26,23 +26,34 @@ import Testing
         return Dictionary(rows.map { ($0["branch"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    @Test func eachRunSyncsWhatTheGlobsSelectAndMarksWhatIsGone() async throws {
-        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
-        defer { sim.stop() }
-        for (branch, back) in [("release/1.0", 40), ("feature/x", 5)] {
-            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
+    /// github-sim serving `acme/widgets` (`commits` of seed 5) with `branches` cut `back` commits behind main.
+    func simulator(commits: Int, branches: [(name: String, back: Int)]) async throws -> SimulatorProcess {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=\(commits):5"])
+        for branch in branches {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch.name)&back=\(branch.back)", method: "POST")
         }
-        let config = try directory.write(
+        return sim
+    }
+
+    /// A configuration mirroring `acme/widgets` with `branches` (YAML flow list) into `store`, over REST.
+    func configuration(_ branches: String, store: String, _ sim: SimulatorProcess) throws -> String {
+        try directory.write(
             "config.yaml",
             """
-            store: \(db)
+            store: \(store)
             api_url: \(sim.baseURL)
             git_bootstrap: false
             repositories:
               - name: acme/widgets
-                branches: [main, "release/*"]
+                branches: \(branches)
 
             """)
+    }
+
+    @Test func eachRunSyncsWhatTheGlobsSelectAndMarksWhatIsGone() async throws {
+        let sim = try await simulator(commits: 300, branches: [("release/1.0", 40), ("feature/x", 5)])
+        defer { sim.stop() }
+        let config = try configuration(#"[main, "release/*"]"#, store: db, sim)
         let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
         let first = try await sync()
         #expect(first.status == 0, "\(first.stderr)")
@@ -91,22 +102,9 @@ import Testing
     /// configuration's `branches: ["*"]` does: confirmed by `GET …/branches/{b}`, marked gone,
     /// nothing deleted, and `status` and `query --branch` answering the same on all three stores.
     @Test func theCommandLineGlobsMarkADeletedBranchGoneAsTheConfigurationDoes() async throws {
-        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
+        let sim = try await simulator(commits: 300, branches: [("release/1.0", 40), ("feature/x", 5)])
         defer { sim.stop() }
-        for (branch, back) in [("release/1.0", 40), ("feature/x", 5)] {
-            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
-        }
-        let configured = try directory.write(
-            "config.yaml",
-            """
-            store: \(directory.path("configured.sqlite"))
-            api_url: \(sim.baseURL)
-            git_bootstrap: false
-            repositories:
-              - name: acme/widgets
-                branches: ["*"]
-
-            """)
+        let configured = try configuration(#"["*"]"#, store: directory.path("configured.sqlite"), sim)
         let token = ["GITHUB_TOKEN": "test-token"]
         let ways: [(db: String, arguments: [String])] = [
             (directory.path("configured.sqlite"), ["sync", "--config", configured]),
@@ -153,22 +151,9 @@ import Testing
     /// `branchListingOmits`) does not decide: the branch is asked for alone, GitHub has it,
     /// and it is synced in the same run (here it moved meanwhile).
     @Test func aBranchTheListingOmitsIsAskedForAloneAndKeptWhileGitHubHasIt() async throws {
-        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=200:5"])
+        let sim = try await simulator(commits: 200, branches: [("release/1.0", 40), ("release/2.0", 5)])
         defer { sim.stop() }
-        for (branch, back) in [("release/1.0", 40), ("release/2.0", 5)] {
-            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
-        }
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(db)
-            api_url: \(sim.baseURL)
-            git_bootstrap: false
-            repositories:
-              - name: acme/widgets
-                branches: ["release/*"]
-
-            """)
+        let config = try configuration(#"["release/*"]"#, store: db, sim)
         let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
         #expect(synced(try await sync()) == ["acme/widgets@release/1.0", "acme/widgets@release/2.0"])
         func lookups() async throws -> Int {
