@@ -47,6 +47,6 @@ public struct HungTokenEndpoint {
 
     /// The start of the one line a hung mint fails with: the App, then the endpoint.
     public var failurePrefix: String {
-        "GitHub App 4242 got no installation token: could not reach \(simulator.baseURL)/app/installations/678/access_tokens after 1 attempts: "
+        "GitHub App 4242 got no installation token: could not reach \(simulator.baseURL)/app/installations/678/access_tokens after 1 attempt: "
     }
 }
