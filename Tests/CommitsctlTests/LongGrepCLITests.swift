@@ -37,6 +37,9 @@ import Testing
         for store in stores {
             let found = try await run("commitsctl", ["query", "--grep", needle, "--format", "oneline", "--db", store])
             #expect(found.status == 0 && found.lines.count == 1, "\(store): \(found.stdout) \(found.stderr)")
+            // Every scalar a bracket of three forms (k, K, KELVIN SIGN): the costliest pattern allowed.
+            let costliest = try await run("commitsctl", ["query", "--grep", String(repeating: "k", count: 1000), "--db", store])
+            #expect(costliest.status == 0 && costliest.stdout.isEmpty, "\(store): \(costliest.stderr)")
             let refused = try await run("commitsctl", ["query", "--grep", tooLong, "--db", store])
             #expect(refused.status == 64, "\(store): \(refused.stderr)")
             #expect(
