@@ -89,7 +89,7 @@ final class HostedRepository: Sendable {
         } else if name.hasPrefix("heads/") {
             name = name.dropFirst(6)
         }
-        if name == snapshot.defaultBranch { return head }
+        if name == defaultBranch { return head }
         if let node = branches[String(name)] { return node }
         guard Hex.isFullSHA(ref) else { return nil }
         return graph?.node(forSHA: ref)
