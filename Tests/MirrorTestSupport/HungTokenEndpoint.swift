@@ -9,7 +9,7 @@ public struct HungTokenEndpoint {
     public let config: String
     public let store: String
 
-    public static func start(in directory: TemporaryDirectory, extraConfiguration: String = "") async throws -> HungTokenEndpoint {
+    public static func start(in directory: TemporaryDirectory) async throws -> HungTokenEndpoint {
         let keyPath = directory.path("app.pem")
         try AppKeys.writeWithOpenSSL(.pkcs8, to: keyPath)
         let publicKey = try directory.write(
@@ -31,7 +31,6 @@ public struct HungTokenEndpoint {
               installation_id: 678
               private_key_file: \(keyPath)
             repositories: [acme/one, acme/two]
-            \(extraConfiguration)
 
             """)
         return HungTokenEndpoint(simulator: simulator, config: config, store: store)
