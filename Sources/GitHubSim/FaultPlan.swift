@@ -30,6 +30,9 @@ public struct FaultPlan: Sendable, Equatable {
     /// listing's pages shift as it reads them (a branch deleted between two pages moves the
     /// next page's first branch onto the page already read), made deterministic.
     public var branchListingOmits: Set<String> = []
+    /// App mode: every `POST /app/installations/{id}/access_tokens` waits, unanswered, until
+    /// the plan is replaced (`HeldResponses`): a credential endpoint that hangs.
+    public var holdAccessTokens = false
 
     public init() {}
 

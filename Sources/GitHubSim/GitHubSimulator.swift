@@ -123,6 +123,11 @@ public final class GitHubSimulator: Sendable {
         try core.deleteBranch(owner: owner, name: name, branch: branch)
     }
 
+    /// Renames the default branch (GitHub's branch rename): its head stays, the old name is gone.
+    public func renameDefaultBranch(owner: String, name: String, to branch: String) throws {
+        try core.renameDefaultBranch(owner: owner, name: name, to: branch)
+    }
+
     /// Every branch (the default one included) and its head sha, by name.
     public func branchHeads(owner: String, name: String) throws -> [String: String] {
         let repository = try core.repository(owner: owner, name: name)

@@ -1,7 +1,7 @@
 import NIOCore
 import Synchronization
 
-/// List responses a `FaultPlan.holdFrom` keeps back until the plan is replaced. A test then
+/// Responses a `FaultPlan.holdFrom` (or `holdAccessTokens`) keeps back until the plan is replaced. A test then
 /// acts while a walk is certainly waiting for a page, however slowly a loaded machine ran the
 /// pages before, and lets the walk go on the moment it is done: no delay to guess.
 final class HeldResponses: Sendable {

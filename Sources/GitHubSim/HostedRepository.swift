@@ -40,7 +40,8 @@ final class HostedRepository: Sendable {
     }
 
     let id: Int
-    let defaultBranch: String
+    /// Renamed at run time by `renameDefaultBranch` only.
+    var defaultBranch: String { state.withLock { $0.defaultBranch } }
     let fork: Bool
     let archived: Bool
     let isPrivate: Bool
@@ -69,7 +70,6 @@ final class HostedRepository: Sendable {
         }
         // A git repository's HEAD names its default branch; the other sources take the configured one.
         let defaultBranch = graph?.defaultBranchName ?? repository.defaultBranch
-        self.defaultBranch = defaultBranch
         elementCache = graph.flatMap { $0.cachesRenderedElements ? ElementCache() : nil }
         state = Mutex(
             State(
@@ -129,7 +129,7 @@ final class HostedRepository: Sendable {
     func setBranch(_ branch: String, to sha: String) throws -> BranchMove {
         try state.withLock { state in
             guard let graph, state.head != nil else { throw SimulatorError.emptyRepository(state.owner, state.name) }
-            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
+            guard branch != state.defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
             guard let node = graph.node(forSHA: sha) else {
                 throw SimulatorError(description: "no commit \(sha) in \(state.fullName)")
             }
@@ -144,7 +144,7 @@ final class HostedRepository: Sendable {
     func moveBranch(_ branch: String, by steps: Int) throws -> BranchMove {
         try state.withLock { state in
             guard let graph, let defaultHead = state.head else { throw SimulatorError.emptyRepository(state.owner, state.name) }
-            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
+            guard branch != state.defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch: move its head") }
             var node = state.branches[branch] ?? defaultHead
             for _ in 0..<abs(steps) {
                 guard let next = steps > 0 ? graph.firstParent(of: node) : graph.firstParentSuccessor(of: node) else { break }
@@ -159,11 +159,22 @@ final class HostedRepository: Sendable {
     /// Deletes `branch` (never the default branch); returns the sha it pointed at.
     func deleteBranch(_ branch: String) throws -> String {
         try state.withLock { state in
-            guard branch != defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch") }
+            guard branch != state.defaultBranch else { throw SimulatorError(description: "\(branch) is the default branch") }
             guard let graph, let node = state.branches.removeValue(forKey: branch) else {
                 throw SimulatorError(description: "no branch \(branch) in \(state.fullName)")
             }
             return graph.sha(of: node)
+        }
+    }
+
+    /// Renames the default branch, as GitHub's branch rename does: its head and history stay,
+    /// the old name is no branch any more.
+    func renameDefaultBranch(to branch: String) throws {
+        try state.withLock { state in
+            guard state.branches[branch] == nil, branch != state.defaultBranch else {
+                throw SimulatorError(description: "\(state.fullName) has a branch \(branch) already")
+            }
+            state.defaultBranch = branch
         }
     }
 

@@ -98,6 +98,12 @@ enum Route: Equatable {
         }
     }
 
+    /// `POST /app/installations/{id}/access_tokens`: minting an installation token.
+    var isAccessTokens: Bool {
+        if case .app(.accessTokens) = self { return true }
+        return false
+    }
+
     var isListCommits: Bool {
         if case .repository(_, let tail) = self { return tail == ["commits"] }
         return false

@@ -33,6 +33,11 @@ extension SimulatorCore {
         webhooks.branchEvent("delete", repository, branch: branch)
     }
 
+    /// Renames the default branch (GitHub's branch rename): the same head under `branch`.
+    func renameDefaultBranch(owner: String, name: String, to branch: String) throws {
+        try repository(owner: owner, name: name).renameDefaultBranch(to: branch)
+    }
+
     /// A `push` when the branch moved, and a `create` when it is new.
     private func announce(_ move: HostedRepository.BranchMove, of branch: String, in repository: HostedRepository) -> String {
         if move.before != move.after { webhooks.pushed(repository, branch: branch, before: move.before, after: move.after) }

@@ -19,7 +19,7 @@ final class SimulatorCore: Sendable {
     /// What is served now: tests add and delete repositories at run time.
     private let hosted: Mutex<[HostedRepository]>
     private let state: Mutex<State>
-    /// Responses `FaultPlan.holdFrom` keeps back; a new plan releases them.
+    /// Responses `FaultPlan.holdFrom` (or `holdAccessTokens`) keeps back; a new plan releases them.
     let held = HeldResponses()
 
     var repositories: [HostedRepository] { hosted.withLock { $0 } }
@@ -142,9 +142,7 @@ final class SimulatorCore: Sendable {
     }
 
     /// An id no repository served now has.
-    func unusedID() -> Int {
-        hosted.withLock { list in (list.map(\.id).max() ?? 1000) + 1 }
-    }
+    func unusedID() -> Int { hosted.withLock { list in (list.map(\.id).max() ?? 1000) + 1 } }
 
     // MARK: - Requests
 
@@ -166,6 +164,7 @@ final class SimulatorCore: Sendable {
             if request.headers.contains(name: "Authorization") { state.stats.authorizationHeadersSeen += 1 }
             if route.isListCommits { state.stats.listRequests += 1 }
             if route.isOwnerListing { state.stats.ownerListings += 1 }
+            if route.isAccessTokens { state.stats.accessTokenRequests += 1 }
             if let key = route.repositoryStatsKey { state.stats.requestsByRepository[key, default: 0] += 1 }
             state.requestCounter += 1
             return (state.requestCounter, state.baseURL)
@@ -209,6 +208,8 @@ final class SimulatorCore: Sendable {
                 let next = state.faultCounters.next(repositoryID: repositoryID, under: state.faults)
                 return (next.fault, next.delay, next.holds ? held.generation : nil)
             }
+        } else if route.isAccessTokens {
+            heldUntilPlanOf = state.withLock { $0.faults.holdAccessTokens ? held.generation : nil }
         }
         var response: SimResponse
         switch fault {

@@ -27,6 +27,8 @@ public struct SimStats: Sendable, Codable, Equatable {
     public var requestsByRepository: [String: Int] = [:]
     /// App mode: installation tokens issued (`POST /app/installations/{id}/access_tokens`).
     public var appTokensIssued = 0
+    /// App mode: requests to mint one, answered or not (`FaultPlan.holdAccessTokens`).
+    public var accessTokenRequests = 0
     /// App mode: requests (API and git) refused because their installation token had expired.
     public var expiredTokenRefusals = 0
     /// App mode: JWTs refused (bad signature, `iat`/`exp`, `iss`).

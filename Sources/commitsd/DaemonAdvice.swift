@@ -27,6 +27,9 @@ enum DaemonAdvice {
             default:
                 return nil
             }
+        case GitHubAppError.tokenEndpointFailed:
+            return
+                "the repositories that need a token fail at once for the next \(DurationText.format(GitHubApp.failureMemory)), then it is asked again; check the network and api_url in the configuration"
         case let error as SyncError:
             if case .repositoryIdentityChanged = error {
                 return "check api_url in the configuration, or mirror the new repository into another store"

@@ -26,23 +26,34 @@ import Testing
         return Dictionary(rows.map { ($0["branch"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    @Test func eachRunSyncsWhatTheGlobsSelectAndMarksWhatIsGone() async throws {
-        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:5"])
-        defer { sim.stop() }
-        for (branch, back) in [("release/1.0", 40), ("feature/x", 5)] {
-            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
+    /// github-sim serving `acme/widgets` (`commits` of seed 5) with `branches` cut `back` commits behind main.
+    func simulator(commits: Int, branches: [(name: String, back: Int)]) async throws -> SimulatorProcess {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=\(commits):5"])
+        for branch in branches {
+            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch.name)&back=\(branch.back)", method: "POST")
         }
-        let config = try directory.write(
+        return sim
+    }
+
+    /// A configuration mirroring `acme/widgets` with `branches` (YAML flow list) into `store`, over REST.
+    func configuration(_ branches: String, store: String, _ sim: SimulatorProcess) throws -> String {
+        try directory.write(
             "config.yaml",
             """
-            store: \(db)
+            store: \(store)
             api_url: \(sim.baseURL)
             git_bootstrap: false
             repositories:
               - name: acme/widgets
-                branches: [main, "release/*"]
+                branches: \(branches)
 
             """)
+    }
+
+    @Test func eachRunSyncsWhatTheGlobsSelectAndMarksWhatIsGone() async throws {
+        let sim = try await simulator(commits: 300, branches: [("release/1.0", 40), ("feature/x", 5)])
+        defer { sim.stop() }
+        let config = try configuration(#"[main, "release/*"]"#, store: db, sim)
         let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
         let first = try await sync()
         #expect(first.status == 0, "\(first.stderr)")
@@ -87,26 +98,62 @@ import Testing
         #expect(try await status(config)["release/1.0"]?["state"] as? String == "active")
     }
 
+    /// `sync --all-branches` and `--branch '*'` settle a deleted branch exactly as a
+    /// configuration's `branches: ["*"]` does: confirmed by `GET …/branches/{b}`, marked gone,
+    /// nothing deleted, and `status` and `query --branch` answering the same on all three stores.
+    @Test func theCommandLineGlobsMarkADeletedBranchGoneAsTheConfigurationDoes() async throws {
+        let sim = try await simulator(commits: 300, branches: [("release/1.0", 40), ("feature/x", 5)])
+        defer { sim.stop() }
+        let configured = try configuration(#"["*"]"#, store: directory.path("configured.sqlite"), sim)
+        let token = ["GITHUB_TOKEN": "test-token"]
+        let ways: [(db: String, arguments: [String])] = [
+            (directory.path("configured.sqlite"), ["sync", "--config", configured]),
+            (directory.path("all.sqlite"), ["sync", "acme/widgets", "--all-branches", "--db", directory.path("all.sqlite")]),
+            (directory.path("star.sqlite"), ["sync", "acme/widgets", "--branch", "*", "--db", directory.path("star.sqlite")]),
+        ]
+        func syncEach() async throws -> [ProcessResult] {
+            var results: [ProcessResult] = []
+            for way in ways {
+                results.append(
+                    try await run("commitsctl", way.arguments + ["--api-url", sim.baseURL, "--no-git-bootstrap"], environment: token))
+            }
+            return results
+        }
+        for first in try await syncEach() { #expect(first.status == 0 && first.lines.count == 3, "\(first.stdout)\(first.stderr)") }
+        let counts = try ways.map { try Connection(path: $0.db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") }
+
+        _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=release/1.0", method: "DELETE")
+        for (way, result) in zip(ways, try await syncEach()) {
+            #expect(result.status == 0, "\(way.arguments): \(result.stderr)")
+            #expect(synced(result) == ["acme/widgets@feature/x", "acme/widgets@main"], "\(way.arguments): \(result.stdout)")
+            #expect(
+                result.stderr.contains("acme/widgets@release/1.0 is gone from GitHub; its history is kept"),
+                "\(way.arguments): \(result.stderr)")
+        }
+        #expect(try ways.map { try Connection(path: $0.db, mode: .readOnly).scalarInt("SELECT count(*) FROM commits") } == counts)
+        var answers: [[String]] = []
+        for way in ways {
+            let rows = try await run("commitsctl", ["status", "--json", "--db", way.db])
+            let status = try JSONSerialization.jsonObject(with: Data(rows.stdout.utf8)) as? [[String: Any]] ?? []
+            let states = status.map { "\($0["branch"] ?? "") \($0["state"] ?? "") \($0["head_sha"] ?? "")" }.sorted()
+            #expect(states.filter { $0.hasPrefix("release/1.0 gone ") }.count == 1, "\(way.arguments): \(states)")
+            let query = try await run("commitsctl", ["query", "--branch", "release/1.0", "--format", "oneline", "--db", way.db])
+            #expect(query.status == 0 && !query.lines.isEmpty, "\(way.arguments): \(query.stderr)")
+            let lookups = try await run("commitsctl", ["status", "--requests", "--format", "json", "--db", way.db])
+            #expect(lookups.stdout.contains("branch_lookup"), "\(way.arguments): confirmed alone: \(lookups.stdout)")
+            #expect(try await run("commitsctl", ["check", "--db", way.db]).status == 0)
+            answers.append(states + query.lines)
+        }
+        #expect(answers[1] == answers[0] && answers[2] == answers[0], "\(answers)")
+    }
+
     /// A listing that omits a branch (its pages shifted while read; here github-sim's
     /// `branchListingOmits`) does not decide: the branch is asked for alone, GitHub has it,
     /// and it is synced in the same run (here it moved meanwhile).
     @Test func aBranchTheListingOmitsIsAskedForAloneAndKeptWhileGitHubHasIt() async throws {
-        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=200:5"])
+        let sim = try await simulator(commits: 200, branches: [("release/1.0", 40), ("release/2.0", 5)])
         defer { sim.stop() }
-        for (branch, back) in [("release/1.0", 40), ("release/2.0", 5)] {
-            _ = try await sim.control("/_sim/repos/acme/widgets/branch?name=\(branch)&back=\(back)", method: "POST")
-        }
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(db)
-            api_url: \(sim.baseURL)
-            git_bootstrap: false
-            repositories:
-              - name: acme/widgets
-                branches: ["release/*"]
-
-            """)
+        let config = try configuration(#"["release/*"]"#, store: db, sim)
         let sync = { try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"]) }
         #expect(synced(try await sync()) == ["acme/widgets@release/1.0", "acme/widgets@release/2.0"])
         func lookups() async throws -> Int {

@@ -207,6 +207,43 @@ import Testing
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    /// GitHub renamed the default branch (main → trunk): the entry that mirrors the default
+    /// branch used to probe `main` forever (exit 1 every run). Now the lookup's
+    /// `default_branch` is followed: trunk is synced (its head stored whole costs no walk),
+    /// main is kept as gone with its rows, nothing is deleted or hidden, and later runs poll
+    /// trunk alone, answered 304.
+    @Test func aRenamedDefaultBranchIsFollowedAndTheOldNameKeptAsGone() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:9"])
+        defer { sim.stop() }
+        _ = try await sim.control("/_sim/repos/acme/widgets/head?back=10", method: "POST")
+        #expect(try await sync([], sim).status == 0)
+        let before = try storedSHAs()
+        _ = try await sim.control("/_sim/repos/acme/widgets/default-branch?name=trunk", method: "POST")
+        let renamed = try await sync([], sim)
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        #expect(renamed.lines.count == 1 && renamed.lines[0].hasPrefix("acme/widgets@trunk: 0 new, 0 updated"), "\(renamed.stdout)")
+        #expect(renamed.lines.first?.hasSuffix("; the default branch was main, renamed on GitHub (main is kept as gone)") == true)
+        #expect(try storedSHAs() == before)
+
+        let head = try await sim.control("/_sim/repos/acme/widgets/head?forward=5", method: "POST")["head"] as? String
+        let moved = try await sync([], sim)
+        #expect(
+            moved.status == 0 && moved.lines.first?.hasPrefix("acme/widgets@trunk: 5 new, 0 updated") == true,
+            "\(moved.stdout)\(moved.stderr)")
+        let rows = try await run("commitsctl", ["status", "--json", "--db", db])
+        let status = try JSONSerialization.jsonObject(with: Data(rows.stdout.utf8)) as? [[String: Any]] ?? []
+        let states = Dictionary(status.map { ($0["branch"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(states["trunk"]?["state"] as? String == "active" && states["trunk"]?["head_sha"] as? String == head, "\(states)")
+        #expect(states["main"]?["state"] as? String == "gone", "\(states)")
+        #expect(try storedSHAs() == (try await Self.revList("trunk", sim)))
+        let query = try await run("commitsctl", ["query", "--branch", "main", "--format", "oneline", "--db", db])
+        #expect(query.status == 0 && query.lines.count == before.count, "main's rows kept: \(query.stderr)")
+        #expect(try await run("commitsctl", ["query", "--db", db, "--format", "oneline"]).lines.count == before.count + 5)
+        #expect(try await run("commitsctl", ["check", "--db", db]).status == 0)
+        let idle = try await sync([], sim)
+        #expect(idle.lines.first?.hasPrefix("acme/widgets@trunk: 0 new, 0 updated, 1 request (1 not modified)") == true, "\(idle.stdout)")
+    }
+
     @Test func allBranchesOfAnEmptyRepositoryIsItsDefaultBranchAsWithoutTheFlag() async throws {
         let sim = try await SimulatorProcess.start(["--empty", "acme/widgets"])
         defer { sim.stop() }

@@ -97,6 +97,30 @@ import Testing
         #expect(!AppKeys.leaks(in: ["probe": "Bearer ghs_x"], keyPEM: keyPEM).isEmpty)
     }
 
+    /// A hung token endpoint is remembered: commitsd's first sync waits out one 2 s
+    /// timeout, the other repository fails at once with the same line instead of waiting
+    /// on the endpoint again, and the endpoint is asked once in all.
+    @Test func aHungTokenEndpointIsAskedOnceForEveryRepository() async throws {
+        let directory = try TemporaryDirectory()
+        let hung = try await HungTokenEndpoint.start(in: directory)
+        defer { hung.simulator.stop() }
+        let started = ContinuousClock.now
+        let daemon = try DaemonProcess(["--config", hung.config], logPath: directory.path("commitsd.log"))
+        defer { daemon.stop() }
+        func failed(_ repository: String) -> Bool {
+            daemon.log.split(separator: "\n").contains {
+                $0.contains("sync failed") && $0.contains("repo=\(repository)") && $0.contains(hung.failurePrefix)
+            }
+        }
+        let bothFailed = await waitUntil(timeout: .seconds(60)) { failed("acme/one") && failed("acme/two") }
+        let elapsed = ContinuousClock.now - started
+        #expect(bothFailed, "\(daemon.log.suffix(3000))")
+        #expect(try await hung.tokenRequests() == 1, "\(daemon.log.suffix(3000))")
+        // Start-up and one 2 s timeout; waiting out five per repository would take over 35 s.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
+        #expect(daemon.log.contains("then it is asked again"), "\(daemon.log.suffix(2000))")
+    }
+
     @Test func anAppBesideATokenOrWithABadKeyIsOneLineAndNoStart() async throws {
         let directory = try TemporaryDirectory()
         let keyPath = directory.path("app.pem")

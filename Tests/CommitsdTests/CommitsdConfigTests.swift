@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: [
         (
             "repositories: [acme/widgets]\nintervall: 5m\n",
-            ":2: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, name, lease_duration"
+            ":2: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, name, lease_duration, request_timeout"
         ),
         (
             "repositories:\n  - name: acme/widgets\n    brnach: main\n",
@@ -105,6 +105,33 @@ import Testing
         let (result, path) = try await check(yaml)
         #expect(result.status == 2)
         #expect(result.stderr == "commitsd: error: \(path)\(expected)\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    /// A secret file named by mistake (here 50 MiB, sparse) is refused in one line naming the
+    /// file and the limit, whichever secret it was to hold, and never read whole.
+    @Test(arguments: [
+        ("token_file: big\nrepositories: [acme/widgets]\n", ":1: token_file: token file "),
+        (
+            "webhook_listen: 127.0.0.1:0\nwebhook_secret_file: big\nrepositories: [acme/widgets]\n",
+            ": webhook_secret_file: the webhook secret file "
+        ),
+        (
+            "github_app:\n  app_id: 7\n  installation_id: 9\n  private_key_file: big\nrepositories: [acme/widgets]\n",
+            ":1: github_app: the GitHub App private key file "
+        ),
+    ])
+    func anOversizedSecretFileIsRefusedInOneLine(_ yaml: String, _ expected: String) async throws {
+        let big = directory.path("big")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let handle = try #require(FileHandle(forWritingAtPath: big))
+        try handle.truncate(atOffset: 50 << 20)
+        try handle.close()
+        let (result, path) = try await check(yaml.replacingOccurrences(of: " big\n", with: " \(big)\n"))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "commitsd: error: \(path)\(expected)\(big) is larger than 64 KiB; a secret file holds only the secret: check the path\n")
         #expect(result.stdout.isEmpty)
     }
 

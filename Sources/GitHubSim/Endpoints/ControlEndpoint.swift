@@ -5,7 +5,8 @@
 //                                             configured, a moved head is delivered as a signed push
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
 //                                             git as a GitFault name ("truncated-pack", …),
-//                                             branchListingOmits as an array of branch names
+//                                             branchListingOmits as an array of branch names,
+//                                             holdAccessTokens true to leave every token mint unanswered
 //   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
@@ -14,6 +15,7 @@
 //   POST /_sim/repos/{o}/{r}/branch?name=B&back=N   (or &forward=N) moves B along first parents,
 //                                             as /head does; a new B starts at the default head
 //   DELETE /_sim/repos/{o}/{r}/branch?name=B  deletes branch B
+//   POST /_sim/repos/{o}/{r}/default-branch?name=B   renames the default branch to B (same head)
 
 import Foundation
 import NIOCore
@@ -33,6 +35,14 @@ enum ControlEndpoint {
             return ok()
         case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "head":
             return moveHead(request, owner: String(path[1]), name: String(path[2]), core: core)
+        case (.POST, let path) where path.count == 4 && path[0] == "repos" && path[3] == "default-branch":
+            guard let branch = request.queryValue("name"), !branch.isEmpty else { return .error(.badRequest, "expected ?name=BRANCH") }
+            do {
+                try core.renameDefaultBranch(owner: String(path[1]), name: String(path[2]), to: branch)
+                return ok()
+            } catch {
+                return .error(.unprocessableEntity, "\(error)")
+            }
         case (let method, let path) where path.count == 4 && path[0] == "repos" && path[3] == "branch":
             return branch(request, method: method, owner: String(path[1]), name: String(path[2]), core: core)
         case (.POST, let path) where path.count == 3 && path[0] == "repos":
@@ -137,6 +147,11 @@ enum ControlEndpoint {
         for (key, value) in object {
             if key == "git" {
                 plan.git = try gitFault(value)
+                continue
+            }
+            if key == "holdAccessTokens" {
+                guard let hold = value as? Bool else { throw BadFaultPlan(description: "\(key) must be true or false") }
+                plan.holdAccessTokens = hold
                 continue
             }
             if key == "branchListingOmits" {

@@ -47,7 +47,7 @@ enum RepositoryJSON {
             ",\"created_at\":\"2014-12-01T00:00:00Z\",\"updated_at\":\"\(Timestamp.iso8601UTC(pushedAt))\",\"pushed_at\":\"\(Timestamp.iso8601UTC(pushedAt))\""
         )
         body.writeStaticString(",\"size\":0,\"default_branch\":")
-        body.writeJSONString(repository.defaultBranch)
+        body.writeJSONString(state.defaultBranch)
         // `license` is null for a repository without a recognised licence; GitHub always sends the key
         // (github-to-sqlite reads it).
         body.writeString(

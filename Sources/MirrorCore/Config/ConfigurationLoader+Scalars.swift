@@ -16,6 +16,17 @@ extension ConfigurationLoader {
         }
     }
 
+    /// Between a second and ten minutes: how long a request may receive nothing.
+    func requestTimeout(_ node: Node, key: String) throws -> Duration {
+        let timeout = try duration(node, key: key)
+        guard timeout >= .seconds(1), timeout <= .seconds(600) else {
+            throw error(
+                at: node, key: key, problem: "\(DurationText.format(timeout)) is not between 1s and 10m",
+                expected: "a duration from 1s to 10m, e.g. 30s (the default)")
+        }
+        return timeout
+    }
+
     func duration(_ node: Node, key: String) throws -> Duration {
         guard let text = try scalarText(node, key: key, expected: DurationText.expectedForm) else {
             throw error(at: node, key: key, problem: "has no value", expected: DurationText.expectedForm)

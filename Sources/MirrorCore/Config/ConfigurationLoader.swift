@@ -81,6 +81,7 @@ struct ConfigurationLoader {
         case mailmap, metrics_listen, webhook_listen, webhook_secret_file
         case include_forks, include_archived, git_bootstrap
         case name, lease_duration
+        case request_timeout
     }
 
     enum RepositoryKey: String, CaseIterable {
@@ -185,6 +186,8 @@ struct ConfigurationLoader {
                 configuration.name = try daemonName(value, key: keyText)
             case .lease_duration:
                 configuration.leaseDuration = try leaseDuration(value, key: keyText)
+            case .request_timeout:
+                configuration.requestTimeout = try requestTimeout(value, key: keyText)
             case .log_level:
                 let expected = "one of \(Self.levels)"
                 let text = try string(value, key: keyText, expected: expected)

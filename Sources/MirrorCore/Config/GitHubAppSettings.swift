@@ -77,6 +77,8 @@ extension MirrorConfiguration {
             key = resolved
         } catch let error as GitHubAppKey.KeyError {
             throw ConfigurationError(file: source, line: settings.line, key: "github_app", problem: "\(error)")
+        } catch let error as SecretFile.Refused {
+            throw ConfigurationError(file: source, line: settings.line, key: "github_app", problem: "\(error)")
         }
         let installation: GitHubApp.Installation
         if let id = settings.installationID {

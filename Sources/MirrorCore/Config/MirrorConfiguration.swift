@@ -138,6 +138,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var name: String?
     /// `lease_duration`: how long a claim on a repository lasts unless renewed (docs/SCALING.md).
     public var leaseDuration: Duration = MirrorConfiguration.defaultLeaseDuration
+    /// `request_timeout`: how long a GitHub request may receive nothing before it fails
+    /// (`nil`: the HTTP client's default, `HTTPClient.Configuration.stallTimeout`).
+    public var requestTimeout: Duration?
 
     public static let defaultLeaseDuration: Duration = .seconds(60)
     public static let minimumLeaseDuration: Duration = .seconds(5)
@@ -172,7 +175,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
-            && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration
+            && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -277,6 +280,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
                     expected: "a file this user can read holding the token on its first line")
             }
             throw error
+        } catch let error as SecretFile.Refused where error.path == tokenFile {
+            throw ConfigurationError(file: source, line: tokenFileLine, key: "token_file", problem: "\(error)")
         }
     }
 
@@ -305,6 +310,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("webhook_secret_file", webhookSecretFile, new.webhookSecretFile, orNone)
         compare("name", name, new.name, orNone)
         compare("lease_duration", leaseDuration, new.leaseDuration, DurationText.format)
+        compare("request_timeout", requestTimeout, new.requestTimeout, orDefault)
 
         let oldByKey = Dictionary(repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newByKey = Dictionary(new.repositories.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

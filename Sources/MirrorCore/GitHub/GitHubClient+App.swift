@@ -8,7 +8,14 @@ extension GitHubClient {
     /// The installation token to send now (minted when due); `nil` without an App.
     func currentInstallationToken() async throws -> InstallationToken? {
         guard let app = configuration.app else { return nil }
-        return try await app.token { [self] in try await mintInstallationToken(app) }
+        return try await app.token { [self] in
+            do {
+                return try await mintInstallationToken(app)
+            } catch let error as GitHubError where !error.isRateLimit {
+                // Named as the App's failure, so the request that needed the token is not blamed.
+                throw GitHubAppError.tokenEndpointFailed(appID: app.appID, failure: "\(error)")
+            }
+        }
     }
 
     /// The JWT for one request, registered with the redactor before it is sent.

@@ -84,7 +84,7 @@ extension GitHubClient {
                 next = try interpret(
                     response, url: url, repository: repository, credential: credential, attempts: &attempts, parse: parse)
             } catch let error as CurlError {
-                next = try transportFailure(error, url: url, attempts: &attempts)
+                next = try transportFailure(error, url: url, kind: kind, attempts: &attempts)
             }
             switch next {
             case .finished(let value):
@@ -139,8 +139,13 @@ extension GitHubClient {
     }
 
     /// A failed transfer: cancellation and refusals end the request; the rest is retried.
-    private func transportFailure<Value>(_ error: CurlError, url: String, attempts: inout Attempts) throws -> Next<Value> {
+    /// A credential request that timed out is not: every request waiting on the token
+    /// would wait out each attempt's whole timeout too.
+    private func transportFailure<Value>(
+        _ error: CurlError, url: String, kind: RequestKind, attempts: inout Attempts
+    ) throws -> Next<Value> {
         if error.isCancellation { throw CancellationError() }
+        if error.isTimeout, kind == .appToken { throw GitHubError.transport(error, url: url, attempts: attempts.transient + 1) }
         // Another attempt would only read the same oversized body again.
         if error.isBodyTooLarge { throw GitHubError.responseTooLarge(url: url, limit: configuration.http.maximumBodySize) }
         if error.isInvalidRequest { throw GitHubError.transport(error, url: url, attempts: 1) }

@@ -64,11 +64,11 @@ public enum GitHubError: Error, Sendable, CustomStringConvertible {
         case .validationFailed(let url, let message):
             return "GitHub rejected a request parameter (422: \(message)) for \(url)"
         case .serverError(let status, let url, let attempts):
-            return "GitHub answered \(status) for \(url) after \(attempts) attempts; it is having trouble, retry later"
+            return "GitHub answered \(status) for \(url) after \(plural(attempts, "attempt")); it is having trouble, retry later"
         case .transport(let error, let url, let attempts):
-            return "could not reach \(url) after \(attempts) attempts: \(error.message)"
+            return "could not reach \(url) after \(plural(attempts, "attempt")): \(error.message)"
         case .malformedResponse(let url, let detail, let attempts):
-            return "GitHub sent a response that could not be read for \(url) after \(attempts) attempts: \(detail)"
+            return "GitHub sent a response that could not be read for \(url) after \(plural(attempts, "attempt")): \(detail)"
         case .paginationLoop(let url):
             return "GitHub's pagination looped back to \(url), a page already read; stopped (is a proxy rewriting Link headers?)"
         case .tooManyRedirects(let url):

@@ -68,11 +68,11 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
                 "token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
             )
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let contents = try SecretFile.text(atPath: path, naming: "token file \(path)") else {
             throw TokenError.unreadable(path: path, reason: "permission denied")
         }
-        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
-        else {
+        let text = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
             throw TokenError.empty(path: path)
         }
         return try checked(text, source: "file \(path)")

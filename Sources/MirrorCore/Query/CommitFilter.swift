@@ -20,6 +20,10 @@ public struct CommitFilter: Sendable, Equatable {
     public var coAuthors: [String]
     /// Case-insensitive substrings of the message, like `git log -i -F --grep` (any one matches).
     public var greps: [String]
+    /// The longest `greps` value, in Unicode scalars, either store searches for. PostgreSQL
+    /// matches a needle as a regular expression of its case forms, which it refuses as too
+    /// complex well before a needle of 100,000 scalars; one bound keeps both stores' answers alike.
+    public static let longestGrep = 1000
     /// Every `greps` value must match (`git log --all-match`).
     public var allMatch: Bool
     /// Keep the commits whose message does *not* match the greps (`git log --invert-grep`).

@@ -142,6 +142,11 @@ public final class SyncEngine {
             // A mistyped branch leaves no never-synced branch behind for `check` to wait on.
             // A branch synced before is gone from GitHub: marked so (`status`), its commits kept.
             if case GitHubError.branchNotFound = error {
+                if requestedBranch == nil, !identityChecked,
+                    let report = try await followRenamedDefaultBranch(repository, name: name, formerly: branch)
+                {
+                    return report
+                }
                 try? store.forgetBranchNeverSynced(repositoryID: repository.id, branch: branch)
                 if (try? store.markBranchGone(repositoryID: repository.id, branch: branch, at: Date())) == true {
                     logger.notice("branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back")
@@ -161,6 +166,26 @@ public final class SyncEngine {
                 "sync.requests": "\(report.requests)", "sync.complete": "\(report.complete)",
                 "rate.remaining": "\(report.rateLimit?.remaining.description ?? "-")",
             ])
+        return report
+    }
+
+    /// The stored default branch `former` answered "not found": GitHub may have renamed it
+    /// (main → trunk), which only the repository lookup says. When it names another default
+    /// branch, that one is synced (a rename keeps the head, so a history stored whole costs
+    /// its head alone), and only then is `former` marked gone: its rows and commits are kept,
+    /// and what both reach stays on-branch. `nil` when the default branch is still `former`.
+    func followRenamedDefaultBranch(_ repository: StoredRepository, name: RepositoryName, formerly former: String) async throws
+        -> SyncReport?
+    {
+        let current = try await checkIdentity(of: repository, name: name)
+        guard let renamed = current.defaultBranch, renamed != former else { return nil }
+        var report = try await sync(name, branch: renamed)
+        if try store.markBranchGone(repositoryID: repository.id, branch: former, at: Date()) {
+            logger.notice(
+                "the default branch was renamed on GitHub; the old name is marked gone, its commits kept",
+                metadata: ["repo": "\(name)", "branch": "\(former)", "branch.new_name": "\(renamed)"])
+        }
+        report.renamedFrom = former
         return report
     }
 

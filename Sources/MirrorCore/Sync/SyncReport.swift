@@ -26,6 +26,9 @@ public struct SyncReport: Sendable, Equatable {
     public var elapsed: Duration = .zero
     /// True when the stored history is known to be whole down to its roots.
     public var complete = false
+    /// The default branch's name before GitHub renamed it to `branch`: that branch is
+    /// gone from GitHub, its rows kept (`SyncEngine.followRenamedDefaultBranch`).
+    public var renamedFrom: String?
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
@@ -41,6 +44,7 @@ public struct SyncReport: Sendable, Equatable {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         text += String(format: ", %.1f s", seconds)
         if !complete { text += ", history not yet complete" }
+        if let renamedFrom { text += "; the default branch was \(renamedFrom), renamed on GitHub (\(renamedFrom) is kept as gone)" }
         return text
     }
 }

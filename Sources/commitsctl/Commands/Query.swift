@@ -112,6 +112,11 @@ extension Commitsctl {
             if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
             if invertGrep && grep.isEmpty { throw ValidationError("--invert-grep needs --grep TEXT") }
             if allMatch && grep.isEmpty { throw ValidationError("--all-match needs --grep TEXT") }
+            if let long = grep.first(where: { $0.unicodeScalars.count > CommitFilter.longestGrep }) {
+                throw ValidationError(
+                    "--grep is \(long.unicodeScalars.count) characters long; at most \(CommitFilter.longestGrep) are searched for: give a shorter part of the text"
+                )
+            }
             if follow && format == .json {
                 throw ValidationError("--follow prints commits as they arrive, which one JSON array cannot; use --format ndjson")
             }

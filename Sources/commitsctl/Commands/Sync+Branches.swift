@@ -14,17 +14,25 @@ extension Commitsctl.Sync {
 
     /// One target per selected branch of `name`; none matching is an error naming the patterns.
     /// The never-synced ones are read over git in one fetch first (`readNewBranchesOverGit`).
+    /// A stored branch the globs select that the listing lacks is settled as the
+    /// configuration's globs settle it (`settleUnlistedBranches`): marked gone once GitHub
+    /// confirms it, synced in this run while GitHub still has it.
     func branchTargets(
-        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient, sync: RepositorySync,
-        listings: inout BranchListings
+        _ name: RepositoryName, _ selection: BranchSelection, client: GitHubClient, store: StoreLocation,
+        sync: RepositorySync, listings: inout BranchListings
     ) async throws -> [MirrorConfiguration.Repository] {
         let listing = try await listings.list(name, client: client)
         let listed = listing.branches.map(\.name)
+        let globs = MirrorConfiguration.BranchGlobs(name: name, selection: BranchSelection(selection.patterns.filter(\.isGlob)))
+        let settled = try await settleUnlistedBranches(globs, listed: listed, store: store, client: client)
+        if let failure = settled.failure { throw failure }
         // An empty repository has no branches: every branch of it is its default one, synced as
         // without --all-branches (recorded as empty, found when its first push comes).
         if listed.isEmpty, selection == .every { return [MirrorConfiguration.Repository(name: name)] }
         var branches = selection.names
-        for branch in selection.selected(from: listed) where !branches.contains(branch) { branches.append(branch) }
+        for branch in selection.selected(from: listed) + settled.stillThere where !branches.contains(branch) {
+            branches.append(branch)
+        }
         guard !branches.isEmpty else { throw NoBranchMatches(repository: name, selection: selection, listed: listed.count) }
         await readNewBranchesOverGit(name, branches, listing, sync)
         return branches.map { MirrorConfiguration.Repository(name: name, branch: $0) }
@@ -70,8 +78,7 @@ extension Commitsctl.Sync {
                 for branch in selected where known.insert(entry.entry(for: branch).key).inserted {
                     targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
                 }
-                let gone = try await GoneBranches.confirmAndMark(entry, listed: Set(listed), store: store, client: client)
-                for branch in gone.marked { printWarning("\(entry.name)@\(branch) is gone from GitHub; its history is kept") }
+                let gone = try await settleUnlistedBranches(entry, listed: listed, store: store, client: client)
                 for branch in gone.stillThere where known.insert(entry.entry(for: branch).key).inserted {
                     targets.append(MirrorConfiguration.Repository(name: entry.name, branch: branch))
                 }
@@ -85,11 +92,27 @@ extension Commitsctl.Sync {
                 tally.tryLater += 1
                 tally.stop = true
                 return
+            } catch let error as GitHubAppError {
+                tally.stopForCredentials(error, of: entry.description)
+                return
             } catch {
                 printError("\(entry): \(Advice.line(for: error))")
                 tally.failed += 1
             }
         }
+    }
+}
+
+extension Commitsctl.Sync {
+    /// Confirms and marks gone the stored branches `globs` select that `listed` lacks
+    /// (`GoneBranches`, the rule commitsd follows too), one warning per branch marked.
+    /// The caller syncs the outcome's `stillThere` and reports its `failure`.
+    func settleUnlistedBranches(
+        _ globs: MirrorConfiguration.BranchGlobs, listed: [String], store: StoreLocation, client: GitHubClient
+    ) async throws -> GoneBranches.Outcome {
+        let gone = try await GoneBranches.confirmAndMark(globs, listed: Set(listed), store: store, client: client)
+        for branch in gone.marked { printWarning("\(globs.name)@\(branch) is gone from GitHub; its history is kept") }
+        return gone
     }
 }
 

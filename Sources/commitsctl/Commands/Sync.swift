@@ -148,6 +148,7 @@ extension Commitsctl {
                     apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
+                if let timeout = configuration?.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
@@ -177,7 +178,8 @@ extension Commitsctl {
                 var listings = BranchListings(store: store)
                 defer { listings.keep() }
                 if case .repository(let name)? = repository.flatMap(RepositorySelector.init(parsing:)), let branchSelection {
-                    targets = try await branchTargets(name, branchSelection, client: client, sync: sync, listings: &listings)
+                    targets = try await branchTargets(
+                        name, branchSelection, client: client, store: settings.store, sync: sync, listings: &listings)
                 }
                 if repository != nil, selections.isEmpty, targets.count == 1 {
                     // One repository: its error is the command's error (exit status as documented).
@@ -223,6 +225,14 @@ extension Commitsctl {
                 if failed > 0 { return ExitStatus.failure }
                 return tryLater > 0 ? ExitStatus.tryLater : 0
             }
+
+            /// The App got no token: every other repository would fail the same way
+            /// (`GitHubApp.failureMemory`), so the run ends on this one line.
+            mutating func stopForCredentials(_ error: GitHubAppError, of target: String) {
+                printError("\(target): \(Advice.line(for: error))")
+                failed += 1
+                stop = true
+            }
         }
 
         /// Lists each owner the patterns name, once, printing one line per owner, and
@@ -264,6 +274,9 @@ extension Commitsctl {
                     if !rest.isEmpty { printWarning("not attempted (rate-limited): \(rest.joined(separator: ", "))") }
                     tally.tryLater += 1
                     tally.stop = true
+                    return tally
+                } catch let error as GitHubAppError {
+                    tally.stopForCredentials(error, of: label)
                     return tally
                 } catch {
                     printError("\(label): \(Advice.line(for: error))")
@@ -317,6 +330,10 @@ extension Commitsctl {
                 case .stepEnded:
                     preconditionFailure("commitsctl syncs without a page limit")
                 case .failed(let failure):
+                    if let error = failure.error as? GitHubAppError {
+                        tally.stopForCredentials(error, of: target.description)
+                        return
+                    }
                     printError("\(target): \(Advice.line(for: failure.error))")
                     tally.failed += 1
                 }

@@ -16,6 +16,8 @@ enum Advice {
         case let error as StoreError: return advice(for: error)
         case let error as SyncError: return advice(for: error)
         case let error as PostgreSQLError: return advice(for: error)
+        case GitHubAppError.tokenEndpointFailed:
+            return "nothing more was synced in this run; check the network and --api-url (or api_url), then sync again"
         default: return nil
         }
     }

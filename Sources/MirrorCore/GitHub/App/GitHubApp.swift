@@ -25,11 +25,17 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
     /// clock, or a test's own clock so its verdicts do not depend on load.
     private let now: @Sendable () -> Date
 
+    /// How long a failed mint is remembered: requests meanwhile fail at once with its
+    /// error, so a hung credential endpoint costs one timeout, not one per repository.
+    public static let failureMemory: Duration = .seconds(60)
+
     private struct State {
         var installationID: Int?
         var token: InstallationToken?
         var minting: Task<InstallationToken, any Error>?
         var minted = 0
+        /// The last mint's failure and when it is forgotten.
+        var failure: (error: GitHubAppError, until: Date)?
     }
 
     private let state = Mutex(State())
@@ -55,15 +61,18 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
     func rememberInstallationID(_ id: Int) { state.withLock { $0.installationID = id } }
 
     /// The token to send now: the one held unless it is due, else a new one
-    /// from `mint`. Callers that arrive during a mint wait for the same one.
+    /// from `mint`. Callers that arrive during a mint wait for the same one, and
+    /// those within `failureMemory` of a failed mint get its error at once.
     func token(minting mint: @escaping @Sendable () async throws -> InstallationToken) async throws -> InstallationToken {
         enum Step {
             case held(InstallationToken)
             case wait(Task<InstallationToken, any Error>)
+            case failed(GitHubAppError)
         }
         let step: Step = state.withLock { state in
             if let token = state.token, !token.isDue(at: now()) { return .held(token) }
             if let minting = state.minting { return .wait(minting) }
+            if let failure = state.failure, now() < failure.until { return .failed(failure.error) }
             let minting = Task { try await mint() }
             state.minting = minting
             return .wait(minting)
@@ -71,6 +80,8 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
         switch step {
         case .held(let token):
             return token
+        case .failed(let error):
+            throw error
         case .wait(let minting):
             do {
                 let token = try await minting.value
@@ -79,12 +90,17 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
                         state.minting = nil
                         state.token = token
                         state.minted += 1
+                        state.failure = nil
                     }
                 }
                 return token
             } catch {
                 state.withLock { state in
-                    if state.minting == minting { state.minting = nil }
+                    guard state.minting == minting else { return }
+                    state.minting = nil
+                    if let error = error as? GitHubAppError {
+                        state.failure = (error, now().addingTimeInterval(Double(Self.failureMemory.components.seconds)))
+                    }
                 }
                 throw error
             }

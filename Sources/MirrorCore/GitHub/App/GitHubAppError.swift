@@ -11,6 +11,10 @@ public enum GitHubAppError: Error, Sendable, CustomStringConvertible {
     case tokenRefused(appID: Int, installationID: Int)
     /// The answer to a mint did not hold a usable token and expiry.
     case malformedToken(appID: Int, detail: String)
+    /// Minting a token failed on the way (no answer in time, a server error): `failure`
+    /// names the endpoint. Remembered for a while (`GitHubApp.failureMemory`), so each
+    /// request that needs a token meanwhile fails at once instead of waiting on it again.
+    case tokenEndpointFailed(appID: Int, failure: String)
 
     public var description: String {
         switch self {
@@ -29,6 +33,8 @@ public enum GitHubAppError: Error, Sendable, CustomStringConvertible {
                 "GitHub refused a freshly minted token of GitHub App \(app) installation \(installation) (401): check that the installation is not suspended and still has access"
         case .malformedToken(let app, let detail):
             return "GitHub App \(app): the access token answer is unusable (\(detail))"
+        case .tokenEndpointFailed(let app, let failure):
+            return "GitHub App \(app) got no installation token: \(failure)"
         }
     }
 }

@@ -50,10 +50,10 @@ public struct GitHubAppKey: Sendable, CustomStringConvertible, CustomDebugString
                 "the GitHub App key file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
             )
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let pem = try SecretFile.text(atPath: path, naming: "the GitHub App private key \(source)") else {
             throw KeyError.unreadable(source: source, reason: "permission denied")
         }
-        return try GitHubAppKey(pem: String(decoding: data, as: UTF8.self), source: source)
+        return try GitHubAppKey(pem: pem, source: source)
     }
 
     /// Parses `pem`; the error names the source and never quotes the text.

@@ -50,10 +50,10 @@ public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStrin
                 "the webhook secret file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
             )
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let contents = try SecretFile.text(atPath: path, naming: "the webhook secret \(source)") else {
             throw SecretError.unreadable(source: source, reason: "permission denied")
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = contents.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw SecretError.empty(source: source) }
         return WebhookSecret(text, source: source)
     }
