@@ -265,8 +265,9 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             answer = "accepted, but too many branches await their sync; its next poll finds this push"
             metrics.recordPush(.dropped)
         }
-        respond(.accepted, answer + "\n", request: request, context: context)
+        // Counted before the answer, so a scrape after it sees the delivery.
         metrics.recordWebhook(event: event, outcome: admission == .notMirrored ? .ignored : .accepted)
+        respond(.accepted, answer + "\n", request: request, context: context)
     }
 
     /// Answers before the body is (all) read, and closes: the rest is never read.

@@ -74,6 +74,9 @@ struct WebhookRig {
         try? await simulator.shutdown()
     }
 
+    /// The port commitsd receives webhooks on, for raw connections.
+    var port: Int { URLComponents(string: webhookURL)?.port ?? 0 }
+
     var head: String { (try? simulator.headSHA(owner: "acme", name: "widgets")) ?? "" }
 
     func stored(_ sha: String) -> Bool { storedSHAs("acme/widgets").contains(sha) }
