@@ -68,6 +68,25 @@ import Testing
         #expect(Set(sent.pushes().map(\.0.repositoryName.description)).count == 20)
     }
 
+    @Test func pastTheBranchesItMayRememberAPushIsLeftToItsPollAndRoomComesBack() {
+        let sent = Sent()
+        let start = ContinuousClock.now
+        let limits = WebhookHintGate.Limits(burst: 1, perMinute: 60, maximumKeys: 2)
+        let gate = WebhookHintGate(limits: limits, now: start) { hint in sent.hints.withLock { $0.append(hint) } }
+        func admit(_ name: String, at now: ContinuousClock.Instant) -> WebhookHintGate.Admission {
+            gate.admit(.push(Self.push(name), receivedAt: now), now: now) { true }
+        }
+        #expect(admit("acme/r0", at: start) == .sent)
+        #expect(admit("acme/r1", at: start) == .folded, "the budget is spent")
+        #expect(admit("acme/r2", at: start) == .dropped, "two branches remembered already")
+        gate.sendDue(now: start + .seconds(1))
+        #expect(sent.count == 2 && gate.waiting == 0)
+        // r0 was forgotten a spacing after its hint; r1 is remembered for its own spacing.
+        #expect(admit("acme/r2", at: start + .seconds(1)) == .folded)
+        gate.sendDue(now: start + .seconds(2))
+        #expect(sent.pushes().map(\.0.repositoryName.description) == ["acme/r0", "acme/r1", "acme/r2"])
+    }
+
     @Test func aPushNotMirroredIsNoHintAndItsAnswerIsRememberedForASpacing() {
         let sent = Sent()
         let start = ContinuousClock.now
