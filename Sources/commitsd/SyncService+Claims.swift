@@ -190,7 +190,7 @@ extension SyncService {
         let candidates = Self.candidates(for: push, in: configuration)
         let matched = Self.repositories(pushedBy: push, among: candidates, store: settings.store, logger: logger)
         guard !matched.isEmpty else {
-            // The receiver matched it (and counted a push it did not match); a reload may have removed it since.
+            // The receiver matched it already (and counts the pushes it does not); a reload may have removed it since.
             logger.info("push webhook for a repository or branch no longer mirrored; ignored", metadata: metadata)
             return
         }
