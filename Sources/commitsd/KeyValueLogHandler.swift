@@ -6,8 +6,9 @@ import Synchronization
 /// sorted by key. Under systemd (`$JOURNAL_STREAM` set) each line starts with
 /// a `<N>` syslog priority, which journald turns into the entry's priority and
 /// strips; it adds its own timestamp. Elsewhere lines start with a UTC
-/// timestamp. Values with spaces or quotes are quoted; newlines are escaped,
-/// so an event never spans lines.
+/// timestamp. Values with spaces or quotes are quoted; newlines and every other
+/// control character (ESC, DEL, C1…) are escaped, so an event never spans lines
+/// and text from a sender (a webhook's `ref`) cannot drive a terminal.
 struct KeyValueLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
@@ -79,6 +80,8 @@ struct KeyValueLogHandler: LogHandler {
             case "\"": escaped += "\\\""; needsQuotes = true
             case "\\": escaped += "\\\\"
             case " ", "=": escaped.unicodeScalars.append(scalar); needsQuotes = true
+            case _ where scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}":
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: escaped.unicodeScalars.append(scalar)
             }
         }

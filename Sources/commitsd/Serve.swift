@@ -121,9 +121,11 @@ extension Commitsd {
             // Like metrics_listen, webhook_listen and its secret take effect on restart.
             if let address = settings.configuration.webhookListen, let secret = settings.webhookSecret {
                 let (hints, continuation) = AsyncStream.makeStream(of: WebhookHint.self, bufferingPolicy: .bufferingNewest(1024))
-                service.hints = hints
+                let targets = WebhookTargets()
+                (service.hints, service.webhookTargets) = (hints, targets)
                 webhooks = WebhookServer(
-                    address: address, secret: secret, metrics: metrics, logger: logger, hints: { continuation.yield($0) })
+                    address: address, secret: secret, metrics: metrics, logger: logger, targets: targets,
+                    hints: { continuation.yield($0) })
             }
             var services: [any Service] = [service]
             if let webhooks, let address = settings.configuration.webhookListen {

@@ -131,6 +131,7 @@ extension SyncService {
                     }
                 }
                 let configuration = discovery.expanded(settings.configuration)
+                webhookTargets?.publish(configuration, store: settings.store)
                 // A repository with branch globs is claimed too: its branches are listed under the claim.
                 let targets = Set(
                     configuration.repositories.map { SyncTarget(repository: $0.name) }
@@ -186,13 +187,11 @@ extension SyncService {
     ) {
         let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
         // A push to a branch the globs select: the repository's claim lists its branches again.
-        let globbed = push.branch.map { branch in
-            configuration.branchGlobs.filter { $0.selection.matches(branch) }.map { $0.entry(for: branch) }
-        }
-        let matched = repositories(pushedBy: push, among: configuration.repositories + (globbed ?? []), settings: settings, logger: logger)
+        let candidates = Self.candidates(for: push, in: configuration)
+        let matched = Self.repositories(pushedBy: push, among: candidates, store: settings.store, logger: logger)
         guard !matched.isEmpty else {
-            logger.info("push webhook for a repository or branch not mirrored; ignored", metadata: metadata)
-            metrics.recordPush(.notMirrored)
+            // The receiver matched it already (and counts the pushes it does not); a reload may have removed it since.
+            logger.info("push webhook for a repository or branch no longer mirrored; ignored", metadata: metadata)
             return
         }
         do {

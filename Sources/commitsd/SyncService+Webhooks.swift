@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MirrorCore
+import Synchronization
 
 extension SyncService {
     // MARK: - Push webhooks (hints for the plan)
@@ -9,13 +10,13 @@ extension SyncService {
     /// same repository, matched by GitHub's id through the store first (it
     /// survives renames and transfers), else by name (current or former), and
     /// the branch they mirror (their default branch when none is named).
-    func repositories(
-        pushedBy push: WebhookPush, among configured: [MirrorConfiguration.Repository], settings: DaemonSettings, logger: Logger
+    static func repositories(
+        pushedBy push: WebhookPush, among configured: [MirrorConfiguration.Repository], store: StoreLocation, logger: Logger
     ) -> [MirrorConfiguration.Repository] {
         var names: Set<String> = [push.repositoryName.description.lowercased()]
         var defaultBranch = push.defaultBranch
         do {
-            let reader = try settings.store.openCommitReader()
+            let reader = try store.openCommitReader()
             let stored = try reader.repositories()
             let same =
                 stored.first { push.repositoryID != nil && $0.githubID == push.repositoryID }
@@ -34,5 +35,51 @@ extension SyncService {
             guard let branch = repository.branch ?? defaultBranch else { return true }
             return branch == push.branch
         }
+    }
+
+    /// What a push may be for in `configuration`: its repositories, and the
+    /// entries its branch globs would make of the pushed branch.
+    static func candidates(for push: WebhookPush, in configuration: MirrorConfiguration) -> [MirrorConfiguration.Repository] {
+        let globbed = push.branch.map { branch in
+            configuration.branchGlobs.filter { $0.selection.matches(branch) }.map { $0.entry(for: branch) }
+        }
+        return configuration.repositories + (globbed ?? [])
+    }
+
+    /// The schedule's side of a push hint: the repositories it is for are due now
+    /// (`SyncSchedule.nudge`), and `pushedAt` keeps when, for the latency metric.
+    func planPush(
+        _ push: WebhookPush, receivedAt: ContinuousClock.Instant, plan: inout SyncSchedule,
+        pushedAt: inout [String: ContinuousClock.Instant], settings: DaemonSettings, logger: Logger
+    ) {
+        let matched = Self.repositories(pushedBy: push, among: plan.jobs.map(\.repository), store: settings.store, logger: logger)
+        let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
+        // The receiver matched it to the configuration: a branch its globs select first, or a job a reload removed since.
+        if matched.isEmpty { logger.debug("push webhook for no job of the plan; any branch globs are listed now", metadata: metadata) }
+        for repository in matched {
+            logger.info("push webhook: syncing now", metadata: metadata)
+            metrics.recordPush(.dueNow)
+            plan.nudge(repository, now: .now)
+            pushedAt[repository.key] = min(pushedAt[repository.key] ?? receivedAt, receivedAt)
+        }
+    }
+}
+
+/// What the webhook receiver matches a push against before it becomes a hint:
+/// the configuration the plan follows (patterns and globs expanded), published
+/// by the plan whenever it changes, and the store that knows former names.
+final class WebhookTargets: Sendable {
+    private let current = Mutex<(configuration: MirrorConfiguration, store: StoreLocation)?>(nil)
+
+    func publish(_ configuration: MirrorConfiguration, store: StoreLocation) {
+        current.withLock { $0 = (configuration, store) }
+    }
+
+    /// Whether a configured repository and branch is the one pushed to; true
+    /// until the plan has published (it matches again when it takes the hint).
+    func mirror(_ push: WebhookPush, logger: Logger) -> Bool {
+        guard let (configuration, store) = current.withLock({ $0 }) else { return true }
+        let candidates = SyncService.candidates(for: push, in: configuration)
+        return !SyncService.repositories(pushedBy: push, among: candidates, store: store, logger: logger).isEmpty
     }
 }

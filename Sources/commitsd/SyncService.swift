@@ -46,6 +46,8 @@ struct SyncService: Service, CustomStringConvertible {
     let metrics: MirrorMetrics
     /// What verified webhook deliveries ask for (`WebhookServer`); `nil` without `webhook_listen`.
     var hints: AsyncStream<WebhookHint>? = nil
+    /// Where the plan publishes what it mirrors, for the webhook receiver to match pushes against.
+    var webhookTargets: WebhookTargets? = nil
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
@@ -150,6 +152,7 @@ struct SyncService: Service, CustomStringConvertible {
         var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
         var plan = SyncSchedule(
             configuration: settings.configuration, synced: startup.synced, activity: startup.activity, now: .now)
+        webhookTargets?.publish(settings.configuration, store: settings.store)
         // Patterns (OWNER/*) and branch globs are listed at once, then on their shortest intervals.
         var discoveries = Discoveries(configuration: settings.configuration)
         var timer: Task<Void, Never>?
@@ -190,6 +193,12 @@ struct SyncService: Service, CustomStringConvertible {
             return plan.next { job in
                 !busyRepositories.contains(job.repositoryKey) && (firstSyncMayStart || hasSynced.contains(job.key))
             }
+        }
+
+        /// The plan follows `configuration` (patterns and globs expanded), and pushes are matched against it.
+        func follow(_ configuration: MirrorConfiguration) {
+            plan.apply(configuration, now: .now)
+            webhookTargets?.publish(configuration, store: settings.store)
         }
 
         func arm() {
@@ -277,7 +286,7 @@ struct SyncService: Service, CustomStringConvertible {
                     ledger = RequestLedger(store: settings.store, client: settings.client)
                     usageRecorded = settings.client.usage
                     logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                    plan.apply(discoveries.expanded(settings.configuration), now: .now)
+                    follow(discoveries.expanded(settings.configuration))
                     discoveries.reset(for: settings.configuration)
                     notifier.status("configuration reloaded; \(lastStatus)")
                 case .finished(let finished):
@@ -286,19 +295,7 @@ struct SyncService: Service, CustomStringConvertible {
                     discoveries.repositoryChanged(settings.configuration)
                 case .hint(.push(let push, let receivedAt)):
                     discoveries.pushed(to: push.repositoryName, settings.configuration)
-                    let matched = repositories(
-                        pushedBy: push, among: plan.jobs.map(\.repository), settings: settings, logger: logger)
-                    let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
-                    if matched.isEmpty {
-                        logger.info("push webhook for a repository or branch not mirrored; ignored", metadata: metadata)
-                        metrics.recordPush(.notMirrored)
-                    }
-                    for repository in matched {
-                        logger.info("push webhook: syncing now", metadata: metadata)
-                        metrics.recordPush(.dueNow)
-                        plan.nudge(repository, now: .now)
-                        pushedAt[repository.key] = min(pushedAt[repository.key] ?? receivedAt, receivedAt)
-                    }
+                    planPush(push, receivedAt: receivedAt, plan: &plan, pushedAt: &pushedAt, settings: settings, logger: logger)
                 case .due, .claimEnded:
                     break
                 }
@@ -308,7 +305,7 @@ struct SyncService: Service, CustomStringConvertible {
                         listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
                     if let pause { plan.pause(until: pause) }
                     newBranches.merge(discoveries.takeNewBranches()) { _, new in new }
-                    if ran { plan.apply(discoveries.expanded(settings.configuration), now: .now) }
+                    if ran { follow(discoveries.expanded(settings.configuration)) }
                 }
                 while !Task.isShuttingDownGracefully, let job = nextStartable(), job.due <= .now {
                     if let resume = reservePause(settings: settings) {

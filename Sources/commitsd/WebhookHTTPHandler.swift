@@ -9,8 +9,10 @@ import NIOHTTP1
 /// fed to the HMAC as it arrives and kept only for a push, `create` or `delete`, within the shared
 /// budget (`WebhookAdmission`; 503 past it), 413 as soon as it passes 25 MB,
 /// 408 when the request is not all there within `requestTimeout`; the signature
-/// (401, logged); only then the headers and body are read: the delivery id (a
-/// replay changes nothing), the event and, for those, its repository and ref.
+/// (401, logged at most once a minute with a count: `WebhookRefusalLog`); only
+/// then the headers and body are read: the delivery id (a replay changes
+/// nothing), the event and, for those, its repository and ref, whose hint goes
+/// to the plan through `WebhookHintGate` (spaced per branch, budgeted in all).
 final class WebhookHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -20,7 +22,10 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     let admission: WebhookAdmission
     let metrics: MirrorMetrics
     let logger: Logger
-    let hints: @Sendable (WebhookHint) -> Void
+    /// Where verified deliveries' hints go: at most one per branch a second, within a budget.
+    let gate: WebhookHintGate
+    let targets: WebhookTargets
+    let refusals: WebhookRefusalLog
 
     private var head: HTTPRequestHead?
     /// The HMAC of the body so far.
@@ -47,14 +52,16 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
 
     init(
         secret: WebhookSecret, deliveries: SeenDeliveries, admission: WebhookAdmission, metrics: MirrorMetrics,
-        logger: Logger, hints: @escaping @Sendable (WebhookHint) -> Void
+        logger: Logger, gate: WebhookHintGate, targets: WebhookTargets, refusals: WebhookRefusalLog
     ) {
         self.secret = secret
         self.deliveries = deliveries
         self.admission = admission
         self.metrics = metrics
         self.logger = logger
-        self.hints = hints
+        self.gate = gate
+        self.targets = targets
+        self.refusals = refusals
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -102,6 +109,14 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             admission.answered(context.channel)
             awaitRequest(context: context)
         }
+    }
+
+    /// A request NIO cannot parse was answered `400` with `Connection: close`
+    /// (`HTTPServerProtocolErrorHandler`): the connection is closed at once, not at the deadline.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        closing = true
+        deadline?.cancel()
+        context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -178,9 +193,11 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         let signature = request.headers.first(name: "X-Hub-Signature-256")
         guard signatureCheck?.verifies(signature: signature) == true else {
             // Neither the body nor the headers' values are logged: they are the sender's text.
-            logger.warning(
-                "refused a webhook delivery: its X-Hub-Signature-256 is missing or wrong; check the secret on GitHub's webhook page",
-                metadata: ["webhook.remote": "\(context.remoteAddress?.ipAddress ?? "unknown")"])
+            if refusals.refused() {
+                logger.warning(
+                    "refused a webhook delivery: its X-Hub-Signature-256 is missing or wrong; check the secret on GitHub's webhook page",
+                    metadata: ["webhook.remote": "\(context.remoteAddress?.ipAddress ?? "unknown")"])
+            }
             respond(.unauthorized, "the X-Hub-Signature-256 signature is missing or wrong\n", request: request, context: context)
             metrics.recordWebhook(event: nil, outcome: .unauthorized)
             return
@@ -209,17 +226,12 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
                 metrics.recordWebhook(event: event, outcome: .invalid)
                 return
             }
-            guard push.branch != nil else {
-                respond(.accepted, "not a branch; nothing to sync\n", request: request, context: context)
-                metrics.recordWebhook(event: event, outcome: .ignored)
-                return
-            }
-            hints(.push(push, receivedAt: .now))
-            respond(.accepted, "accepted; the repository is due now\n", request: request, context: context)
-            metrics.recordWebhook(event: event, outcome: .accepted)
+            deliver(push, event: event, request: request, context: context)
         case "repository":
-            hints(.repositoryChanged)
-            respond(.accepted, "accepted; discovery is due now\n", request: request, context: context)
+            let admission = gate.admit(.repositoryChanged) { true }
+            respond(
+                .accepted, admission == .sent ? "accepted; discovery is due now\n" : "accepted; discovery is already due\n",
+                request: request, context: context)
             metrics.recordWebhook(event: event, outcome: .accepted)
         default:
             respond(.noContent, nil, request: request, context: context)
@@ -227,12 +239,43 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         }
     }
 
+    /// A verified push's hint, if its repository and branch are mirrored, through the gate.
+    private func deliver(_ push: WebhookPush, event: String?, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard push.branch != nil else {
+            respond(.accepted, "not a branch; nothing to sync\n", request: request, context: context)
+            metrics.recordWebhook(event: event, outcome: .ignored)
+            return
+        }
+        let (logger, targets) = (logger, targets)
+        let admission = gate.admit(.push(push, receivedAt: .now)) { targets.mirror(push, logger: logger) }
+        let answer: String
+        switch admission {
+        case .sent:
+            answer = "accepted; the repository is due now"
+        case .folded:
+            answer = "accepted; a sync of this branch is already due, and this push is folded into it"
+            metrics.recordPush(.folded)
+        case .notMirrored:
+            answer = "not mirrored; nothing to do"
+            metrics.recordPush(.notMirrored)
+            logger.debug(
+                "push webhook for a repository or branch not mirrored; ignored",
+                metadata: ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"])
+        case .dropped:
+            answer = "accepted, but too many branches await their sync; its next poll finds this push"
+            metrics.recordPush(.dropped)
+        }
+        // Counted before the answer, so a scrape after it sees the delivery.
+        metrics.recordWebhook(event: event, outcome: admission == .notMirrored ? .ignored : .accepted)
+        respond(.accepted, answer + "\n", request: request, context: context)
+    }
+
     /// Answers before the body is (all) read, and closes: the rest is never read.
     private func reject(_ status: HTTPResponseStatus, _ text: String, outcome: MirrorMetrics.WebhookOutcome, context: ChannelHandlerContext)
     {
         guard let request = head else { return }
         answered = true
-        if outcome != .invalid {
+        if outcome != .invalid, refusals.refused() {
             logger.notice(
                 "refused a webhook delivery: \(text)",
                 metadata: ["webhook.remote": "\(context.remoteAddress?.ipAddress ?? "unknown")"])

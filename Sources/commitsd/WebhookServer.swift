@@ -26,6 +26,8 @@ struct WebhookServer: Service, CustomStringConvertible {
     let secret: WebhookSecret
     let metrics: MirrorMetrics
     let logger: Logger
+    /// What the plan mirrors, to match pushes against.
+    let targets: WebhookTargets
     let hints: @Sendable (WebhookHint) -> Void
 
     var description: String { "WebhookServer" }
@@ -39,9 +41,13 @@ struct WebhookServer: Service, CustomStringConvertible {
     static let maximumConnections = 32
     /// Push bodies held across all connections until their signatures are checked.
     static let maximumBufferedBytes = 64 * 1024 * 1024
+    /// How often hints folded into a waiting one are looked at: a small part of their spacing.
+    static let hintTick: Duration = .milliseconds(100)
 
     func run() async throws {
-        let (secret, metrics, logger, hints) = (secret, metrics, logger, hints)
+        let (secret, metrics, logger, targets) = (secret, metrics, logger, targets)
+        let gate = WebhookHintGate(send: hints)
+        let refusals = WebhookRefusalLog()
         let deliveries = SeenDeliveries(capacity: 4096)
         let admission = WebhookAdmission(
             maximumConnections: Self.maximumConnections, maximumBufferedBytes: Self.maximumBufferedBytes, metrics: metrics)
@@ -53,7 +59,7 @@ struct WebhookServer: Service, CustomStringConvertible {
                     try channel.pipeline.syncOperations.addHandler(
                         WebhookHTTPHandler(
                             secret: secret, deliveries: deliveries, admission: admission, metrics: metrics, logger: logger,
-                            hints: hints))
+                            gate: gate, targets: targets, refusals: refusals))
                 }
             }
             .bind(host: address.host, port: address.port).get()
@@ -65,6 +71,15 @@ struct WebhookServer: Service, CustomStringConvertible {
                     "\(channel.localAddress.map { "\($0.ipAddress ?? address.host):\($0.port ?? address.port)" } ?? address.description)",
                 "webhook.secret.source": "\(secret.source)",
             ])
+        // Hints folded while their branch waited go once their spacing has passed; refusals are summed up.
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.hintTick)
+                gate.sendDue()
+                refusals.logSummary(to: logger)
+            }
+        }
+        defer { ticker.cancel() }
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
         } onGracefulShutdown: {

@@ -16,15 +16,29 @@ struct WebhookRig {
     let store: String
     let webhookURL: String
     let metricsURL: String
+    /// The shas a repository's branch holds in the store so far (empty while unreadable).
+    let storedSHAs: @Sendable (String) -> Set<String>
 
     /// Starts everything and waits for the first sync; the simulator's head is
     /// 10 commits back, so moving it forward makes new commits to mirror.
-    static func start(in directory: TemporaryDirectory) async throws -> WebhookRig {
-        let simulator = try await startSimulator([("widgets", 300)])
+    /// `others`: more repositories of `acme` (ids from 1002), with the
+    /// configuration entry each is mirrored by, synced before this returns too.
+    /// `postgreSQL`: the store is that database, so commitsd claims from its shared queue.
+    static func start(
+        in directory: TemporaryDirectory, others: [(name: String, commits: Int, entry: String)] = [],
+        postgreSQL: (server: PostgreSQLServer, uri: String)? = nil
+    ) async throws -> WebhookRig {
+        let simulator = try await startSimulator([("widgets", 300)] + others.map { ($0.name, $0.commits) })
         try simulator.moveHead(owner: "acme", name: "widgets", back: 10)
         let secretFile = try directory.write("webhook-secret", secret + "\n")
         chmod(secretFile, 0o600)
-        let store = directory.path("state/commits.sqlite")
+        let store = postgreSQL?.uri ?? directory.path("state/commits.sqlite")
+        let storedSHAs: @Sendable (String) -> Set<String> = { repository in
+            guard let (server, uri) = postgreSQL else { return StoreInspection(store).memberSHAsSoFar(of: repository) }
+            let prefix = repository.lowercased() + " "
+            return Set(
+                CommitsdSharedQueueTests.stored(server, uri).filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        }
         let config = try directory.write(
             "config.yaml",
             """
@@ -36,19 +50,23 @@ struct WebhookRig {
             webhook_secret_file: \(secretFile)
             repositories:
               - acme/widgets
-
+            \(others.map { "  - \($0.entry)\n" }.joined())
             """)
         let daemon = try DaemonProcess(
             ["--config", config, "--log-level", "debug"], environment: ["GITHUB_TOKEN": SecretScan.token],
             logPath: directory.path("commitsd.log"))
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
-        let synced = await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").count == expected }
+        let synced = await waitUntil { storedSHAs("acme/widgets").count == expected }
         try #require(synced, "\(daemon.log)")
+        for other in others {
+            let count = try simulator.reachableSHAs(owner: "acme", name: other.name).count
+            try #require(await waitUntil { storedSHAs("acme/\(other.name)").count == count }, "\(daemon.log)")
+        }
         let webhookURL = "http://127.0.0.1:\(try await daemon.listeningPort("webhook.listen="))/webhook"
         simulator.setWebhook(SimWebhook(url: webhookURL, secret: secret))
         return WebhookRig(
             directory: directory, simulator: simulator, daemon: daemon, store: store, webhookURL: webhookURL,
-            metricsURL: "http://127.0.0.1:\(try await daemon.listeningPort("metrics.listen="))/metrics")
+            metricsURL: "http://127.0.0.1:\(try await daemon.listeningPort("metrics.listen="))/metrics", storedSHAs: storedSHAs)
     }
 
     func stop() async {
@@ -56,9 +74,12 @@ struct WebhookRig {
         try? await simulator.shutdown()
     }
 
+    /// The port commitsd receives webhooks on, for raw connections.
+    var port: Int { URLComponents(string: webhookURL)?.port ?? 0 }
+
     var head: String { (try? simulator.headSHA(owner: "acme", name: "widgets")) ?? "" }
 
-    func stored(_ sha: String) -> Bool { StoreInspection(store).memberSHAsSoFar(of: "acme/widgets").contains(sha) }
+    func stored(_ sha: String) -> Bool { storedSHAs("acme/widgets").contains(sha) }
 
     /// `name{labels}` → value from a scrape of `/metrics`.
     func samples() async -> [String: Double] {

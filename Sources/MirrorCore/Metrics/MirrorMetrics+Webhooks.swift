@@ -31,6 +31,10 @@ extension MirrorMetrics {
         case dueNow = "due_now"
         /// No configured repository is that repository, or none mirrors that branch.
         case notMirrored = "not_mirrored"
+        /// Folded into the hint its branch already had waiting (webhook hints are spaced and budgeted).
+        case folded
+        /// Left to the next poll: too many branches had a hint waiting.
+        case dropped
     }
 
     public static let pushToStoredName = prefix + "webhook_push_to_stored_seconds"
