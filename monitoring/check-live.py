@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Checks a running Prometheus that scrapes commitsd (job="commitsd") with the
+rules loaded: every rule group evaluated with health "ok", and every dashboard
+query valid and answered with data. Used by monitoring/check.sh --live and by
+Tests/System/run.sh.
+
+  check-live.py PROMETHEUS_URL RULES DASHBOARD [--timeout S] [--unexercised PREFIX,...]
+
+--unexercised names metric prefixes the run does not exercise (e.g. the
+webhook metrics where no webhook_listen is set): queries reading only those
+must evaluate without error but may return no data; each is listed.
+"""
+import argparse
+import json
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+# What Grafana substitutes before a query is sent; the rate window covers several 1 s scrapes.
+GRAFANA_VARIABLES = {"$instance": ".*", "$__rate_interval": "1m"}
+
+
+def get(base, path, **params):
+    url = base.rstrip("/") + path + ("?" + urllib.parse.urlencode(params) if params else "")
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def eventually(timeout, probe):
+    """probe() -> (done, detail); polls until done or the deadline, then returns the last detail."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, detail = probe()
+        if done or time.monotonic() >= deadline:
+            return done, detail
+        time.sleep(0.5)
+
+
+def scraped(base):
+    result = get(base, "/api/v1/query", query='up{job="commitsd"}')["data"]["result"]
+    return any(sample["value"][1] == "1" for sample in result), f"up{{job=\"commitsd\"}}: {result}"
+
+
+def rules_evaluated(base, groups, alerts):
+    answered = {group["name"]: group for group in get(base, "/api/v1/rules")["data"]["groups"]}
+    missing = [name for name in groups if name not in answered]
+    if missing:
+        return False, f"rule groups not loaded: {missing}"
+    rules = [rule for name in groups for rule in answered[name]["rules"]]
+    failed = [f"{rule['name']}: {rule.get('lastError', '')}" for rule in rules if rule["health"] == "err"]
+    if failed:
+        return True, "rules failed: " + "; ".join(failed)
+    pending = [rule["name"] for rule in rules if rule["health"] != "ok"]
+    if pending or len(rules) != alerts:
+        return False, f"{len(rules)} of {alerts} rules loaded, not yet evaluated: {pending}"
+    return True, ""
+
+
+def answered(base, expr):
+    try:
+        reply = get(base, "/api/v1/query", query=expr)
+    except urllib.error.HTTPError as error:
+        return True, f"error: {json.load(error).get('error', error)}"
+    return bool(reply["data"]["result"]), f"{len(reply['data']['result'])} series"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("prometheus")
+    parser.add_argument("rules")
+    parser.add_argument("dashboard")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--unexercised", default="")
+    options = parser.parse_args()
+    unexercised = [prefix for prefix in options.unexercised.split(",") if prefix]
+    base = options.prometheus
+    rules_text = open(options.rules, encoding="utf-8").read()
+    groups = re.findall(r"^  - name: (\S+)$", rules_text, re.MULTILINE)
+    alerts = len(re.findall(r"^      - alert: ", rules_text, re.MULTILINE))
+    failures = []
+
+    done, detail = eventually(options.timeout, lambda: scraped(base))
+    if not done:
+        sys.exit(f"check-live: Prometheus never scraped commitsd: {detail}")
+    done, detail = eventually(options.timeout, lambda: rules_evaluated(base, groups, alerts))
+    if not done or detail:
+        failures.append(detail or "rules never evaluated")
+    else:
+        print(f"check-live: {alerts} rules in {len(groups)} group(s) evaluated, health ok")
+
+    dashboard = json.load(open(options.dashboard, encoding="utf-8"))
+    targets = [(panel["title"], target["expr"]) for panel in dashboard["panels"] for target in panel.get("targets", [])]
+    with_data = 0
+    for title, expr in targets:
+        for variable, value in GRAFANA_VARIABLES.items():
+            expr = expr.replace(variable, value)
+        names = set(re.findall(r"\bcommits_mirror_[a-z_]+", expr))
+        optional = bool(names) and all(any(name.startswith(prefix) for prefix in unexercised) for name in names)
+        # A rate needs two scrapes in its window: wait for data rather than judge the first answer.
+        done, detail = eventually(5 if optional else options.timeout, lambda: answered(base, expr))
+        if detail.startswith("error:"):
+            failures.append(f"{title}: {expr}: {detail}")
+        elif done:
+            with_data += 1
+        elif optional:
+            print(f"check-live: no data (not exercised in this run): {title}: {expr}")
+        else:
+            failures.append(f"{title}: {expr}: no data")
+    print(f"check-live: {with_data} of {len(targets)} dashboard queries returned data")
+    if failures:
+        sys.exit("check-live: FAILED:\n  " + "\n  ".join(failures))
+
+
+if __name__ == "__main__":
+    main()
