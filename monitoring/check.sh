@@ -4,8 +4,11 @@
 #   monitoring/check.sh --live BIN   and then github-sim, commitsd (webhooks on) and Prometheus on
 #                                    loopback, from BIN (e.g. .build/release): every rule evaluated
 #                                    with health ok, every dashboard query answered with data
+#                                    (the lease panel's need only evaluate: no shared queue here)
 # promtool and prometheus are Debian's `prometheus` package (.ci/install-deps installs it).
 set -euo pipefail
+live=${1:-}
+[[ $live != --live ]] || bin=$(cd "${2:?--live needs the directory of the built commitsd and github-sim}" && pwd)
 cd "$(dirname "$0")"
 say() { echo "monitoring: $*"; }
 fail() { say "FAILED: $*"; exit 1; }
@@ -40,13 +43,12 @@ promtool check rules "$work/dashboard-rules.yml" >/dev/null \
     || { promtool check rules "$work/dashboard-rules.yml"; fail "a dashboard query is not valid PromQL"; }
 say "rules, rule tests and dashboard queries valid"
 
-[[ ${1:-} == --live ]] || exit 0
-bin=$(cd "${2:?--live needs the directory of the built commitsd and github-sim}" && pwd)
+[[ $live == --live ]] || exit 0
 command -v prometheus >/dev/null || fail "no prometheus: install Debian's prometheus package (.ci/install-deps)"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 metrics_port=$(free_port) webhook_port=$(free_port) prometheus_port=$(free_port)
 (umask 077; od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$work/webhook-secret")
-"$bin/github-sim" --synthetic acme/widgets=300:3 \
+"$bin/github-sim" --synthetic acme/widgets=300:3 --head-back acme/widgets=10 \
     --webhook-url "http://127.0.0.1:$webhook_port/webhook" --webhook-secret-file "$work/webhook-secret" \
     >"$work/sim.url" 2>"$work/sim.log" &
 pids+=($!)
@@ -86,5 +88,5 @@ curl -fsS -X POST "$api/_sim/repos/acme/widgets/head?forward=5" >/dev/null || fa
 # Not exercised here: the shared queue's lease metrics (a PostgreSQL store shared by daemons).
 python3 check-live.py "http://127.0.0.1:$prometheus_port" commits-mirror.rules.yml grafana-dashboard.json \
     --timeout 90 --unexercised commits_mirror_lease \
-    || { tail -5 "$work/commitsd.log" "$work/prometheus.log"; fail "the live check"; }
+    || { tail -n 5 "$work/sim.log" "$work/commitsd.log" "$work/prometheus.log"; fail "the live check"; }
 say "live: Prometheus scraped commitsd; rules and dashboard queries answered"
