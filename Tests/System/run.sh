@@ -5,7 +5,9 @@
 # `systemd-nspawn -b` on the host's network so it reaches a github-sim on the
 # host's loopback, and driven from outside with nsenter. Checks: the service
 # becomes active without a warning and syncs; `systemctl reload` applies a
-# changed configuration; /metrics answers; a member of the commits-mirror group
+# changed configuration; /metrics answers; the host's Prometheus scrapes it with the
+# packaged alerting rules and dashboard (every rule evaluated, every dashboard query
+# answered); a member of the commits-mirror group
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
 # timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
 # github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
@@ -54,7 +56,7 @@ fi
 work=$(mktemp -d /var/tmp/commits-mirror-systest.XXXXXX)
 root=$work/root
 machine=cm-systest-$$
-nspawn_pid= sim_pid= app_sim_pid= pg_dir=
+nspawn_pid= sim_pid= app_sim_pid= pg_dir= prometheus_pid=
 pg_bin=/usr/lib/postgresql/15/bin
 as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 cleanup() {
@@ -62,6 +64,7 @@ cleanup() {
     [[ -n $nspawn_pid ]] && kill -TERM "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null || true
     [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null || true
     [[ -n $app_sim_pid ]] && kill "$app_sim_pid" 2>/dev/null || true
+    [[ -n $prometheus_pid ]] && kill "$prometheus_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -172,6 +175,37 @@ inside journalctl -u commitsd --no-pager -o cat | grep -q 'history read over git
 warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail|error|errno' || true)
 [[ -z $warnings ]] || fail "commitsd logged while reading acme/gadgets over git: $warnings"
 say "acme/gadgets's first sync read its history over git ($git_requests git requests)"
+
+# 3b. Monitoring (docs/MONITORING.md): the host's Prometheus (Debian's package; the container shares
+# the host's network) scrapes the booted commitsd every second with the rules the package installed:
+# every rule evaluates with health ok, and every query of the packaged dashboard returns data but
+# the webhook and lease panels' (no webhook_listen, no shared queue here), which must evaluate.
+command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install-deps installs it)"
+monitoring=$root/usr/share/commits-mirror/monitoring
+[[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
+    || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
+prometheus_port=$((20000 + ($$ + 5000) % 20000))
+mkdir "$work/prometheus"
+cat >"$work/prometheus/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $monitoring/commits-mirror.rules.yml
+scrape_configs:
+  - job_name: commitsd
+    static_configs:
+      - targets: ["127.0.0.1:$metrics_port"]
+YAML
+prometheus --config.file="$work/prometheus/prometheus.yml" --storage.tsdb.path="$work/prometheus/data" \
+    --web.listen-address="127.0.0.1:$prometheus_port" >"$work/prometheus/log" 2>&1 &
+prometheus_pid=$!
+monitoring/check-live.py "http://127.0.0.1:$prometheus_port" "$monitoring/commits-mirror.rules.yml" \
+    "$monitoring/grafana-dashboard.json" --timeout 45 --unexercised commits_mirror_webhook_,commits_mirror_lease \
+    >"$work/check-live.log" 2>&1 || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log"; tail -3 "$work/prometheus/log")"
+kill "$prometheus_pid" && wait "$prometheus_pid" 2>/dev/null || true
+prometheus_pid=
+say "Prometheus scraped commitsd: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';')"
 
 # 4. systemctl stop within seconds.
 t0=$(date +%s%N)
