@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Checks a running Prometheus that scrapes commitsd (job="commitsd") with the
-rules loaded: every rule group evaluated with health "ok", and every dashboard
-query valid and answered with data. Used by monitoring/check.sh --live and by
-Tests/System/run.sh.
+"""Starts a real Prometheus (Debian's package) on loopback scraping a running
+commitsd's /metrics every second as job="commitsd" with the rules loaded, and
+checks that every rule group is evaluated with health "ok" and every dashboard
+query is valid and answered with data. Used by monitoring/check.sh --live and
+by Tests/System/run.sh.
 
-  check-live.py PROMETHEUS_URL RULES DASHBOARD [--timeout S] [--unexercised PREFIX,...]
+  check-live.py METRICS_ADDRESS RULES DASHBOARD [--timeout S] [--unexercised PREFIX,...]
+
+METRICS_ADDRESS is commitsd's metrics_listen (HOST:PORT).
 
 --unexercised names metric prefixes the run does not exercise (e.g. the
 webhook metrics where no webhook_listen is set): queries reading only those
@@ -12,8 +15,13 @@ must evaluate without error but may return no data; each is listed.
 """
 import argparse
 import json
+import os
 import re
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -33,7 +41,10 @@ def eventually(timeout, probe):
     """probe() -> (done, detail); polls until done or the deadline, then returns the last detail."""
     deadline = time.monotonic() + timeout
     while True:
-        done, detail = probe()
+        try:
+            done, detail = probe()
+        except OSError as error:  # Prometheus not listening yet
+            done, detail = False, str(error)
         if done or time.monotonic() >= deadline:
             return done, detail
         time.sleep(0.5)
@@ -67,16 +78,56 @@ def answered(base, expr):
     return bool(reply["data"]["result"]), f"{len(reply['data']['result'])} series"
 
 
+PROMETHEUS_CONFIGURATION = """global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - {rules}
+scrape_configs:
+  - job_name: commitsd
+    static_configs:
+      - targets: ["{target}"]
+"""
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("prometheus")
+    parser.add_argument("target")
     parser.add_argument("rules")
     parser.add_argument("dashboard")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--unexercised", default="")
     options = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="commits-mirror-prometheus.")
+    with open(os.path.join(work, "prometheus.yml"), "w", encoding="utf-8") as configuration:
+        configuration.write(PROMETHEUS_CONFIGURATION.format(rules=os.path.abspath(options.rules), target=options.target))
+    port = free_port()
+    log = open(os.path.join(work, "log"), "w+", encoding="utf-8")
+    server = subprocess.Popen(
+        ["prometheus", f"--config.file={work}/prometheus.yml", f"--storage.tsdb.path={work}/data",
+         f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        failures = check(f"http://127.0.0.1:{port}", options)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.seek(0)
+        tail = log.read().splitlines()[-3:]
+        log.close()
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        sys.exit("check-live: FAILED:\n  " + "\n  ".join(failures + ["prometheus: " + line for line in tail]))
+
+
+def check(base, options):
+    """What failed, as lines; empty when every rule and query passed."""
     unexercised = [prefix for prefix in options.unexercised.split(",") if prefix]
-    base = options.prometheus
     rules_text = open(options.rules, encoding="utf-8").read()
     groups = re.findall(r"^  - name: (\S+)$", rules_text, re.MULTILINE)
     alerts = len(re.findall(r"^      - alert: ", rules_text, re.MULTILINE))
@@ -84,7 +135,7 @@ def main():
 
     done, detail = eventually(options.timeout, lambda: scraped(base))
     if not done:
-        sys.exit(f"check-live: Prometheus never scraped commitsd: {detail}")
+        return [f"Prometheus never scraped commitsd: {detail}"]
     done, detail = eventually(options.timeout, lambda: rules_evaluated(base, groups, alerts))
     if not done or detail:
         failures.append(detail or "rules never evaluated")
@@ -113,8 +164,7 @@ def main():
         else:
             failures.append(f"{title}: {expr}: no data")
     print(f"check-live: {with_data} of {len(targets)} dashboard queries returned data")
-    if failures:
-        sys.exit("check-live: FAILED:\n  " + "\n  ".join(failures))
+    return failures
 
 
 if __name__ == "__main__":

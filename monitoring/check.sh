@@ -46,7 +46,7 @@ say "rules, rule tests and dashboard queries valid"
 [[ $live == --live ]] || exit 0
 command -v prometheus >/dev/null || fail "no prometheus: install Debian's prometheus package (.ci/install-deps)"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-metrics_port=$(free_port) webhook_port=$(free_port) prometheus_port=$(free_port)
+metrics_port=$(free_port) webhook_port=$(free_port)
 (umask 077; od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$work/webhook-secret")
 "$bin/github-sim" --synthetic acme/widgets=300:3 --head-back acme/widgets=10 \
     --webhook-url "http://127.0.0.1:$webhook_port/webhook" --webhook-secret-file "$work/webhook-secret" \
@@ -67,26 +67,12 @@ repositories:
 YAML
 GITHUB_TOKEN=monitoring-check-token "$bin/commitsd" --config "$work/config.yaml" >"$work/commitsd.log" 2>&1 &
 pids+=($!)
-cat >"$work/prometheus.yml" <<YAML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files:
-  - $PWD/commits-mirror.rules.yml
-scrape_configs:
-  - job_name: commitsd
-    static_configs:
-      - targets: ["127.0.0.1:$metrics_port"]
-YAML
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-    --web.listen-address="127.0.0.1:$prometheus_port" >"$work/prometheus.log" 2>&1 &
-pids+=($!)
 # The first sync, then a push: github-sim delivers it signed, commitsd syncs the branch at once.
 for _ in $(seq 300); do grep -q 'commits_mirror_syncs_total{repository="acme/widgets",outcome="success"} [1-9]' \
     <(curl -fsS "http://127.0.0.1:$metrics_port/metrics" 2>/dev/null) && break; sleep 0.2; done
 curl -fsS -X POST "$api/_sim/repos/acme/widgets/head?forward=5" >/dev/null || fail "github-sim did not move the head"
 # Not exercised here: the shared queue's lease metrics (a PostgreSQL store shared by daemons).
-python3 check-live.py "http://127.0.0.1:$prometheus_port" commits-mirror.rules.yml grafana-dashboard.json \
+python3 check-live.py "127.0.0.1:$metrics_port" commits-mirror.rules.yml grafana-dashboard.json \
     --timeout 90 --unexercised commits_mirror_lease \
-    || { tail -n 5 "$work/sim.log" "$work/commitsd.log" "$work/prometheus.log"; fail "the live check"; }
+    || { tail -n 5 "$work/sim.log" "$work/commitsd.log"; fail "the live check"; }
 say "live: Prometheus scraped commitsd; rules and dashboard queries answered"

@@ -56,7 +56,7 @@ fi
 work=$(mktemp -d /var/tmp/commits-mirror-systest.XXXXXX)
 root=$work/root
 machine=cm-systest-$$
-nspawn_pid= sim_pid= app_sim_pid= pg_dir= prometheus_pid=
+nspawn_pid= sim_pid= app_sim_pid= pg_dir=
 pg_bin=/usr/lib/postgresql/15/bin
 as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 cleanup() {
@@ -64,7 +64,6 @@ cleanup() {
     [[ -n $nspawn_pid ]] && kill -TERM "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null || true
     [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null || true
     [[ -n $app_sim_pid ]] && kill "$app_sim_pid" 2>/dev/null || true
-    [[ -n $prometheus_pid ]] && kill "$prometheus_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -184,27 +183,9 @@ command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install
 monitoring=$root/usr/share/commits-mirror/monitoring
 [[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
     || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
-prometheus_port=$((20000 + ($$ + 5000) % 20000))
-mkdir "$work/prometheus"
-cat >"$work/prometheus/prometheus.yml" <<YAML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files:
-  - $monitoring/commits-mirror.rules.yml
-scrape_configs:
-  - job_name: commitsd
-    static_configs:
-      - targets: ["127.0.0.1:$metrics_port"]
-YAML
-prometheus --config.file="$work/prometheus/prometheus.yml" --storage.tsdb.path="$work/prometheus/data" \
-    --web.listen-address="127.0.0.1:$prometheus_port" >"$work/prometheus/log" 2>&1 &
-prometheus_pid=$!
-monitoring/check-live.py "http://127.0.0.1:$prometheus_port" "$monitoring/commits-mirror.rules.yml" \
-    "$monitoring/grafana-dashboard.json" --timeout 45 --unexercised commits_mirror_webhook_,commits_mirror_lease \
-    >"$work/check-live.log" 2>&1 || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log"; tail -3 "$work/prometheus/log")"
-kill "$prometheus_pid" && wait "$prometheus_pid" 2>/dev/null || true
-prometheus_pid=
+monitoring/check-live.py "127.0.0.1:$metrics_port" "$monitoring/commits-mirror.rules.yml" "$monitoring/grafana-dashboard.json" \
+    --timeout 45 --unexercised commits_mirror_webhook_,commits_mirror_lease >"$work/check-live.log" 2>&1 \
+    || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log")"
 say "Prometheus scraped commitsd: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';')"
 
 # 4. systemctl stop within seconds.
