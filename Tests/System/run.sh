@@ -5,13 +5,13 @@
 # `systemd-nspawn -b` on the host's network so it reaches a github-sim on the
 # host's loopback, and driven from outside with nsenter. Checks: the service
 # becomes active without a warning and syncs; `systemctl reload` applies a
-# changed configuration; /metrics answers; the host's Prometheus scrapes it with the
-# packaged alerting rules and dashboard (every rule evaluated, every dashboard query
-# answered); a member of the commits-mirror group
+# changed configuration; /metrics answers; a member of the commits-mirror group
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
 # timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
 # github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
-# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback; the
+# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback, and the
+# host's Prometheus scrapes that commitsd with the packaged alerting rules and dashboard (every
+# rule evaluated, every dashboard query answered); the
 # README's three commands for a PostgreSQL store (install, role, sync over the socket) work as a
 # login in the container, with its own postgresql-15;
 # `systemd-analyze security` <= 2.0; remove keeps the store and purge names it.
@@ -175,19 +175,6 @@ warnings=$(inside journalctl -u commitsd --no-pager -o cat | grep -iE 'warn|fail
 [[ -z $warnings ]] || fail "commitsd logged while reading acme/gadgets over git: $warnings"
 say "acme/gadgets's first sync read its history over git ($git_requests git requests)"
 
-# 3b. Monitoring (docs/MONITORING.md): the host's Prometheus (Debian's package; the container shares
-# the host's network) scrapes the booted commitsd every second with the rules the package installed:
-# every rule evaluates with health ok, and every query of the packaged dashboard returns data but
-# the webhook and lease panels' (no webhook_listen, no shared queue here), which must evaluate.
-command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install-deps installs it)"
-monitoring=$root/usr/share/commits-mirror/monitoring
-[[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
-    || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
-monitoring/check-live.py "127.0.0.1:$metrics_port" "$monitoring/commits-mirror.rules.yml" "$monitoring/grafana-dashboard.json" \
-    --timeout 45 --unexercised commits_mirror_webhook_,commits_mirror_lease >"$work/check-live.log" 2>&1 \
-    || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log")"
-say "Prometheus scraped commitsd: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';')"
-
 # 4. systemctl stop within seconds.
 t0=$(date +%s%N)
 inside systemctl stop commitsd
@@ -330,9 +317,23 @@ journal=$(inside journalctl -u commitsd --no-pager -o cat --since "$journal_from
 warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
 [[ -z $warnings ]] || fail "commitsd logged on PostgreSQL: $warnings"
 grep -qF "$pg_password" <<<"$journal" && fail "the journal holds the database password"
+say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
+
+# 8a. Monitoring (docs/MONITORING.md): the host's Prometheus (Debian's package; the container shares
+# the host's network) scrapes the booted commitsd every second with the rules the package installed:
+# every rule evaluates with health ok, and every query of the packaged dashboard returns data (on
+# this PostgreSQL store commitsd claims from the shared queue, so the lease panel has data too) but
+# the webhook panels' (no webhook_listen here; monitoring/check.sh --live has them), which must evaluate.
+command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install-deps installs it)"
+monitoring=$root/usr/share/commits-mirror/monitoring
+[[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
+    || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
+monitoring/check-live.py "127.0.0.1:$metrics_port" "$monitoring/commits-mirror.rules.yml" "$monitoring/grafana-dashboard.json" \
+    --timeout 45 --unexercised commits_mirror_webhook_ >"$work/check-live.log" 2>&1 \
+    || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log")"
+say "Prometheus scraped commitsd: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';')"
 inside systemctl stop commitsd
 status_env=()
-say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
 
 # 8b. The README's "A PostgreSQL store" from a fresh Debian 12, its commands as written but for
 # what a test needs: the server installed in the container (its own cluster, started by the
