@@ -116,7 +116,11 @@ def main():
         failures = check(f"http://127.0.0.1:{port}", options)
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.seek(0)
         tail = log.read().splitlines()[-3:]
         log.close()
