@@ -41,7 +41,11 @@ assert count > 0, "the dashboard has no queries"
 PY
 promtool check rules "$work/dashboard-rules.yml" >/dev/null \
     || { promtool check rules "$work/dashboard-rules.yml"; fail "a dashboard query is not valid PromQL"; }
-say "rules, rule tests and dashboard queries valid"
+# The example scrape configuration, naming the rules where this checkout has them.
+sed "s#/usr/share/commits-mirror/monitoring/#$PWD/#" prometheus.example.yml >"$work/prometheus.example.yml"
+promtool check config "$work/prometheus.example.yml" >/dev/null \
+    || { promtool check config "$work/prometheus.example.yml"; fail "prometheus.example.yml"; }
+say "rules, rule tests, dashboard queries and the example configuration valid"
 
 [[ $live == --live ]] || exit 0
 command -v prometheus >/dev/null || fail "no prometheus: install Debian's prometheus package (.ci/install-deps)"
