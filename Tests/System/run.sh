@@ -328,10 +328,11 @@ command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install
 monitoring=$root/usr/share/commits-mirror/monitoring
 [[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
     || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
+monitoring_from=$SECONDS
 monitoring/check-live.py "127.0.0.1:$metrics_port" "$monitoring/commits-mirror.rules.yml" "$monitoring/grafana-dashboard.json" \
     --timeout 45 --unexercised commits_mirror_webhook_ >"$work/check-live.log" 2>&1 \
     || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log")"
-say "Prometheus scraped commitsd: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';')"
+say "Prometheus scraped commitsd in $((SECONDS - monitoring_from)) s: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';' | sed 's/;/; /')"
 inside systemctl stop commitsd
 status_env=()
 
