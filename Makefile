@@ -41,12 +41,14 @@ demo: build
 # longer). They run alone, after the rest.
 QUIET_TESTS := BatchKillTests|sigtermMidWalkStopsAtAPageBoundaryAndResumes|manySlowConnectionsDoNotKeepOutAGenuineDelivery
 test: deps
+	monitoring/check.sh
 	Tests/run-bounded.sh --skip '$(QUIET_TESTS)'
 	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
 
-# Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages and
-# completions; the example configuration only if none is there yet. Then: README,
-# "Install as a service". DESTDIR stages it elsewhere.
+# Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages, completions,
+# the Prometheus rules and Grafana dashboard (docs/MONITORING.md); the example
+# configuration only if none is there yet. Then: README, "Install as a service".
+# DESTDIR stages it elsewhere.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/commits-mirror \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
@@ -54,6 +56,9 @@ install: build
 	install -m 755 $(RELEASE)/commitsctl $(RELEASE)/commitsd $(RELEASE)/github-sim $(DESTDIR)$(PREFIX)/bin/
 	for unit in systemd/*.service systemd/*.timer; do \
 	    sed 's#/usr/local/bin/#$(PREFIX)/bin/#g' $$unit > $(DESTDIR)/etc/systemd/system/$$(basename $$unit); done
+	install -d $(DESTDIR)$(PREFIX)/share/commits-mirror/monitoring
+	install -m 644 monitoring/commits-mirror.rules.yml monitoring/commits-mirror.rules.test.yml \
+	    monitoring/prometheus.example.yml monitoring/grafana-dashboard.json $(DESTDIR)$(PREFIX)/share/commits-mirror/monitoring/
 	[[ -e $(DESTDIR)/etc/commits-mirror/config.yaml ]] || \
 	    install -m 644 config/commits-mirror.example.yaml $(DESTDIR)/etc/commits-mirror/config.yaml
 	for tool in commitsctl commitsd; do \

@@ -2,7 +2,7 @@
 # `make deb`: dist/commits-mirror_<version>_amd64.deb with dpkg-deb (no debhelper).
 # Release binaries with the Swift runtime linked in (so no Swift toolchain on the
 # target), the units with ExecStart in /usr/bin, the example configuration as a
-# conffile, man pages and shell completions. Depends: is computed from the
+# conffile, man pages, shell completions, and the Prometheus rules and Grafana dashboard. Depends: is computed from the
 # binaries' NEEDED libraries, as dpkg-shlibdeps would.
 #   .ci/packaging/build-deb.sh [BIN_DIR]   (default: a --static-swift-stdlib release build)
 set -euo pipefail
@@ -57,6 +57,11 @@ done
 install -m 644 config/commits-mirror.example.yaml "$pkg/etc/commits-mirror/config.yaml"
 install -m 644 .ci/packaging/debian/copyright "$pkg/usr/share/doc/commits-mirror/copyright"
 install -m 644 README.md "$pkg/usr/share/doc/commits-mirror/README.md"
+# The alerting rules, their promtool tests, a scrape configuration and the Grafana dashboard
+# (docs/MONITORING.md), where an operator's Prometheus can name them.
+install -D -m 644 -t "$pkg/usr/share/commits-mirror/monitoring" monitoring/commits-mirror.rules.yml \
+    monitoring/commits-mirror.rules.test.yml monitoring/prometheus.example.yml monitoring/grafana-dashboard.json
+install -m 644 docs/MONITORING.md "$pkg/usr/share/doc/commits-mirror/MONITORING.md"
 install -D -m 644 .ci/packaging/debian/lintian-overrides "$pkg/usr/share/lintian/overrides/commits-mirror"
 sed "s/@VERSION@/$version/; s/@DATE@/$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
     .ci/packaging/debian/changelog | gzip -9n > "$pkg/usr/share/doc/commits-mirror/changelog.gz"

@@ -365,6 +365,7 @@ struct SyncService: Service, CustomStringConvertible {
         metrics.recordRequests(since: counted, now: usage)
         counted = usage
         metrics.recordRateLimit(usage.rateLimit, credentialKind: settings.client.configuration.credentialKind)
+        metrics.recordPollingInterval(repository: repository.name, policy: settings.configuration.pollingPolicy(for: repository))
         // What the store holds before the outcome: a scrape that sees this sync counted sees its commits too.
         if let reader { try? metrics.recordStored(reader, repository: repository.name) }
         switch outcome {

@@ -43,6 +43,8 @@ import Testing
             api_url: \(simulator.baseURL)
             token_file: \(tokenFile)
             default_interval: 1h
+            min_interval: 10m
+            max_interval: 2h
             metrics_listen: 127.0.0.1:0
             repositories:
               - acme/widgets
@@ -76,6 +78,8 @@ import Testing
         #expect(scraped, "\(samples)")
         #expect(samples[#"commits_mirror_commits{repository="acme/widgets"}"#] == Double(expected))
         #expect(samples[#"commits_mirror_syncs_total{repository="acme/widgets",outcome="success"}"#] == 1)
+        // Failures are a series from the first attempt, at zero, so an alert's increase() sees the first one.
+        #expect(samples[#"commits_mirror_syncs_total{repository="acme/widgets",outcome="failure"}"#] == 0, "\(samples.keys)")
         let pages = Double((expected + 99) / 100)
         #expect((samples[#"commits_mirror_requests_total{outcome="fetched"}"#] ?? 0) >= pages)
         // One histogram for every repository (a label per repository is eleven series each).
@@ -89,6 +93,10 @@ import Testing
         let remaining = samples.first { $0.key.hasPrefix("commits_mirror_rate_limit_remaining{token=") }
         #expect(remaining != nil && remaining!.value < 5000 && remaining!.value > 0, "\(samples)")
         #expect(samples.keys.contains { $0.hasPrefix("commits_mirror_rate_limit_reset_timestamp_seconds{token=") })
+        // The quota beside what remains (github-sim's, like GitHub's for a token: 5,000), for the alert's fraction.
+        #expect(samples[#"commits_mirror_rate_limit_limit{token="file"}"#] == 5000, "\(samples.keys)")
+        // The adaptive policy's longest interval, not its shortest: what "not synced for N intervals" counts in.
+        #expect(samples[#"commits_mirror_poll_interval_max_seconds{repository="acme/widgets"}"#] == 7200, "\(samples.keys)")
         #expect(!samples.keys.contains { $0.contains(Self.token) }, "the token is never a label")
         // Issue #25 item 6: the token is named by its kind, and no path is in any label.
         #expect(samples[#"commits_mirror_rate_limit_remaining{token="file"}"#] != nil, "\(samples.keys)")

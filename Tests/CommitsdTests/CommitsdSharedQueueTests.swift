@@ -204,6 +204,10 @@ import Testing
             let taking = await Self.metrics(try await CommitsdPostgreSQLTests.metricsBase(other))
             #expect((taking["commits_mirror_lease_takeovers_total"] ?? 0) >= 1, "\(taking)")
             #expect((taking["commits_mirror_lease_claims_total"] ?? 0) >= 1, "\(taking)")
+            // Every lease counter is a series from a daemon's first claim, at zero if nothing happened,
+            // so an alert's increase() sees the first event (monitoring/commits-mirror.rules.yml).
+            #expect(taking["commits_mirror_leases_lost_total"] != nil, "\(taking)")
+            #expect(sleeping["commits_mirror_lease_takeovers_total"] != nil, "\(sleeping)")
             await stop([sleeper, other])
             #expect(Self.stored(server, uri) == expected)
             try await check(uri)

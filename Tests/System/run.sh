@@ -9,7 +9,9 @@
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
 # timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
 # github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
-# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback; the
+# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback, and the
+# host's Prometheus scrapes that commitsd with the packaged alerting rules and dashboard (every
+# rule evaluated, every dashboard query answered); the
 # README's three commands for a PostgreSQL store (install, role, sync over the socket) work as a
 # login in the container, with its own postgresql-15;
 # `systemd-analyze security` <= 2.0; remove keeps the store and purge names it.
@@ -315,9 +317,24 @@ journal=$(inside journalctl -u commitsd --no-pager -o cat --since "$journal_from
 warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
 [[ -z $warnings ]] || fail "commitsd logged on PostgreSQL: $warnings"
 grep -qF "$pg_password" <<<"$journal" && fail "the journal holds the database password"
+say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
+
+# 8a. Monitoring (docs/MONITORING.md): the host's Prometheus (Debian's package; the container shares
+# the host's network) scrapes the booted commitsd every second with the rules the package installed:
+# every rule evaluates with health ok, and every query of the packaged dashboard returns data (on
+# this PostgreSQL store commitsd claims from the shared queue, so the lease panel has data too) but
+# the webhook panels' (no webhook_listen here; monitoring/check.sh --live has them), which must evaluate.
+command -v prometheus >/dev/null || fail "no prometheus on the host (.ci/install-deps installs it)"
+monitoring=$root/usr/share/commits-mirror/monitoring
+[[ -f $monitoring/commits-mirror.rules.yml && -f $monitoring/grafana-dashboard.json ]] \
+    || fail "the package installed no alerting rules or dashboard in /usr/share/commits-mirror/monitoring"
+monitoring_from=$SECONDS
+monitoring/check-live.py "127.0.0.1:$metrics_port" "$monitoring/commits-mirror.rules.yml" "$monitoring/grafana-dashboard.json" \
+    --timeout 45 --unexercised commits_mirror_webhook_ >"$work/check-live.log" 2>&1 \
+    || fail "Prometheus on the booted commitsd: $(cat "$work/check-live.log")"
+say "Prometheus scraped commitsd in $((SECONDS - monitoring_from)) s: $(grep -E 'rules in|queries returned' "$work/check-live.log" | sed 's/^check-live: //' | paste -sd ';' | sed 's/;/; /')"
 inside systemctl stop commitsd
 status_env=()
-say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
 
 # 8b. The README's "A PostgreSQL store" from a fresh Debian 12, its commands as written but for
 # what a test needs: the server installed in the container (its own cluster, started by the

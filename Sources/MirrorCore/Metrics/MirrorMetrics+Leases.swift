@@ -15,6 +15,10 @@ extension MirrorMetrics {
 
     /// One claim event of this daemon (each daemon serves its own counters).
     public func recordLease(_ event: LeaseEvent) {
-        Counter(label: Self.prefix + event.rawValue, factory: factory).increment()
+        // Every event's counter exists from the first claim, at zero: `increase()` over a
+        // series that first appears at 1 sees no increase, so the first lost lease would alert no one.
+        let counter = { (event: LeaseEvent) in Counter(label: Self.prefix + event.rawValue, factory: factory) }
+        for other in LeaseEvent.allCases where other != event { _ = counter(other) }
+        counter(event).increment()
     }
 }

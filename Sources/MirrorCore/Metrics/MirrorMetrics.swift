@@ -36,10 +36,15 @@ public struct MirrorMetrics: Sendable {
     /// One finished sync attempt: its outcome, and for a completed sync its duration.
     public func recordSync(repository: RepositoryName, outcome: SyncOutcome, duration: Duration?) {
         let name = repository.description.lowercased()
-        Counter(
-            label: Self.prefix + "syncs_total", dimensions: [("repository", name), ("outcome", outcome.rawValue)],
-            factory: factory
-        ).increment()
+        let syncs = { (outcome: SyncOutcome) in
+            Counter(
+                label: Self.prefix + "syncs_total", dimensions: [("repository", name), ("outcome", outcome.rawValue)],
+                factory: factory)
+        }
+        // Success and failure exist from a repository's first attempt, at zero, so the
+        // first failure is an increase an alert sees and "no success" is a series to compare.
+        for other in [SyncOutcome.success, .failure] where other != outcome { _ = syncs(other) }
+        syncs(outcome).increment()
         if let duration {
             // One histogram for every repository: by repository it was eleven series each
             // (110,000 at 10,000 repositories, most of a scrape) and 1 KB of the daemon's memory.
@@ -68,10 +73,28 @@ public struct MirrorMetrics: Sendable {
         guard let rateLimit else { return }
         Gauge(label: Self.prefix + "rate_limit_remaining", dimensions: [("token", token)], factory: factory)
             .record(rateLimit.remaining)
+        // The limit beside what remains, so an alert reads a fraction whatever the credential's quota.
+        Gauge(label: Self.prefix + "rate_limit_limit", dimensions: [("token", token)], factory: factory)
+            .record(rateLimit.limit)
         if let resetAt = rateLimit.resetAt {
             Gauge(label: Self.prefix + "rate_limit_reset_timestamp_seconds", dimensions: [("token", token)], factory: factory)
                 .record(resetAt.timeIntervalSince1970.rounded())
         }
+    }
+
+    /// The longest a repository's polling policy lets pass between two polls
+    /// (an adaptive policy's maximum), so an alert can say "not synced for N
+    /// intervals" of each repository's own schedule.
+    public func recordPollingInterval(repository: RepositoryName, policy: PollingPolicy) {
+        let longest =
+            switch policy {
+            case .fixed(let interval): interval
+            case .adaptive(_, let maximum): maximum
+            }
+        Gauge(
+            label: Self.prefix + "poll_interval_max_seconds", dimensions: [("repository", repository.description.lowercased())],
+            factory: factory
+        ).record(longest.inSeconds)
     }
 
     /// What the store holds: commits per repository and the last success per
