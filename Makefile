@@ -45,8 +45,8 @@ test: deps
 	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
 
 # Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages and
-# completions; the example configuration only if none is there yet. Then: README,
-# "Install as a service". DESTDIR stages it elsewhere.
+# completions; the example configuration only if none is there yet. Then:
+# docs/SERVICE.md, "Install". DESTDIR stages it elsewhere.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/commits-mirror \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
