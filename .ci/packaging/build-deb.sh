@@ -57,6 +57,9 @@ done
 install -m 644 config/commits-mirror.example.yaml "$pkg/etc/commits-mirror/config.yaml"
 install -m 644 .ci/packaging/debian/copyright "$pkg/usr/share/doc/commits-mirror/copyright"
 install -m 644 README.md "$pkg/usr/share/doc/commits-mirror/README.md"
+# The README is a front page: the reference it links to comes along, at the same relative path.
+install -d "$pkg/usr/share/doc/commits-mirror/docs"
+install -m 644 docs/*.md "$pkg/usr/share/doc/commits-mirror/docs/"
 install -D -m 644 .ci/packaging/debian/lintian-overrides "$pkg/usr/share/lintian/overrides/commits-mirror"
 sed "s/@VERSION@/$version/; s/@DATE@/$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
     .ci/packaging/debian/changelog | gzip -9n > "$pkg/usr/share/doc/commits-mirror/changelog.gz"
