@@ -2,7 +2,7 @@
 # `make deb`: dist/commits-mirror_<version>_amd64.deb with dpkg-deb (no debhelper).
 # Release binaries with the Swift runtime linked in (so no Swift toolchain on the
 # target), the units with ExecStart in /usr/bin, the example configuration as a
-# conffile, man pages and shell completions. Depends: is computed from the
+# conffile, man pages, shell completions, the README and docs/. Depends: is computed from the
 # binaries' NEEDED libraries, as dpkg-shlibdeps would.
 #   .ci/packaging/build-deb.sh [BIN_DIR]   (default: a --static-swift-stdlib release build)
 set -euo pipefail
