@@ -47,7 +47,7 @@ test: deps
 
 # Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages, completions,
 # the Prometheus rules and Grafana dashboard (docs/MONITORING.md); the example
-# configuration only if none is there yet. Then: README, "Install as a service".
+# configuration only if none is there yet. Then: docs/SERVICE.md, "Install".
 # DESTDIR stages it elsewhere.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/commits-mirror \

@@ -2,7 +2,8 @@
 # `make deb`: dist/commits-mirror_<version>_amd64.deb with dpkg-deb (no debhelper).
 # Release binaries with the Swift runtime linked in (so no Swift toolchain on the
 # target), the units with ExecStart in /usr/bin, the example configuration as a
-# conffile, man pages, shell completions, and the Prometheus rules and Grafana dashboard. Depends: is computed from the
+# conffile, man pages, shell completions, the Prometheus rules and Grafana dashboard, the README
+# and docs/. Depends: is computed from the
 # binaries' NEEDED libraries, as dpkg-shlibdeps would.
 #   .ci/packaging/build-deb.sh [BIN_DIR]   (default: a --static-swift-stdlib release build)
 set -euo pipefail
@@ -61,7 +62,9 @@ install -m 644 README.md "$pkg/usr/share/doc/commits-mirror/README.md"
 # (docs/MONITORING.md), where an operator's Prometheus can name them.
 install -D -m 644 -t "$pkg/usr/share/commits-mirror/monitoring" monitoring/commits-mirror.rules.yml \
     monitoring/commits-mirror.rules.test.yml monitoring/prometheus.example.yml monitoring/grafana-dashboard.json
-install -m 644 docs/MONITORING.md "$pkg/usr/share/doc/commits-mirror/MONITORING.md"
+# The README is a front page: the reference it links to comes along, at the same relative path.
+install -d "$pkg/usr/share/doc/commits-mirror/docs"
+install -m 644 docs/*.md "$pkg/usr/share/doc/commits-mirror/docs/"
 install -D -m 644 .ci/packaging/debian/lintian-overrides "$pkg/usr/share/lintian/overrides/commits-mirror"
 sed "s/@VERSION@/$version/; s/@DATE@/$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
     .ci/packaging/debian/changelog | gzip -9n > "$pkg/usr/share/doc/commits-mirror/changelog.gz"

@@ -27,4 +27,4 @@ for sub in $subcommands; do
 done
 echo ".fi"
 echo ".SH SEE ALSO"
-echo "README at /usr/share/doc/commits-mirror/README.md"
+echo "README at /usr/share/doc/commits-mirror/README.md, the reference pages in /usr/share/doc/commits-mirror/docs/"

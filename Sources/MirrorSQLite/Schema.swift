@@ -2,7 +2,7 @@ import MirrorCore
 import SQLite
 
 /// The store's schema, as numbered migrations. Never edit a released
-/// migration: add a new one. README.md documents the resulting tables.
+/// migration: add a new one. docs/STORE.md documents the resulting tables.
 enum Schema {
     /// Keep `commits_fts` exact in the same transaction as every insert, update
     /// and delete of a commit (versions 2 and 4 create the same triggers;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The package under a real systemd (README, "Install as a service"): a minimal
+# The package under a real systemd (docs/SERVICE.md, "Install"): a minimal
 # Debian 12 root made by debootstrap (cached outside the clone between runs),
 # `apt-get install ./commits-mirror_*.deb` inside it, booted with
 # `systemd-nspawn -b` on the host's network so it reaches a github-sim on the
@@ -7,13 +7,13 @@
 # becomes active without a warning and syncs; `systemctl reload` applies a
 # changed configuration; /metrics answers; a member of the commits-mirror group
 # reads the store with commitsd stopped; `systemctl stop` takes seconds; the
-# timer runs a one-shot sync; the README's drop-in for a GitHub App key (LoadCredential=
-# github-app-key) mirrors from a github-sim in App mode; the README's drop-in for a PostgreSQL store
-# (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's loopback, and the
-# host's Prometheus scrapes that commitsd with the packaged alerting rules and dashboard (every
-# rule evaluated, every dashboard query answered); the
-# README's three commands for a PostgreSQL store (install, role, sync over the socket) work as a
-# login in the container, with its own postgresql-15;
+# timer runs a one-shot sync; docs/GITHUB-APP.md's drop-in for a GitHub App key (LoadCredential=
+# github-app-key) mirrors from a github-sim in App mode; docs/POSTGRESQL.md's drop-in for a
+# PostgreSQL store (LoadCredential=postgresql-password) mirrors into a PostgreSQL 15 on the host's
+# loopback, and the host's Prometheus scrapes that commitsd with the packaged alerting rules and
+# dashboard (every rule evaluated, every dashboard query answered); docs/POSTGRESQL.md's three
+# commands for a PostgreSQL store (install, role, sync over the socket) work as a login in the
+# container, with its own postgresql-15;
 # `systemd-analyze security` <= 2.0; remove keeps the store and purge names it.
 #   Tests/System/run.sh [DEB]    (default: the newest dist/commits-mirror_*.deb)
 # Skips (exit 0, saying why) where it cannot run: not root, or nspawn cannot boot here.
@@ -209,7 +209,7 @@ warnings=$(grep -iE 'warn|fail|error|errno' <<<"$out" || true)
 [[ -z $warnings ]] || fail "the one-shot logged: $warnings"
 say "the timer ran a one-shot sync: $(grep -o 'acme/widgets@main: [0-9]* new' <<<"$out")"
 
-# 7. The README's drop-in for a GitHub App ("Run it as a GitHub App"), taken from the README as
+# 7. The drop-in for a GitHub App (docs/GITHUB-APP.md, "Setting it up"), taken from the docs as
 # written: the key, root's alone (mode 600), reaches the service only as the credential
 # github-app-key, and the token credential is dropped. A second github-sim in App mode accepts
 # no personal token, so a sync can only succeed with installation tokens minted with that key.
@@ -223,8 +223,8 @@ until [[ -s $work/app-sim.url ]]; do kill -0 "$app_sim_pid" 2>/dev/null || fail 
 app_api=$(head -1 "$work/app-sim.url")
 inside sh -c 'umask 077; cat > /etc/commits-mirror/app.pem' <"$work/app.pem"
 [[ $(inside stat -c %U:%a /etc/commits-mirror/app.pem) == root:600 ]] || fail "app.pem: $(inside stat -c %U:%a /etc/commits-mirror/app.pem)"
-dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/github-app.conf$/ {on = 1; next} on && /^```/ {exit} on' README.md)
-grep -q '^LoadCredential=github-app-key:/etc/commits-mirror/app.pem$' <<<"$dropin" || fail "README has no github-app-key drop-in: $dropin"
+dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/github-app.conf$/ {on = 1; next} on && /^```/ {exit} on' docs/GITHUB-APP.md)
+grep -q '^LoadCredential=github-app-key:/etc/commits-mirror/app.pem$' <<<"$dropin" || fail "docs/GITHUB-APP.md has no github-app-key drop-in: $dropin"
 inside mkdir -p /etc/systemd/system/commitsd.service.d
 inside sh -c 'cat > /etc/systemd/system/commitsd.service.d/github-app.conf' <<<"$dropin"
 inside sh -c "cat > /etc/commits-mirror/config.yaml" <<YAML
@@ -259,13 +259,13 @@ warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
 [[ -z $warnings ]] || fail "commitsd logged with the App: $warnings"
 grep -qE 'ghs_|BEGIN (RSA )?PRIVATE|eyJ' <<<"$journal" && fail "the journal holds a token, JWT or key"
 inside systemctl stop commitsd
-say "the README's github-app-key drop-in: acme/vault mirrored over the App ($issued installation token(s), $requests requests, all authorised)"
+say "docs/GITHUB-APP.md's github-app-key drop-in: acme/vault mirrored over the App ($issued installation token(s), $requests requests, all authorised)"
 
-# 8. The README's drop-in for a PostgreSQL store ("A PostgreSQL store"), taken from the README as
+# 8. The drop-in for a PostgreSQL store (docs/POSTGRESQL.md, "commitsd"), taken from the docs as
 # written: a PostgreSQL 15 server on the host's loopback (the container shares the host's network)
 # whose role needs a password (scram-sha-256); the password, root's alone, reaches the service only
 # as the credential postgresql-password. The server is not the container's own, so the drop-in's
-# ordering on postgresql.service stays commented out, as the README says.
+# ordering on postgresql.service stays commented out, as the docs say.
 [[ -x $pg_bin/initdb ]] || fail "no PostgreSQL 15 on the host (.ci/install-deps installs postgresql-15)"
 pg_dir=$(mktemp -d /tmp/commits-mirror-systest-pg.XXXXXX)
 chown nobody:nogroup "$pg_dir"
@@ -283,9 +283,9 @@ host_psql() { "${as_nobody[@]}" "$pg_bin/psql" -h "$pg_dir" -p "$pg_port" -U pos
 host_psql -d postgres -f - <<<"CREATE ROLE mirror LOGIN PASSWORD '$pg_password'; CREATE DATABASE mirror OWNER mirror;" \
     || fail "creating the mirror role and database"
 inside rm /etc/systemd/system/commitsd.service.d/github-app.conf
-dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/postgresql.conf$/ {on = 1; next} on && /^```/ {exit} on' README.md)
+dropin=$(awk '/^# \/etc\/systemd\/system\/commitsd.service.d\/postgresql.conf$/ {on = 1; next} on && /^```/ {exit} on' docs/POSTGRESQL.md)
 grep -q '^LoadCredential=postgresql-password:/etc/commits-mirror/postgresql-password$' <<<"$dropin" \
-    || fail "README has no postgresql-password drop-in: $dropin"
+    || fail "docs/POSTGRESQL.md has no postgresql-password drop-in: $dropin"
 inside sh -c 'cat > /etc/systemd/system/commitsd.service.d/postgresql.conf' <<<"$dropin"
 inside sh -c 'umask 077; cat > /etc/commits-mirror/postgresql-password' <<<"$pg_password"
 [[ $(inside stat -c %U:%a /etc/commits-mirror/postgresql-password) == root:600 ]] \
@@ -317,7 +317,7 @@ journal=$(inside journalctl -u commitsd --no-pager -o cat --since "$journal_from
 warnings=$(grep -iE 'warn|fail|error|errno' <<<"$journal" || true)
 [[ -z $warnings ]] || fail "commitsd logged on PostgreSQL: $warnings"
 grep -qF "$pg_password" <<<"$journal" && fail "the journal holds the database password"
-say "the README's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
+say "docs/POSTGRESQL.md's postgresql-password drop-in: acme/widgets mirrored into PostgreSQL on the host ($stored commits)"
 
 # 8a. Monitoring (docs/MONITORING.md): the host's Prometheus (Debian's package; the container shares
 # the host's network) scrapes the booted commitsd every second with the rules the package installed:
@@ -336,18 +336,18 @@ say "Prometheus scraped commitsd in $((SECONDS - monitoring_from)) s: $(grep -E 
 inside systemctl stop commitsd
 status_env=()
 
-# 8b. The README's "A PostgreSQL store" from a fresh Debian 12, its commands as written but for
-# what a test needs: the server installed in the container (its own cluster, started by the
+# 8b. docs/POSTGRESQL.md's "Setting one up (Debian 12)" in a fresh Debian 12 root, its commands as
+# written but for what a test needs: the server installed in the container (its own cluster, started by the
 # container's systemd), a role named after a login, and that login's commitsctl syncing into
 # postgresql:///mirror over the server's Unix socket, where Debian's pg_hba.conf knows it by its
 # login name: no password anywhere. The container shares the host's network, so its cluster is made
 # to listen on no TCP port (createcluster.d), which the recipe does not use; runuser stands in for
 # sudo (not in this root), and the repository is the simulator's.
-recipe=$(awk '/^## A PostgreSQL store$/ {on = 1; next} on && /^```sh$/ {code = 1; next} code && /^```$/ {exit} code' README.md)
+recipe=$(awk '/^## Setting one up \(Debian 12\)$/ {on = 1; next} on && /^```sh$/ {code = 1; next} code && /^```$/ {exit} code' docs/POSTGRESQL.md)
 install_line=$(grep '^sudo apt-get install ' <<<"$recipe" || true)
 role_line=$(grep 'createuser' <<<"$recipe" || true)
 store_uri=$(sed -n 's/^commitsctl sync .* --db \(postgresql:[^ ]*\)$/\1/p' <<<"$recipe")
-[[ -n $install_line && -n $role_line && -n $store_uri ]] || fail "README's PostgreSQL recipe is not install, role and sync: $recipe"
+[[ -n $install_line && -n $role_line && -n $store_uri ]] || fail "docs/POSTGRESQL.md's PostgreSQL recipe is not install, role and sync: $recipe"
 inside sh -c "mkdir -p /etc/postgresql-common/createcluster.d && echo \"listen_addresses = ''\" > /etc/postgresql-common/createcluster.d/no-tcp.conf"
 inside apt-get update -qq >"$work/pg-install.log" 2>&1 || fail "apt-get update in the container: $(tail -3 "$work/pg-install.log")"
 read -r -a install_words <<<"${install_line#sudo }"
@@ -360,12 +360,12 @@ inside env USER=analyst sh -c "${role_line//sudo -u postgres/runuser -u postgres
 as_analyst() { inside runuser -u analyst -- env HOME=/home/analyst GITHUB_TOKEN=system-test-token "$@"; }
 out=$(as_analyst commitsctl sync acme/widgets --db "$store_uri" --api-url "$api" 2>&1) \
     || fail "commitsctl sync --db $store_uri as a login with its own role: $out"
-grep -q '^acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "the README's PostgreSQL store synced nothing: $out"
+grep -q '^acme/widgets@main: [1-9][0-9]* new' <<<"$out" || fail "docs/POSTGRESQL.md's PostgreSQL store synced nothing: $out"
 newest=$(as_analyst commitsctl query --db "$store_uri" -n 1 --format ndjson 2>&1) || fail "commitsctl query --db $store_uri: $newest"
 grep -qE '"sha" ?: ?"[0-9a-f]{40}"' <<<"$newest" || fail "commitsctl query --db $store_uri answered: $newest"
 count=$(inside runuser -u analyst -- psql -qAt -d mirror -c 'SELECT count(*) FROM repository_commits') || fail "psql as analyst"
-((count == stored)) || fail "the README's PostgreSQL store holds $count commits of acme/widgets, the service's $stored"
-say "the README's PostgreSQL recipe in a fresh root: $count commits over the socket, no password"
+((count == stored)) || fail "docs/POSTGRESQL.md's PostgreSQL store holds $count commits of acme/widgets, the service's $stored"
+say "docs/POSTGRESQL.md's PostgreSQL recipe in a fresh root: $count commits over the socket, no password"
 
 # 9. The sandbox.
 exposure=$(inside systemd-analyze security commitsd --no-pager | sed -n 's/.*Overall exposure level for commitsd.service: \([0-9.]*\).*/\1/p')

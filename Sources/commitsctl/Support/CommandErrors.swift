@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MirrorCore
 
-/// Exit codes shared by the commands (documented in README.md).
+/// Exit codes shared by the commands (documented in docs/SYNC.md, "Exit codes").
 enum ExitStatus {
     static let failure: Int32 = 1
     /// The configuration file is missing, unreadable or invalid.
