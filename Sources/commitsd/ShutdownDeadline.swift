@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// 1 after a failure. What an unfinished call had open is rolled back by the
 /// store: a PostgreSQL server when the connection closes, SQLite's journal at
 /// the next open; nothing half-written is kept.
-struct ShutdownDeadline: Service {
+struct ShutdownDeadline: Service, CustomStringConvertible {
     /// Well inside the unit's `TimeoutStopSec` (systemd/commitsd.service).
     static let budget: Duration = .seconds(20)
 
@@ -26,6 +26,9 @@ struct ShutdownDeadline: Service {
         self.budget = budget
         self.logger = logger
     }
+
+    /// How ServiceGroup names it in logs (the default would dump the logger).
+    var description: String { "ShutdownDeadline" }
 
     func run() async throws {
         let failed: Bool
@@ -51,11 +54,14 @@ struct ShutdownDeadline: Service {
 /// A service whose failure (a listener that cannot bind) is said at
 /// `critical` before the group stops for it: ServiceGroup itself only logs it
 /// at debug, and an operator must read why the daemon did not start.
-struct StopsTheDaemonOnFailure: Service {
+struct StopsTheDaemonOnFailure: Service, CustomStringConvertible {
     let service: any Service
     /// What the service does, for the line: "serving metrics on 127.0.0.1:9464".
     let purpose: String
     let logger: Logger
+
+    /// The service's own name in ServiceGroup's logs.
+    var description: String { "\(service)" }
 
     func run() async throws {
         do {

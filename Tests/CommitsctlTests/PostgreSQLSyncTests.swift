@@ -117,8 +117,9 @@ import Testing
             let running = try CapturedProcess.sync(
                 "term", db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "terminated")
             #expect(await waitUntil(timeout: .seconds(120)) { Self.storedCount(uri) >= 500 }, "\(running.stderr)")
+            // The sync's writer, named after its claim's holder (`… (pid N)`).
             let terminated = try server.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'commits-mirror'",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'commits-mirror % (pid %)'",
                 [database])
             #expect(!terminated.isEmpty)
             simulator.setFaults(FaultPlan())

@@ -76,13 +76,14 @@ import Testing
         (try? server.execute("SELECT count(*) FROM \(table)", database: database(of: uri)))?.first?.first?.flatMap { Int($0) }
     }
 
-    /// Terminates commitsd's connections to `uri`'s database (never this one, which
-    /// has the same application name); how many there were.
+    /// Terminates commitsd's writers' connections to `uri`'s database (a claimed sync's is
+    /// named after its holder; never this one, which has the wrapper's default name); how many there were.
     static func terminateConnections(_ server: PostgreSQLServer, _ uri: String) -> Int {
         let rows = try? server.execute(
             """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-            WHERE datname = $1 AND application_name = 'commits-mirror' AND pid <> pg_backend_pid()
+            WHERE datname = $1 AND application_name LIKE 'commits-mirror%' AND pid <> pg_backend_pid()
+                AND application_name NOT IN ('commits-mirror leases', 'commits-mirror reader')
             """, [database(of: uri)])
         return rows?.count ?? 0
     }

@@ -34,6 +34,16 @@ import Testing
         return (pid, port)
     }
 
+    /// Every session of `database`: who, in which state, waiting on what, since when (for a failure's message).
+    static func sessions(_ server: PostgreSQLServer, database: String) -> [[String?]] {
+        (try? server.execute(
+            """
+            SELECT client_port::text, application_name, state, wait_event_type || ':' || coalesce(wait_event, ''),
+                to_char(state_change, 'HH24:MI:SS.MS'), left(query, 60)
+            FROM pg_stat_activity WHERE datname = $1 ORDER BY client_port
+            """, [database])) ?? []
+    }
+
     /// The state of the session whose client port is `port` (`idle in transaction` while its client is stopped inside one).
     static func state(ofSessionAt port: String, _ server: PostgreSQLServer, database: String) -> String? {
         let rows = try? server.execute(
@@ -71,7 +81,12 @@ import Testing
                     stop.held.allSatisfy { (CommitsdSharedQueueTests.generation(of: $0.key, server, uri) ?? 0) > $0.value }
                 }
                 let waited = ContinuousClock.now - stop.at
-                #expect(takenOver && waited <= Self.lease * 2, "round \(round) (inside: \(stop.wasInside)): \(waited)")
+                #expect(
+                    takenOver && waited <= Self.lease * 2,
+                    """
+                    round \(round) (inside: \(stop.wasInside)): \(waited) for \(stop.held); sessions: \(Self.sessions(server, database: database))
+                    \(processes.map { $0.log.suffix(2_000) })
+                    """)
                 let stopped = processes[stop.index]
                 let lostBefore = stopped.log.components(separatedBy: "claim lost").count
                 stopped.signal(SIGCONT)
