@@ -49,7 +49,12 @@ extension PostgreSQLReader {
     }
 
     /// Every commit while the message index is away (a large bulk load leaves it
-    /// to the next writer: PostgreSQLPageBatches.swift), none once it is built.
+    /// to the next writer: PostgreSQLPageBatches.swift), none once it is built:
+    /// then the planner's one-time filter skips the count.
+    public func messageIndexLag() throws -> Int {
+        try read { try commitsAwaitingMessageIndex() }
+    }
+
     private func commitsAwaitingMessageIndex() throws -> Int {
         try connection.execute(
             """

@@ -11,3 +11,11 @@ enum MessageIndexCoverage {
         try db.scalarInt("SELECT count(*) FROM commits WHERE id > \(watermark)") ?? 0
     }
 }
+
+extension MirrorReader {
+    /// How many stored commits the message index does not cover yet: a count of
+    /// the rows past the watermark, which a sync's catch-up keeps short.
+    public func messageIndexLag() throws -> Int {
+        try MessageIndexCoverage.lag(in: db)
+    }
+}

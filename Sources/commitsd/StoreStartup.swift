@@ -29,6 +29,8 @@ struct StoreStartup: Sendable {
         }
         let reader = try store.openCommitReader()
         try metrics.recordStored(reader)
+        try? metrics.recordMessageIndexLag(reader)
+        metrics.prepareStoreWriteFailures()
         // Keys for both the explicit branch and "the default branch".
         func keys(_ repository: String, _ branch: String) -> [String] {
             ["\(repository.lowercased())@\(branch)", "\(repository.lowercased())@"]

@@ -98,6 +98,7 @@ extension SyncService {
             logger.notice("sync interrupted by shutdown", metadata: ["error": "\(failure)"])
             return .interrupted
         case .failed(let failure):
+            if let reason = MirrorMetrics.StoreWriteFailure(ofSyncError: failure.error) { metrics.recordStoreWriteFailure(reason) }
             let line = DaemonAdvice.line(for: failure.error)
             logger.error("sync failed; commitsd tries again next interval", metadata: ["error": "\(line)"])
             return .failed(line)

@@ -367,7 +367,10 @@ struct SyncService: Service, CustomStringConvertible {
         metrics.recordRateLimit(usage.rateLimit, credentialKind: settings.client.configuration.credentialKind)
         metrics.recordPollingInterval(repository: repository.name, policy: settings.configuration.pollingPolicy(for: repository))
         // What the store holds before the outcome: a scrape that sees this sync counted sees its commits too.
-        if let reader { try? metrics.recordStored(reader, repository: repository.name) }
+        if let reader {
+            try? metrics.recordStored(reader, repository: repository.name)
+            try? metrics.recordMessageIndexLag(reader)
+        }
         switch outcome {
         case .synced:
             metrics.recordSync(repository: repository.name, outcome: .success, duration: duration)

@@ -66,23 +66,14 @@ import Testing
 
     /// A real ENOSPC: the store on a 1 MiB tmpfs. Needs CAP_SYS_ADMIN (root in CI);
     /// the in-process `StorageFaultTests` covers SQLITE_FULL everywhere.
-    static let canMountTmpfs: Bool = {
-        guard getuid() == 0 else { return false }
-        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("tmpfs-probe-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: probe) }
-        guard (try? runProgramBlocking("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]))?.status == 0 else { return false }
-        _ = try? runProgramBlocking("/bin/umount", [probe])
-        return true
-    }()
+    static let canMountTmpfs = Tmpfs.canMount
 
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func aFullDiskStopsTheSyncWithOneLineAndKeepsWholePages() async throws {
         try await withRunning(Self.startSimulator(commits: 5_000)) { simulator in
             let mount = directory.path("small")
-            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            #expect(try await runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]).status == 0)
-            defer { _ = try? runProgramBlocking("/bin/umount", ["-l", mount]) }
+            #expect(try await Tmpfs.mount(at: mount, size: "1m"))
+            defer { Tmpfs.unmount(mount) }
             let db = mount + "/commits.sqlite"
 
             try simulator.moveHead(owner: "acme", name: "widgets", back: 4_800)
@@ -105,7 +96,7 @@ import Testing
             #expect(check.status == 3, "\(check.stdout)")
 
             // Room again: the next run resumes and converges.
-            #expect(try await runProgram("/bin/mount", ["-o", "remount,size=64m", mount]).status == 0)
+            #expect(try await Tmpfs.resize(mount, to: "64m"))
             let resumed = try await sync(db, simulator)
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(try StoreInspection(db).memberSHAs(of: "acme/widgets") == simulator.reachableSHAs(owner: "acme", name: "widgets"))

@@ -51,25 +51,28 @@ final class DaemonProcess: @unchecked Sendable {
 
 extension DaemonProcess {
     /// commitsd polling `repositories` on `simulator` every second, with its
-    /// configuration, store (`state/commits.sqlite`) and log in `directory`,
-    /// authenticated with `SecretScan.token`.
+    /// configuration, store (`state/commits.sqlite` unless `store` names another)
+    /// and log in `directory`, authenticated with `SecretScan.token`; `settings`
+    /// are more lines of its configuration, `environment` more variables.
     static func mirroring(
         _ repositories: [String], from simulator: GitHubSimulator, in directory: TemporaryDirectory,
+        store: String = "state/commits.sqlite", settings: String = "", environment: [String: String] = [:],
         logLevel: String = "trace"
     ) throws -> DaemonProcess {
         let config = try directory.write(
             "config.yaml",
             """
-            store: state/commits.sqlite
+            store: \(store)
             api_url: \(simulator.baseURL)
             default_interval: 1s
+            \(settings)
             repositories:
             \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
 
             """)
         return try DaemonProcess(
             ["--config", config, "--log-level", logLevel],
-            environment: ["GITHUB_TOKEN": SecretScan.token],
+            environment: ["GITHUB_TOKEN": SecretScan.token].merging(environment) { $1 },
             logPath: directory.path("commitsd.log"))
     }
 }

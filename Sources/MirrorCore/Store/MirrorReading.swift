@@ -66,6 +66,9 @@ public protocol MirrorReading: AnyObject {
     func branchStatistics(repository name: RepositoryName?) throws -> [BranchStatistics]
     /// The store's soundness, and per branch how complete its history is.
     func check() throws -> StoreCheck
+    /// How many stored commits the message index does not cover yet (`StoreCheck.messageIndexLag`),
+    /// in one query cheap enough to run after every sync.
+    func messageIndexLag() throws -> Int
 }
 
 extension MirrorReading {

@@ -1,0 +1,17 @@
+import MirrorCore
+import MirrorPostgreSQL
+
+extension MirrorMetrics.StoreWriteFailure {
+    /// The reason a sync's error gives for not writing the store, whichever backend
+    /// holds it; `nil` when the error is not the store's (GitHub, the network, a lost lease).
+    init?(ofSyncError error: any Error) {
+        switch error {
+        case let error as StoreError:
+            self.init(error)
+        case let error as PostgreSQLStoreError:
+            self = error.storeWriteFailure
+        default:
+            return nil
+        }
+    }
+}
