@@ -11,7 +11,7 @@ import Testing
 /// fault is gone a sync completes and `check` finds the store whole.
 @Suite(.serialized) struct CommitsdBlockedShutdownTests {
     enum Blocker: String, CaseIterable, CustomTestStringConvertible {
-        case stalledGitFetch, hungTokenEndpoint, lockHeldOnCommits
+        case stalledGitFetch, hungTokenEndpoint, lockHeldOnCommits, lockHeldWhileOpeningTheStore
         var testDescription: String { rawValue }
     }
 
@@ -22,7 +22,8 @@ import Testing
         switch blocker {
         case .stalledGitFetch: try await stalledGitFetch(in: directory)
         case .hungTokenEndpoint: try await hungTokenEndpoint(in: directory)
-        case .lockHeldOnCommits: try await lockHeldOnCommits(in: directory)
+        case .lockHeldOnCommits: try await lockHeldOnCommits(in: directory, fromTheStart: false)
+        case .lockHeldWhileOpeningTheStore: try await lockHeldOnCommits(in: directory, fromTheStart: true)
         }
     }
 
@@ -88,7 +89,8 @@ import Testing
         try await expectCompletingSyncAndCheck(sync, store: hung.store)
     }
 
-    func lockHeldOnCommits(in directory: TemporaryDirectory) async throws {
+    /// The lock taken while a sync would store new commits, or `fromTheStart`, before commitsd opens the store.
+    func lockHeldOnCommits(in directory: TemporaryDirectory, fromTheStart: Bool) async throws {
         let server = try await PostgreSQLServer.shared()
         try await withRunning(startSimulator([("first", 120), ("second", 250)])) { simulator in
             let uri = try server.createDatabase()
@@ -102,16 +104,23 @@ import Testing
             }
             try simulator.moveHead(owner: "acme", name: "second", back: 100)
             let firstPart = try simulator.reachableSHAs(owner: "acme", name: "second").count
+            #expect(try await CommitsdBlockedStoreTests.sync("acme/first", uri, simulator).status == 0)
+            let operatorSession = try PostgreSQLConnection(uri: uri, applicationName: "psql")
+            func lock() throws {
+                try operatorSession.execute("BEGIN")
+                try operatorSession.execute("LOCK TABLE commits IN ACCESS EXCLUSIVE MODE")
+            }
+            defer { try? operatorSession.execute("ROLLBACK") }
+            if fromTheStart { try lock() }
             // The default lock_timeout (30 s): the daemon is still waiting when the signal comes.
             let daemon = try CommitsdBlockedStoreTests.startDaemon(
                 in: directory, store: uri, simulator: simulator, repositories: ["acme/first", "acme/second"],
                 settings: "lease_duration: 5s")
             defer { daemon.stop() }
-            #expect(await waitUntil(timeout: .seconds(60)) { stored("acme/second") == firstPart }, "\(daemon.log.suffix(3000))")
-            let operatorSession = try PostgreSQLConnection(uri: uri, applicationName: "psql")
-            try operatorSession.execute("BEGIN")
-            try operatorSession.execute("LOCK TABLE commits IN ACCESS EXCLUSIVE MODE")
-            defer { try? operatorSession.execute("ROLLBACK") }
+            if !fromTheStart {
+                #expect(await waitUntil(timeout: .seconds(60)) { stored("acme/second") == firstPart }, "\(daemon.log.suffix(3000))")
+                try lock()
+            }
             try simulator.moveHead(owner: "acme", name: "second", forward: 100)
             try await expectSigtermEndsCleanly(daemon) {
                 (try? server.execute("SELECT count(*) FROM pg_locks WHERE NOT granted", database: database))?.first?.first
