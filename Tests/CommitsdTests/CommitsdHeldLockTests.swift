@@ -2,13 +2,16 @@ import Foundation
 import GitHubSim
 import MirrorTestSupport
 import PostgreSQL
+import SQLite
 import Testing
 
 /// commitsd on PostgreSQL while another session holds ACCESS EXCLUSIVE on
 /// `commits`: the sync that must store fails after `lock_timeout` with one line
 /// naming the holder, counted as a failure on /metrics and kept as the
 /// repository's last error, while a repository with nothing new goes on being
-/// polled; once the lock is gone the next sync stores everything.
+/// polled; once the lock is gone the next sync stores everything. On SQLite,
+/// another process holding the write lock fails every sync with one line
+/// saying what to do until it lets go.
 @Suite(.serialized) struct CommitsdHeldLockTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -87,6 +90,46 @@ import Testing
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: .seconds(30)) == 0)
             let check = try await run("commitsctl", ["check", "--db", uri])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+    }
+
+    @Test func aHeldSQLiteWriteLockFailsEachSyncSayingWhatToDoUntilItIsReleased() async throws {
+        try await withRunning(startSimulator([("idle", 120), ("growing", 250)])) { simulator in
+            let store = directory.path("commits.sqlite")
+            try simulator.moveHead(owner: "acme", name: "growing", back: 100)
+            let firstPart = try simulator.reachableSHAs(owner: "acme", name: "growing").count
+            let daemon = try CommitsdBlockedStoreTests.startDaemon(
+                in: directory, store: store, simulator: simulator, repositories: ["acme/idle", "acme/growing"])
+            defer { daemon.stop() }
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { StoreInspection(store).memberSHAsSoFar(of: "acme/growing").count == firstPart },
+                "\(daemon.log.suffix(3000))")
+            // What a sqlite3 session inside BEGIN IMMEDIATE with a write holds.
+            let foreign = try Connection(path: store)
+            try foreign.execute("BEGIN IMMEDIATE")
+            try foreign.execute("CREATE TABLE foreign_scratch (x INTEGER)")
+            defer { try? foreign.execute("ROLLBACK") }
+            try simulator.moveHead(owner: "acme", name: "growing", forward: 100)
+            // One file, one writer: every repository's sync begins with a write, so each fails after the
+            // busy timeout, before it asks GitHub, and the daemon goes on trying them on their interval.
+            let failures = { (repository: String) in
+                daemon.log.split(separator: "\n").filter { $0.contains("sync failed") && $0.contains("repo=\(repository)") }
+            }
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { failures("acme/growing").count >= 2 && failures("acme/idle").count >= 2 },
+                "\(daemon.log.suffix(3000))")
+            for line in failures("acme/growing") + failures("acme/idle") {
+                #expect(line.contains("is locked by another writer beyond the busy timeout; nothing was half-stored"), "\(line)")
+            }
+            try foreign.execute("ROLLBACK")
+            let everything = try simulator.reachableSHAs(owner: "acme", name: "growing")
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { StoreInspection(store).memberSHAsSoFar(of: "acme/growing") == everything },
+                "\(daemon.log.suffix(3000))")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(30)) == 0)
+            let check = try await run("commitsctl", ["check", "--db", store])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
     }
