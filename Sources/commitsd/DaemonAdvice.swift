@@ -39,6 +39,9 @@ enum DaemonAdvice {
             switch error {
             case .cannotCreateDirectory, .notAFile, .emptyPath, .databaseURL, .noDriver, .notAStore, .foreignDatabase:
                 return "check store in the configuration"
+            case .busy:
+                return "nothing was half-stored; another program writing this store "
+                    + "(a commitsctl sync, a sqlite3 session inside a transaction) holds its lock: let it finish or stop it"
             default:
                 return nil
             }

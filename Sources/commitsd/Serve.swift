@@ -102,6 +102,7 @@ extension Commitsd {
             // answers, /readyz says 503) and the sync service waits for it.
             let startup: StoreAtStart
             let started = StartupState()
+            let startupSignals = StartupSignals.installed
             do {
                 startup = .opened(try StoreStartup.read(settings.store, metrics: metrics, logger: logger))
                 started.markDone()
@@ -114,6 +115,7 @@ extension Commitsd {
                 throw ExitCode(DaemonExit.startupFailed)
             }
 
+            startupSignals.storeOpened()
             var service = SyncService(
                 configurationPath: path, initial: settings, startup: startup, started: started, notifier: SystemdNotifier(),
                 logLevelOverride: logLevel, makeLogger: { makeLogger(level: $0) }, metrics: metrics)

@@ -260,7 +260,9 @@ import Testing
             #expect(blocked.status == 75)
             #expect(
                 Self.errors(blocked) == [
-                    "commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; retry shortly"
+                    "commitsctl: error: the store \(db) is locked by another writer beyond the busy timeout; nothing was half-stored; "
+                        + "let the other writer (another commitsctl sync, a commitsd on this store, a sqlite3 session inside a transaction) "
+                        + "finish or stop it, then run the command again"
                 ])
             #expect(waited >= .seconds(4) && waited < .seconds(30), "\(waited)")
             #expect(reading.status == 0 && reading.lines.count == 5, "readers never wait: \(reading.stderr)")

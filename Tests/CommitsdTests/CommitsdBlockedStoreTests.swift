@@ -15,7 +15,7 @@ import Testing
 
     static let token = ["GITHUB_TOKEN": SecretScan.token]
 
-    func sync(_ repository: String, _ uri: String, _ simulator: GitHubSimulator, environment: [String: String] = [:])
+    static func sync(_ repository: String, _ uri: String, _ simulator: GitHubSimulator, environment: [String: String] = [:])
         async throws -> ProcessResult
     {
         try await run(
@@ -61,24 +61,47 @@ import Testing
         }
     }
 
-    /// commitsd syncing `repositories` into `store` every second, its metrics on a free port, with `settings` added.
-    func startDaemon(store: String, simulator: GitHubSimulator, repositories: [String], settings: String = "") throws
-        -> DaemonProcess
+    /// Waits for the leases a stopped daemon left in `database` to run out (a 5 s `lease_duration` keeps that short).
+    static func expectLeasesRunOut(_ server: PostgreSQLServer, _ database: String) async {
+        #expect(
+            await waitUntil(timeout: .seconds(30)) {
+                (try? server.execute("SELECT count(*) FROM sync_leases WHERE lease_until > now()", database: database))?
+                    .first?.first == "0"
+            })
+    }
+
+    func sync(_ repository: String, _ uri: String, _ simulator: GitHubSimulator, environment: [String: String] = [:])
+        async throws -> ProcessResult
     {
+        try await Self.sync(repository, uri, simulator, environment: environment)
+    }
+
+    /// commitsd syncing `repositories` into `store` every second, with `settings` added and `environment` beside the token.
+    static func startDaemon(
+        in directory: TemporaryDirectory, store: String, simulator: GitHubSimulator, repositories: [String],
+        settings: String = "", gitBootstrap: Bool = false, environment: [String: String] = [:]
+    ) throws -> DaemonProcess {
         let config = try directory.write(
             "config.yaml",
             """
             store: \(store)
             api_url: \(simulator.baseURL)
             default_interval: 1s
-            git_bootstrap: false
+            git_bootstrap: \(gitBootstrap)
             \(settings)
             repositories:
             \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
 
             """)
         return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: Self.token, logPath: directory.path("commitsd.log"))
+            ["--config", config, "--log-level", "info"], environment: token.merging(environment) { _, new in new },
+            logPath: directory.path("commitsd.log"))
+    }
+
+    func startDaemon(store: String, simulator: GitHubSimulator, repositories: [String], settings: String = "") throws
+        -> DaemonProcess
+    {
+        try Self.startDaemon(in: directory, store: store, simulator: simulator, repositories: repositories, settings: settings)
     }
 
     @Test func sigtermWhileTheDatabaseServerHangsExitsZeroInsideTheStopTimeout() async throws {
@@ -104,12 +127,7 @@ import Testing
             #expect(!daemon.log.contains("Fatal error"), "\(daemon.log)")
             try server.signalAll(SIGCONT)
             // What was stored is whole: once the lease the daemon left runs out, a sync finishes the history.
-            let database = CommitsdSharedQueueTests.database(of: uri)
-            #expect(
-                await waitUntil(timeout: .seconds(30)) {
-                    (try? server.execute("SELECT count(*) FROM sync_leases WHERE lease_until > now()", database: database))?
-                        .first?.first == "0"
-                })
+            await Self.expectLeasesRunOut(server, CommitsdSharedQueueTests.database(of: uri))
             #expect(try await sync("acme/repo-0", uri, simulator).status == 0)
             let check = try await run("commitsctl", ["check", "--db", uri])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")

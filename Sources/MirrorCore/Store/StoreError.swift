@@ -96,7 +96,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .readOnlyNeedsMigration(let path):
             return "the store \(path) needs a schema upgrade, which opening it read-only cannot make"
         case .busy(let path):
-            return "the store \(path) is locked by another writer beyond the busy timeout; retry shortly"
+            return "the store \(path) is locked by another writer beyond the busy timeout"
         case .full(let path):
             return
                 "the store \(path) cannot grow: its disk (or a size limit) is full. The write in progress was rolled back whole, nothing stored before is lost; free some space and run again"

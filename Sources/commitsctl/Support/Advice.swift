@@ -61,6 +61,9 @@ enum Advice {
             return "run `commitsctl sync` (or start commitsd) once to upgrade it"
         case .foreignDatabase:
             return "point --db at a commits-mirror store or a new file"
+        case .busy:
+            return "nothing was half-stored; let the other writer (another commitsctl sync, a commitsd on this store, "
+                + "a sqlite3 session inside a transaction) finish or stop it, then run the command again"
         default:
             return nil
         }
