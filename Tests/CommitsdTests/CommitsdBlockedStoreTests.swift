@@ -81,21 +81,9 @@ import Testing
         in directory: TemporaryDirectory, store: String, simulator: GitHubSimulator, repositories: [String],
         settings: String = "", gitBootstrap: Bool = false, environment: [String: String] = [:]
     ) throws -> DaemonProcess {
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(store)
-            api_url: \(simulator.baseURL)
-            default_interval: 1s
-            git_bootstrap: \(gitBootstrap)
-            \(settings)
-            repositories:
-            \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: token.merging(environment) { _, new in new },
-            logPath: directory.path("commitsd.log"))
+        try DaemonProcess.mirroring(
+            repositories, from: simulator, in: directory, store: store, settings: "git_bootstrap: \(gitBootstrap)\n\(settings)",
+            environment: environment, logLevel: "info")
     }
 
     func startDaemon(store: String, simulator: GitHubSimulator, repositories: [String], settings: String = "") throws
