@@ -108,26 +108,9 @@ struct ConfigurationLoader {
             }
             switch key {
             case .store:
-                let expected = "the path of the SQLite store file, or a postgresql:// URI"
-                let text = try string(value, key: keyText, expected: expected)
-                let location: StoreLocation
-                do {
-                    location = try StoreLocation(text)
-                } catch {
-                    throw self.error(at: value, key: keyText, problem: "\(error)", expected: nil)
-                }
-                // A file is relative to the configuration's directory; a URI is as written.
-                configuration.store = location.sqlitePath == nil ? text : try path(value, key: keyText, expected: expected)
+                configuration.store = try store(value, key: keyText)
             case .api_url:
-                let url = try string(value, key: keyText, expected: "an http(s) URL such as https://api.github.com")
-                guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
-                    components.host?.isEmpty == false
-                else {
-                    throw error(
-                        at: value, key: keyText, problem: "'\(Self.excerpt(url))' is not an http(s) URL",
-                        expected: "an http(s) URL such as https://api.github.com (GHES: https://HOST/api/v3)")
-                }
-                configuration.apiURL = url
+                configuration.apiURL = try apiURL(value, key: keyText)
             case .token_file:
                 configuration.tokenFile = try path(value, key: keyText, expected: "the path of a file holding the token")
                 configuration.tokenFileLine = value.mark?.line
@@ -155,29 +138,13 @@ struct ConfigurationLoader {
                 configuration.maximumInterval = try duration(value, key: keyText)
                 rangeLines.maximum = value.mark?.line
             case .rate_limit_reserve:
-                let expected = "a whole number of requests, 0 or more, e.g. 500"
-                guard let text = try scalarText(value, key: keyText, expected: expected) else {
-                    throw error(at: value, key: keyText, problem: "has no value", expected: expected)
-                }
-                guard value.tag.rawValue == Tag.Name.int.rawValue, let reserve = Int(text), reserve >= 0 else {
-                    throw error(
-                        at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a whole number of requests", expected: expected)
-                }
-                configuration.rateLimitReserve = reserve
+                configuration.rateLimitReserve = try rateLimitReserve(value, key: keyText)
             case .metrics_listen:
-                let expected = "HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464"
-                let text = try string(value, key: keyText, expected: expected)
-                guard let address = ListenAddress(parsing: text) else {
-                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not HOST:PORT", expected: expected)
-                }
-                configuration.metricsListen = address
+                configuration.metricsListen = try listenAddress(
+                    value, key: keyText, expected: "HOST:PORT to serve /metrics, /healthz and /readyz on, e.g. 127.0.0.1:9464")
             case .webhook_listen:
-                let expected = "HOST:PORT to receive GitHub webhooks on (POST /webhook), e.g. 0.0.0.0:9465"
-                let text = try string(value, key: keyText, expected: expected)
-                guard let address = ListenAddress(parsing: text) else {
-                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not HOST:PORT", expected: expected)
-                }
-                configuration.webhookListen = address
+                configuration.webhookListen = try listenAddress(
+                    value, key: keyText, expected: "HOST:PORT to receive GitHub webhooks on (POST /webhook), e.g. 0.0.0.0:9465")
                 configuration.webhookListenLine = keyNode.mark?.line
             case .webhook_secret_file:
                 configuration.webhookSecretFile = try path(
@@ -189,12 +156,7 @@ struct ConfigurationLoader {
             case .request_timeout:
                 configuration.requestTimeout = try requestTimeout(value, key: keyText)
             case .log_level:
-                let expected = "one of \(Self.levels)"
-                let text = try string(value, key: keyText, expected: expected)
-                guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                    throw error(at: value, key: keyText, problem: "'\(Self.excerpt(text))' is not a log level", expected: expected)
-                }
-                configuration.logLevel = level
+                configuration.logLevel = try logLevel(value, key: keyText)
             }
         }
         guard sawRepositories else {
@@ -203,18 +165,7 @@ struct ConfigurationLoader {
                 expected: "a list of repositories to mirror, e.g. `repositories: [swiftlang/swift-evolution]`")
         }
         try checkAdaptiveRange(of: configuration, lines: rangeLines)
-        if let app = configuration.githubApp, let tokenFile = configuration.tokenFile {
-            throw ConfigurationError(
-                file: file, line: app.line, key: "github_app",
-                problem: "is set, and so is token_file (\(tokenFile)); the two are exclusive",
-                expected: "either github_app or token_file: remove one of them")
-        }
-        if let webhooks = configuration.webhookListen, let metrics = configuration.metricsListen, webhooks.overlaps(metrics) {
-            throw ConfigurationError(
-                file: file, line: configuration.webhookListenLine, key: "webhook_listen",
-                problem: "is \(webhooks), where metrics_listen (\(metrics)) already listens",
-                expected: "an address of its own: another port for one of the two")
-        }
+        try checkExclusiveSettings(of: configuration)
         return configuration
     }
 
