@@ -121,113 +121,18 @@ extension MirrorReader {
         if let limit = filter.limit, limit <= 0 { return nil }
         // In the query's read transaction: the plan and its statements see one schema.
         let indexed = try !BulkLoadIndexes.anyMissing(db)
-        var conditions: [QueryCondition] = []
-        var sets: [CandidateSet] = []
-        var people: [(column: String, ids: [Int64])] = []
-
-        // The message index can drive a query (a set of matching ids); walks
-        // test each row they reach instead, exactly and cheaply when possible.
-        var grepCondition: QueryCondition?
-        var messageIndexSet: CandidateSet?
-        if !filter.greps.isEmpty {
-            guard let grep = messageConditions(filter) else { return nil }
-            grepCondition = grep.condition
-            if let set = grep.set {
-                messageIndexSet = set
-                sets.append(set)
-            }
-        }
-
-        let fields = [("author_id", filter.authors, filter.mailmap), ("committer_id", filter.committers, nil)]
-        for (column, patterns, mailmap) in fields where !patterns.isEmpty {
-            let ids = try identityIDs(matching: patterns, mailmap: mailmap)
-            if ids.isEmpty { return nil }
-            people.append((column, ids))
-            let list = Self.idList(ids)
-            conditions.append(QueryCondition(sql: "+c.\(column) IN (\(list.sql))", arguments: list.arguments))
-            sets.append(
-                CandidateSet(
-                    name: column == "author_id" ? "author" : "committer",
-                    sql: "SELECT id FROM commits WHERE \(column) IN (\(list.sql))", arguments: list.arguments,
-                    datedSQL: indexed ? "SELECT id, committer_date FROM commits WHERE \(column) IN (\(list.sql))" : nil))
-        }
-        if !filter.coAuthors.isEmpty {
-            let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
-            if ids.isEmpty { return nil }
-            let list = Self.idList(ids)
-            conditions.append(
-                QueryCondition(
-                    sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
-                    arguments: list.arguments))
-            sets.append(
-                CandidateSet(
-                    name: "co-author",
-                    sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
-                    arguments: list.arguments))
-        }
-        let onBranch = filter.includeOffBranch ? "" : " AND off_branch_since IS NULL"
-        var repositoryID: Int64?
-        if let name = filter.repository {
-            guard let repository = try repository(named: name) else { return nil }
-            repositoryID = repository.id
-            conditions.append(
-                QueryCondition(
-                    sql: "EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id\(onBranch))",
-                    arguments: [repository.id]))
-            sets.append(
-                CandidateSet(
-                    name: "repository",
-                    sql: "SELECT commit_id AS id FROM repository_commits WHERE repository_id = ?\(onBranch)",
-                    arguments: [repository.id]))
-        } else if !filter.includeOffBranch {
-            // The flag on the row: hiding rewritten-away commits costs no lookup.
-            conditions.append(QueryCondition(sql: "+c.off_branch = 0", arguments: []))
-        }
-
-        if let selection = filter.branches {
-            let ids = try branchIDs(selection, repositoryID: repositoryID)
-            if ids.isEmpty { return nil }
-            let list = Self.idList(ids)
-            conditions.append(
-                QueryCondition(
-                    sql: "EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.commit_id = c.id AND bc.branch_id IN (\(list.sql)))",
-                    arguments: list.arguments))
-            sets.append(
-                CandidateSet(
-                    name: "branch",
-                    sql: "SELECT DISTINCT commit_id AS id FROM branch_commits WHERE branch_id IN (\(list.sql))",
-                    arguments: list.arguments))
-        }
-
-        if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
-            let arrival = arrivalConditions(filter, repositoryID: repositoryID)
-            conditions += arrival.conditions
-            if let set = arrival.set { sets.append(set) }
-        }
-
-        switch filter.merges {
-        case .include: break
-        case .exclude: conditions.append(QueryCondition(sql: "+c.parent_count <= 1", arguments: []))
-        case .only: conditions.append(QueryCondition(sql: "+c.parent_count > 1", arguments: []))
-        }
-        // Committer dates are ISO 8601 UTC text, which sorts as time.
-        if let since = filter.since {
-            conditions.append(QueryCondition(sql: "c.committer_date >= ?", arguments: [ISO8601Timestamp.format(since)]))
-        }
-        if let until = filter.until {
-            conditions.append(QueryCondition(sql: "c.committer_date <= ?", arguments: [ISO8601Timestamp.format(until)]))
-        }
+        guard let parts = try planParts(filter, indexed: indexed) else { return nil }
 
         func plan(_ driver: QueryPlan.Driver) -> QueryPlan {
-            var conditions = conditions
+            var conditions = parts.conditions
             switch driver {
-            case .set(let set) where set.name == messageIndexSet?.name:
+            case .set(let set) where set.name == parts.messageIndexSet?.name:
                 break  // the set is exactly the grep's matches
             case .people(let column, _):
                 conditions.removeAll { $0.sql.hasPrefix("+c.\(column) IN") }
-                if let grepCondition { conditions.append(grepCondition) }
+                if let grepCondition = parts.grepCondition { conditions.append(grepCondition) }
             default:
-                if let grepCondition { conditions.append(grepCondition) }
+                if let grepCondition = parts.grepCondition { conditions.append(grepCondition) }
             }
             return QueryPlan(
                 driver: driver, conditions: conditions, limit: filter.limit, namesIndexes: indexed,
@@ -238,20 +143,23 @@ extension MirrorReader {
         case .dateIndex:
             return plan(.dateIndex)
         case .people:
-            guard let first = people.first else { return plan(.dateIndex) }
+            guard let first = parts.people.first else { return plan(.dateIndex) }
             return plan(.people(column: first.column, ids: first.ids))
         case .smallestSet:
-            guard !sets.isEmpty else { return plan(.dateIndex) }
-            let sizes = try sets.map { try candidateCount($0, bound: .max) }
-            return plan(.set(sets[sizes.indices.min { sizes[$0] < sizes[$1] }!]))
+            guard !parts.sets.isEmpty else { return plan(.dateIndex) }
+            let sizes = try parts.sets.map { try candidateCount($0, bound: .max) }
+            return plan(.set(parts.sets[sizes.indices.min { sizes[$0] < sizes[$1] }!]))
         case .automatic:
-            break
+            return plan(try cheapestDriver(parts, limit: filter.limit, indexed: indexed))
         }
+    }
 
-        // Walking a few people's (person, date) indexes reads at most
-        // people × limit entries; a candidate set is only worth it if smaller.
+    /// The driver expected to read the fewest rows. Walking a few people's
+    /// (person, date) indexes reads at most people × limit entries; a candidate
+    /// set is only worth it if smaller.
+    private func cheapestDriver(_ parts: PlanParts, limit: Int?, indexed: Bool) throws -> QueryPlan.Driver {
         var peopleWalk: (column: String, ids: [Int64], cost: Int)?
-        if indexed, let limit = filter.limit, let walk = people.min(by: { $0.ids.count < $1.ids.count }),
+        if indexed, let limit, let walk = parts.people.min(by: { $0.ids.count < $1.ids.count }),
             walk.ids.count <= Self.peopleWalkBound
         {
             peopleWalk = (walk.column, walk.ids, walk.ids.count * limit)
@@ -264,20 +172,20 @@ extension MirrorReader {
         // under half the store.
         let total = try estimatedCommitCount()
         var bound: Int
-        if let limit = filter.limit {
+        if let limit {
             bound = max(limit, Int((Double(limit) * Double(total)).squareRoot()))
         } else {
             bound = max(Self.candidateBound, total / 2)
         }
         if let peopleWalk { bound = min(bound, peopleWalk.cost - 1) }
         var smallest: (set: CandidateSet, count: Int)?
-        for set in sets {
+        for set in parts.sets {
             let count = try candidateCount(set, bound: bound + 1)
             if count <= bound, count < smallest?.count ?? .max { smallest = (set, count) }
         }
-        if let smallest { return plan(.set(smallest.set)) }
-        if let peopleWalk { return plan(.people(column: peopleWalk.column, ids: peopleWalk.ids)) }
-        return plan(.dateIndex)
+        if let smallest { return .set(smallest.set) }
+        if let peopleWalk { return .people(column: peopleWalk.column, ids: peopleWalk.ids) }
+        return .dateIndex
     }
 
     /// The largest commit id: the count if nothing was ever deleted, and O(1).

@@ -111,20 +111,7 @@ public struct RepositoryDiscovery: Sendable {
         func selection(for name: RepositoryName) -> Int? {
             selections.firstIndex { $0.pattern.matches(name) }
         }
-        var identities: [RepositoryIdentity] = []
-        var selectionOf: [Int: Int] = [:]
-        var seen = Set<Int>()
-        for repository in listing.listing.repositories where seen.insert(repository.id).inserted {
-            guard let name = RepositoryName(parsing: repository.fullName) else {
-                throw DiscoveryError.inconsistentListing(owner: owner, detail: "a full_name that is no repository name")
-            }
-            guard let index = selections.firstIndex(where: { $0.selects(repository, named: name) }) else { continue }
-            guard let branch = repository.defaultBranch, !branch.isEmpty, BranchName.problem(with: branch) == nil else {
-                throw DiscoveryError.inconsistentListing(owner: owner, detail: "\(name) has no usable default_branch")
-            }
-            identities.append(.init(githubID: repository.id, fullName: name, defaultBranch: branch, htmlURL: repository.htmlURL))
-            selectionOf[repository.id] = index
-        }
+        let (identities, selectionOf, seen) = try selected(in: listing.listing, of: owner, by: selections)
 
         // Mirrored repositories of these patterns that the listing leaves out.
         let missing = try store.activeRepositories(ownedBy: owner).filter { repository in
@@ -246,21 +233,7 @@ public struct RepositoryDiscovery: Sendable {
                     throw DiscoveryError.inconsistentListing(
                         owner: owner, detail: "a page of \(repositories.count) repositories, more than the \(Self.pageSize) asked for")
                 }
-                if viaInstallation, let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
-                    // An installation sees one account's repositories: the App is installed elsewhere.
-                    throw DiscoveryError.inconsistentListing(
-                        owner: owner,
-                        detail:
-                            "the GitHub App's installation lists \(stranger.fullName.prefix(200)): it is installed on \(stranger.ownerLogin.prefix(100)), not on \(owner)"
-                    )
-                }
-                if let stranger = repositories.first(where: { !Self.isOwned($0, by: owner) }) {
-                    throw DiscoveryError.inconsistentListing(
-                        owner: owner, detail: "it lists \(stranger.fullName.prefix(200)), owned by \(stranger.ownerLogin.prefix(100))")
-                }
-                if let bad = repositories.first(where: { $0.id <= 0 }) {
-                    throw DiscoveryError.inconsistentListing(owner: owner, detail: "\(bad.fullName.prefix(200)) has id \(bad.id)")
-                }
+                try Self.checkOwnership(of: repositories, by: owner, viaInstallation: viaInstallation)
                 var resolved: String?
                 switch ListingNextPage(next: next, of: url, pageIsEmpty: repositories.isEmpty, origin: origin) {
                 case .end: resolved = nil
@@ -275,6 +248,44 @@ public struct RepositoryDiscovery: Sendable {
         }
         let unchanged = allNotModified && pages.count == previous?.pages.count
         return Listed(listing: OwnerListing(owner: owner, kind: kind, pages: pages), unchanged: unchanged)
+    }
+
+    /// The listed repositories that a selection takes, each listed once, with the selection that took it.
+    private func selected(
+        in listing: OwnerListing, of owner: String, by selections: [Selection]
+    ) throws -> (identities: [RepositoryIdentity], selectionOf: [Int: Int], seen: Set<Int>) {
+        var identities: [RepositoryIdentity] = []
+        var selectionOf: [Int: Int] = [:]
+        var seen = Set<Int>()
+        for repository in listing.repositories where seen.insert(repository.id).inserted {
+            guard let name = RepositoryName(parsing: repository.fullName) else {
+                throw DiscoveryError.inconsistentListing(owner: owner, detail: "a full_name that is no repository name")
+            }
+            guard let index = selections.firstIndex(where: { $0.selects(repository, named: name) }) else { continue }
+            guard let branch = repository.defaultBranch, !branch.isEmpty, BranchName.problem(with: branch) == nil else {
+                throw DiscoveryError.inconsistentListing(owner: owner, detail: "\(name) has no usable default_branch")
+            }
+            identities.append(.init(githubID: repository.id, fullName: name, defaultBranch: branch, htmlURL: repository.htmlURL))
+            selectionOf[repository.id] = index
+        }
+        return (identities, selectionOf, seen)
+    }
+
+    /// Refuses a page that lists a repository of another owner, or one without a usable id.
+    private static func checkOwnership(
+        of repositories: [GitHubClient.ListedRepository], by owner: String, viaInstallation: Bool
+    ) throws {
+        if let stranger = repositories.first(where: { !isOwned($0, by: owner) }) {
+            let detail =
+                viaInstallation
+                // An installation sees one account's repositories: the App is installed elsewhere.
+                ? "the GitHub App's installation lists \(stranger.fullName.prefix(200)): it is installed on \(stranger.ownerLogin.prefix(100)), not on \(owner)"
+                : "it lists \(stranger.fullName.prefix(200)), owned by \(stranger.ownerLogin.prefix(100))"
+            throw DiscoveryError.inconsistentListing(owner: owner, detail: detail)
+        }
+        if let bad = repositories.first(where: { $0.id <= 0 }) {
+            throw DiscoveryError.inconsistentListing(owner: owner, detail: "\(bad.fullName.prefix(200)) has id \(bad.id)")
+        }
     }
 
     private static func isOwned(_ repository: GitHubClient.ListedRepository, by owner: String) -> Bool {

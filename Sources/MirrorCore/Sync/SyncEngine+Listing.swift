@@ -46,36 +46,17 @@ extension SyncEngine {
         let clock = ContinuousClock()
         let start = clock.now
         let name = context.name
-        let client = self.client
         var url = listing.url
-        var pinnedTo = listing.pinnedTo
-        // A listing repeats nothing: no URL, no page, no more stored commits than the store holds.
-        var visited: Set<String> = [url]
-        var firstSHAs: Set<String> = []
-        var staleElements = 0
         let storedBefore = try store.commitCount(repositoryID: context.repository.id)
-        let staleBound = storedBefore + 2 * Self.pageSize
+        var checks = ListingGuard(
+            startingAt: url, pinnedTo: listing.pinnedTo, storedBefore: storedBefore, pageSize: Self.pageSize)
         // Into a repository that held nothing, an honest listing's frontier empties only at its
         // last page, so pages ahead may be asked for before this one is stored; otherwise this
         // page may reach stored commits and end the walk, so only once it is stored.
         let storedNothingBefore = storedBefore == 0
-        var pagesRead = 0
         var pending: PrefetchedPage?
         defer { pending?.cancel() }
-        let logger = self.logger
-        let source = PrefetchedPage.Source(
-            receive: { try await client.receiveCommitsPage(url: $0, repository: name) },
-            decode: { received in
-                do {
-                    return try received.decoded()
-                } catch {
-                    // Said here: the retrying path that asks for the page again reports only its own attempts.
-                    logger.warning(
-                        "a page fetched ahead did not decode; asking for it again", metadata: ["repo": "\(name)"])
-                    throw error
-                }
-            },
-            page: { try await client.commitsPage(url: $0, repository: name) })
+        let source = prefetchSource(for: name)
 
         var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
         limits.expectedCommits = expectedCommits(listing, walk: initial, handOffToGit: handOffToGit)
@@ -84,49 +65,16 @@ extension SyncEngine {
             while true {
                 // A cancelled sync (a service's graceful shutdown) stops here, between pages.
                 try Task.checkCancellation()
-                let page: GitHubClient.CommitsPage
                 let fetched = pending
                 pending = nil
-                do {
-                    if let fetched {
-                        if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
-                            try batches.commit()
-                        }
-                        page = try await fetched.value
-                    } else {
-                        try batches.commit()
-                        page = try await client.commitsPage(url: url, repository: name)
-                    }
-                } catch GitHubError.notFound {
-                    // The head probe has just answered for the repository: a 404 here is
-                    // for the sha, one GitHub itself named. Not "repository not found".
-                    throw inconsistency(
-                        context, "GitHub answers 404 for the listing of \(walk.listingSHA ?? walk.headSHA), a commit it named")
-                }
-                pagesRead += 1
+                let page = try await receive(fetched, orFetch: url, batches: batches, walk: walk, context)
                 pagesFetched += 1
                 let stepEnds = pageLimit.map { pagesFetched >= $0 } ?? false
-                if let sha = pinnedTo {
-                    guard let top = page.commits.first?.sha else {
-                        throw inconsistency(context, "the listing of \(sha) was empty")
-                    }
-                    guard top == sha else {
-                        throw inconsistency(context, "the listing of \(sha) starts with \(top) instead")
-                    }
-                    pinnedTo = nil
-                }
-                if let top = page.commits.first?.sha, !firstSHAs.insert(top).inserted {
-                    throw inconsistency(context, "page \(pagesRead) of a listing repeats an earlier page (is the server ignoring page=?)")
-                }
-                if let last = page.lastPageNumber, pagesRead > last + 1 {
-                    throw inconsistency(context, "the listing went on past its last page (\(last))")
-                }
+                if let problem = checks.read(page) { throw inconsistency(context, problem) }
                 let next = try nextPage(of: page, at: url, context)
-                if let next, !visited.insert(next).inserted {
-                    throw GitHubError.paginationLoop(url: APIOrigin.displayable(next))
-                }
+                try checks.follow(next)
                 let handOff =
-                    handOffToGit && pagesRead == 1 && next != nil
+                    handOffToGit && checks.pagesRead == 1 && next != nil
                     && (page.lastPageNumber ?? 0) - (walk.pagesDone + 1) >= (gitBootstrap?.minimumPages ?? .max)
                 let prefetchable = prefetch && !handOff && !stepEnds
                 if let early = fetched?.takeNext(ifFor: prefetchable ? next : nil) {
@@ -137,16 +85,14 @@ extension SyncEngine {
                     // end, so fetching ahead could only waste a request.
                     pending = PrefetchedPage(url: next, source: source)
                 }
-                if storedNothingBefore, let next { allowFetchPastNext(pending, at: next, visited: visited, ahead: Self.pagesAhead) }
+                if storedNothingBefore, let next { allowFetchPastNext(pending, at: next, visited: checks.visited, ahead: Self.pagesAhead) }
                 let stored = try batches.store(
                     page: page.commits, repositoryID: context.repository.id, walk: walk,
                     nextURL: next, pagesTotal: page.lastPageNumber)
                 let outcome = stored.outcome
                 walk = stored.checkpoint
-                staleElements += page.commits.count - outcome.added
-                if staleElements > staleBound {
-                    throw inconsistency(
-                        context, "the listing returned \(plural(staleElements, "commit")) already stored, more than the repository holds")
+                if let problem = checks.stored(page.commits.count, added: outcome.added) {
+                    throw inconsistency(context, problem)
                 }
                 tally = tally + Tally(added: outcome.added, updated: outcome.updated, pages: 1)
                 progress?(
@@ -162,9 +108,51 @@ extension SyncEngine {
                 if stepEnds {
                     throw SyncStepEnded(repository: name, pages: pagesFetched)
                 }
-                if !storedNothingBefore { allowFetchPastNext(pending, at: next, visited: visited, ahead: 1) }
+                if !storedNothingBefore { allowFetchPastNext(pending, at: next, visited: checks.visited, ahead: 1) }
                 url = next
             }
+        }
+    }
+
+    /// Where pages fetched ahead come from: this engine's client, for `name`'s listing.
+    private func prefetchSource(for name: RepositoryName) -> PrefetchedPage.Source {
+        let client = self.client
+        let logger = self.logger
+        return PrefetchedPage.Source(
+            receive: { try await client.receiveCommitsPage(url: $0, repository: name) },
+            decode: { received in
+                do {
+                    return try received.decoded()
+                } catch {
+                    // Said here: the retrying path that asks for the page again reports only its own attempts.
+                    logger.warning(
+                        "a page fetched ahead did not decode; asking for it again", metadata: ["repo": "\(name)"])
+                    throw error
+                }
+            },
+            page: { try await client.commitsPage(url: $0, repository: name) })
+    }
+
+    /// The next page: the one fetched ahead, or else fetched now. The open batch is
+    /// committed first when nothing was fetched ahead or it is slow to arrive, so a
+    /// batch never waits on the network for long.
+    private func receive(
+        _ fetched: PrefetchedPage?, orFetch url: String, batches: any PageBatches, walk: Walk, _ context: Context
+    ) async throws -> GitHubClient.CommitsPage {
+        do {
+            if let fetched {
+                if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                    try batches.commit()
+                }
+                return try await fetched.value
+            }
+            try batches.commit()
+            return try await client.commitsPage(url: url, repository: context.name)
+        } catch GitHubError.notFound {
+            // The head probe has just answered for the repository: a 404 here is
+            // for the sha, one GitHub itself named. Not "repository not found".
+            throw inconsistency(
+                context, "GitHub answers 404 for the listing of \(walk.listingSHA ?? walk.headSHA), a commit it named")
         }
     }
 

@@ -254,27 +254,8 @@ public final class SyncEngine {
         var walks = try store.pendingWalks(repositoryID: repositoryID, branch: context.branch)
         let knownHead = walks.first?.headSHA ?? state?.headSHA
 
-        // The listing answered for every branch at once: a branch it names at the
-        // head stored whole needs no probe, nor does a new branch it names at a
-        // commit stored with its whole history. Anything else (a moved head, a walk
-        // under way, a history not yet whole) is probed as always.
-        let isNew = state?.headSHA == nil && walks.isEmpty
-        let listedAsStored = listedHead != nil && listedHead == state?.headSHA && state?.complete == true && walks.isEmpty
-        // A new branch whose head is stored with its whole history (a branch cut from
-        // another): recorded whole at that head, with no walk and no request more.
-        var storedWhole = false
-        let probe: GitHubClient.HeadProbe
-        if listedAsStored {
-            probe = .unchanged
-        } else if let listedHead, isNew, try store.holdsWholeHistory(of: listedHead, repositoryID: repositoryID) {
-            probe = .moved(sha: listedHead)
-            storedWhole = true
-        } else {
-            probe = try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead)
-            if case .moved(let moved) = probe, isNew {
-                storedWhole = try store.holdsWholeHistory(of: moved, repositoryID: repositoryID)
-            }
-        }
+        let (probe, storedWhole) = try await probeHead(
+            context, state: state, walks: walks, knownHead: knownHead, listedHead: listedHead)
         let head: String?
         switch probe {
         case .emptyRepository:
@@ -330,6 +311,30 @@ public final class SyncEngine {
             headETag: outcome.headSHA.map { "\"\($0)\"" }, complete: outcome.complete,
             rateLimit: client.usage.rateLimit)
         return outcome
+    }
+
+    /// Where the branch's head is now, and whether it is a new branch at a commit
+    /// stored with its whole history (a branch cut from another: recorded whole at
+    /// that head, with no walk and no request more). The listing answered for every
+    /// branch at once: a branch it names at the head stored whole needs no probe, nor
+    /// does a new branch it names at a commit stored with its whole history. Anything
+    /// else (a moved head, a walk under way, a history not yet whole) is probed.
+    private func probeHead(
+        _ context: Context, state: SyncState?, walks: [Walk], knownHead: String?, listedHead: String?
+    ) async throws -> (probe: GitHubClient.HeadProbe, storedWhole: Bool) {
+        let repositoryID = context.repository.id
+        let isNew = state?.headSHA == nil && walks.isEmpty
+        if listedHead != nil && listedHead == state?.headSHA && state?.complete == true && walks.isEmpty {
+            return (.unchanged, false)
+        }
+        if let listedHead, isNew, try store.holdsWholeHistory(of: listedHead, repositoryID: repositoryID) {
+            return (.moved(sha: listedHead), true)
+        }
+        let probe = try await client.branchHead(context.name, branch: context.branch, knownHead: knownHead)
+        if case .moved(let moved) = probe, isNew {
+            return (probe, try store.holdsWholeHistory(of: moved, repositoryID: repositoryID))
+        }
+        return (probe, false)
     }
 
     func inconsistency(_ context: Context, _ detail: String) -> SyncError {

@@ -115,40 +115,8 @@ extension Commitsctl {
                 let logger = makeCommandLogger(level: logLevel)
                 let configuration = try config.load(systemDefault: repository == nil)
                 let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
-                var targets: [MirrorConfiguration.Repository] = []
-                var selections: [RepositoryDiscovery.Selection] = []
-                switch repository.flatMap(RepositorySelector.init(parsing:)) {
-                case .repository(let name)?:
-                    // Globs and --all-branches are expanded once the client exists (below).
-                    targets = branch.isEmpty ? [.init(name: name)] : branch.map { .init(name: name, branch: $0) }
-                case .pattern(let pattern)?:
-                    selections = [
-                        .init(
-                            pattern: pattern, includeForks: includeForks || configuration?.includeForks == true,
-                            includeArchived: includeArchived || configuration?.includeArchived == true)
-                    ]
-                case nil:
-                    guard let configuration else {
-                        throw ConfigurationError(
-                            file: "", problem: "no repository given and no configuration file found",
-                            expected:
-                                "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml"
-                        )
-                    }
-                    targets = configuration.repositories
-                    selections = configuration.patterns.map { entry in
-                        let includes = configuration.includes(for: entry)
-                        return .init(
-                            pattern: entry.pattern, includeForks: includeForks || includes.forks,
-                            includeArchived: includeArchived || includes.archived)
-                    }
-                }
-                let credentials = try settings.resolveCredentials(github: github)
-                var clientConfiguration = GitHubClient.Configuration(
-                    apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
-                clientConfiguration.waitForRateLimit = wait
-                clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
-                if let timeout = configuration?.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
+                var (targets, selections) = try namedTargets(configuration)
+                let clientConfiguration = try self.clientConfiguration(settings, configuration)
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
@@ -210,6 +178,50 @@ extension Commitsctl {
                 }
                 throw ExitCode(tally.status)
             }
+        }
+
+        /// The repositories to sync as the command line or else the configuration names
+        /// them, and the patterns to discover more by.
+        private func namedTargets(
+            _ configuration: MirrorConfiguration?
+        ) throws -> ([MirrorConfiguration.Repository], [RepositoryDiscovery.Selection]) {
+            switch repository.flatMap(RepositorySelector.init(parsing:)) {
+            case .repository(let name)?:
+                // Globs and --all-branches are expanded once the client exists (below).
+                return (branch.isEmpty ? [.init(name: name)] : branch.map { .init(name: name, branch: $0) }, [])
+            case .pattern(let pattern)?:
+                let selection = RepositoryDiscovery.Selection(
+                    pattern: pattern, includeForks: includeForks || configuration?.includeForks == true,
+                    includeArchived: includeArchived || configuration?.includeArchived == true)
+                return ([], [selection])
+            case nil:
+                guard let configuration else {
+                    throw ConfigurationError(
+                        file: "", problem: "no repository given and no configuration file found",
+                        expected:
+                            "OWNER/REPO, or --config PATH (or $COMMITS_MIRROR_CONFIG), or \(MirrorConfiguration.systemPath); see config/commits-mirror.example.yaml"
+                    )
+                }
+                let selections: [RepositoryDiscovery.Selection] = configuration.patterns.map { entry in
+                    let includes = configuration.includes(for: entry)
+                    return .init(
+                        pattern: entry.pattern, includeForks: includeForks || includes.forks,
+                        includeArchived: includeArchived || includes.archived)
+                }
+                return (configuration.repositories, selections)
+            }
+        }
+
+        private func clientConfiguration(
+            _ settings: ResolvedSettings, _ configuration: MirrorConfiguration?
+        ) throws -> GitHubClient.Configuration {
+            let credentials = try settings.resolveCredentials(github: github)
+            var clientConfiguration = GitHubClient.Configuration(
+                apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
+            clientConfiguration.waitForRateLimit = wait
+            clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
+            if let timeout = configuration?.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
+            return clientConfiguration
         }
 
         /// How a run went: failures and repositories to try later, for the exit status.
