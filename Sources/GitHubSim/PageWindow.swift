@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// The slice of a listing of `total` items that a request's `page` and
 /// `per_page` ask for, read as GitHub reads them: `per_page` 30 by default, at
 /// most 100, a missing, zero or negative one taken as the default; `page` from 1,
@@ -21,5 +23,12 @@ struct PageWindow {
         self.perPage = perPage
         lower = min((page - 1) * perPage, total)
         upper = min(lower + perPage, total)
+    }
+
+    /// Adds the `Link` header of this page of a listing of `total` items at `base`, if it has one.
+    func addLink(base: String, request: SimRequest, total: Int, to headers: inout HTTPHeaders) {
+        if let link = LinkBuilder.header(base: base, rawQuery: request.query, page: page, total: total, perPage: perPage) {
+            headers.add(name: "Link", value: link)
+        }
     }
 }

@@ -53,11 +53,7 @@ enum AppEndpoints {
             }
             body.writeStaticString("]")
             var response = SimResponse.json(.ok, body)
-            if let link = LinkBuilder.header(
-                base: "\(baseURL)/app/installations", rawQuery: request.query, page: window.page, total: all.count, perPage: window.perPage)
-            {
-                response.headers.add(name: "Link", value: link)
-            }
+            window.addLink(base: "\(baseURL)/app/installations", request: request, total: all.count, to: &response.headers)
             return response
         case .accessTokens(let id):
             guard let installation = authority.installation(id: id) else { return .notFound() }
@@ -90,10 +86,7 @@ enum AppEndpoints {
         let window = PageWindow(request, total: listed.count)
         var body = ByteBuffer()
         body.writeString("{\"total_count\":\(listed.count),\"repository_selection\":\"all\",\"repositories\":[")
-        for (index, (repository, state)) in listed[window.range].enumerated() {
-            if index > 0 { body.writeStaticString(",") }
-            RepositoryJSON.write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
-        }
+        RepositoryJSON.writeElements(listed[window.range], baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         body.writeStaticString("]}")
         let etag = ConditionalRequest.weakETag(
             "installation-repos|\(installation.id)|\(request.query ?? "")|" + String(buffer: body))
@@ -101,12 +94,7 @@ enum AppEndpoints {
         if ConditionalRequest.matches(ifNoneMatch: request.header("If-None-Match"), etag: etag) {
             return SimResponse(status: .notModified, headers: headers)
         }
-        if let link = LinkBuilder.header(
-            base: "\(baseURL)/installation/repositories", rawQuery: request.query, page: window.page, total: listed.count,
-            perPage: window.perPage)
-        {
-            headers.add(name: "Link", value: link)
-        }
+        window.addLink(base: "\(baseURL)/installation/repositories", request: request, total: listed.count, to: &headers)
         var response = SimResponse.json(.ok, body)
         response.headers.add(contentsOf: headers)
         return response

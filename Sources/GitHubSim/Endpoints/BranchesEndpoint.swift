@@ -36,12 +36,9 @@ enum BranchesEndpoint {
         let etag = ConditionalRequest.weakETag("branches|\(context.repository.id)|\(request.query ?? "")|" + String(buffer: body))
         var headers = context.cacheHeaders(etag: etag, lastModified: nil)
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
-        if let link = LinkBuilder.header(
-            base: "\(context.baseURL)/repositories/\(context.repository.id)/branches", rawQuery: request.query,
-            page: window.page, total: branches.count, perPage: window.perPage)
-        {
-            headers.add(name: "Link", value: link)
-        }
+        window.addLink(
+            base: "\(context.baseURL)/repositories/\(context.repository.id)/branches", request: request, total: branches.count, to: &headers
+        )
         var response = SimResponse.json(.ok, body)
         response.headers.add(contentsOf: headers)
         return response

@@ -34,12 +34,8 @@ enum ListCommitsEndpoint {
         var headers = context.cacheHeaders(etag: etag, lastModified: nodes.first.map(graph.committerTime(of:)))
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
 
-        if let link = LinkBuilder.header(
-            base: "\(context.baseURL)/repositories/\(context.repository.id)/commits", rawQuery: request.query,
-            page: window.page, total: listing.count, perPage: window.perPage)
-        {
-            headers.add(name: "Link", value: link)
-        }
+        window.addLink(
+            base: "\(context.baseURL)/repositories/\(context.repository.id)/commits", request: request, total: listing.count, to: &headers)
         headers.add(name: "x-accepted-github-permissions", value: "contents=read")
         var response = SimResponse.json(
             .ok,

@@ -56,10 +56,7 @@ enum OwnerRepositoriesEndpoint {
 
         var body = ByteBuffer()
         body.writeStaticString("[")
-        for (index, (repository, state)) in listed[window.range].enumerated() {
-            if index > 0 { body.writeStaticString(",") }
-            RepositoryJSON.write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
-        }
+        RepositoryJSON.writeElements(listed[window.range], baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         body.writeStaticString("]")
 
         let etag = ConditionalRequest.weakETag("owner-repos|\(request.path)|\(request.query ?? "")|" + String(buffer: body))
@@ -68,12 +65,8 @@ enum OwnerRepositoriesEndpoint {
             return SimResponse(status: .notModified, headers: headers)
         }
         let accountPath = organization ? "organizations" : "user"
-        if let link = LinkBuilder.header(
-            base: "\(baseURL)/\(accountPath)/\(RepositoryJSON.ownerID(owner))/repos", rawQuery: request.query,
-            page: window.page, total: listed.count, perPage: window.perPage)
-        {
-            headers.add(name: "Link", value: link)
-        }
+        window.addLink(
+            base: "\(baseURL)/\(accountPath)/\(RepositoryJSON.ownerID(owner))/repos", request: request, total: listed.count, to: &headers)
         var response = SimResponse.json(.ok, body)
         response.headers.add(contentsOf: headers)
         return response

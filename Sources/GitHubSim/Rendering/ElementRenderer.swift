@@ -75,6 +75,15 @@ struct ElementRenderer: Sendable {
         out.writeStaticString("}")
     }
 
+    /// The SimpleUser fields that are the user's API URL with a path after it, in GitHub's order.
+    private static let userURLFields: [(key: StaticString, path: StaticString)] = [
+        ("\",\"followers_url\":\"", "/followers"), ("\",\"following_url\":\"", "/following{/other_user}"),
+        ("\",\"gists_url\":\"", "/gists{/gist_id}"), ("\",\"starred_url\":\"", "/starred{/owner}{/repo}"),
+        ("\",\"subscriptions_url\":\"", "/subscriptions"), ("\",\"organizations_url\":\"", "/orgs"),
+        ("\",\"repos_url\":\"", "/repos"), ("\",\"events_url\":\"", "/events{/privacy}"),
+        ("\",\"received_events_url\":\"", "/received_events"),
+    ]
+
     /// A SimpleUser with the 19 fields GitHub sends, or `null`.
     func writeUser(_ user: SimUser?, into out: inout ByteBuffer) {
         guard let user else {
@@ -94,25 +103,12 @@ struct ElementRenderer: Sendable {
         writeUserURL(login, into: &out)
         out.writeStaticString("\",\"html_url\":\"https://github.com/")
         out.writeString(login)
-        out.writeStaticString("\",\"followers_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/followers\",\"following_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/following{/other_user}\",\"gists_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/gists{/gist_id}\",\"starred_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/starred{/owner}{/repo}\",\"subscriptions_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/subscriptions\",\"organizations_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/orgs\",\"repos_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/repos\",\"events_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/events{/privacy}\",\"received_events_url\":\"")
-        writeUserURL(login, into: &out)
-        out.writeStaticString("/received_events\",\"type\":\"User\",\"user_view_type\":\"public\",\"site_admin\":false}")
+        for (key, path) in Self.userURLFields {
+            out.writeStaticString(key)
+            writeUserURL(login, into: &out)
+            out.writeStaticString(path)
+        }
+        out.writeStaticString("\",\"type\":\"User\",\"user_view_type\":\"public\",\"site_admin\":false}")
     }
 
     private func writeGitPerson(_ person: PersonRecord, into out: inout ByteBuffer) {

@@ -19,6 +19,17 @@ enum RepositoryJSON {
         return SyntheticRepository.firstCommitTime
     }
 
+    /// The repositories as a JSON array's elements, comma-separated (the brackets are the caller's).
+    static func writeElements(
+        _ listed: ArraySlice<(HostedRepository, HostedRepository.State)>, baseURL: String, cloneBaseURL: String,
+        into body: inout ByteBuffer
+    ) {
+        for (index, (repository, state)) in listed.enumerated() {
+            if index > 0 { body.writeStaticString(",") }
+            write(repository, state: state, baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
+        }
+    }
+
     static func write(
         _ repository: HostedRepository, state: HostedRepository.State, baseURL: String, cloneBaseURL: String,
         into body: inout ByteBuffer

@@ -44,13 +44,10 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
                 return try checked(value, source: "environment variable \(variable)")
             }
         }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + credentialName
-            if FileManager.default.fileExists(atPath: path) {
-                var token = try fromFile(path, warn: warn)
-                token.kind = .credential
-                return token
-            }
+        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
+            var token = try fromFile(path, warn: warn)
+            token.kind = .credential
+            return token
         }
         if let configuredFile { return try fromFile(configuredFile, warn: warn) }
         return nil
@@ -59,18 +56,9 @@ public struct GitHubToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Reads a token file: the token alone, surrounding whitespace and newlines trimmed.
     /// A second line is refused rather than ignored: it is a pasted header or a mistake.
     public static func fromFile(_ path: String, warn: (String) -> Void = { _ in }) throws -> GitHubToken {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw TokenError.unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        if info.st_mode & 0o077 != 0 {
-            warn(
-                "token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
-            )
-        }
-        guard let contents = try SecretFile.text(atPath: path, naming: "token file \(path)") else {
-            throw TokenError.unreadable(path: path, reason: "permission denied")
-        }
+        let contents = try SecretFile.contents(
+            of: path, naming: "token file \(path)", shownAs: "token file \(path)", warn: warn,
+            unreadable: { TokenError.unreadable(path: path, reason: $0) })
         let text = contents.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
             throw TokenError.empty(path: path)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the files secrets come from (the token, the App's key, the webhook
 /// secret) as `SmallTextFile` reads a configuration: never more than a secret
 /// could need, so a file named by mistake (a log, a database, a device that
@@ -23,5 +25,29 @@ public enum SecretFile {
         case .failure(.missing), .failure(.unreadable): return nil
         case .failure(let problem): throw Refused(path: path, file: file, problem: problem)
         }
+    }
+
+    /// The path of the systemd credential `name` (`LoadCredential=`), if the service has it.
+    public static func systemdCredential(_ name: String, environment: [String: String]) -> String? {
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else { return nil }
+        let path = directory + "/" + name
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// The text of the secret file at `path`, after a warning if group or others may read it
+    /// (`shownAs` names the file in it). `unreadable` makes the caller's error from the reason
+    /// the file cannot be read.
+    public static func contents(
+        of path: String, naming file: String, shownAs shown: String, warn: (String) -> Void,
+        unreadable: (_ reason: String) -> any Error
+    ) throws -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw unreadable(String(cString: strerror(errno))) }
+        if info.st_mode & 0o077 != 0 {
+            warn(
+                "\(shown) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)")
+        }
+        guard let text = try text(atPath: path, naming: file) else { throw unreadable("permission denied") }
+        return text
     }
 }

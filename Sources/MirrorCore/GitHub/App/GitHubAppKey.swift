@@ -28,11 +28,8 @@ public struct GitHubAppKey: Sendable, CustomStringConvertible, CustomDebugString
         configuredFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
         warn: (String) -> Void = { _ in }
     ) throws -> GitHubAppKey? {
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + credentialName
-            if FileManager.default.fileExists(atPath: path) {
-                return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
-            }
+        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
+            return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
         }
         return try configuredFile.map { try fromFile($0, source: "file \($0)", warn: warn) }
     }
@@ -41,18 +38,9 @@ public struct GitHubAppKey: Sendable, CustomStringConvertible, CustomDebugString
     /// PRIVATE KEY`) or converted to PKCS#8 (`BEGIN PRIVATE KEY`).
     public static func fromFile(_ path: String, source: String? = nil, warn: (String) -> Void = { _ in }) throws -> GitHubAppKey {
         let source = source ?? "file \(path)"
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw KeyError.unreadable(source: source, reason: String(cString: strerror(errno)))
-        }
-        if info.st_mode & 0o077 != 0 {
-            warn(
-                "the GitHub App key file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
-            )
-        }
-        guard let pem = try SecretFile.text(atPath: path, naming: "the GitHub App private key \(source)") else {
-            throw KeyError.unreadable(source: source, reason: "permission denied")
-        }
+        let pem = try SecretFile.contents(
+            of: path, naming: "the GitHub App private key \(source)", shownAs: "the GitHub App key file \(path)", warn: warn,
+            unreadable: { KeyError.unreadable(source: source, reason: $0) })
         return try GitHubAppKey(pem: pem, source: source)
     }
 

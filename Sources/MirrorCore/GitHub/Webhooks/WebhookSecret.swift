@@ -29,11 +29,8 @@ public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStrin
         configuredFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
         warn: (String) -> Void = { _ in }
     ) throws -> WebhookSecret? {
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory + "/" + credentialName
-            if FileManager.default.fileExists(atPath: path) {
-                return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
-            }
+        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
+            return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
         }
         return try configuredFile.map { try fromFile($0, warn: warn) }
     }
@@ -41,18 +38,9 @@ public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStrin
     /// Reads a secret file: the secret alone; surrounding whitespace and newlines are trimmed.
     public static func fromFile(_ path: String, source: String? = nil, warn: (String) -> Void = { _ in }) throws -> WebhookSecret {
         let source = source ?? "file \(path)"
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw SecretError.unreadable(source: source, reason: String(cString: strerror(errno)))
-        }
-        if info.st_mode & 0o077 != 0 {
-            warn(
-                "the webhook secret file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(path)"
-            )
-        }
-        guard let contents = try SecretFile.text(atPath: path, naming: "the webhook secret \(source)") else {
-            throw SecretError.unreadable(source: source, reason: "permission denied")
-        }
+        let contents = try SecretFile.contents(
+            of: path, naming: "the webhook secret \(source)", shownAs: "the webhook secret file \(path)", warn: warn,
+            unreadable: { SecretError.unreadable(source: source, reason: $0) })
         let text = contents.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw SecretError.empty(source: source) }
         return WebhookSecret(text, source: source)
