@@ -8,8 +8,8 @@ let curlLoadFailure: String? = ccurl_load().map { String(cString: $0) }
 extension HTTPClient {
     /// Starts loading libcurl on a thread of its own, for a command that will make
     /// requests but has other work to do first (reading its configuration, opening
-    /// its store): the 4–5 ms the dynamic linker takes to map libcurl and its
-    /// libraries then overlap that work. The first client waits for the load if it
+    /// its store): the time the dynamic linker takes to map libcurl and its
+    /// libraries, several milliseconds, then overlaps that work. The first client waits for the load if it
     /// is still under way, and reports a failure as before.
     public static func loadLibraryInBackground() {
         ccurl_load_in_background()

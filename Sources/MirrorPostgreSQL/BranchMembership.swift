@@ -86,11 +86,12 @@ extension PostgreSQLStore {
     /// The branch's rows from scratch: every commit `head` reaches through stored
     /// parents. With no row of the branch left to stop at, the walk carries commit
     /// ids, each step one look-up of the commit's parents and one of each parent
-    /// by sha (a walk by sha looks each commit up by sha and again to insert it):
-    /// 20,000 commits in 133 ms instead of 200. The parents are read in a subquery
+    /// by sha (a walk by sha looks each commit up by sha and again to insert it,
+    /// and takes half as long again). The parents are read in a subquery
     /// the planner cannot flatten (`OFFSET 0`), so each step is those index look-ups
-    /// whatever the planner estimates of the walk's size: joined flat, it once
-    /// chose to hash all of `commit_parents` at every step (26 s instead of 0.56 s).
+    /// whatever the planner estimates of the walk's size: joined flat, it may
+    /// choose to hash all of `commit_parents` at every step, which is many times slower
+    /// (BENCHMARKS.md, "Measured reasons: branch membership").
     /// The rows are inserted without a conflict check (a third of the insert's
     /// time): the walk's ids are distinct and the branch has no row left; a
     /// writer doing the same at once (which the repository's lock prevents) would
@@ -124,9 +125,9 @@ extension PostgreSQLStore {
     }
 
     /// Whether `head` reaches exactly the repository's commits, proved in one
-    /// pass of hash joins instead of a walk of one step a commit: for a first
-    /// sync of 100,000 commits, 0.22 s (and 0.28 s to insert the rows) where the
-    /// walk and its insert took 1.0 s.
+    /// pass of hash joins instead of a walk of one step a commit, in half the
+    /// time of a first sync's walk and its insert (BENCHMARKS.md, "Measured
+    /// reasons: branch membership").
     /// It holds when the head is one of them, none of their stored parents lies
     /// outside them, and every one but the head is a parent of another. Then any
     /// of them is reached: follow children up from it within them, and the chain
@@ -142,7 +143,7 @@ extension PostgreSQLStore {
         try connection.execute(
             "SELECT set_config('work_mem', '65536kB', true) FROM pg_settings WHERE name = 'work_mem' AND setting::bigint < 65536")
         // Joined table to table, not through CTEs: a CTE hides its rows' statistics, and
-        // the planner then sorted the whole history for a merge join (1.0 s instead of 0.2).
+        // the planner then sorts the whole history for a merge join.
         let proof = try connection.execute(
             """
             SELECT

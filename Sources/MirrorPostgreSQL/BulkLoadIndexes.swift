@@ -5,10 +5,10 @@ import PostgreSQL
 /// secondary indexes once, at the end, instead of updating them row by row
 /// (PostgreSQL's own advice for populating a database, and what pg_restore does).
 ///
-/// Measured on swift-evolution's 7,807 commits (BENCHMARKS.md §8): inserting
-/// them with only the keys took 100 ms, with these indexes 577 ms plus 270 ms
-/// to merge the trigram index's pending list; building them all afterwards
-/// takes about 300 ms, most of it the trigram index.
+/// Inserting the rows with only the keys and building these indexes afterwards
+/// takes less than half the time of updating them row by row and merging the
+/// trigram index's pending list (BENCHMARKS.md, "Measured reasons: index builds
+/// after a bulk load").
 ///
 /// Only the indexes no statement of a sync reads are dropped: the keys and the
 /// unique `sha` stay, so a page is deduplicated and joined exactly as always.
@@ -84,8 +84,9 @@ enum BulkLoadIndexes {
     }
 
     /// Memory for the builds (kB), when the server's setting is lower: a trigram
-    /// index of 100,000 messages built in 4.9 s with 256 MB against 6.7 s with
-    /// PostgreSQL's default 64 MB. For the building transaction only.
+    /// index builds markedly faster with 256 MB than with PostgreSQL's default
+    /// 64 MB (BENCHMARKS.md, "Measured reasons: index builds after a bulk load").
+    /// For the building transaction only.
     static let raiseBuildMemory = """
         SELECT set_config('maintenance_work_mem', '262144kB', true)
         FROM pg_settings WHERE name = 'maintenance_work_mem' AND setting::bigint < 262144

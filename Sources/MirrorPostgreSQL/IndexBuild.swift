@@ -3,9 +3,9 @@ import PostgreSQL
 /// After a bulk load (BulkLoadIndexes), the indexes it left out are built on
 /// connections of their own while the writer's connection finishes the sync
 /// (the branch's walk, its state), which reads none of them: the server works
-/// on all at once. After a first sync of 20,000 commits over git, the walk
-/// (150 ms) and the other indexes (80 ms) took 230 ms one after the other; the
-/// trigram index alone is the longest build by far (168 ms for 7,807 messages).
+/// on all at once, so the trigram index, the longest build by far, runs beside
+/// the walk and the other indexes instead of after them (BENCHMARKS.md,
+/// "Measured reasons: index builds after a bulk load").
 ///
 /// Each build is one script that the server runs to its end without waiting
 /// for this process: its transactions hold one table each, so no lock it holds

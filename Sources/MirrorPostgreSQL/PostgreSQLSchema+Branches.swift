@@ -1,5 +1,5 @@
-// Schema version 3: which mirrored branches reach each commit (issue #29,
-// docs/BRANCHES.md "Membership"), the SQLite store's version 9 (Schema+Branches.swift).
+// Schema version 3: which mirrored branches reach each commit
+// (docs/BRANCHES.md, "Membership"), the SQLite store's version 9 (Schema+Branches.swift).
 //
 // `repository_branches` is small (a row per branch) and keeps its foreign key to
 // `repositories`. `branch_commits` is as large as the page tables (a row per

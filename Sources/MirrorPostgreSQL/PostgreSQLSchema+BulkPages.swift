@@ -1,4 +1,4 @@
-// Schema version 2: the page tables shaped for bulk writes (issue #26's speed goal).
+// Schema version 2: the page tables shaped for bulk writes.
 //
 // Measured on a 100k-commit first sync (pg_stat_statements, BENCHMARKS.md §8),
 // the statement that inserts a page spent a third of its time in per-row

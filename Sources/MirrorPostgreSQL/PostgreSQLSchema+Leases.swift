@@ -1,5 +1,5 @@
 // Schema version 4: the queue of sync targets and their leases, the way several
-// commitsd share one database (issue #27; docs/SCALING.md). Version 3 is the
+// commitsd share one database (docs/SCALING.md). Version 3 is the
 // branch tables' (docs/BRANCHES.md), made on another line of work: the migrator
 // applies every version a database lacks, in order, whichever was written first.
 //

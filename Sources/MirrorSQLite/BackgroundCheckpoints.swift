@@ -8,10 +8,10 @@ import Synchronization
 ///
 /// SQLite checkpoints in the commit that takes the WAL past 1,000 pages: the
 /// WAL synced, some 800 pages written into the file, the file synced. In a
-/// first sync over REST that held the writer 30–60 ms every quarter second,
-/// and the engine, which asks for pages only two ahead of the one it stores,
-/// sent no request meanwhile: a fifth of a 20,000-commit sync's wall time
-/// (BENCHMARKS.md). A passive checkpoint on another connection copies what is
+/// first sync over REST that holds the writer every quarter second, and the
+/// engine, which asks for pages only two ahead of the one it stores, sends no
+/// request meanwhile: a fifth of the sync's wall time (BENCHMARKS.md, "Measured
+/// reasons: memory and checkpoints"). A passive checkpoint on another connection copies what is
 /// committed without the write lock, so the writer and the requests go on.
 ///
 /// The WAL starts over from its beginning only when a write transaction begins

@@ -70,9 +70,9 @@ extension MirrorStore {
     /// closed under parents). A walk from the new head meets the previous head at
     /// that edge exactly when the move was a fast-forward. Collected first, then
     /// inserted: rows inserted while the walk runs would stop it early. Walked by
-    /// commit id (a parent's sha looked up once, when it is reached): the walk
-    /// of 100,000 commits took 0.28 s instead of the 0.71 s it took by sha, and
-    /// inserting the collected ids, in order, 0.06 s instead of 0.24 s.
+    /// commit id (a parent's sha looked up once, when it is reached), and the
+    /// collected ids inserted in order: each a fraction of the time by sha
+    /// (BENCHMARKS.md, "Measured reasons: branch membership").
     private func collectReached(from head: String, branchID: Int64) throws {
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS branch_reached (id INTEGER PRIMARY KEY)")
         try db.execute("DELETE FROM branch_reached")

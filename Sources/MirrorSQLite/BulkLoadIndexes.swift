@@ -6,10 +6,10 @@ import SQLite
 /// sync reads once, at the end, instead of updating them row by row: the same
 /// policy as the PostgreSQL store's.
 ///
-/// Measured on a first sync over git of 82,000 commits (Benchmarks/git-clone.sh,
-/// BENCHMARKS.md): updated row by row, these indexes cost about a fifth of the
-/// sync (30 s against 23.5 s), since a history's people and dates arrive in no
-/// order a B-tree likes; built afterwards, all of them take about half a second.
+/// Updated row by row, these indexes cost about a fifth of a first sync over
+/// git, since a history's people and dates arrive in no order a B-tree likes;
+/// built afterwards, all of them take a small part of that (BENCHMARKS.md,
+/// "Measured reasons: index builds after a bulk load").
 ///
 /// The keys, the unique `sha` and every index a sync statement looks up by stay,
 /// so a page is deduplicated and joined exactly as always. While they are away,

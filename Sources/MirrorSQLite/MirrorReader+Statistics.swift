@@ -51,8 +51,8 @@ extension MirrorReader {
     /// Every author's commits from `author_commit_counts` (kept by triggers), and
     /// its first and last dates from the two ends of its range of the
     /// `commits_author_id` index: two seeks per author where grouping the
-    /// commits reads every entry of that index (376 ms at 1,000,000 commits,
-    /// BENCHMARKS.md). Only while the index is there: a bulk load has it away.
+    /// commits reads every entry of that index (BENCHMARKS.md, "Measured
+    /// reasons: authors"). Only while the index is there: a bulk load has it away.
     static let authoredFromCounts = """
         SELECT n.author_id, n.commits,
                (SELECT min(committer_date) FROM commits WHERE author_id = n.author_id),

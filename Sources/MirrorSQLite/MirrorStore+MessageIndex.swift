@@ -87,8 +87,8 @@ extension MirrorStore {
 
     /// Fewest unindexed messages a batch indexes before it commits: FTS5 writes
     /// a segment per statement, and statements of about a thousand rows build
-    /// the index as cheaply as one statement for all of them (100-row ones cost
-    /// 1.7 times as much: 131 against 78 ms for swift-evolution's 7,807 messages).
+    /// the index as cheaply as one statement for all of them, where 100-row ones
+    /// cost markedly more (BENCHMARKS.md, "Measured reasons: the message index").
     static let messagesIndexedWithABatch = 1_000
 
     /// A page of a listing announcing `pages` pages, in a scope of batches: a
@@ -96,8 +96,8 @@ extension MirrorStore {
     /// load returns anyway, so its batches index their messages as they commit.
     /// A listing's batches wait for the network between pages (its pages come one
     /// request at a time), so that work overlaps the requests, instead of
-    /// running on its own after the last page (85 ms of a 480 ms first sync of
-    /// swift-evolution). Histories read over git, larger listings and lone writes
+    /// running on its own after the last page (BENCHMARKS.md, "Measured reasons:
+    /// the message index"). Histories read over git, larger listings and lone writes
     /// keep the watermark's catch-up.
     func noteListingSize(pages: Int?, commitsPerPage: Int) {
         guard batch != nil, let pages else { return }

@@ -55,11 +55,10 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         db = try StoreFile.open(path, mode: .readWrite)
         // Temporary tables, sorters and statement journals in files, each
         // behind a bounded cache (statement journals up to SQLite's 64 KiB).
-        // In memory (temp_store = MEMORY until 2026-11-27) they grew the writer
-        // with the history: a branch's membership walk collects every sha its
-        // head reaches, and a message-index catch-up's statement journal holds
-        // what FTS5 rewrites: a REST first sync of 300,000 commits peaked at
-        // 119 MB with them in memory, 43 MB in files (BENCHMARKS.md).
+        // In memory they would grow the writer with the history: a branch's
+        // membership walk collects every sha its head reaches, and a
+        // message-index catch-up's statement journal holds what FTS5 rewrites
+        // (BENCHMARKS.md, "Measured reasons: memory and checkpoints").
         try db.execute("PRAGMA temp_store = FILE")
         try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         do {

@@ -1,5 +1,5 @@
-// Schema version 9: which mirrored branches reach each commit (issue #29,
-// docs/BRANCHES.md "Membership"). Kept by the writer in the transaction that
+// Schema version 9: which mirrored branches reach each commit
+// (docs/BRANCHES.md, "Membership"). Kept by the writer in the transaction that
 // records each branch's head (MirrorStore.recordSuccess, BranchMembership.swift),
 // so `show` and `query --branch` read rows instead of walking the graph.
 

@@ -43,10 +43,9 @@ extension Schema {
     /// Version 12: FTS5 merges the index's segments 16 at a time instead of 4
     /// (its `automerge` option, kept in `commits_fts_config`). A catch-up writes
     /// a segment each time its in-memory terms fill, and merging them four by
-    /// four rewrote the same postings level after level: on 82,000 messages of
-    /// 620 bytes the index took 11.8-14.0 s to build with 4, 8.1-8.8 s with 16
-    /// (the sqlite3 CLI, one statement), and searches answered as fast
-    /// (Benchmarks/git-clone.sh, BENCHMARKS.md).
+    /// four rewrote the same postings level after level: with 16 the index
+    /// builds in about two thirds of the time, and searches answer as fast
+    /// (BENCHMARKS.md, "Measured reasons: the message index").
     static let messageIndexMerges = """
         INSERT INTO commits_fts (commits_fts, rank) VALUES ('automerge', 16);
         """

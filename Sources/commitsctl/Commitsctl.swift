@@ -10,9 +10,9 @@ struct Commitsctl: AsyncParsableCommand {
     /// too, which changes nothing where the tree is parsed from the root, but
     /// tells ArgumentParser, when `parseSubcommandFirst` parses a subcommand on
     /// its own, not to look for `--generate-completion-script` there: two more
-    /// reflected parses on every run (1.7 M of the 37.5 M instructions of
-    /// `query -n 50`). The root parse, the fallback for anything else, still
-    /// looks for it.
+    /// reflected parses on every run (BENCHMARKS.md, "Measured reasons: a
+    /// reading command's start-up"). The root parse, the fallback for anything else,
+    /// still looks for it.
     static let name = "commitsctl"
 
     static let configuration = CommandConfiguration(
@@ -29,8 +29,8 @@ struct Commitsctl: AsyncParsableCommand {
     /// commands, else the whole tree. Parsing at the root reflects every
     /// subcommand's arguments, and in a statically linked binary each first
     /// protocol-conformance lookup scans every conformance record: a tenth of
-    /// the instructions of `query` (callgrind: 33.0 M → 29.0 M on SQLite,
-    /// 45.7 M → 41.8 M on PostgreSQL). Anything else (a usage error, or
+    /// the work of `query` (BENCHMARKS.md, "Measured reasons: a
+    /// reading command's start-up"). Anything else (a usage error, or
     /// ArgumentParser's own help, version and completion commands) is parsed
     /// again from the root, so what is printed does not change.
     static func parseSubcommandFirst(_ arguments: [String]) throws -> any ParsableCommand {

@@ -29,9 +29,14 @@ import Testing
         /// How many of 6,000 generated lines the table must accept for the check to mean
         /// something (most random lines are refused somewhere; `show`'s need exactly one sha).
         let minimumAccepted: Int
+        /// The shortest command line the table parses: the positionals it requires.
+        let required: [String]
+        /// A command line the table parses that any one option may join (`--invert-grep` needs a `--grep`).
+        let companions: [String]
 
         init<Command: ParsableCommand>(
-            _ command: Command.Type, _ parser: DirectParser<Command>, values: [String], minimumAccepted: Int
+            _ command: Command.Type, _ parser: DirectParser<Command>, values: [String], minimumAccepted: Int,
+            required: [String] = [], companions: [String]? = nil
         ) {
             name = Command._commandName
             direct = { parser.parse($0).map { String(describing: $0) } }
@@ -41,6 +46,8 @@ import Testing
             dumpedHelp = { Command._dumpHelp() }
             self.values = values
             self.minimumAccepted = minimumAccepted
+            self.required = required
+            self.companions = companions ?? required
         }
 
         var testDescription: String { name }
@@ -50,10 +57,10 @@ import Testing
             values: [
                 "Joe Groff", "5", "-5", "0", "-1", "json", "csv", "yaml", "", "2024-05-01", "yesterday", "acme/widgets", "x=y",
                 "-", "école", "release/*", "--grep",
-            ], minimumAccepted: 600)
+            ], minimumAccepted: 600, companions: ["--grep", "fix"])
         static let show = Tabled(
             Show.self, Show.directParser, values: ["056c7a8", "056C", "abc", "text", "json", "yaml", "", "-", "/m", "--db"],
-            minimumAccepted: 30)
+            minimumAccepted: 30, required: ["056c7a8"])
         static let authors = Tabled(
             Authors.self, Authors.directParser,
             values: ["5", "0", "-1", "x", "json", "csv", "yaml", "", "acme/widgets", "not a name", "/m", "-", "--top"],
@@ -157,40 +164,69 @@ import Testing
         #expect(accepted >= command.minimumAccepted, "only \(accepted) of 6,000 generated command lines parsed directly")
     }
 
+    /// The options and flags ArgumentParser declares for a command, as its help dump lists them.
+    struct HelpDump: Decodable {
+        struct Command: Decodable { var arguments: [Argument] }
+        struct Argument: Decodable {
+            var kind: String
+            var names: [Name]?
+            var isRepeating: Bool
+            var allValues: [String]?
+
+            var spellings: [String] { (names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name } }
+            /// Neither a positional nor ArgumentParser's own help and version.
+            var isDeclaredOption: Bool {
+                kind != "positional" && !spellings.contains { ["--help", "-h", "--version"].contains($0) }
+            }
+        }
+        struct Name: Decodable {
+            var kind: String
+            var name: String
+        }
+        var command: Command
+
+        init(of command: Tabled) throws {
+            self = try JSONDecoder().decode(Self.self, from: Data(command.dumpedHelp().utf8))
+        }
+    }
+
     /// A table names exactly the options ArgumentParser declares, each with
     /// its kind (flag or option) and whether it repeats, so a new option is not
     /// silently left to the slow path, nor an old one kept.
     @Test(arguments: Tabled.all)
     func declaresEveryOptionOfTheCommand(_ command: Tabled) throws {
-        struct Dump: Decodable {
-            struct Command: Decodable { var arguments: [Argument] }
-            struct Argument: Decodable {
-                var kind: String
-                var names: [Name]?
-                var isRepeating: Bool
-            }
-            struct Name: Decodable {
-                var kind: String
-                var name: String
-            }
-            var command: Command
-        }
-        let dump = try JSONDecoder().decode(Dump.self, from: Data(command.dumpedHelp().utf8))
         let declared = Set(
-            dump.command.arguments.compactMap { argument -> [String]? in
-                let names = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }.sorted()
-                guard names != ["--help", "-h"], argument.kind != "positional" else { return nil }
-                return names + [argument.kind, "repeats: \(argument.isRepeating)"]
+            try HelpDump(of: command).command.arguments.filter(\.isDeclaredOption).map { argument in
+                argument.spellings.sorted() + [argument.kind, "repeats: \(argument.isRepeating)"]
             })
         #expect(declared == Set(command.declarations))
     }
 
-    static func declaration<Command>(_ entry: DirectParser<Command>.Entry) -> [String] {
-        let kind: String
-        switch entry.action {
-        case .flag: kind = "flag"
-        case .value: kind = "option"
+    /// Every option ArgumentParser declares, given alone under each of its names, is
+    /// parsed by the table to exactly what ArgumentParser makes of it, or left to
+    /// ArgumentParser, and for some value it is parsed by the table; given nothing,
+    /// the two agree on every default.
+    @Test(arguments: Tabled.all)
+    func parsesEveryDeclaredOptionAndDefaultAsArgumentParserDoes(_ command: Tabled) throws {
+        let defaults = try #require(command.direct(command.required), "the table refused \(command.required)")
+        #expect(defaults == (try command.argumentParser(command.required).get()))
+        for option in try HelpDump(of: command).command.arguments where option.isDeclaredOption {
+            let values = option.kind == "flag" ? [nil] : (option.allValues ?? []) + ["5", "yesterday", "acme/widgets"]
+            var parsedByTheTable = false
+            for name in option.spellings {
+                for value in values {
+                    let arguments = command.companions + [name] + (value.map { [$0] } ?? [])
+                    guard let direct = command.direct(arguments) else { continue }
+                    parsedByTheTable = true
+                    #expect(direct == (try command.argumentParser(arguments).get()), "\(arguments)")
+                }
+            }
+            #expect(parsedByTheTable, "\(command.name) \(option.spellings): never parsed by the table")
         }
+    }
+
+    static func declaration(_ entry: TableEntry) -> [String] {
+        let kind = entry.kind == .flag ? "flag" : "option"
         return entry.names.sorted() + [kind, "repeats: \(entry.repeats)"]
     }
 

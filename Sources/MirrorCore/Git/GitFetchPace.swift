@@ -1,5 +1,5 @@
-/// How fast a git fetch must go for the history to be worth waiting for
-/// (issue #25). libcurl's own stall limit (under 1 byte/s) counts every byte,
+/// How fast a git fetch must go for the history to be worth waiting for.
+/// libcurl's own stall limit (under 1 byte/s) counts every byte,
 /// so a server that keeps the connection busy with progress messages, or
 /// trickles the pack a byte at a time, would hold a first sync for as long as
 /// the whole-request timeout. These bounds count what matters, the pack's own

@@ -49,7 +49,7 @@ public struct CommitSummary: Sendable, Equatable {
 
     /// The message's first line: up to its first newline (`Character.isNewline`).
     /// Searched scalar by scalar, which finds the same end without segmenting
-    /// graphemes (about 20,000 instructions a subject): every newline scalar is
+    /// graphemes, the costly part of a long subject: every newline scalar is
     /// a grapheme of its own, or the CR that starts CR LF.
     public var subject: String {
         guard let end = message.unicodeScalars.firstIndex(where: Self.isNewline) else { return message }
@@ -66,8 +66,8 @@ public struct CommitSummary: Sendable, Equatable {
     /// A list a store hands over joined by spaces (parent shas, repository
     /// names), split on its UTF-8 bytes rather than its Characters: the same
     /// pieces, as neither holds a space of its own, without grapheme segmentation.
-    /// A loop rather than the generic `split`, which cost a query 3,000 instructions
-    /// a row for two or three pieces.
+    /// A loop rather than the generic `split`, which costs every row of a query
+    /// more than the two or three pieces are worth.
     public static func spaceSeparated(_ joined: String) -> [String] {
         var pieces: [String] = []
         let bytes = joined.utf8

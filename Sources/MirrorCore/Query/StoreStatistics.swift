@@ -29,9 +29,8 @@ public struct AuthorTally: Sendable, Equatable {
     /// Notes commits (authored or credited) committed between `first` and `last`.
     ///
     /// The entry is changed where it lies in `tallies`: a copy taken out and put
-    /// back would share `coAuthored`'s storage with it, so each insertion copied
-    /// the whole set (28 % of `authors` at 1,000,000 commits, 7,419 credits for
-    /// one person).
+    /// back would share `coAuthored`'s storage with it, so each insertion would
+    /// copy the whole set (BENCHMARKS.md, "Measured reasons: authors").
     public static func note(
         _ id: Int64, first: String, last: String, in tallies: inout [Int64: AuthorTally], _ update: (inout AuthorTally) -> Void
     ) {

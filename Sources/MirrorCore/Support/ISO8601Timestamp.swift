@@ -69,7 +69,7 @@ public enum ISO8601Timestamp {
             return formatYearOutsideFourDigits(year, month, day, secondsOfDay)
         }
         // Twenty bytes written in place: every stored commit has two of these, and
-        // eleven small strings joined took 1.6 % of a REST first sync's client time.
+        // eleven small strings joined are a measurable part of a REST first sync.
         return String(unsafeUninitializedCapacity: 20) { bytes in
             func put(_ value: Int, width: Int, at offset: Int) {
                 var value = value

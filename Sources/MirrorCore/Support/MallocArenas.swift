@@ -21,10 +21,9 @@ public enum MallocArenas {
     /// Hands the free pages inside the arenas back to the system (glibc's
     /// `malloc_trim`). A daemon syncing thousands of small repositories frees
     /// most of what each sync allocated, but in pieces between live ones, which
-    /// `free` does not return: at 2,000 repositories its heap held 6.5 MB at its
-    /// peak (heaptrack) and its anonymous memory about twice that. Trimmed every
-    /// 10 s, the daemon of 10,000 repositories peaked at 63.1 MB instead of 64.1 MB.
-    /// Costs a walk of the free lists: call it now and then, not after every sync.
+    /// `free` does not return, so its anonymous memory grows to about twice its
+    /// heap (BENCHMARKS.md, "Measured reasons: memory and
+    /// checkpoints"). Costs a walk of the free lists: call it now and then, not after every sync.
     public static func trim() {
         _ = cmalloc_trim()
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Reads the history of a long first walk over git instead of page by page
-/// (issue #12): one commits-only fetch costs 3 requests that spend no REST rate
+/// Reads the history of a long first walk over git instead of page by page:
+/// one commits-only fetch costs 3 requests that spend no REST rate
 /// limit, where the walk would spend one per 100 commits.
 ///
 /// The history is taken only when git's branch tip is the very commit the walk

@@ -3,7 +3,7 @@ import Foundation
 /// `SyncLeases` for a store kept in a file (SQLite's), which one host writes:
 /// a claim is the repository's `flock` beside the file (`RepositoryLock`, what
 /// `commitsctl sync` and `import` take too), and the queue's due times live in
-/// this object, as commitsd's schedule keeps them in memory today.
+/// this object, in memory, as commitsd's schedule keeps them.
 ///
 /// A `flock` is held until released or until its holder exits; no one can take
 /// it over while the holder lives, however long it pauses. So a lease here never

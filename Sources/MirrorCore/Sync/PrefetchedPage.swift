@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// Once the walk allows it (`allowNext`), the page also starts the request for
 /// the page after it as soon as its own response (and so its `Link`) is in,
-/// before its body is decoded: decoding a page of 100 commits (about 3 ms of
-/// JSON) then overlaps the next request instead of coming between the two.
+/// before its body is decoded: decoding a page of 100 commits then overlaps
+/// the next request instead of coming between the two.
 /// Allowed more than one page ahead, the page it starts does the same in turn,
 /// so requests keep going while the walk stores a batch. Still one request at a
 /// time (each starts once the one before has its response; the HTTP client
@@ -49,8 +49,8 @@ final class PrefetchedPage: Sendable {
         }
     }
 
-    /// Whether the page arrives within `limit`: woken as it arrives, not polled
-    /// (a millisecond's poll cost about 8 % of a 100,000-commit sync's time).
+    /// Whether the page arrives within `limit`: woken as it arrives, not polled,
+    /// since even a millisecond's poll slows a long sync measurably.
     func arrives(within limit: Duration) async -> Bool {
         await chain.arrival.wait(upTo: limit)
     }

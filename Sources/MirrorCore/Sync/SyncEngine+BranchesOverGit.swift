@@ -1,7 +1,7 @@
 import Foundation
 
 /// The first syncs of several branches of one repository, read over git in one
-/// fetch (issue #29, docs/BRANCHES.md): every wanted tip in one `fetch`, each
+/// fetch (docs/BRANCHES.md): every wanted tip in one `fetch`, each
 /// commit stored once, no REST page listed. Each branch is then recorded
 /// complete at the head its branch listing named, the one commit git's tip had
 /// to be, so the per-branch syncs that follow find their heads unchanged (one

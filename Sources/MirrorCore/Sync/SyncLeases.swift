@@ -50,8 +50,8 @@ public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
 /// shared by every daemon on any machine, and the leases' clock is the server's
 /// (MirrorPostgreSQL/PostgreSQLSyncLeases.swift). On a SQLite store, which one
 /// host writes, a claim is the repository's `flock` beside the file and the due
-/// times live in this object (`HostSyncLeases`): the single-host behaviour of
-/// today behind the same calls.
+/// times live in this object (`HostSyncLeases`): the single-host behaviour
+/// behind the same calls.
 ///
 /// Used by one task at a time, like a store's connection.
 public protocol SyncLeases: AnyObject {

@@ -23,9 +23,9 @@
 /// every sync, so the plan keeps each job's key (`Repository.key`, built
 /// once) and its position by key: `next` is one pass that copies nothing and
 /// asks `eligible` only of a job that would be the answer, and the others
-/// find their job at once. (At 10,000 repositories, when each question filtered
-/// copies of every job and built their keys, an idle poll cost the daemon
-/// 19 ms of CPU; now 4 ms.)
+/// find their job at once, where filtering copies of every job and building
+/// their keys made each idle poll of a large daemon cost several times as much
+/// CPU (BENCHMARKS.md, "Measured reasons: the daemon's schedule").
 public struct SyncSchedule: Sendable {
     public struct Job: Sendable, Equatable {
         public var repository: MirrorConfiguration.Repository {

@@ -6,7 +6,8 @@ import Foundation
 /// domain values out — never a row, a statement or a transaction: a backend
 /// decides how a page and its checkpoint become one atomic write.
 ///
-/// The SQLite store (`MirrorStore`) is the one backend today. A conforming
+/// Each backend conforms: the SQLite store (`MirrorStore`, MirrorSQLite) and
+/// the PostgreSQL store (`PostgreSQLStore`, MirrorPostgreSQL). A conforming
 /// store is used by one task at a time (a sync owns its connection).
 public protocol SyncStore: RepositoryRecords {
     func commitCount(repositoryID: Int64?) throws -> Int
@@ -143,15 +144,15 @@ extension BatchLimits {
     }
 
     /// How far a bulk load leaves the message index behind the rows, on either
-    /// store. Indexing the messages was most of a long first sync's time (issue
-    /// #30: 5.0 of 12.0 s for 82,000 commits over git into SQLite), and nothing of
+    /// store. Indexing the messages was most of a long first sync's time
+    /// (BENCHMARKS.md, "Measured reasons: the message index"), and nothing of
     /// the sync reads the index: so a load that leaves at least `lowerBound`
     /// commits unindexed returns without them, and the next writer to open the
     /// store (commitsd's next sync, the next `commitsctl sync`) indexes them. A
     /// smaller lag costs about a second or less, and is indexed before the load
     /// returns. A store that indexes in chunks during the load (SQLite) catches up
     /// once the lag reaches `upperBound`, so a search tests at most that many
-    /// messages row by row (about 0.1 s for 82,000 messages of 620 bytes).
+    /// messages row by row, which stays well under a second.
     public static let messageIndexLagAfterBulkLoad = 20_000..<200_000
 }
 

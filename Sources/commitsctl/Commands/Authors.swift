@@ -12,17 +12,9 @@ extension Commitsctl {
 
         @OptionGroup var repository: RepositoryFilterOptions
 
-        @Option(help: ArgumentHelp("Show only the N authors with the most commits.", valueName: "n"))
-        var top: Int?
-
-        @Option(help: "How to print the authors.")
-        var format: ReportFormat = .table
-
-        @Option(
-            help: ArgumentHelp(
-                "Merge identities with this git .mailmap file, and by GitHub login (default: the configuration's mailmap).",
-                valueName: "file"))
-        var mailmap: String?
+        @Option(Options.top) var top: Int?
+        @Option(Options.format) var format: ReportFormat
+        @Option(Options.mailmap) var mailmap: String?
 
         @OptionGroup var pager: PagerOptions
 

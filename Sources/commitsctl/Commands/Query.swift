@@ -4,8 +4,8 @@ import MirrorCore
 
 extension Commitsctl {
     /// Synchronous, so it reads on the main thread: an async command starts
-    /// worker threads and a malloc arena of their own (four threads, a hundred
-    /// `mprotect` calls) for a few milliseconds of reading.
+    /// worker threads and a malloc arena of their own for a few milliseconds of
+    /// reading.
     struct Query: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "query",
@@ -18,87 +18,27 @@ extension Commitsctl {
                 """
         )
 
-        @Option(
-            help: ArgumentHelp(
-                "Only commits whose author name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
-        var author: [String] = []
-
-        @Option(
-            help: ArgumentHelp(
-                "Only commits whose committer name or email contains this text, ignoring case (repeat: any of them).", valueName: "text"))
-        var committer: [String] = []
-
-        @Option(
-            help: ArgumentHelp(
-                "Only commits crediting a co-author (Co-authored-by:) whose name or email contains this text (repeat: any of them).",
-                valueName: "text"))
-        var coAuthor: [String] = []
-
-        @Option(
-            help: ArgumentHelp("Only commits whose message contains this text, ignoring case (repeat: any of them).", valueName: "text"))
-        var grep: [String] = []
-
-        @Flag(help: "Only commits whose message contains every --grep text, not just one.")
-        var allMatch = false
-
-        @Flag(help: "Only commits whose message does not match the --grep texts.")
-        var invertGrep = false
-
-        @Flag(
-            name: [.customShort("i"), .customLong("regexp-ignore-case")],
-            help: "Ignore case in --grep, --author and --committer (always the case; accepted for git habits).")
-        var ignoreCase = false
-
-        @Flag(help: "Leave out merge commits (more than one parent).")
-        var noMerges = false
-
-        @Flag(help: "Only merge commits (more than one parent).")
-        var merges = false
-
-        @Option(
-            name: [.customLong("since"), .customLong("after")],
-            help: ArgumentHelp(
-                "Only commits committed at or after this date (2024-05-01, \"2 weeks ago\", yesterday, \"last tuesday\", noon).",
-                valueName: "date"))
-        var since: String?
-
-        @Option(
-            name: [.customLong("until"), .customLong("before")],
-            help: ArgumentHelp(
-                "Only commits committed at or before this date (same forms as --since; a bare date includes that whole day).",
-                valueName: "date"))
-        var until: String?
-
-        @Option(
-            help: ArgumentHelp(
-                "Merge identities with this git .mailmap file (default: the configuration's mailmap), so --author and --co-author match any identity of a person.",
-                valueName: "file"))
-        var mailmap: String?
-
-        @Flag(help: "After printing, keep running and print each matching commit as it arrives (joins the repository) until interrupted.")
-        var follow = false
+        @Option(Options.author) var author: [String]
+        @Option(Options.committer) var committer: [String]
+        @Option(Options.coAuthor) var coAuthor: [String]
+        @Option(Options.grep) var grep: [String]
+        @Flag(Options.allMatch) var allMatch: Bool
+        @Flag(Options.invertGrep) var invertGrep: Bool
+        @Flag(Options.ignoreCase) var ignoreCase: Bool
+        @Flag(Options.noMerges) var noMerges: Bool
+        @Flag(Options.merges) var merges: Bool
+        @Option(Options.since) var since: String?
+        @Option(Options.until) var until: String?
+        @Option(Options.mailmap) var mailmap: String?
+        @Flag(Options.follow) var follow: Bool
 
         @OptionGroup var repository: RepositoryFilterOptions
 
-        @Option(
-            help: ArgumentHelp(
-                "Only commits this mirrored branch reaches (repeat: any of them; * matches any run of characters, / included: \"release/*\"). With --repo, that repository's branches.",
-                valueName: "name"))
-        var branch: [String] = []
-
-        @Option(
-            name: [.customShort("n", allowingJoined: true), .customLong("limit"), .customLong("max-count")],
-            help: ArgumentHelp("Show at most this many commits, the newest (also -N, as in git log).", valueName: "n"))
-        var limit: Int?
-
-        @Flag(help: "Print the selected commits oldest first.")
-        var reverse = false
-
-        @Flag(help: "Also list commits a confirmed force-push left off every mirrored branch (kept in the store, hidden by default).")
-        var includeRewritten = false
-
-        @Option(help: "How to print the commits (JSON fields: docs/QUERY.md).")
-        var format: OutputFormat = .oneline
+        @Option(Options.branch) var branch: [String]
+        @Option(Options.limit) var limit: Int?
+        @Flag(Options.reverse) var reverse: Bool
+        @Flag(Options.includeRewritten) var includeRewritten: Bool
+        @Option(Options.format) var format: OutputFormat
 
         @OptionGroup var pager: PagerOptions
 

@@ -11,17 +11,9 @@ extension Commitsctl {
             discussion: "An abbreviated sha that several commits share is reported with the candidates, never guessed."
         )
 
-        @Argument(help: "The commit's sha, or a unique prefix of at least 4 hex digits.")
-        var sha: String
-
-        @Option(help: "How to print the commit: text (git show-like), or query's table, oneline, json, ndjson or csv.")
-        var format: ShowFormat = .text
-
-        @Option(
-            help: ArgumentHelp(
-                "Count the author's commits over every identity this git .mailmap file gives the person (default: the configuration's mailmap).",
-                valueName: "file"))
-        var mailmap: String?
+        @Argument(Options.sha) var sha: String
+        @Option(Options.format) var format: ShowFormat
+        @Option(Options.mailmap) var mailmap: String?
 
         @OptionGroup var pager: PagerOptions
 

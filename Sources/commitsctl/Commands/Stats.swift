@@ -16,11 +16,8 @@ extension Commitsctl {
 
         @OptionGroup var repository: RepositoryFilterOptions
 
-        @Option(help: "How to print the statistics.")
-        var format: ReportFormat = .table
-
-        @Flag(help: "One row per mirrored branch instead of per repository.")
-        var branches = false
+        @Option(Options.format) var format: ReportFormat
+        @Flag(Options.branches) var branches: Bool
 
         @OptionGroup var pager: PagerOptions
 

@@ -5,11 +5,7 @@ import MirrorCore
 /// `--config`: the configuration file shared with commitsd (store, API URL,
 /// token file, repositories). Flags and the environment override its values.
 struct ConfigOptions: ParsableArguments {
-    @Option(
-        help:
-            "The configuration file, e.g. /etc/commits-mirror/config.yaml (default: $COMMITS_MIRROR_CONFIG; `sync` without a repository also tries $CONFIGURATION_DIRECTORY/config.yaml and /etc/commits-mirror/config.yaml)."
-    )
-    var config: String?
+    @Option(Options.config) var config: String?
 
     func validate() throws {
         if config?.isEmpty == true {

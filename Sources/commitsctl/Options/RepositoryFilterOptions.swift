@@ -3,8 +3,7 @@ import MirrorCore
 
 /// `--repo OWNER/NAME`, shared by the read commands that can narrow to one repository.
 struct RepositoryFilterOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only this repository (default: all).", valueName: "owner/name"))
-    var repo: String?
+    @Option(Options.repo) var repo: String?
 
     /// Also a stored `OWNER/NAME#<id>` (a repository whose name GitHub gave to another one).
     var name: RepositoryName? { repo.flatMap(RepositoryName.init(parsingStored:)) }

@@ -5,10 +5,7 @@ import MirrorCore
 /// `--db` and `--config`, shared by every command that opens the store: a
 /// reading command pointed at the service's configuration finds its store.
 struct StoreOptions: ParsableArguments {
-    @Option(
-        name: .customLong("db"),
-        help: "The store file (default: $COMMITS_DB, else the configuration's store, else $XDG_DATA_HOME/commits-mirror/commits.sqlite).")
-    var path: String?
+    @Option(Options.path) var path: String?
 
     @OptionGroup var configuration: ConfigOptions
 

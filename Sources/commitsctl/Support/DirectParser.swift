@@ -4,132 +4,152 @@ import ArgumentParser
 ///
 /// ArgumentParser finds a command's options by reflecting it (`Mirror` and
 /// `as?` casts), and in a statically linked binary each first
-/// protocol-conformance look-up scans every conformance record: 18 M of the
-/// 33 M instructions of `commitsctl query --author … -n 50`, where the store's
-/// answer takes 6 M. A reading command therefore also declares its options in
-/// a table, and its arguments are parsed from that table when they are plainly
-/// well formed: `--name value`, `--name=value`, a declared short name, its
-/// joined value (`-n50`), the positional arguments in their order.
+/// protocol-conformance look-up scans every conformance record, which costs a
+/// reading command more than its store's answer (BENCHMARKS.md, "Measured
+/// reasons: a reading command's start-up"). A reading command's options are
+/// therefore declared once as values (`DeclaredOption`), which its
+/// ArgumentParser properties and this table both read, and its arguments are
+/// parsed from the table when they are plainly well formed: `--name value`, `--name=value`, a
+/// declared short name, its joined value (`-n50`), the positional arguments in
+/// their order.
 ///
 /// The table never decides what a command line means. Anything else (help,
 /// `--`, an undeclared or repeated option, a value that looks like an option or
 /// that the option's type refuses, a positional missing or too many, a value any
-/// `validate()` refuses) returns
-/// nil, and the caller parses with ArgumentParser, whose result or error is the
-/// answer. `DirectParserTests` checks that whatever the table accepts,
-/// ArgumentParser parses to the same values.
-struct DirectParser<Command>: Sendable {
-    enum Action: Sendable {
-        /// A flag: sets the property when named.
-        case flag(@Sendable (inout Command) -> Void)
-        /// An option with a value: false when the value is not one the option accepts.
-        case value(@Sendable (inout Command, String) -> Bool)
+/// `validate()` refuses) returns nil, and the caller parses with
+/// ArgumentParser, whose result or error is the answer. `DirectParserTests`
+/// checks that whatever the table accepts, ArgumentParser parses to the same
+/// values.
+///
+/// The arguments are read first and the command built after, from its
+/// defaults: ArgumentParser's property wrappers refuse to be read until set, so
+/// nothing is read before everything is set.
+/// An option's names and kind, as a table looks them up.
+struct TableEntry: Sendable {
+    enum Kind: Sendable {
+        case flag
+        case value
+        /// Given any number of times (an array option).
+        case values
     }
 
-    struct Entry: Sendable {
-        /// `--long` and `-s` spellings, as ArgumentParser declares them.
-        var names: [String]
-        /// Whether `-sVALUE` is the short name with a joined value (`allowingJoined`).
-        var joinsShortValue = false
-        /// Whether the option may be given more than once (an array option).
-        var repeats = false
-        var action: Action
+    /// `--long` and `-s` spellings, as ArgumentParser declares them.
+    var names: [String]
+    /// Whether `-sVALUE` is the short name with a joined value (`allowingJoined`).
+    var joinsShortValue = false
+    var kind: Kind
 
-        static func flag(_ names: String..., set: @escaping @Sendable (inout Command) -> Void) -> Entry {
-            Entry(names: names, action: .flag(set))
-        }
+    var repeats: Bool { kind == .values }
+}
 
-        /// An option whose value is read as ArgumentParser reads it (`init?(argument:)`).
-        static func argument<Value: ExpressibleByArgument>(
-            _ names: String..., joinsShortValue: Bool = false, set: @escaping @Sendable (inout Command, Value) -> Void
-        ) -> Entry {
-            Entry(
-                names: names, joinsShortValue: joinsShortValue,
-                action: .value({ command, text in
-                    guard let value = Value(argument: text) else { return false }
-                    set(&command, value)
+struct DirectParser<Command: ParsableArguments>: Sendable {
+    /// What one declared option adds to its command's table (`DeclaredOption.row`).
+    struct Row: Sendable {
+        var entry: TableEntry
+        /// Sets the property to its declared default.
+        var setDefault: @Sendable (inout Command) -> Void
+        /// Sets what the option's values say (none for a flag); false when a value is refused.
+        var apply: @Sendable (inout Command, [String]) -> Bool
+    }
+
+    /// An option group's table, parsed as part of the command's: the group is built
+    /// from its own table and what was given of its options, then set on the command.
+    struct Group: Sendable {
+        fileprivate var entries: [TableEntry]
+        fileprivate var build: @Sendable (inout Command, ArraySlice<[String]?>) -> Bool
+
+        static func group<Options>(
+            _ table: DirectParser<Options>, set: @escaping @Sendable (inout Command, Options) -> Void
+        ) -> Self {
+            Self(
+                entries: table.entries,
+                build: { command, given in
+                    guard let options = table.build(given, positionals: []) else { return false }
+                    set(&command, options)
                     return true
-                }))
-        }
-
-        /// An option whose value is any text.
-        static func text(_ names: String..., set: @escaping @Sendable (inout Command, String) -> Void) -> Entry {
-            Entry(names: names, action: .value(accepting(set)))
-        }
-
-        /// An option of any text, given any number of times.
-        static func texts(_ names: String..., append: @escaping @Sendable (inout Command, String) -> Void) -> Entry {
-            Entry(names: names, repeats: true, action: .value(accepting(append)))
-        }
-
-        private static func accepting(
-            _ set: @escaping @Sendable (inout Command, String) -> Void
-        ) -> @Sendable (inout Command, String) -> Bool {
-            { command, text in
-                set(&command, text)
-                return true
-            }
+                })
         }
     }
 
-    /// The command with every property set to its declared default: ArgumentParser's
-    /// property wrappers refuse to be read until a parse (or this) sets them.
-    let defaults: @Sendable () -> Command
-    /// Every `validate()` ArgumentParser would call: the option groups' and the
-    /// command's (mutating, as ArgumentParser's may be).
-    let validate: @Sendable (inout Command) throws -> Void
-    let entries: [Entry]
+    /// The command's own options, then each group's, in order: what a name is looked up in.
+    let entries: [TableEntry]
+    private let rows: [Row]
+    private let groups: [Group]
     /// The arguments that are not options, in order, each required: whatever does not
     /// start with `-` and is not an option's value. False when the text is refused.
-    var positionals: [@Sendable (inout Command, String) -> Bool] = []
+    private let positionals: [@Sendable (inout Command, String) -> Bool]
+
+    init(_ rows: [Row], arguments: [DeclaredArgument<Command, String>] = [], groups: [Group] = []) {
+        entries = rows.map(\.entry) + groups.flatMap(\.entries)
+        self.rows = rows
+        self.groups = groups
+        positionals = arguments.map(\.read)
+    }
 
     /// The entry a name belongs to. A scan, not a dictionary: with two dozen names it
     /// is as quick, and the first `Dictionary<String, Int>` (or `Set<Int>`) a static
-    /// binary instantiates costs a scan of every conformance record (0.4 M instructions).
+    /// binary instantiates costs a scan of every conformance record.
     private func entry(named name: some StringProtocol) -> Int? {
         entries.firstIndex { $0.names.contains { $0 == name } }
     }
 
     /// Whether `argument` names an option followed by a separate value.
     func takesValue(_ argument: String) -> Bool {
-        guard let index = entry(named: argument), case .value = entries[index].action else { return false }
-        return true
+        guard let index = entry(named: argument) else { return false }
+        return entries[index].kind != .flag
     }
 
     /// The parsed command, or nil when ArgumentParser must parse `arguments`.
     func parse(_ arguments: [String]) -> Command? {
-        var command = defaults()
-        var given = [Bool](repeating: false, count: entries.count)
+        // Each entry's values as given: nil when not named, empty for a flag.
+        var given = [[String]?](repeating: nil, count: entries.count)
+        var positionalTexts: [String] = []
         var remaining = arguments[...]
-        var positionalsGiven = 0
         while let argument = remaining.popFirst() {
             if !argument.hasPrefix("-") {
-                guard positionalsGiven < positionals.count, positionals[positionalsGiven](&command, argument) else { return nil }
-                positionalsGiven += 1
+                guard positionalTexts.count < positionals.count else { return nil }
+                positionalTexts.append(argument)
                 continue
             }
             guard let (index, inlineValue) = split(argument) else { return nil }
-            let entry = entries[index]
-            guard !given[index] || entry.repeats else { return nil }
-            given[index] = true
-            switch entry.action {
-            case .flag(let set):
+            guard given[index] == nil || entries[index].repeats else { return nil }
+            if entries[index].kind == .flag {
                 guard inlineValue == nil else { return nil }
-                set(&command)
-            case .value(let set):
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard let next = remaining.popFirst(), !next.hasPrefix("-") else { return nil }
-                    value = next
-                }
-                guard !value.isEmpty, set(&command, value) else { return nil }
+                given[index] = []
+                continue
             }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard let next = remaining.popFirst(), !next.hasPrefix("-") else { return nil }
+                value = next
+            }
+            guard !value.isEmpty else { return nil }
+            given[index] = (given[index] ?? []) + [value]
         }
-        guard positionalsGiven == positionals.count else { return nil }
+        guard positionalTexts.count == positionals.count else { return nil }
+        return build(given[...], positionals: positionalTexts)
+    }
+
+    /// The command from its defaults, what was given of each option (in `entries`'
+    /// order) and its positionals, validated as ArgumentParser validates it: each
+    /// option group as it is decoded, then the command. Nil when any value is refused.
+    fileprivate func build(_ given: ArraySlice<[String]?>, positionals texts: [String]) -> Command? {
+        var command = Command()
+        for row in rows { row.setDefault(&command) }
+        for (row, values) in zip(rows, given) {
+            if let values, !row.apply(&command, values) { return nil }
+        }
+        var next = given.startIndex + rows.count
+        for group in groups {
+            let end = next + group.entries.count
+            guard group.build(&command, given[next..<end]) else { return nil }
+            next = end
+        }
+        for (read, text) in zip(positionals, texts) where !read(&command, text) { return nil }
         do {
-            try validate(&command)
+            try command.validate()
         } catch {
             return nil
         }

@@ -5,8 +5,7 @@ import MirrorCore
 /// `--no-pager`, shared by the commands whose output can be long (query, show,
 /// authors, stats).
 struct PagerOptions: ParsableArguments {
-    @Flag(help: "Print straight to the terminal instead of through $PAGER (default less -FRX).")
-    var noPager = false
+    @Flag(Options.noPager) var noPager: Bool
 
     /// Starts the pager when the decision says so; call before the first output.
     func start() {
