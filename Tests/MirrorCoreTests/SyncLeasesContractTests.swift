@@ -44,6 +44,12 @@ import Testing
         SyncTarget(repository: RepositoryName(owner: "acme", name: name))
     }
 
+    /// Every due target `leases` claims for "one", by target.
+    static func claimAll(_ leases: any SyncLeases) throws -> [SyncTarget: SyncLease] {
+        let claims = try leases.claimDue(owner: "one", limit: 10, duration: minute)
+        return Dictionary(uniqueKeysWithValues: claims.map { ($0.target, $0) })
+    }
+
     static func isLeaseLost(_ error: any Error, generation: Int64) -> Bool {
         guard case StoreError.leaseLost(let lease) = error else { return false }
         return lease.generation == generation
@@ -110,8 +116,7 @@ import Testing
         let (later, now) = (Self.target("later"), Self.target("now"))
         // Due times are the queue's: one host's claimers keep their own, a database's are shared.
         let first = try queue.claimer(knowing: [later, now])
-        let claims = try first.claimDue(owner: "one", limit: 2, duration: Self.minute)
-        let held = Dictionary(uniqueKeysWithValues: claims.map { ($0.target, $0) })
+        let held = try Self.claimAll(first)
         let released = try #require(held[later])
         try first.release(released, nextDue: Self.hour)
         try first.release(try #require(held[now]), nextDue: .zero)
@@ -173,8 +178,7 @@ import Testing
         let queue = try await QueueUnderTest(driver)
         let (idle, busy) = (Self.target("idle"), Self.target("busy"))
         let leases = try queue.claimer(knowing: [idle, busy])
-        let claims = try leases.claimDue(owner: "one", limit: 2, duration: Self.minute)
-        let held = Dictionary(uniqueKeysWithValues: claims.map { ($0.target, $0) })
+        let held = try Self.claimAll(leases)
         try leases.release(try #require(held[idle]), nextDue: Self.hour)
         #expect(try leases.claimDue(owner: "one", limit: 5, duration: Self.minute).isEmpty)
 
