@@ -31,6 +31,9 @@ final class PostgreSQLSyncLeases: SyncLeases {
 
     var isSharedAcrossHosts: Bool { true }
 
+    /// A lease is a row's `lease_until`, which the server's clock passes.
+    var leasesRunOut: Bool { true }
+
     func addTargets(_ targets: [SyncTarget]) throws {
         guard !targets.isEmpty else { return }
         _ = try storeErrors {

@@ -30,6 +30,10 @@ public struct SQLiteDriver: FileStoreDriver {
             _ = try StoreTransfer.copy(from: source, to: .sqliteFile(partial))
         }
     }
+
+    public func openSyncLeases(path: String) throws -> any SyncLeases {
+        HostSyncLeases(store: .sqliteFile(path))
+    }
 }
 
 extension MirrorStore: MirrorWriter {}

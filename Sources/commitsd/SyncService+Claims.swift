@@ -34,25 +34,22 @@ extension SyncService {
     func claimFromQueue(
         _ queue: ClaimQueue, startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
     ) async {
-        var settings = initial
-        var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+        var state = LoopState(settings: initial, logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel))
+        defer { state.writeSpentRequests(now: true) }
         var discovery = PatternDiscovery()
-        var discoveryDue: ContinuousClock.Instant? = settings.configuration.patterns.isEmpty ? nil : .now
+        var discoveryDue: ContinuousClock.Instant? = initial.configuration.patterns.isEmpty ? nil : .now
         var listsPatterns: Bool?
-        var ledger = RequestLedger(store: settings.store, client: settings.client)
-        var ledgerWritten = ContinuousClock.now
-        var usageRecorded = settings.client.usage
         var claimsHeld = 0
         var pausedUntil: ContinuousClock.Instant?
         var queued: Set<SyncTarget> = []
-        var lastStatus = "no sync yet"
         // A database that does not answer is logged once, not at every claim poll.
         var queueFailing = false
         func queueTrouble(_ message: Logger.Message, _ error: any Error) {
-            logger.log(level: queueFailing ? .debug : .warning, message, metadata: ["error": "\(error)"])
+            state.logger.log(level: queueFailing ? .debug : .warning, message, metadata: ["error": "\(error)"])
             queueFailing = true
         }
 
+        let (settings, logger) = (state.settings, state.logger)
         logger.info(
             "ready; claiming repositories from the store's shared queue",
             metadata: [
@@ -75,34 +72,22 @@ extension SyncService {
             while let event = await iterator.next() {
                 switch event {
                 case .reload(let new):
-                    try? ledger.write(settings.client)
-                    settings = new.store == settings.store ? new : new.keepingStore(settings.store)
-                    ledger = RequestLedger(store: settings.store, client: settings.client)
-                    usageRecorded = settings.client.usage
-                    logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                    discoveryDue = settings.configuration.patterns.isEmpty ? nil : .now
-                    notifier.status("configuration reloaded; \(lastStatus)")
+                    reload(new, state: &state)
+                    discoveryDue = state.settings.configuration.patterns.isEmpty ? nil : .now
                 case .finished(let finished):
-                    record(
-                        finished.outcome, of: finished.repository, reader: openReader(settings: settings, logger: logger),
-                        settings: settings, counted: &usageRecorded, duration: ContinuousClock.now - finished.started)
+                    _ = noteFinished(finished, state: &state)
                     if case .rateLimited(let resume) = finished.outcome { pausedUntil = max(pausedUntil ?? resume, resume) }
-                    lastStatus = "last sync: \(finished.repository) \(Self.summary(finished.outcome))"
-                    notifier.status(lastStatus)
                 case .claimEnded:
                     claimsHeld -= 1
                 case .hint(.repositoryChanged):
-                    if !settings.configuration.patterns.isEmpty { discoveryDue = .now }
+                    if !state.settings.configuration.patterns.isEmpty { discoveryDue = .now }
                 case .hint(.push(let push, _)):
-                    queuePush(
-                        push, configuration: discovery.expanded(settings.configuration), queue: queue, settings: settings, logger: logger)
+                    queuePush(push, configuration: discovery.expanded(state.settings.configuration), queue: queue, state: state)
                 case .due:
                     break
                 }
-                if .now - ledgerWritten >= Self.requestsWriteInterval {
-                    try? ledger.write(settings.client)
-                    ledgerWritten = .now
-                }
+                state.writeSpentRequests(now: false)
+                let (settings, logger) = (state.settings, state.logger)
                 guard !Task.isShuttingDownGracefully else { continue }
                 if let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
                     let turn: Bool
@@ -176,15 +161,15 @@ extension SyncService {
             }
             notifier.stopping(status: "stopping")
         }
-        try? ledger.write(settings.client)
-        logger.info("stopping")
+        state.logger.info("stopping")
     }
 
     /// A push webhook on the shared queue: the repositories it is for are due
     /// now for whichever daemon claims next (`SyncLeases.markPushed`).
     private func queuePush(
-        _ push: WebhookPush, configuration: MirrorConfiguration, queue: ClaimQueue, settings: DaemonSettings, logger: Logger
+        _ push: WebhookPush, configuration: MirrorConfiguration, queue: ClaimQueue, state: LoopState
     ) {
+        let (settings, logger) = (state.settings, state.logger)
         let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
         // A push to a branch the globs select: the repository's claim lists its branches again.
         let candidates = Self.candidates(for: push, in: configuration)
@@ -202,18 +187,6 @@ extension SyncService {
             logger.warning(
                 "push webhook: could not mark the repository due on the shared queue; its interval will find the push",
                 metadata: metadata.merging(["error": "\(error)"]) { $1 })
-        }
-    }
-
-    /// A few words on how a claimed sync ended, for systemd's STATUS.
-    static func summary(_ outcome: Outcome) -> String {
-        switch outcome {
-        case .synced(let report): "synced: \(report.summary)"
-        case .stepEnded(let step): "walked \(plural(step.pages, "page")); any daemon resumes it"
-        case .leaseLost: "dropped: its claim was lost"
-        case .failed(let message): "failed: \(message)"
-        case .rateLimited, .reserveHeld: "rate-limited until the reset"
-        case .skipped, .removed, .interrupted: "not synced"
         }
     }
 }

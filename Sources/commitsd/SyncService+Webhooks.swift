@@ -50,9 +50,11 @@ extension SyncService {
     /// (`SyncSchedule.nudge`), and `pushedAt` keeps when, for the latency metric.
     func planPush(
         _ push: WebhookPush, receivedAt: ContinuousClock.Instant, plan: inout SyncSchedule,
-        pushedAt: inout [String: ContinuousClock.Instant], settings: DaemonSettings, logger: Logger
+        pushedAt: inout [String: ContinuousClock.Instant], state: LoopState
     ) {
-        let matched = Self.repositories(pushedBy: push, among: plan.jobs.map(\.repository), store: settings.store, logger: logger)
+        let logger = state.logger
+        let matched = Self.repositories(
+            pushedBy: push, among: plan.jobs.map(\.repository), store: state.settings.store, logger: logger)
         let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
         // The receiver matched it to the configuration: a branch its globs select first, or a job a reload removed since.
         if matched.isEmpty { logger.debug("push webhook for no job of the plan; any branch globs are listed now", metadata: metadata) }

@@ -148,21 +148,15 @@ struct SyncService: Service, CustomStringConvertible {
     private func schedule(
         startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
     ) async {
-        var settings = initial
-        var logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
+        var state = LoopState(settings: initial, logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel))
+        defer { state.writeSpentRequests(now: true) }
         var plan = SyncSchedule(
-            configuration: settings.configuration, synced: startup.synced, activity: startup.activity, now: .now)
-        webhookTargets?.publish(settings.configuration, store: settings.store)
+            configuration: initial.configuration, synced: startup.synced, activity: startup.activity, now: .now)
+        webhookTargets?.publish(initial.configuration, store: initial.store)
         // Patterns (OWNER/*) and branch globs are listed at once, then on their shortest intervals.
-        var discoveries = Discoveries(configuration: settings.configuration)
+        var discoveries = Discoveries(configuration: initial.configuration)
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
-        var lastStatus = "no sync yet"
-        // What the token spent, for `commitsctl status --requests`.
-        var ledger = RequestLedger(store: settings.store, client: settings.client)
-        var ledgerWritten = ContinuousClock.now
-        // The client's requests already counted in the metrics (syncs overlap: not per sync).
-        var usageRecorded = settings.client.usage
         // Repositories whose history has synced: their syncs are polls, never a first sync.
         var hasSynced = startup.synced
         // When a push webhook for each repository arrived, until a sync started after it stores the branch.
@@ -170,16 +164,6 @@ struct SyncService: Service, CustomStringConvertible {
         // Branches first selected by their globs, by lowercased repository name: handed to the
         // repository's next sync, which reads them over git in one fetch when nothing is stored yet.
         var newBranches: [String: BranchDiscovery.NewBranches] = [:]
-        func writeSpentRequests(now: Bool) {
-            guard now || .now - ledgerWritten >= Self.requestsWriteInterval else { return }
-            do {
-                try ledger.write(settings.client)
-            } catch {
-                logger.warning("could not record the requests spent; trying again later", metadata: ["error": "\(error)"])
-            }
-            ledgerWritten = .now
-        }
-        defer { writeSpentRequests(now: true) }
 
         /// The job due soonest that a lane may start now; none while every lane is busy.
         /// Asked after every sync, of thousands of jobs: what decides is worked out
@@ -198,7 +182,7 @@ struct SyncService: Service, CustomStringConvertible {
         /// The plan follows `configuration` (patterns and globs expanded), and pushes are matched against it.
         func follow(_ configuration: MirrorConfiguration) {
             plan.apply(configuration, now: .now)
-            webhookTargets?.publish(configuration, store: settings.store)
+            webhookTargets?.publish(configuration, store: state.settings.store)
         }
 
         func arm() {
@@ -215,10 +199,7 @@ struct SyncService: Service, CustomStringConvertible {
         /// false when it was interrupted by a shutdown.
         func finish(_ finished: Finished) -> Bool {
             let (repository, outcome) = (finished.repository, finished.outcome)
-            let reader = openReader(settings: settings, logger: logger)
-            record(
-                outcome, of: repository, reader: reader, settings: settings, counted: &usageRecorded,
-                duration: ContinuousClock.now - finished.started)
+            let reader = noteFinished(finished, state: &state)
             switch outcome {
             case .stepEnded:
                 plan.requeue(repository, now: .now)
@@ -232,36 +213,19 @@ struct SyncService: Service, CustomStringConvertible {
                     pushedAt[repository.key] = nil
                 }
                 plan.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
-            default:
-                plan.completed(repository, now: .now)
-            }
-            switch outcome {
-            case .synced(let report):
-                lastStatus = "last sync: \(report.summary)"
-            case .stepEnded(let step):
-                lastStatus = "last sync: \(repository) walked \(plural(step.pages, "page")); continues after the polls due"
-            case .skipped(let holder):
-                lastStatus = "last sync: \(repository) skipped (another writer: \(holder))"
-            case .failed(let message):
-                lastStatus = "last sync: \(repository) failed: \(message)"
             case .rateLimited(let resume):
+                plan.completed(repository, now: .now)
                 plan.pause(until: resume)
-                lastStatus = "last sync: \(repository) rate-limited; paused until the reset"
-            case .reserveHeld:
-                lastStatus = "last sync: \(repository) held at the rate-limit reserve until the reset; polls go on"
-            case .removed:
-                lastStatus = "last sync: \(repository) not synced (removed from mirroring)"
-            case .leaseLost:
-                lastStatus = "last sync: \(repository) dropped (its claim was lost)"
             case .interrupted:
                 notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
                 return false
+            default:
+                plan.completed(repository, now: .now)
             }
-            notifier.status(lastStatus)
-            writeSpentRequests(now: false)
             return true
         }
 
+        let (settings, logger) = (state.settings, state.logger)
         logger.info(
             "ready",
             metadata: [
@@ -281,24 +245,20 @@ struct SyncService: Service, CustomStringConvertible {
             while let event = await iterator.next() {
                 switch event {
                 case .reload(let new):
-                    writeSpentRequests(now: true)
-                    settings = new.store == settings.store ? new : new.keepingStore(settings.store)
-                    ledger = RequestLedger(store: settings.store, client: settings.client)
-                    usageRecorded = settings.client.usage
-                    logger = makeLogger(logLevelOverride ?? settings.configuration.logLevel)
-                    follow(discoveries.expanded(settings.configuration))
-                    discoveries.reset(for: settings.configuration)
-                    notifier.status("configuration reloaded; \(lastStatus)")
+                    reload(new, state: &state)
+                    follow(discoveries.expanded(state.settings.configuration))
+                    discoveries.reset(for: state.settings.configuration)
                 case .finished(let finished):
                     guard finish(finished) else { return }
                 case .hint(.repositoryChanged):
-                    discoveries.repositoryChanged(settings.configuration)
+                    discoveries.repositoryChanged(state.settings.configuration)
                 case .hint(.push(let push, let receivedAt)):
-                    discoveries.pushed(to: push.repositoryName, settings.configuration)
-                    planPush(push, receivedAt: receivedAt, plan: &plan, pushedAt: &pushedAt, settings: settings, logger: logger)
+                    discoveries.pushed(to: push.repositoryName, state.settings.configuration)
+                    planPush(push, receivedAt: receivedAt, plan: &plan, pushedAt: &pushedAt, state: state)
                 case .due, .claimEnded:
                     break
                 }
+                let (settings, logger) = (state.settings, state.logger)
                 if !Task.isShuttingDownGracefully, reservePause(settings: settings) == nil {
                     let (ran, pause) = await discoveries.runDue(
                         settings: settings, logger: logger,
@@ -333,7 +293,7 @@ struct SyncService: Service, CustomStringConvertible {
             }
             notifier.stopping(status: "stopping")
         }
-        logger.info("stopping")
+        state.logger.info("stopping")
     }
 
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.

@@ -7,8 +7,8 @@ import Synchronization
 /// targets of their own (MirrorSQLite, MirrorPostgreSQL), which the core does
 /// not depend on; each executable registers both before it resolves a store
 /// location. What is a file's business whatever the file holds (whether it
-/// exists, the `flock` claims beside it) stays with `StorePath` and
-/// `RepositoryLock`.
+/// exists, the `flock` a one-shot command takes beside it) stays with `StorePath`
+/// and `RepositoryLock`.
 public protocol FileStoreDriver: Sendable {
     /// Opens the store for syncing, creating it or bringing its schema up to date.
     func openWriter(path: String) throws -> any MirrorWriter
@@ -21,6 +21,9 @@ public protocol FileStoreDriver: Sendable {
     /// Writes a checked copy of `source` (a store of any kind) into the new
     /// file `destination`: a copy is always a store file of this kind.
     func backup(of source: StoreLocation, to destination: String) throws -> StoreBackup
+    /// The queue of sync targets of the processes of this host: each claim the
+    /// repository's `flock` beside the file, the due times kept by this object.
+    func openSyncLeases(path: String) throws -> any SyncLeases
 }
 
 /// A store that lives in a database server rather than a file (PostgreSQL's),

@@ -115,7 +115,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// `flock`s beside it and due times in memory (`HostSyncLeases`).
     public func openSyncLeases() throws -> any SyncLeases {
         switch self {
-        case .sqliteFile: HostSyncLeases(store: self)
+        case .sqliteFile(let path): try StoreDrivers.sqlite().openSyncLeases(path: path)
         case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openSyncLeases(uri: uri)
         }
     }

@@ -50,8 +50,8 @@ public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
 /// shared by every daemon on any machine, and the leases' clock is the server's
 /// (MirrorPostgreSQL/PostgreSQLSyncLeases.swift). On a SQLite store, which one
 /// host writes, a claim is the repository's `flock` beside the file and the due
-/// times live in this object (`HostSyncLeases`): the single-host behaviour
-/// behind the same calls.
+/// times live in this object (MirrorSQLite/HostSyncLeases.swift): one host's
+/// behaviour behind the same calls.
 ///
 /// Used by one task at a time, like a store's connection.
 public protocol SyncLeases: AnyObject {
@@ -60,6 +60,10 @@ public protocol SyncLeases: AnyObject {
     /// host's `flock`s): nothing else claims but the processes of this host, and
     /// a daemon keeps its own plan, taking each repository's lock as it syncs.
     var isSharedAcrossHosts: Bool { get }
+    /// Whether a lease its holder stops renewing runs out, by the store's clock,
+    /// so another claimer takes the target over (a database's rows). `false`: a
+    /// claim is held until released or until its holder exits (a `flock`).
+    var leasesRunOut: Bool { get }
     /// Adds the targets not yet in the queue, due now; known ones keep their due time and lease.
     func addTargets(_ targets: [SyncTarget]) throws
     /// Claims at most `limit` targets that are due and not held under a live

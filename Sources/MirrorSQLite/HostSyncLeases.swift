@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// `SyncLeases` for a store kept in a file (SQLite's), which one host writes:
 /// a claim is the repository's `flock` beside the file (`RepositoryLock`, what
@@ -15,6 +16,8 @@ public final class HostSyncLeases: SyncLeases {
     private var dueAt: [SyncTarget: ContinuousClock.Instant] = [:]
     private var held: [SyncTarget: (lease: SyncLease, lock: RepositoryLock)] = [:]
     private var generations: [SyncTarget: Int64] = [:]
+    /// Held targets a push arrived for: due at once when released, whatever their holder asks.
+    private var pushedWhileHeld: Set<SyncTarget> = []
 
     public init(store: StoreLocation) {
         self.store = store
@@ -22,17 +25,25 @@ public final class HostSyncLeases: SyncLeases {
 
     public var isSharedAcrossHosts: Bool { false }
 
+    /// A `flock` is held until released or until its holder exits.
+    public var leasesRunOut: Bool { false }
+
     public func heldLeases() throws -> [SyncLease] { held.values.map(\.lease) }
 
     /// Every daemon of one host lists for itself: a listing's ETags make a
     /// second daemon's listing of an unchanged owner 304s.
     public func takeDiscoveryTurn() throws -> Bool { true }
 
-    /// Due now (one host's commitsd hears pushes through its own plan instead).
     public func markPushed(_ repositories: [RepositoryName]) throws {
         let keys = Set(repositories.map { $0.description.lowercased() })
         let now = ContinuousClock.now
-        for target in dueAt.keys where keys.contains(target.repository.description.lowercased()) { dueAt[target] = now }
+        for target in dueAt.keys where keys.contains(target.repository.description.lowercased()) {
+            if held[target] != nil {
+                pushedWhileHeld.insert(target)
+            } else {
+                dueAt[target] = min(dueAt[target] ?? now, now)
+            }
+        }
     }
 
     public func addTargets(_ targets: [SyncTarget]) throws {
@@ -42,10 +53,12 @@ public final class HostSyncLeases: SyncLeases {
 
     public func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
         let now = ContinuousClock.now
+        // Ties go by name, as a database's queue orders them.
         let due = dueAt.filter { $0.value <= now && held[$0.key] == nil }
-            .sorted { ($0.value, $0.key.description) < ($1.value, $1.key.description) }
+            .map { (target: $0.key, due: $0.value, name: $0.key.repository.description.lowercased(), branch: $0.key.branch ?? "") }
+            .sorted { ($0.due, $0.name, $0.branch) < ($1.due, $1.name, $1.branch) }
         var claimed: [SyncLease] = []
-        for (target, _) in due where claimed.count < limit {
+        for target in due.map(\.target) where claimed.count < limit {
             let lock: RepositoryLock
             do {
                 lock = try RepositoryLock.acquire(store: store, repository: target.repository, holder: owner)
@@ -73,7 +86,8 @@ public final class HostSyncLeases: SyncLeases {
         let current = try holding(lease)
         current.lock.release()
         held[lease.target] = nil
-        dueAt[lease.target] = ContinuousClock.now + nextDue
+        let pushed = pushedWhileHeld.remove(lease.target) != nil
+        dueAt[lease.target] = ContinuousClock.now + (pushed ? .zero : nextDue)
     }
 
     public func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter {
