@@ -82,8 +82,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The stores, one target per backend: drivers for MirrorCore's store protocols (StoreDrivers).
-        .target(name: "MirrorSQLite", dependencies: ["MirrorCore", "SQLite", "CMessageSearch"], swiftSettings: swiftSettings),
-        .target(name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "PostgreSQL"], swiftSettings: swiftSettings),
+        // What both stores keep alike, written once over one SQL session (SQLSession): no database linked.
+        .target(name: "MirrorBookkeeping", dependencies: ["MirrorCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "MirrorSQLite", dependencies: ["MirrorCore", "MirrorBookkeeping", "SQLite", "CMessageSearch"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "MirrorBookkeeping", "PostgreSQL"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "commitsctl",
             dependencies: [

@@ -16,15 +16,13 @@ struct MessageIndexCatchUp {
     static let merge = "SELECT gin_clean_pending_list('commits_message_trgm'::regclass)"
 
     private var addedSinceMerge = 0
-    /// The index is away while a bulk load fills an empty store (BulkLoadIndexes).
-    var isDeferred = false
 
     mutating func noteAdded(_ added: Int) {
         addedSinceMerge += added
     }
 
     mutating func mergeIfAtLeast(_ threshold: Int, on connection: PostgreSQLConnection) {
-        guard addedSinceMerge >= threshold, !isDeferred, !connection.isInTransaction else { return }
+        guard addedSinceMerge >= threshold, !connection.isInTransaction else { return }
         addedSinceMerge = 0
         _ = try? connection.execute(Self.merge)
     }

@@ -49,7 +49,7 @@ extension PostgreSQLReader {
     }
 
     /// Every commit while the message index is away (a large bulk load leaves it
-    /// to the next writer: PostgreSQLPageBatches.swift), none once it is built:
+    /// to the next writer: PostgreSQLStore+Batches.swift), none once it is built:
     /// then the planner's one-time filter skips the count.
     public func messageIndexLag() throws -> Int {
         try read { try commitsAwaitingMessageIndex() }

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 
@@ -44,41 +45,23 @@ public final class PostgreSQLReader: MirrorReading {
     }
 
     public func repository(named name: RepositoryName) throws -> StoredRepository? {
-        try read {
-            // The expression of the unique index on repository names (GitHub names are ASCII).
-            let rows = try connection.execute(
-                """
-                SELECT \(PostgreSQLStore.repositoryColumns) FROM repositories r
-                WHERE r.id = (SELECT repository_id FROM repository_names WHERE lower(name) = lower($1::text))
-                """, [name.description])
-            return rows.count > 0 ? PostgreSQLStore.repository(rows, 0) : nil
-        }
+        try read { try RepositoryRows.repository(named: name, in: connection) }
     }
 
     public func ownerListing(owner: String) throws -> OwnerListing? {
-        try read { try PostgreSQLStore.ownerListing(owner: owner, on: connection) }
+        try read { try RepositoryRows.ownerListing(owner: owner, in: connection) }
     }
 
     public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
-        try read { try PostgreSQLStore.activeRepositories(ownedBy: owner, on: connection) }
+        try read { try RepositoryRows.activeRepositories(ownedBy: owner, in: connection) }
     }
 
     public func repositories() throws -> [StoredRepository] {
-        try read {
-            // SQLite orders the NOCASE full_name by its ASCII-lowercased bytes.
-            let rows = try connection.execute(
-                "SELECT \(PostgreSQLStore.repositoryColumns) FROM repositories r ORDER BY lower(r.full_name COLLATE \"C\")")
-            return (0..<rows.count).map { PostgreSQLStore.repository(rows, $0) }
-        }
+        try read { try RepositoryRows.repositories(in: connection) }
     }
 
     public func commitCount(repositoryID: Int64?) throws -> Int {
-        try read {
-            guard let repositoryID else { return try connection.execute("SELECT count(*) FROM commits").int(0, 0) ?? 0 }
-            return try connection.execute(
-                "SELECT count(*) FROM repository_commits WHERE repository_id = $1::bigint", [repositoryID]
-            ).int(0, 0) ?? 0
-        }
+        try read { try RepositoryRows.commitCount(repositoryID: repositoryID, in: connection) }
     }
 
     public func syncStates(repositoryID: Int64?) throws -> [SyncState] {

@@ -26,7 +26,7 @@ extension PostgreSQLStore {
 
     /// The heads of the repository's branches that hold commits on-branch: every
     /// branch with a head, but gone ones (and `branch`, when given).
-    func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
+    public func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
         let rows = try connection.execute(
             """
             SELECT s.head_sha FROM sync_state s
@@ -70,7 +70,7 @@ extension PostgreSQLStore {
 
     /// Marks off-branch what `heads` no longer reach and clears the mark of what
     /// they reach again; nothing is deleted (only an explicit prune deletes).
-    func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+    public func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try connection.execute("CREATE TEMPORARY TABLE IF NOT EXISTS reachable_commits (commit_id bigint PRIMARY KEY)")
         try connection.execute("TRUNCATE reachable_commits")
         try connection.execute(

@@ -4,19 +4,6 @@ import PostgreSQL
 // `commitsctl import` on PostgreSQL: the same plan (ImportPlan, Domain/), the same page path.
 
 extension PostgreSQLStore {
-    public func ensureRepository(named name: RepositoryName) throws -> StoredRepository {
-        if let existing = try repository(named: name) { return existing }
-        return try write {
-            let id =
-                try connection.execute("INSERT INTO repositories (full_name) VALUES ($1) RETURNING id", [name.description])
-                .int64(0, 0) ?? 0
-            try connection.execute(
-                "INSERT INTO repository_names (name, repository_id) VALUES ($1, $2) ON CONFLICT ((lower(name))) DO NOTHING",
-                [name.description, id])
-            return StoredRepository(id: id, name: name, githubID: nil, defaultBranch: nil)
-        }
-    }
-
     public func isMember(sha: String, repositoryID: Int64) throws -> Bool {
         try connection.execute(
             """

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 
@@ -15,7 +16,7 @@ public final class PostgreSQLStore: MirrorWriter {
     let connection: PostgreSQLConnection
     /// Migrations are transactional and need no copy first: there is nothing to report.
     public var upgraded: StoreUpgrade? { nil }
-    var batch: OpenBatch?
+    package var batch: OpenBatch?
     var plannerStatistics: PlannerStatistics
     var messageIndex = MessageIndexCatchUp()
     /// What the open transaction told the planner of the staged pages.
@@ -30,12 +31,6 @@ public final class PostgreSQLStore: MirrorWriter {
     /// For those connections: the URI and the password this one was opened with.
     private let uri: String
     private let password: String?
-
-    struct OpenBatch {
-        var pages = 0
-        var commits = 0
-        let started: ContinuousClock.Instant
-    }
 
     /// `claimed` makes this the writer of a claimed sync (`PostgreSQLSyncLeases.openFencedWriter`,
     /// `QueueClaim.openWriter`): its writes fenced by the lease, its session named after the
@@ -85,7 +80,7 @@ public final class PostgreSQLStore: MirrorWriter {
     /// serialization failures and deadlocks (PostgreSQL rolled it back whole),
     /// which checks the fence first and last when there is one.
     @discardableResult
-    func write<T>(_ body: () throws -> T) throws -> T {
+    public func write<T>(_ body: () throws -> T) throws -> T {
         do {
             guard batch != nil else {
                 return try connection.retryingTransaction {
@@ -110,17 +105,24 @@ public final class PostgreSQLStore: MirrorWriter {
         return PostgreSQLStoreError.lockTimeout(uri: uri, holders: error.lockHolders)
     }
 
-    public func commitCount(repositoryID: Int64?) throws -> Int {
-        if let repositoryID {
-            return try connection.execute("SELECT count(*) FROM repository_commits WHERE repository_id = $1", [repositoryID])
-                .int(0, 0) ?? 0
-        }
-        return try connection.execute("SELECT count(*) FROM commits").int(0, 0) ?? 0
-    }
-
     // MARK: - Pages
 
     public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
+        let stored = try writePage(page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
+        batch?.pages += 1
+        batch?.commits += page.count
+        return stored
+    }
+
+    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        let added = try writeFromGit(commits, repositoryID: repositoryID)
+        batch?.commits += commits.count
+        return added
+    }
+
+    /// The page write path: the staged page, its walk's step and checkpoint, in the
+    /// open batch or a transaction of its own.
+    func writePage(_ page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
         var outcome = PageOutcome()
         try write {
             outcome = try PageStaging.upsert(
@@ -131,13 +133,11 @@ public final class PostgreSQLStore: MirrorWriter {
                 walkID: walk.id, repositoryID: repositoryID, step: FrontierStep(page: page), nextURL: nextURL,
                 pagesTotal: pagesTotal, listingSHA: walk.listingSHA)
         }
-        batch?.pages += 1
-        batch?.commits += page.count
         return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }
 
-    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
-        let added = try write {
+    func writeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
+        try write {
             let added = try PageStaging.upsert(
                 commits, repositoryID: repositoryID, replacingStored: false, statistics: &stagingStatistics, on: connection
             ).added
@@ -145,8 +145,6 @@ public final class PostgreSQLStore: MirrorWriter {
             messageIndex.noteAdded(added)
             return added
         }
-        batch?.commits += commits.count
-        return added
     }
 }
 

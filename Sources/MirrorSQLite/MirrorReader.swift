@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 
@@ -37,12 +38,11 @@ public final class MirrorReader {
 
     /// The repository known by `name` (current or former, any case).
     public func repository(named name: RepositoryName) throws -> StoredRepository? {
-        try StoreLookups.repository(named: name, in: db)
+        try RepositoryRows.repository(named: name, in: db)
     }
 
     public func repositories() throws -> [StoredRepository] {
-        try db.prepare("SELECT \(MirrorStore.repositoryColumns) FROM repositories r ORDER BY r.full_name")
-            .map(MirrorStore.repository(from:))
+        try RepositoryRows.repositories(in: db)
     }
 
     /// The names the repository was known by besides its current one.
@@ -62,7 +62,7 @@ public final class MirrorReader {
     }
 
     public func commitCount(repositoryID: Int64? = nil) throws -> Int {
-        try StoreLookups.commitCount(repositoryID: repositoryID, in: db)
+        try RepositoryRows.commitCount(repositoryID: repositoryID, in: db)
     }
 
     /// SHAs of every commit mirrored for the repository.

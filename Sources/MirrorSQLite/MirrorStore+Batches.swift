@@ -1,61 +1,29 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 
-/// Writes gathered into batches inside `MirrorStore.withBatches`: the handle
-/// the engine writes through while the scope lasts. It is not `Sendable` and
-/// must not outlive its scope; it is used by one task (or one queue) at a time.
-final class SQLitePageBatches: PageBatches {
-    private let store: MirrorStore
-    private let limits: BatchLimits
+/// What one `MirrorStore.withBatches` scope decided of the write path, owned by
+/// the scope's handle (`BatchedPages`) and handed to each of its writes: the
+/// store keeps no mode of its own.
+package struct SQLiteBatchScope {
+    /// How far the message index may fall behind the rows before a committed
+    /// batch brings it up to date (MirrorStore+MessageIndex.swift): a chunk, more in a bulk load.
+    var messageIndexLagAllowed = MirrorStore.messageIndexChunk
+    /// Whether batches index the messages they store before they commit: a
+    /// listing too small to leave its index behind (MirrorStore+MessageIndex.swift).
+    var indexesMessagesWithBatches = false
+    /// Whether the WAL is copied into the file beside the writer (BackgroundCheckpoints).
+    var checkpointsInBackground = false
 
-    fileprivate init(store: MirrorStore, limits: BatchLimits) {
-        self.store = store
-        self.limits = limits
-    }
-
-    /// Whether a batch's transaction is open, holding the store's write lock.
-    public var isOpen: Bool { store.batch != nil }
-
-    /// Stores a page with its walk's checkpoint in the open batch (opening one),
-    /// and commits the batch when the page makes it due.
-    public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
-        try store.beginBatch()
-        let stored = try store.store(page: page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
-        try commitIfDue()
-        return stored
-    }
-
-    /// Stores commits read from git in the open batch (opening one), and commits
-    /// the batch when they make it due. Returns how many joined the repository.
-    public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
-        try store.beginBatch()
-        let added = try store.storeFromGit(commits, repositoryID: repositoryID)
-        try commitIfDue()
-        return added
-    }
-
-    /// Commits the open batch now: before waiting for the network, at the end
-    /// of a listing. Nothing open, nothing done.
-    public func commit() throws {
-        try store.commitBatch()
-    }
-
-    private func commitIfDue() throws {
-        guard let batch = store.batch else { return }
-        if limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) { try store.commitBatch() }
-    }
+    /// Writes outside any scope: a lone page, an import's batch, a test's own batch.
+    static let loneWrites = SQLiteBatchScope()
 }
 
-extension MirrorStore {
-    /// Pages stored together in one write transaction. Each page is stored with
-    /// its walk's checkpoint, so a batch that never commits (a crash, a kill)
-    /// leaves the store at the last committed page boundary: only the batch's
-    /// pages are fetched again.
-    struct PageBatch {
-        var pages = 0
-        var commits = 0
-        let started: ContinuousClock.Instant
+extension MirrorStore: BatchingStore {
+    package var openBatch: OpenBatch? {
+        get { batch }
+        set { batch = newValue }
     }
 
     /// Runs `body` with its writes gathered into batches of `limits`: a write
@@ -77,17 +45,12 @@ extension MirrorStore {
     /// they commit (`indexMessagesBeforeCommit`), not all once it ends.
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
         let bulkLoad = try defersIndexesOnBulkLoads && classifyingErrors { try BulkLoadIndexes.dropIfWorthRebuilding(limits, db) }
-        if bulkLoad { messageIndexLagAllowed = bulkLoadMessageIndexLag.upperBound }
-        defer {
-            messageIndexLagAllowed = Self.messageIndexChunk
-            indexesMessagesWithBatches = false
-        }
+        var scope = SQLiteBatchScope(checkpointsInBackground: true)
+        if bulkLoad { scope.messageIndexLagAllowed = bulkLoadMessageIndexLag.upperBound }
         // The scope's commits leave the WAL to BackgroundCheckpoints; SQLite's own
         // checkpointing comes back when it ends, however it ends.
         try classifyingErrors { try db.execute("PRAGMA wal_autocheckpoint = 0") }
-        checkpointsInBackground = true
         defer {
-            checkpointsInBackground = false
             try? db.execute("PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
             // What the scope committed last (its index builds, the message index's catch-up)
             // is copied before it returns, as SQLite's own checkpoint in their commits did.
@@ -95,16 +58,16 @@ extension MirrorStore {
         }
         let result: T
         do {
-            result = try await SQLitePageBatches(store: self, limits: limits).committingWhenDone(body)
+            result = try await BatchedPages(store: self, limits: limits, scope: scope).committingWhenDone(body)
         } catch {
             if bulkLoad { try? BulkLoadIndexes.restore(db) }
             throw error
         }
         if bulkLoad {
             try classifyingErrors { try BulkLoadIndexes.restore(db) }
-            try catchUpMessageIndexAfterBulkLoad()
+            try catchUpMessageIndexAfterBulkLoad(copyingChunks: true)
         } else {
-            try catchUpMessageIndex()
+            try catchUpMessageIndex(copyingChunks: true)
         }
         return result
     }
@@ -112,27 +75,31 @@ extension MirrorStore {
     /// Opens a write transaction that the following writes join until
     /// `commitBatch`. Holds the store's write lock: the caller never waits for
     /// the network while a batch is open.
-    func beginBatch() throws {
+    package func beginBatch(_ scope: SQLiteBatchScope = .loneWrites) throws {
         guard batch == nil else { return }
-        if checkpointsInBackground { checkpoints.restartWALIfLong() }
+        if scope.checkpointsInBackground { checkpoints.restartWALIfLong() }
         try classifyingErrors { try db.execute("BEGIN IMMEDIATE TRANSACTION") }
-        batch = PageBatch(started: .now)
+        batch = OpenBatch(started: .now)
     }
 
     /// Commits the open batch, if any; if the commit fails, the batch is rolled back.
-    func commitBatch() throws {
+    package func commitBatch(_ scope: SQLiteBatchScope = .loneWrites) throws {
         guard batch != nil else { return }
         do {
             batch = nil
-            try indexMessagesBeforeCommit()
+            if scope.indexesMessagesWithBatches { try indexMessagesBeforeCommit() }
             try db.execute("COMMIT TRANSACTION")
         } catch {
             rollBackBatch()
             throw StoreFile.classify(error, path: path)
         }
-        if checkpointsInBackground { checkpoints.start() }
-        try catchUpMessageIndexIfFarBehind()
+        if scope.checkpointsInBackground { checkpoints.start() }
+        try catchUpMessageIndexIfFarBehind(
+            allowing: scope.messageIndexLagAllowed, copyingChunks: scope.checkpointsInBackground)
     }
+
+    /// The message index catches up after a commit, due or not (`commitBatch`).
+    package func batchCommittedWhenDue(_ scope: SQLiteBatchScope) {}
 
     func rollBackBatch() {
         batch = nil

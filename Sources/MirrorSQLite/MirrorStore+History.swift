@@ -30,7 +30,7 @@ extension MirrorStore {
 
     /// The heads of the repository's branches that hold commits on-branch: every
     /// branch with a head, but gone ones (and `branch`, when given).
-    func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
+    public func mirroredHeads(repositoryID: Int64, excluding branch: String? = nil) throws -> [String] {
         try db.prepare(
             """
             SELECT s.head_sha FROM sync_state s
@@ -79,7 +79,7 @@ extension MirrorStore {
     }
 
     /// `markOffBranch` inside a transaction the caller holds.
-    func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
+    public func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks {
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS marking_heads (sha TEXT PRIMARY KEY) WITHOUT ROWID")
         try db.execute("DELETE FROM marking_heads")
         for head in heads { try db.execute("INSERT OR IGNORE INTO marking_heads (sha) VALUES (?)", [head]) }

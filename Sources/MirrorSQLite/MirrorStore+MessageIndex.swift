@@ -22,17 +22,18 @@ extension MirrorStore {
     /// commits per transaction, each moving the watermark with the rows it
     /// indexed: a kill loses at most the chunk under way, and the next catch-up
     /// starts where the last committed one ended. Returns how many were indexed.
+    /// `copyingChunks`: inside a scope of batches (BackgroundCheckpoints), each chunk
+    /// is copied into the file before the next begins, as SQLite's own checkpoint in
+    /// its commit did, so the WAL starts over between chunks of tens of megabytes
+    /// instead of holding them all.
     @discardableResult
-    public func catchUpMessageIndex(chunk: Int = MirrorStore.messageIndexChunk) throws -> Int {
+    public func catchUpMessageIndex(chunk: Int = MirrorStore.messageIndexChunk, copyingChunks: Bool = false) throws -> Int {
         precondition(batch == nil, "the message index catches up between batches, not inside one")
         var indexed = 0
         // Read first, without the write lock: a writer opening beside another
         // one's open batch must not wait for it when there is nothing to index.
         while try newestCommitID() > indexedThrough() {
-            // Inside a scope of batches (BackgroundCheckpoints), each chunk is copied into the
-            // file before the next begins, as SQLite's own checkpoint in its commit did, so the
-            // WAL starts over between chunks of tens of megabytes instead of holding them all.
-            defer { if checkpointsInBackground { checkpoints.copyEverythingCommitted() } }
+            defer { if copyingChunks { checkpoints.copyEverythingCommitted() } }
             let count = try write { try indexMessagesPastWatermark(upTo: chunk) }
             guard count > 0 else { break }
             indexed += count
@@ -73,16 +74,16 @@ extension MirrorStore {
 
     /// When a bulk load ends: catch up unless the lag is worth leaving
     /// (`BatchLimits.messageIndexLagAfterBulkLoad`).
-    func catchUpMessageIndexAfterBulkLoad() throws {
-        if try idsPastWatermark() < bulkLoadMessageIndexLag.lowerBound { try catchUpMessageIndex() }
+    func catchUpMessageIndexAfterBulkLoad(copyingChunks: Bool) throws {
+        if try idsPastWatermark() < bulkLoadMessageIndexLag.lowerBound { try catchUpMessageIndex(copyingChunks: copyingChunks) }
     }
 
     /// After a batch commits: catch up only once the index lags by what the
-    /// scope allows (`messageIndexLagAllowed`: a chunk, more in a bulk load), so
-    /// a long first sync builds it in large chunks, not batch by batch.
-    func catchUpMessageIndexIfFarBehind() throws {
+    /// scope allows (`SQLiteBatchScope.messageIndexLagAllowed`: a chunk, more in a
+    /// bulk load), so a long first sync builds it in large chunks, not batch by batch.
+    func catchUpMessageIndexIfFarBehind(allowing lag: Int, copyingChunks: Bool) throws {
         guard batch == nil else { return }
-        if try idsPastWatermark() >= messageIndexLagAllowed { try catchUpMessageIndex() }
+        if try idsPastWatermark() >= lag { try catchUpMessageIndex(copyingChunks: copyingChunks) }
     }
 
     /// Fewest unindexed messages a batch indexes before it commits: FTS5 writes
@@ -99,16 +100,17 @@ extension MirrorStore {
     /// running on its own after the last page (BENCHMARKS.md, "Measured reasons:
     /// the message index"). Histories read over git, larger listings and lone writes
     /// keep the watermark's catch-up.
-    func noteListingSize(pages: Int?, commitsPerPage: Int) {
-        guard batch != nil, let pages else { return }
-        indexesMessagesWithBatches = pages * commitsPerPage < bulkLoadMessageIndexLag.lowerBound
+    func noteListingSize(pages: Int?, commitsPerPage: Int, in scope: inout SQLiteBatchScope) {
+        guard let pages else { return }
+        scope.indexesMessagesWithBatches = pages * commitsPerPage < bulkLoadMessageIndexLag.lowerBound
     }
 
-    /// In the open batch, just before it commits: when its listing indexes with
-    /// its batches and at least `messagesIndexedWithABatch` messages wait, they
-    /// are indexed in the batch's transaction, stored and indexed together.
+    /// In the open batch, just before it commits, when its listing indexes with
+    /// its batches (`SQLiteBatchScope.indexesMessagesWithBatches`): at least
+    /// `messagesIndexedWithABatch` messages waiting are indexed in the batch's
+    /// transaction, stored and indexed together.
     func indexMessagesBeforeCommit() throws {
-        guard indexesMessagesWithBatches, try idsPastWatermark() >= Self.messagesIndexedWithABatch else { return }
+        guard try idsPastWatermark() >= Self.messagesIndexedWithABatch else { return }
         _ = try indexMessagesPastWatermark(upTo: Self.messageIndexChunk)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 
@@ -17,22 +18,15 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?
-    /// The open batch, if any (MirrorStore+Batches.swift).
-    var batch: PageBatch?
-    /// How far the message index may fall behind the rows before a committed
-    /// batch brings it up to date (MirrorStore+MessageIndex.swift).
-    var messageIndexLagAllowed = MirrorStore.messageIndexChunk
+    /// The open batch, if any (MirrorStore+Batches.swift); what a scope of
+    /// batches decides is its own value (`SQLiteBatchScope`).
+    package var batch: OpenBatch?
     /// What a bulk load leaves of the message index's lag (tests lower it).
     var bulkLoadMessageIndexLag = BatchLimits.messageIndexLagAfterBulkLoad
-    /// Whether batches index the messages they store before they commit: a
-    /// listing too small to leave its index behind (MirrorStore+MessageIndex.swift).
-    var indexesMessagesWithBatches = false
-    /// Checkpoints of the WAL beside the writer while a scope of batches lasts
-    /// (BackgroundCheckpoints), and whether one does.
+    /// Checkpoints of the WAL beside the writer while a scope of batches lasts (BackgroundCheckpoints).
     lazy var checkpoints = BackgroundCheckpoints(path: path, restartFrames: walRestartFrames)
     /// How long the WAL grows before the writer lets it start over (tests lower it).
     var walRestartFrames = BackgroundCheckpoints.defaultRestartFrames
-    var checkpointsInBackground = false
     /// SQLite's default, which the writer keeps outside those scopes.
     static let walAutocheckpointPages = 1000
     /// What the WAL file is cut back to when it starts over (and to nothing when
@@ -78,7 +72,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// Runs `body` in one write transaction; a busy store becomes a clear error.
     /// Inside an open batch, `body` joins the batch's transaction, and a failure
     /// rolls the whole batch back.
-    func write<T>(_ body: () throws -> T) throws -> T {
+    public func write<T>(_ body: () throws -> T) throws -> T {
         try classifyingErrors {
             guard batch != nil else { return try db.transaction(.immediate, body) }
             do {
@@ -106,6 +100,20 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// checkpoint are stored whole or not at all. A page in, a checkpoint out:
     /// `walk` is where the walk stood before the page.
     public func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
+        var scope = SQLiteBatchScope.loneWrites
+        let stored = try writePage(
+            page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal, scope: &scope)
+        batch?.pages += 1
+        batch?.commits += page.count
+        try catchUpMessageIndexAfterLoneWrite()
+        return stored
+    }
+
+    /// The page write path: the page, its frontier step and the walk's checkpoint,
+    /// in the open batch or a transaction of its own (`BatchingStore`).
+    package func writePage(
+        _ page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?, scope: inout SQLiteBatchScope
+    ) throws -> StoredPage {
         var outcome = PageOutcome()
         try write {
             outcome = try upsert(page, repositoryID: repositoryID)
@@ -116,12 +124,9 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
                     listing_sha = ? WHERE id = ?
                 """
             ).bind([nextURL, pagesTotal, walk.listingSHA, walk.id]).run()
-            outcome.frontier = try frontierCount(walkID: walk.id)
+            outcome.frontier = try pageFrontierCount(walkID: walk.id)
         }
-        batch?.pages += 1
-        batch?.commits += page.count
-        noteListingSize(pages: pagesTotal, commitsPerPage: page.count)
-        try catchUpMessageIndexAfterLoneWrite()
+        if batch != nil { noteListingSize(pages: pagesTotal, commitsPerPage: page.count, in: &scope) }
         return StoredPage(outcome: outcome, checkpoint: walk.advanced(nextURL: nextURL, pagesTotal: pagesTotal))
     }
 
@@ -131,13 +136,15 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// listing knows more of it (the accounts) than its git object does.
     /// Returns how many joined the repository.
     public func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
-        var added = 0
-        try write {
-            added = try upsert(commits, repositoryID: repositoryID, replacingStored: false).added
-        }
+        var scope = SQLiteBatchScope.loneWrites
+        let added = try writeFromGit(commits, repositoryID: repositoryID, scope: &scope)
         batch?.commits += commits.count
         try catchUpMessageIndexAfterLoneWrite()
         return added
+    }
+
+    package func writeFromGit(_ commits: [Commit], repositoryID: Int64, scope: inout SQLiteBatchScope) throws -> Int {
+        try write { try upsert(commits, repositoryID: repositoryID, replacingStored: false).added }
     }
 
     /// Upserts commits (and their authors, parents and membership) without
@@ -240,12 +247,6 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         }
         authorCache[key] = row
         return row.id
-    }
-
-    // MARK: - Counts
-
-    public func commitCount(repositoryID: Int64?) throws -> Int {
-        try StoreLookups.commitCount(repositoryID: repositoryID, in: db)
     }
 }
 

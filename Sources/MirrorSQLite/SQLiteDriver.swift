@@ -1,3 +1,4 @@
+import MirrorBookkeeping
 import MirrorCore
 
 /// The SQLite store's driver (`StoreDrivers.register(sqlite:)`): a store is one
@@ -40,11 +41,11 @@ extension MirrorStore: MirrorWriter {}
 
 extension MirrorReader: MirrorReading {
     public func ownerListing(owner: String) throws -> OwnerListing? {
-        try StoreLookups.ownerListing(owner: owner, in: db)
+        try RepositoryRows.ownerListing(owner: owner, in: db)
     }
 
     public func activeRepositories(ownedBy owner: String) throws -> [StoredRepository] {
-        try StoreLookups.activeRepositories(ownedBy: owner, in: db)
+        try RepositoryRows.activeRepositories(ownedBy: owner, in: db)
     }
 
     /// One host writes a SQLite store: its claims (`HostSyncLeases`) are that host's, not shown.

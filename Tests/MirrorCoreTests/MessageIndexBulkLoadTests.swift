@@ -99,7 +99,6 @@ import Testing
         }
         #expect(lags == [100, 200, 0, 100, 200, 0, 100])
         #expect(try writer.messageIndexLag() == 100)
-        #expect(writer.messageIndexLagAllowed == MirrorStore.messageIndexChunk, "the bound is the load's only")
         _ = try MirrorStore(path: path)
         #expect(try writer.messageIndexLag() == 0)
     }

@@ -24,8 +24,9 @@ extension RepositorySync {
             }
             defer { lock?.release() }
             do {
-                let engine = SyncEngine(client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap)
-                engine.sharesTheStore = openWriter != nil
+                let engine = SyncEngine(
+                    client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap,
+                    sharesTheStore: openWriter != nil)
                 return .done(try await engine.readBranchesOverGit(repository, heads: heads))
             } catch {
                 return .failed(Failure(error: error))

@@ -82,10 +82,10 @@ public struct RepositorySync: Sendable {
             let stored = try store.repository(named: repository)
             let state = try stored.map { try store.repositoryState(repositoryID: $0.id) }
             if state == .removed && !mirrorRemoved { return .removed }
-            let engine = SyncEngine(
-                client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit)
             // A daemon's claim: the other daemons write the same database meanwhile.
-            engine.sharesTheStore = openWriter != nil
+            let engine = SyncEngine(
+                client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit,
+                sharesTheStore: openWriter != nil)
             let report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).

@@ -49,7 +49,7 @@ public final class SyncEngine {
     /// shared rows (and, on PostgreSQL, the claimed-batch lock) that every other
     /// daemon's writes wait for: a batch kept open for the next page would hold
     /// them all up for that page's round trip.
-    public var sharesTheStore = false
+    let sharesTheStore: Bool
 
     /// Listings of missing parents one sync may start before it gives up on the server.
     static let maximumRelistings = 1_000
@@ -74,7 +74,7 @@ public final class SyncEngine {
 
     public init(
         client: GitHubClient, store: any SyncStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
-        progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil
+        progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil, sharesTheStore: Bool = false
     ) {
         self.client = client
         self.store = store
@@ -83,6 +83,7 @@ public final class SyncEngine {
         self.progress = progress
         self.origin = APIOrigin(url: client.configuration.apiURL)
         self.pageLimit = pageLimit
+        self.sharesTheStore = sharesTheStore
     }
 
     /// What every step of one sync needs to know.

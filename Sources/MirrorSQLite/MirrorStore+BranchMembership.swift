@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 
@@ -7,33 +8,10 @@ import SQLite
 // without the commits it reaches. The rule is BranchMembershipUpdate's (MirrorCore).
 
 extension MirrorStore {
-    /// The branch's row (one per `sync_state` row), created if needed, and
-    /// whether its rows describe the head `sync_state` records: not for a row
-    /// just created, nor for a gone branch synced again (its rows were dropped,
-    /// `returned`).
-    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool, returned: Bool) {
-        if let row = try db.prepare("SELECT id, state FROM repository_branches WHERE repository_id = ? AND name = ?")
-            .bind([repositoryID, branch]).first({ (id: $0.int64(0), state: $0.string(1)) })
-        {
-            guard row.state != "active" else { return (row.id, true, false) }
-            try db.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = ?", [row.id])
-            return (row.id, false, true)
-        }
-        try db.execute("INSERT INTO repository_branches (repository_id, name) VALUES (?, ?)", [repositoryID, branch])
-        return (db.lastInsertRowID, false, false)
-    }
-
-    /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
-    func ensureBranch(repositoryID: Int64, branch: String) throws {
-        try db.execute(
-            "INSERT INTO repository_branches (repository_id, name) VALUES (?, ?) ON CONFLICT (repository_id, name) DO NOTHING",
-            [repositoryID, branch])
-    }
-
     /// Brings the branch's rows from what its previous head reached to what
     /// `head` reaches. Call inside the transaction that records `head`, before
     /// `sync_state` is updated (the previous head is read from it).
-    func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
+    public func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
         let previous = try db.prepare("SELECT head_sha, complete FROM sync_state WHERE repository_id = ? AND branch = ?")
             .bind([repositoryID, branch]).first { (head: $0.optionalString(0), complete: $0.int(1) != 0) }
         let (branchID, rowsKnown, returned) = try branchRow(repositoryID: repositoryID, branch: branch)

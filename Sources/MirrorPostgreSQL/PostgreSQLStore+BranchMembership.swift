@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 
@@ -8,35 +9,10 @@ import PostgreSQL
 // (MirrorCore), the same as the SQLite store's (MirrorSQLite/BranchMembership.swift).
 
 extension PostgreSQLStore {
-    /// The branch's row (one per `sync_state` row), created if needed, and
-    /// whether its rows describe the head `sync_state` records: not for a row
-    /// just created, nor for a gone branch synced again (its rows were dropped,
-    /// `returned`).
-    func branchRow(repositoryID: Int64, branch: String) throws -> (id: Int64, rowsKnown: Bool, returned: Bool) {
-        let found = try connection.execute(
-            "SELECT id, state FROM repository_branches WHERE repository_id = $1 AND name = $2", [repositoryID, branch])
-        if found.count > 0, let id = found.int64(0, 0) {
-            guard found.string(0, 1) != "active" else { return (id, true, false) }
-            try connection.execute("UPDATE repository_branches SET state = 'active', gone_since = NULL WHERE id = $1", [id])
-            return (id, false, true)
-        }
-        let id = try connection.execute(
-            "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) RETURNING id", [repositoryID, branch]
-        ).int64(0, 0)
-        return (id ?? 0, false, false)
-    }
-
-    /// Gives a branch about to be synced its row (one per `sync_state` row), leaving an existing one as it is.
-    func ensureBranch(repositoryID: Int64, branch: String) throws {
-        try connection.execute(
-            "INSERT INTO repository_branches (repository_id, name) VALUES ($1, $2) ON CONFLICT (repository_id, name) DO NOTHING",
-            [repositoryID, branch])
-    }
-
     /// Brings the branch's rows from what its previous head reached to what
     /// `head` reaches. Call inside the transaction that records `head`, before
     /// `sync_state` is updated (the previous head is read from it).
-    func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
+    public func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws {
         let previous = try connection.execute(
             "SELECT head_sha, complete FROM sync_state WHERE repository_id = $1 AND branch = $2", [repositoryID, branch])
         let previousHead = previous.count > 0 ? previous.string(0, 0) : nil

@@ -1,44 +1,39 @@
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 
-/// Pages stored in batches: one transaction holds several pages (and their walk
-/// checkpoints) until the limits say commit. A failure rolls back the open batch
-/// whole; its pages were never acknowledged and are fetched again from the last
-/// committed checkpoint.
-final class PostgreSQLPageBatches: PageBatches {
-    private let store: PostgreSQLStore
-    private let limits: BatchLimits
+/// What one `PostgreSQLStore.withBatches` scope decided of the write path,
+/// owned by the scope's handle (`BatchedPages`): the store keeps no mode of its own.
+package struct PostgreSQLBatchScope {
+    /// Whether the message index is away while a bulk load fills the store
+    /// (BulkLoadIndexes): its pending list is not merged meanwhile.
+    package var defersMessageIndex = false
+}
 
-    init(store: PostgreSQLStore, limits: BatchLimits) {
-        self.store = store
-        self.limits = limits
+extension PostgreSQLStore: BatchingStore {
+    package var openBatch: OpenBatch? {
+        get { batch }
+        set { batch = newValue }
     }
 
-    var isOpen: Bool { store.batch != nil }
-
-    func store(page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?) throws -> StoredPage {
-        try store.beginBatch()
-        let stored = try store.store(page: page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
-        try commitIfDue()
-        return stored
+    /// A page and its walk's step in the open batch; a failure rolls back the open
+    /// batch whole, its pages never acknowledged and fetched again from the last
+    /// committed checkpoint.
+    package func writePage(
+        _ page: [Commit], repositoryID: Int64, walk: Walk, nextURL: String?, pagesTotal: Int?,
+        scope: inout PostgreSQLBatchScope
+    ) throws -> StoredPage {
+        try writePage(page, repositoryID: repositoryID, walk: walk, nextURL: nextURL, pagesTotal: pagesTotal)
     }
 
-    func storeFromGit(_ commits: [Commit], repositoryID: Int64) throws -> Int {
-        try store.beginBatch()
-        let added = try store.storeFromGit(commits, repositoryID: repositoryID)
-        try commitIfDue()
-        return added
+    package func writeFromGit(_ commits: [Commit], repositoryID: Int64, scope: inout PostgreSQLBatchScope) throws -> Int {
+        try writeFromGit(commits, repositoryID: repositoryID)
     }
 
-    func commit() throws {
-        try store.commitBatch()
-    }
-
-    private func commitIfDue() throws {
-        guard let batch = store.batch else { return }
-        guard limits.isDue(pages: batch.pages, commits: batch.commits, openSince: batch.started) else { return }
-        try store.commitBatch()
-        store.messageIndex.mergeIfAtLeast(MessageIndexCatchUp.duringSync, on: store.connection)
+    /// A long first sync merges the pending list between its batches, not inside one.
+    package func batchCommittedWhenDue(_ scope: PostgreSQLBatchScope) {
+        guard !scope.defersMessageIndex else { return }
+        messageIndex.mergeIfAtLeast(MessageIndexCatchUp.duringSync, on: connection)
     }
 }
 
@@ -48,10 +43,10 @@ extension PostgreSQLStore {
     public func withBatches<T>(limits: BatchLimits, _ body: (any PageBatches) async throws -> T) async throws -> T {
         finishIndexBuilds()
         let bulkLoad = try BulkLoadIndexes.dropIfWorthRebuilding(limits, fence: fence, connection)
-        messageIndex.isDeferred = bulkLoad
+        let scope = PostgreSQLBatchScope(defersMessageIndex: bulkLoad)
         let result: T
         do {
-            result = try await PostgreSQLPageBatches(store: self, limits: limits).committingWhenDone(body)
+            result = try await BatchedPages(store: self, limits: limits, scope: scope).committingWhenDone(body)
         } catch {
             if bulkLoad { try? restoreDeferredIndexes() }
             throw error
@@ -82,7 +77,7 @@ extension PostgreSQLStore {
         messageIndex = MessageIndexCatchUp()
     }
 
-    func beginBatch() throws {
+    package func beginBatch(_ scope: PostgreSQLBatchScope = PostgreSQLBatchScope()) throws {
         guard batch == nil else { return }
         try connection.execute("BEGIN")
         batch = OpenBatch(started: .now)
@@ -102,7 +97,7 @@ extension PostgreSQLStore {
     /// pg_advisory_xact_lock's key for claimed syncs' batches: any constant no other lock uses.
     static let claimedBatchLockKey: Int64 = 0x636F_6D6D_6974_7303
 
-    func commitBatch() throws {
+    package func commitBatch(_ scope: PostgreSQLBatchScope = PostgreSQLBatchScope()) throws {
         guard batch != nil else { return }
         batch = nil
         do {
