@@ -1,32 +1,28 @@
-import MirrorTestSupport
-import Curl
 import Foundation
 import GitHubSim
-import SQLite
-import Testing
 
 /// A running `commitsd`, its stderr going to a file the test can read at any time.
-final class DaemonProcess: @unchecked Sendable {
-    let process: ChildProcess
-    let logPath: String
+public final class DaemonProcess: @unchecked Sendable {
+    public let process: ChildProcess
+    public let logPath: String
 
-    init(_ arguments: [String], environment: [String: String] = [:], logPath: String) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:], logPath: String) throws {
         self.logPath = logPath
         process = try ChildProcess(product: "commitsd", arguments, environment: environment, stderr: .file(logPath))
     }
 
-    var pid: Int32 { process.pid }
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var pid: Int32 { process.pid }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func signal(_ signal: Int32) { process.signal(signal) }
+    public func signal(_ signal: Int32) { process.signal(signal) }
 
     /// When `waitForExit` saw the process gone (watched from its own thread, so a
     /// busy test pool delays neither the watch nor this figure).
-    private(set) var exitSeenAt: ContinuousClock.Instant?
+    public private(set) var exitSeenAt: ContinuousClock.Instant?
 
     /// Waits up to `timeout` for the process to exit; its status (128 + the
     /// signal when one ended it), or nil if still running.
-    func waitForExit(timeout: Duration) async -> Int32? {
+    public func waitForExit(timeout: Duration) async -> Int32? {
         let termination = await onThread { [self] in
             let termination = process.waitBlocking(timeout: timeout)
             if termination != nil { exitSeenAt = .now }
@@ -35,44 +31,61 @@ final class DaemonProcess: @unchecked Sendable {
         return termination?.status
     }
 
-    func stop() { process.kill() }
+    public func stop() { process.kill() }
 
     deinit { stop() }
 
     /// The port of the address a start-up log field names (`key` such as
     /// `webhook.listen=`), once the line is logged (60 s at most).
-    func listeningPort(_ key: String) async throws -> Int {
-        try #require(await waitUntil(timeout: .seconds(60)) { self.log.contains(key) }, "\(log)")
-        return try #require(
+    public func listeningPort(_ key: String) async throws -> Int {
+        let logged = await waitUntil(timeout: .seconds(60)) { self.log.contains(key) }
+        let port =
             log.split(separator: "\n").first { $0.contains(key) }?.split(separator: " ").first { $0.hasPrefix(key) }?
-                .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(log)")
+            .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        guard logged, let port else { throw DaemonLogError(description: "no \(key) port in the log:\n\(log)") }
+        return port
     }
 }
 
-extension DaemonProcess {
-    /// commitsd polling `repositories` on `simulator` every second, with its
-    /// configuration, store (`state/commits.sqlite` unless `store` names another)
-    /// and log in `directory`, authenticated with `SecretScan.token`; `settings`
-    /// are more lines of its configuration, `environment` more variables.
-    static func mirroring(
-        _ repositories: [String], from simulator: GitHubSimulator, in directory: TemporaryDirectory,
-        store: String = "state/commits.sqlite", settings: String = "", environment: [String: String] = [:],
-        logLevel: String = "trace"
-    ) throws -> DaemonProcess {
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(store)
-            api_url: \(simulator.baseURL)
-            default_interval: 1s
-            \(settings)
-            repositories:
-            \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
+/// What a daemon's log lacked.
+public struct DaemonLogError: Error, CustomStringConvertible {
+    public let description: String
+}
 
-            """)
+extension DaemonProcess {
+    /// commitsd polling `repositories` on `simulator`, with its configuration
+    /// (`writeConfiguration`) and log in `directory`, authenticated with `token`;
+    /// `environment`: more variables.
+    public static func mirroring(
+        _ repositories: [String], from simulator: GitHubSimulator, in directory: TemporaryDirectory,
+        store: String = "state/commits.sqlite", named name: String? = nil, interval: String? = "1s", settings: String = "",
+        environment: [String: String] = [:], logLevel: String = "trace", token: String = SecretScan.token
+    ) throws -> DaemonProcess {
+        let config = try writeConfiguration(
+            repositories, from: simulator, in: directory, store: store, named: name, interval: interval, settings: settings)
         return try DaemonProcess(
             ["--config", config, "--log-level", logLevel],
-            environment: ["GITHUB_TOKEN": SecretScan.token].merging(environment) { $1 },
-            logPath: directory.path("commitsd.log"))
+            environment: ["GITHUB_TOKEN": token].merging(environment) { $1 },
+            logPath: directory.path("\(name ?? "commitsd").log"))
+    }
+
+    /// Writes the configuration `mirroring` starts commitsd with (again, for a
+    /// reload) and returns its path: `store` (`state/commits.sqlite` unless named
+    /// otherwise) and `simulator` as the API. `named`: the daemon's `name`, and the
+    /// name of its configuration and log files, for several daemons in one
+    /// directory. `interval`: `default_interval`, nil for none. Each repository
+    /// entry may span lines (`name: acme/*` then `branches: …`); `settings` are
+    /// more lines of the configuration.
+    @discardableResult
+    public static func writeConfiguration(
+        _ repositories: [String], from simulator: GitHubSimulator, in directory: TemporaryDirectory,
+        store: String = "state/commits.sqlite", named name: String? = nil, interval: String? = "1s", settings: String = ""
+    ) throws -> String {
+        let header =
+            ["store: \(store)", "api_url: \(simulator.baseURL)"] + (name.map { ["name: \($0)"] } ?? [])
+            + (interval.map { ["default_interval: \($0)"] } ?? [])
+        let entries = repositories.map { "  - " + $0.replacingOccurrences(of: "\n", with: "\n    ") }
+        return try directory.write(
+            "\(name ?? "config").yaml", (header + [settings, "repositories:"] + entries).joined(separator: "\n") + "\n")
     }
 }
