@@ -184,6 +184,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MirrorSQLiteTests",
+            dependencies: ["MirrorTestSupport", "MirrorCore", "MirrorSQLite", "SQLite", "GitHubSim"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MirrorPostgreSQLTests",
+            dependencies: ["MirrorTestSupport", "MirrorCore", "MirrorPostgreSQL", "PostgreSQL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GitHubSimTests", dependencies: ["MirrorTestSupport", "GitHubSim", "GitHash", "Curl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommitsctlTests",

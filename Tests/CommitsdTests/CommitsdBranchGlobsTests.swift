@@ -44,23 +44,9 @@ import Testing
         try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
         let secretFile = try directory.write("webhook-secret", WebhookRig.secret + "\n")
         chmod(secretFile, 0o600)
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: state/commits.sqlite
-            api_url: \(simulator.baseURL)
-            git_bootstrap: false
-            default_interval: 1h
-            webhook_listen: 127.0.0.1:0
-            webhook_secret_file: \(secretFile)
-            repositories:
-              - name: acme/widgets
-                branches: ["release/*"]
-
-            """)
-        let daemon = try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess.mirroringBranches(
+            #"["release/*"]"#, from: simulator, in: directory, interval: nil,
+            settings: "git_bootstrap: false\nwebhook_listen: 127.0.0.1:0\nwebhook_secret_file: \(secretFile)")
         let first = try simulator.branchHeads(owner: "acme", name: "widgets")["release/1.0"] ?? ""
         #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": first] }, "\(daemon.log)")
         return (daemon, try await daemon.listeningPort("webhook.listen="))
@@ -74,27 +60,10 @@ import Testing
     }
 
     @Test func matchingBranchesArePickedUpOnALaterRoundAndGoneOnesAreMarkedAndKept() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3201, source: .synthetic(SyntheticSpec(commits: 200, seed: 11)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3201, 200, 11)])
         try await withRunning(simulator) { simulator in
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 30)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                repositories:
-                  - name: acme/widgets
-                    branches: [main, "release/*"]
-                    interval: 1s
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches(#"[main, "release/*"]"#, from: simulator, in: directory)
             defer { daemon.stop() }
             let heads = { try simulator.branchHeads(owner: "acme", name: "widgets") }
             #expect(try await waitUntil(timeout: .seconds(60)) { storedHeads() == (try heads()) }, "\(daemon.log)")
@@ -163,28 +132,11 @@ import Testing
     /// it is still mirrored (a move is synced), and the unchanged listings after it (304s)
     /// ask nothing more.
     @Test func aBranchTheListingOmitsIsConfirmedOnceAndNotMarkedGone() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3204, source: .synthetic(SyntheticSpec(commits: 80, seed: 14)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3204, 80, 14)])
         try await withRunning(simulator) { simulator in
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 4)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                repositories:
-                  - name: acme/widgets
-                    branches: ["release/*"]
-                    interval: 1s
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches(#"["release/*"]"#, from: simulator, in: directory)
             defer { daemon.stop() }
             var heads = try simulator.branchHeads(owner: "acme", name: "widgets")
             heads["main"] = nil
@@ -220,38 +172,20 @@ import Testing
     /// A reload that widens the globs selects from the listing commitsd has, even when the
     /// repository answers 304 (nothing changed on GitHub): the new branches are mirrored.
     @Test func aReloadThatChangesTheGlobsSelectsAgainFromAnUnchangedListing() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3202, source: .synthetic(SyntheticSpec(commits: 80, seed: 12)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3202, 80, 12)])
         try await withRunning(simulator) { simulator in
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "feature", back: 4)
-            func configuration(_ branches: String) throws -> String {
-                try directory.write(
-                    "config.yaml",
-                    """
-                    store: state/commits.sqlite
-                    api_url: \(simulator.baseURL)
-                    git_bootstrap: false
-                    repositories:
-                      - name: acme/widgets
-                        branches: \(branches)
-                        interval: 1s
-
-                    """)
-            }
-            let config = try configuration(#"["release/*"]"#)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches(#"["release/*"]"#, from: simulator, in: directory)
             defer { daemon.stop() }
             let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
             #expect(
                 await waitUntil(timeout: .seconds(60)) { storedHeads() == ["release/1.0": heads["release/1.0"] ?? ""] },
                 "\(daemon.log)")
 
-            _ = try configuration(#""*""#)
+            try DaemonProcess.writeConfiguration(
+                ["name: acme/widgets\nbranches: \"*\"\ninterval: 1s"], from: simulator, in: directory, interval: nil,
+                settings: "git_bootstrap: false")
             daemon.signal(SIGHUP)
             #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "every branch: \(daemon.log)")
             daemon.signal(SIGTERM)
@@ -263,30 +197,13 @@ import Testing
     /// stored (from the listing after its first sync): after a restart, the first listing
     /// is sent with its ETags and answered 304, so a restart costs no point.
     @Test func aRestartListsTheBranchesConditionallyOnTheKeptListing() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3203, source: .synthetic(SyntheticSpec(commits: 80, seed: 13)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3203, 80, 13)])
         try await withRunning(simulator) { simulator in
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                repositories:
-                  - name: acme/widgets
-                    branches: "*"
-                    interval: 1s
-
-                """)
             let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
             for run in 1...2 {
                 simulator.resetStats()
-                let daemon = try DaemonProcess(
-                    ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                    logPath: directory.path("commitsd-\(run).log"))
+                let daemon = try DaemonProcess.mirroringBranches(#""*""#, from: simulator, in: directory)
                 defer { daemon.stop() }
                 // The listing, then a sync of each branch (a 304 each on the second run).
                 #expect(await waitUntil(timeout: .seconds(60)) { storedHeads() == heads }, "\(daemon.log)")
@@ -309,10 +226,7 @@ import Testing
     /// A push webhook for a repository with globs lists its branches at once: a branch created
     /// (its first push) is mirrored long before the hourly round would list it.
     @Test func aPushWebhookListsTheRepositorysBranchesAtOnce() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3203, source: .synthetic(SyntheticSpec(commits: 60, seed: 13)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3203, 60, 13)])
         try await withRunning(simulator) { simulator in
             let (daemon, port) = try await startListeningForWebhooks(simulator)
             defer { daemon.stop() }
@@ -339,10 +253,7 @@ import Testing
     /// by github-sim itself: a branch created is mirrored and a branch deleted is marked gone
     /// (its commits kept) at once, long before the hourly round would list them.
     @Test func createAndDeleteEventsListTheBranchesAtOnce() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3204, source: .synthetic(SyntheticSpec(commits: 60, seed: 17)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3204, 60, 17)])
         try await withRunning(simulator) { simulator in
             let (daemon, port) = try await startListeningForWebhooks(simulator)
             defer { daemon.stop() }

@@ -23,30 +23,15 @@ import Testing
     /// before it is called whole (`SyncEngine.completeHistory`): every branch exact all the same.
     @Test(arguments: [true, false])
     func theFirstSyncOfManyBranchesIsExact(overGit: Bool) async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3301, source: .synthetic(SyntheticSpec(commits: 1_500, seed: 19)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3301, 1_500, 19)])
         try await withRunning(simulator) { simulator in
             try simulator.moveHead(owner: "acme", name: "widgets", back: 100)
             for k in 1...4 { _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/\(k)", back: 60 * k) }
             _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "topic", forward: 40)
             simulator.resetStats()
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                default_interval: 1h
-                git_bootstrap: \(overGit)
-                repositories:
-                  - name: acme/widgets
-                    branches: [main, topic, "release/*"]
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches(
+                #"[main, topic, "release/*"]"#, from: simulator, in: directory, interval: nil,
+                settings: "default_interval: 1h\ngit_bootstrap: \(overGit)")
             defer { daemon.stop() }
             let heads = try simulator.branchHeads(owner: "acme", name: "widgets")
             #expect(heads.count == 6)

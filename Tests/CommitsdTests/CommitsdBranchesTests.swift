@@ -17,28 +17,11 @@ import Testing
     func storedHeads() -> [String: String] { StoreInspection(store).completeHeads() }
 
     @Test func everyNamedBranchIsKeptExactWithoutWaitingForItsSiblings() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3101, source: .synthetic(SyntheticSpec(commits: 300, seed: 8)))
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3101, 300, 8)])
         try await withRunning(simulator) { simulator in
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 40)
             try simulator.moveBranch(owner: "acme", name: "widgets", branch: "feature", back: 5)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                repositories:
-                  - name: acme/widgets
-                    branches: [main, release/1.0, feature]
-                    interval: 1s
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches("[main, release/1.0, feature]", from: simulator, in: directory)
             defer { daemon.stop() }
             #expect(
                 try await waitUntil(timeout: .seconds(60)) {

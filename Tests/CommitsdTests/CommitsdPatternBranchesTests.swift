@@ -28,30 +28,12 @@ import Testing
     }
 
     @Test func theBranchesOfEveryRepositoryThePatternSelectsAreMirrored() async throws {
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3301, source: .synthetic(SyntheticSpec(commits: 80, seed: 21))),
-            SimRepository(owner: "acme", name: "gadgets", id: 3302, source: .synthetic(SyntheticSpec(commits: 60, seed: 22))),
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3301, 80, 21), ("gadgets", 3302, 60, 22)])
         try await withRunning(simulator) { simulator in
             _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
             _ = try simulator.moveBranch(owner: "acme", name: "gadgets", branch: "release/2.0", back: 4)
             _ = try simulator.moveBranch(owner: "acme", name: "gadgets", branch: "dev", back: 2)
-            let config = try directory.write(
-                "config.yaml",
-                """
-                store: state/commits.sqlite
-                api_url: \(simulator.baseURL)
-                git_bootstrap: false
-                repositories:
-                  - name: acme/*
-                    branches: ["release/*"]
-                    interval: 1s
-
-                """)
-            let daemon = try DaemonProcess(
-                ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-                logPath: directory.path("commitsd.log"))
+            let daemon = try DaemonProcess.mirroringBranches(#"["release/*"]"#, of: "acme/*", from: simulator, in: directory)
             defer { daemon.stop() }
             func expected() throws -> [String: String] {
                 var heads: [String: String] = [:]

@@ -12,19 +12,7 @@ import Testing
     var store: String { directory.path("state/commits.sqlite") }
 
     func startDaemon(_ simulator: GitHubSimulator, settings: String, repositories: [String]) throws -> DaemonProcess {
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: state/commits.sqlite
-            api_url: \(simulator.baseURL)
-            \(settings)
-            repositories:
-            \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("commitsd.log"))
+        try DaemonProcess.mirroring(repositories, from: simulator, in: directory, interval: nil, settings: settings, logLevel: "info")
     }
 
     func mirrored(_ simulator: GitHubSimulator, _ name: String) throws -> Bool {

@@ -18,22 +18,9 @@ import Testing
         store: String, simulator: GitHubSimulator, repositories: [String], settings: String = "",
         environment: [String: String] = [:], logLevel: String = "info"
     ) throws -> DaemonProcess {
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(store)
-            api_url: \(simulator.baseURL)
-            default_interval: 1s
-            metrics_listen: 127.0.0.1:0
-            \(settings)
-            repositories:
-            \(repositories.map { "  - \($0)" }.joined(separator: "\n"))
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", logLevel],
-            environment: ["GITHUB_TOKEN": SecretScan.token].merging(environment) { _, new in new },
-            logPath: directory.path("commitsd.log"))
+        try DaemonProcess.mirroring(
+            repositories, from: simulator, in: directory, store: store, settings: "metrics_listen: 127.0.0.1:0\n" + settings,
+            environment: environment, logLevel: logLevel)
     }
 
     /// `http://127.0.0.1:PORT`, from the line commitsd logs once its metrics server listens.

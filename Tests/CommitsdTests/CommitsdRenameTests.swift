@@ -45,11 +45,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = directory.path("state/commits.sqlite")
         // r1 keeps the owner there while r3 is deleted (an owner without repositories answers 404).
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "r1", id: 331, source: .synthetic(SyntheticSpec(commits: 10, seed: 1))),
-            SimRepository(owner: "acme", name: "r3", id: 333, source: .synthetic(SyntheticSpec(commits: 40, seed: 3))),
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("r1", 331, 10, 1), ("r3", 333, 40, 3)])
         try await withRunning(simulator) { simulator in
             let daemon = try DaemonProcess.mirroring(["acme/*"], from: simulator, in: directory, logLevel: "info")
             defer { daemon.stop() }

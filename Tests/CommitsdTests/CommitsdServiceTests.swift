@@ -114,22 +114,24 @@ import Testing
     /// process exits 0 within seconds, and the next start resumes exactly.
     @Test func sigtermMidWalkStopsAtAPageBoundaryAndResumes() async throws {
         try await withRunning(startSimulator([("big", 3000)])) { simulator in
-            // The sixth list request and every later one stall for a minute, so the
-            // walk is inside its first step of ten pages (not paused between steps)
-            // when SIGTERM lands, however slowly the machine runs the first pages.
+            // The sixth list request (the head probe, then pages) and every later one are held
+            // until the plan is replaced: the walk is certainly inside its first step of ten pages
+            // (not paused between steps), waiting for its fifth page, when SIGTERM lands.
             var faults = FaultPlan()
-            faults.delay = .milliseconds(60)
-            faults.slowFrom = 6
-            faults.slowDelay = .seconds(60)
+            faults.holdFrom = 6
             simulator.setFaults(faults)
             // A REST walk to stop mid-way: a first sync this long would otherwise read its history over git.
             let config = try writeConfig(simulator, repositories: ["acme/big"], interval: "1h", extra: "git_bootstrap: false")
 
             let daemon = try startDaemon(config)
             defer { daemon.stop() }
-            #expect(await waitUntil { StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 400 }, "\(daemon.log)")
+            #expect(
+                await waitUntil(timeout: .seconds(120)) {
+                    simulator.stats().listRequests >= 6 && StoreInspection(store).memberSHAsSoFar(of: "acme/big").count >= 400
+                }, "\(daemon.log)")
             daemon.signal(SIGTERM)
-            let status = await daemon.waitForExit(timeout: .seconds(5))
+            // Within seconds on a quiet machine; the bound allows for a loaded one.
+            let status = await daemon.waitForExit(timeout: .seconds(30))
             #expect(status == 0, "\(daemon.log)")
             #expect(try StoreInspection(store).integrity() == "ok")
             let stored = StoreInspection(store).memberSHAsSoFar(of: "acme/big").count
@@ -144,10 +146,10 @@ import Testing
             simulator.setFaults(FaultPlan())
             let restarted = try startDaemon(config)
             defer { restarted.stop() }
-            #expect(try await waitUntil { try mirrored(simulator, ["big"]) }, "\(restarted.log)")
+            #expect(try await waitUntil(timeout: .seconds(120)) { try mirrored(simulator, ["big"]) }, "\(restarted.log)")
             #expect(restarted.log.contains("resuming interrupted walk"))
             restarted.signal(SIGINT)
-            #expect(await restarted.waitForExit(timeout: .seconds(5)) == 0)
+            #expect(await restarted.waitForExit(timeout: .seconds(30)) == 0)
         }
     }
 

@@ -13,22 +13,9 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
 
     func startDaemon(_ name: String, uri: String, simulator: GitHubSimulator) throws -> DaemonProcess {
-        let config = try directory.write(
-            "\(name).yaml",
-            """
-            store: \(uri)
-            api_url: \(simulator.baseURL)
-            name: \(name)
-            git_bootstrap: false
-            repositories:
-              - name: acme/*
-                branches: [main, "release/*"]
-                interval: 1s
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("\(name).log"))
+        try DaemonProcess.mirroring(
+            ["name: acme/*\nbranches: [main, \"release/*\"]\ninterval: 1s"], from: simulator, in: directory, store: uri,
+            named: name, interval: nil, settings: "git_bootstrap: false", logLevel: "info")
     }
 
     /// `OWNER/NAME@BRANCH` → head, of every complete, active branch.
@@ -46,11 +33,7 @@ import Testing
     @Test func theDaemonHoldingAClaimListsItsBranchesAndEachIsExact() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = try server.createDatabase()
-        let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 3401, source: .synthetic(SyntheticSpec(commits: 120, seed: 31))),
-            SimRepository(owner: "acme", name: "gadgets", id: 3402, source: .synthetic(SyntheticSpec(commits: 90, seed: 32))),
-        ])
-        try await simulator.start()
+        let simulator = try await startSimulator([("widgets", 3401, 120, 31), ("gadgets", 3402, 90, 32)])
         try await withRunning(simulator) { simulator in
             _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 10)
             _ = try simulator.moveBranch(owner: "acme", name: "widgets", branch: "feature/x", back: 2)

@@ -14,22 +14,9 @@ import Testing
 
     /// commitsd named `name` mirroring the pattern `acme/*` from `uri`, listing it once an hour.
     func startDaemon(_ name: String, uri: String, simulator: GitHubSimulator) throws -> DaemonProcess {
-        let config = try directory.write(
-            "\(name).yaml",
-            """
-            store: \(uri)
-            api_url: \(simulator.baseURL)
-            name: \(name)
-            lease_duration: 5s
-            default_interval: 1h
-            git_bootstrap: false
-            repositories:
-              - acme/*
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("\(name).log"))
+        try DaemonProcess.mirroring(
+            ["acme/*"], from: simulator, in: directory, store: uri, named: name, interval: "1h",
+            settings: "lease_duration: 5s\ngit_bootstrap: false", logLevel: "info")
     }
 
     static let listing = "this daemon lists the patterns' owners"

@@ -24,23 +24,9 @@ import Testing
     func startDaemon(_ name: String, uri: String, simulator: GitHubSimulator, repositories: Int, lease: String = "60s")
         throws -> DaemonProcess
     {
-        let config = try directory.write(
-            "\(name).yaml",
-            """
-            store: \(uri)
-            api_url: \(simulator.baseURL)
-            name: \(name)
-            lease_duration: \(lease)
-            metrics_listen: 127.0.0.1:0
-            default_interval: 1h
-            git_bootstrap: false
-            repositories:
-            \((0..<repositories).map { "  - acme/repo-\($0)" }.joined(separator: "\n"))
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("\(name).log"))
+        try DaemonProcess.mirroring(
+            (0..<repositories).map { "acme/repo-\($0)" }, from: simulator, in: directory, store: uri, named: name, interval: "1h",
+            settings: "lease_duration: \(lease)\nmetrics_listen: 127.0.0.1:0\ngit_bootstrap: false", logLevel: "info")
     }
 
     static func database(of uri: String) -> String { String(uri.split(separator: "/").last!) }

@@ -14,24 +14,9 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
 
     func startDaemon(_ name: String, uri: String, simulator: GitHubSimulator, secretFile: String) throws -> DaemonProcess {
-        let config = try directory.write(
-            "\(name).yaml",
-            """
-            store: \(uri)
-            api_url: \(simulator.baseURL)
-            name: \(name)
-            default_interval: 1h
-            git_bootstrap: false
-            webhook_listen: 127.0.0.1:0
-            webhook_secret_file: \(secretFile)
-            repositories:
-              - acme/repo-0
-              - acme/repo-1
-
-            """)
-        return try DaemonProcess(
-            ["--config", config, "--log-level", "info"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("\(name).log"))
+        try DaemonProcess.mirroring(
+            ["acme/repo-0", "acme/repo-1"], from: simulator, in: directory, store: uri, named: name, interval: "1h",
+            settings: "git_bootstrap: false\nwebhook_listen: 127.0.0.1:0\nwebhook_secret_file: \(secretFile)", logLevel: "info")
     }
 
     @Test func aPushToAnyDaemonIsSyncedAtOnceByWhicheverClaimsIt() async throws {

@@ -39,22 +39,10 @@ struct WebhookRig {
             return Set(
                 CommitsdSharedQueueTests.stored(server, uri).filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
         }
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: \(store)
-            api_url: \(simulator.baseURL)
-            default_interval: 1h
-            metrics_listen: 127.0.0.1:0
-            webhook_listen: 127.0.0.1:0
-            webhook_secret_file: \(secretFile)
-            repositories:
-              - acme/widgets
-            \(others.map { "  - \($0.entry)\n" }.joined())
-            """)
-        let daemon = try DaemonProcess(
-            ["--config", config, "--log-level", "debug"], environment: ["GITHUB_TOKEN": SecretScan.token],
-            logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess.mirroring(
+            ["acme/widgets"] + others.map(\.entry), from: simulator, in: directory, store: store, interval: "1h",
+            settings: "metrics_listen: 127.0.0.1:0\nwebhook_listen: 127.0.0.1:0\nwebhook_secret_file: \(secretFile)",
+            logLevel: "debug")
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
         let synced = await waitUntil { storedSHAs("acme/widgets").count == expected }
         try #require(synced, "\(daemon.log)")

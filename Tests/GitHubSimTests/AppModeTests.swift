@@ -21,13 +21,16 @@ import _CryptoExtras
         client = try Self.client(key: key, lifetime: .seconds(3600))
     }
 
-    static func client(key: _RSA.Signing.PrivateKey, lifetime: Duration, installationLimit: Int = 5000) throws -> CoreClient {
+    static func client(
+        key: _RSA.Signing.PrivateKey, lifetime: Duration, installationLimit: Int = 5000, clock: ManualClock? = nil
+    ) throws -> CoreClient {
         var configuration = SimConfiguration()
         configuration.compressResponses = false
         var app = SimApp(
             appID: appID, publicKey: key.publicKey,
             installations: [SimInstallation(id: 678, account: "acme"), SimInstallation(id: 679, account: "umbrella")])
         app.tokenLifetime = lifetime
+        if let clock { app.now = { clock.now } }
         app.installationLimit = installationLimit
         configuration.app = app
         var repositories = (1...3).map { synthetic(5, owner: "acme", name: "r\($0)", id: 100 + $0, seed: UInt64($0)) }
@@ -87,15 +90,16 @@ import _CryptoExtras
         #expect(request(.POST, "/app/installations/678/access_tokens", bearer: acme).code == 401)
     }
 
-    @Test func anExpiredTokenIsRefusedWith401AndCounted() async throws {
-        let shortLived = try Self.client(key: key, lifetime: .seconds(1))
+    @Test func anExpiredTokenIsRefusedWith401AndCounted() throws {
+        let clock = ManualClock()
+        let shortLived = try Self.client(key: key, lifetime: .seconds(1), clock: clock)
         let jwt = try AppKeys.jwt(key: key, appID: Self.appID)
         var fields = HTTPHeaders([("User-Agent", "t"), ("Authorization", "Bearer \(jwt)")])
         let minted = shortLived.core.handle(SimRequest(method: .POST, uri: "/app/installations/678/access_tokens", headers: fields))
         let token = try #require(minted.jsonDictionary["token"] as? String)
         fields.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
         #expect(shortLived.core.handle(SimRequest(uri: "/repos/acme/r1", headers: fields)).code == 200)
-        try await Task.sleep(for: .milliseconds(2100))
+        clock.advance(by: 2)
         let refused = shortLived.core.handle(SimRequest(uri: "/repos/acme/r1", headers: fields))
         #expect(refused.code == 401 && refused.text.contains("Bad credentials"))
         #expect(shortLived.core.stats().expiredTokenRefusals == 1)
@@ -150,8 +154,9 @@ import _CryptoExtras
         #expect(request(.GET, "/installation/repositories", bearer: "a-personal-token").code == 403)
     }
 
-    @Test func gitTakesAnUnexpiredInstallationTokenAsItsBasicPassword() async throws {
-        let shortLived = try Self.client(key: key, lifetime: .seconds(1))
+    @Test func gitTakesAnUnexpiredInstallationTokenAsItsBasicPassword() throws {
+        let clock = ManualClock()
+        let shortLived = try Self.client(key: key, lifetime: .seconds(1), clock: clock)
         let jwt = try AppKeys.jwt(key: key, appID: Self.appID)
         let minted = shortLived.core.handle(
             SimRequest(
@@ -167,7 +172,7 @@ import _CryptoExtras
             ).code
         }
         #expect(advertisement(token) == 200)
-        try await Task.sleep(for: .milliseconds(2100))
+        clock.advance(by: 2)
         #expect(advertisement(token) == 401)
     }
 

@@ -47,7 +47,7 @@ import Testing
     @Test func aPostgreSQLStoreCountedWrongIsDamaged() async throws {
         let uri = try await PostgreSQLServer.shared().createDatabase()
         let commits = (0..<12).map { n in
-            StoreContractTests.commit(n, parents: n == 0 ? [] : [n - 1], author: n % 3 == 0 ? "Ada" : "Bob")
+            StoreFixtures.commit(n, parents: n == 0 ? [] : [n - 1], author: n % 3 == 0 ? "Ada" : "Bob")
         }
         _ = try await PostgreSQLBulkPageTablesTests.stored(commits, in: uri)
         let reader = try StoreLocation(uri).openCommitReader()

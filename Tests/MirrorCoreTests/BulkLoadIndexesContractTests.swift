@@ -58,7 +58,7 @@ import Testing
     }
 
     static func adopt(_ store: StoreUnderTest) throws -> Int64 {
-        try store.writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName).id
+        try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName).id
     }
 
     @Test(arguments: Backend.allCases)

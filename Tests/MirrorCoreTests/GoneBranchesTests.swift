@@ -16,8 +16,8 @@ extension StoreContractTests {
     /// A store mirroring acme/widgets's main, release/1.0 and release/2.0, none gone.
     static func storeWithReleases(_ backend: Backend) async throws -> StoreUnderTest {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { Self.commit($0, parents: Self.branchGraph[$0]!) }
+        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
+        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
         _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.storeFromGit(commits, repositoryID: repository.id)
         }

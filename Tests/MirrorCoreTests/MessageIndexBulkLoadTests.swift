@@ -60,7 +60,7 @@ import Testing
         try Self.expectExact(path, commits)
 
         // A later sync's scope, not a bulk load: it returns with the index whole.
-        let more = (600..<610).map { StoreContractTests.commit($0, parents: [$0 - 1], message: "fix \($0)") }
+        let more = (600..<610).map { StoreFixtures.commit($0, parents: [$0 - 1], message: "fix \($0)") }
         _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 200, expectedCommits: 10)) { batches in
             _ = try batches.storeFromGit(more, repositoryID: repositoryID)
         }

@@ -36,7 +36,7 @@ import Testing
     static func newStore(_ uri: String) throws -> (writer: any MirrorWriter, repositoryID: Int64) {
         TestStoreDrivers.register()
         let writer = try StoreLocation(uri).openSyncWriter()
-        let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        let repository = try writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         return (writer, repository.id)
     }
 

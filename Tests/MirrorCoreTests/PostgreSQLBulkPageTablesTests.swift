@@ -18,7 +18,7 @@ import Testing
         (0..<count).map { n in
             let needle = needles[n % needles.count]
             let message = n % 3 == 0 ? "Commit \(n): \(n % 2 == 0 ? needle.uppercased() : needle) here" : "commit \(n)"
-            return StoreContractTests.commit(n, parents: n == 0 ? [] : [n - 1], message: message)
+            return StoreFixtures.commit(n, parents: n == 0 ? [] : [n - 1], message: message)
         }
     }
 
@@ -54,9 +54,9 @@ import Testing
     static func stored(_ commits: [Commit], in uri: String, seeded: Bool = false) async throws -> (any MirrorWriter, Int64) {
         TestStoreDrivers.register()
         let writer = try StoreLocation(uri).openSyncWriter()
-        let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        let repository = try writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         if seeded {
-            let seed = StoreContractTests.commit(999_999, parents: [], message: "seed")
+            let seed = StoreFixtures.commit(999_999, parents: [], message: "seed")
             _ = try await writer.withBatches(limits: BatchLimits()) { batches in
                 try batches.storeFromGit([seed], repositoryID: repository.id)
             }
@@ -104,7 +104,7 @@ import Testing
     @Test func purgingARepositoryLeavesNoRowNamingItsCommits() async throws {
         let uri = try await PostgreSQLServer.shared().createDatabase()
         let commits = (0..<300).map { n in
-            StoreContractTests.commit(
+            StoreFixtures.commit(
                 n, parents: n == 0 ? [] : [n - 1], message: "commit \(n)\n\nCo-authored-by: Co Author <co@example.com>")
         }
         #expect(commits.allSatisfy { $0.coAuthors.count == 1 })

@@ -26,7 +26,7 @@ import Testing
     /// Commits of two authors; the needles of the PostgreSQL tests in a third of their messages.
     static func commits(_ count: Int) -> [Commit] {
         PostgreSQLBulkPageTablesTests.commits(count).enumerated().map { n, commit in
-            StoreContractTests.commit(n, parents: n == 0 ? [] : [n - 1], message: commit.message, author: n % 4 == 0 ? "Lin" : "Ada")
+            StoreFixtures.commit(n, parents: n == 0 ? [] : [n - 1], message: commit.message, author: n % 4 == 0 ? "Lin" : "Ada")
         }
     }
 
@@ -34,7 +34,7 @@ import Testing
     static func newStore(_ directory: TemporaryDirectory) throws -> (path: String, writer: MirrorStore, repositoryID: Int64) {
         let path = directory.path("store.sqlite")
         let writer = try MirrorStore(path: path)
-        let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        let repository = try writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         return (path, writer, repository.id)
     }
 

@@ -36,8 +36,8 @@ extension StoreContractTests {
     @Test(arguments: Backend.allCases)
     func eachRecordedHeadLeavesTheBranchHoldingExactlyWhatItReaches(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { Self.commit($0, parents: Self.branchGraph[$0]!) }
+        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
+        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
         _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.storeFromGit(commits, repositoryID: repository.id)
         }
@@ -78,7 +78,7 @@ extension StoreContractTests {
             return try reader.matchingCommits(filter).map(\.sha).sorted()
         }
         #expect(try queried(["topic"]) == Self.reached(from: 4))
-        #expect(try queried(["t*"], repository: Self.identity.fullName) == Self.reached(from: 4))
+        #expect(try queried(["t*"], repository: StoreFixtures.identity.fullName) == Self.reached(from: 4))
         #expect(try queried(["*"]) == Self.reached(from: 5), "the union, each commit once")
         #expect(try queried(["void"]).isEmpty)
         #expect(try queried(["nothing/*"]).isEmpty)
@@ -88,8 +88,10 @@ extension StoreContractTests {
     func purgingARepositoryTakesItsBranchesAndTheirRowsWithIt(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
         let widgets = try await Self.mirror(
-            store, Self.identity, head: 3, [Self.commit(3, parents: [2]), Self.commit(2, parents: [1]), Self.commit(1, parents: [])])
-        let gadgets = try await Self.mirror(store, Self.gadgets, head: 2, [Self.commit(2, parents: [1]), Self.commit(1, parents: [])])
+            store, StoreFixtures.identity, head: 3,
+            [StoreFixtures.commit(3, parents: [2]), StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: [])])
+        let gadgets = try await Self.mirror(
+            store, Self.gadgets, head: 2, [StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: [])])
         for (repositoryID, head) in [(widgets, 3), (gadgets, 2)] {
             try store.writer.recordSuccess(
                 repositoryID: repositoryID, branch: "main", headSHA: PayloadFixtures.sha(head), headETag: nil, complete: true,
@@ -142,14 +144,14 @@ extension StoreContractTests {
         let (own, other, head) = shape.graph
         func stored(_ graph: [Int: [Int]], as identity: RepositoryIdentity) async throws -> Int64 {
             let repository = try store.writer.adopt(identity, requestedAs: identity.fullName)
-            let commits = graph.keys.sorted().map { Self.commit($0, parents: graph[$0]!) }
+            let commits = graph.keys.sorted().map { StoreFixtures.commit($0, parents: graph[$0]!) }
             _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
                 try batches.storeFromGit(commits, repositoryID: repository.id)
             }
             return repository.id
         }
         if !other.isEmpty { _ = try await stored(other, as: Self.gadgets) }
-        let repositoryID = try await stored(own, as: Self.identity)
+        let repositoryID = try await stored(own, as: StoreFixtures.identity)
         try store.writer.recordAttempt(repositoryID: repositoryID, branch: "main")
         try store.writer.recordSuccess(
             repositoryID: repositoryID, branch: "main", headSHA: PayloadFixtures.sha(head), headETag: nil, complete: true,

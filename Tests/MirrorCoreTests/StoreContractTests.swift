@@ -61,25 +61,9 @@ import Testing
         }
     }
 
-    static func person(_ name: String, login: String? = nil, at seconds: TimeInterval) -> Signature {
-        Signature(
-            identity: Identity(name: name, email: "\(name.lowercased())@example.com", login: login),
-            date: Date(timeIntervalSince1970: seconds))
-    }
-
-    static func commit(_ n: Int, parents: [Int], message: String? = nil, author: String = "Ada") -> Commit {
-        Commit(
-            sha: PayloadFixtures.sha(n), message: message ?? "commit \(n)\n\nbody of \(n)",
-            author: person(author, at: TimeInterval(1_700_000_000 + n)),
-            committer: person("Grace", at: TimeInterval(1_700_000_000 + n)), parents: parents.map(PayloadFixtures.sha))
-    }
-
-    static let identity = RepositoryIdentity(
-        githubID: 4242, fullName: RepositoryName(owner: "acme", name: "widgets"), defaultBranch: "main", htmlURL: nil)
-
     /// A repository with a walk begun at `head`.
     static func walking(_ store: StoreUnderTest, head: Int) throws -> (repositoryID: Int64, walk: Walk) {
-        let repository = try store.writer.adopt(identity, requestedAs: identity.fullName)
+        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         try store.writer.recordAttempt(repositoryID: repository.id, branch: "main")
         let walk = try store.writer.beginWalk(repositoryID: repository.id, branch: "main", headSHA: PayloadFixtures.sha(head))
         return (repository.id, walk)
@@ -90,7 +74,9 @@ import Testing
         let store = try await StoreUnderTest(backend)
         let (repositoryID, walk) = try Self.walking(store, head: 5)
         // 5 merges 4 and 9 (9 is not on the page); 3's parent 2 is on the next page.
-        let first = [Self.commit(5, parents: [4, 9]), Self.commit(4, parents: [3]), Self.commit(3, parents: [2])]
+        let first = [
+            StoreFixtures.commit(5, parents: [4, 9]), StoreFixtures.commit(4, parents: [3]), StoreFixtures.commit(3, parents: [2]),
+        ]
         let stored = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.store(page: first, repositoryID: repositoryID, walk: walk, nextURL: "page-2", pagesTotal: 2)
         }
@@ -99,14 +85,14 @@ import Testing
         #expect(stored.checkpoint.nextURL == "page-2" && stored.checkpoint.pagesDone == 1 && stored.checkpoint.pagesTotal == 2)
         #expect(try store.writer.pendingWalks(repositoryID: repositoryID, branch: "main") == [stored.checkpoint])
         // The same commit again, and the rest: counted once, the frontier closes but for 9.
-        let second = [Self.commit(3, parents: [2]), Self.commit(2, parents: [1]), Self.commit(1, parents: [])]
+        let second = [StoreFixtures.commit(3, parents: [2]), StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: [])]
         let again = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.store(page: second, repositoryID: repositoryID, walk: stored.checkpoint, nextURL: nil, pagesTotal: nil)
         }
         #expect(again.outcome.added == 2 && again.outcome.frontier == 1)
         #expect(try store.writer.missingParents(walkID: walk.id, limit: 10) == [PayloadFixtures.sha(9)])
         // A parent already missing, named again off a later page, is missing once.
-        let third = [Self.commit(8, parents: [9])]
+        let third = [StoreFixtures.commit(8, parents: [9])]
         let once = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.store(page: third, repositoryID: repositoryID, walk: again.checkpoint, nextURL: nil, pagesTotal: nil)
         }
@@ -129,11 +115,11 @@ import Testing
     func aChangedCommitIsUpdatedOverRESTButNotOverGit(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
         let (repositoryID, walk) = try Self.walking(store, head: 1)
-        let original = Self.commit(1, parents: [])
+        let original = StoreFixtures.commit(1, parents: [])
         _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.store(page: [original], repositoryID: repositoryID, walk: walk, nextURL: nil, pagesTotal: nil)
         }
-        let edited = Self.commit(1, parents: [], message: "edited\n\nCo-authored-by: Lin <lin@example.com>")
+        let edited = StoreFixtures.commit(1, parents: [], message: "edited\n\nCo-authored-by: Lin <lin@example.com>")
         let overGit = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.storeFromGit([edited], repositoryID: repositoryID)
         }
@@ -158,7 +144,7 @@ import Testing
                 var checkpoint = walk
                 for n in 1...3 {
                     checkpoint = try batches.store(
-                        page: [Self.commit(n, parents: [n + 1])], repositoryID: repositoryID, walk: checkpoint,
+                        page: [StoreFixtures.commit(n, parents: [n + 1])], repositoryID: repositoryID, walk: checkpoint,
                         nextURL: "page-\(n + 1)", pagesTotal: nil
                     ).checkpoint
                     if n == 2 {
@@ -181,7 +167,10 @@ import Testing
         let store = try await StoreUnderTest(backend)
         let (repositoryID, walk) = try Self.walking(store, head: 3)
         // 3 → 2 → 1, and 4 → 1 on a history that was force-pushed away.
-        let page = [Self.commit(3, parents: [2]), Self.commit(4, parents: [1]), Self.commit(2, parents: [1]), Self.commit(1, parents: [])]
+        let page = [
+            StoreFixtures.commit(3, parents: [2]), StoreFixtures.commit(4, parents: [1]), StoreFixtures.commit(2, parents: [1]),
+            StoreFixtures.commit(1, parents: []),
+        ]
         _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.store(page: page, repositoryID: repositoryID, walk: walk, nextURL: nil, pagesTotal: nil)
         }
@@ -228,15 +217,15 @@ import Testing
     @Test(arguments: Backend.allCases)
     func aRepositoryIsItsGitHubIDWhateverItIsCalled(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let first = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
-        var renamed = Self.identity
+        let first = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
+        var renamed = StoreFixtures.identity
         renamed.fullName = RepositoryName(owner: "acme", name: "gadgets")
         let again = try store.writer.adopt(renamed, requestedAs: renamed.fullName)
         #expect(again.id == first.id && again.name == renamed.fullName)
         #expect(try store.writer.repository(named: RepositoryName(owner: "ACME", name: "Widgets"))?.id == first.id)
         // Another repository now called by the first's former name: a row of its own.
         let newcomer = RepositoryIdentity(
-            githubID: 9999, fullName: Self.identity.fullName, defaultBranch: "main", htmlURL: nil)
+            githubID: 9999, fullName: StoreFixtures.identity.fullName, defaultBranch: "main", htmlURL: nil)
         let other = try store.writer.adopt(newcomer, requestedAs: newcomer.fullName)
         #expect(other.id != first.id && other.name == newcomer.fullName)
         #expect(try store.writer.namesByGitHubID() == [4242: renamed.fullName, 9999: newcomer.fullName])
@@ -255,14 +244,14 @@ import Testing
         let listing = OwnerListing(
             owner: "acme", kind: .organization,
             pages: [.init(url: "https://api.example/orgs/acme/repos", etag: "\"e1\"", next: nil, repositories: [])])
-        let selected = try store.writer.recordListing(listing, selected: [Self.identity])
+        let selected = try store.writer.recordListing(listing, selected: [StoreFixtures.identity])
         #expect(selected.count == 1 && selected[0].state == .active && !selected[0].returned)
         #expect(try store.writer.ownerListing(owner: "ACME") == OwnerListing(owner: "ACME", kind: .organization, pages: listing.pages))
         // What daemons following another's listings read, without a writer.
         let reader = try store.location.openCommitReader()
         #expect(try reader.ownerListing(owner: "ACME") == store.writer.ownerListing(owner: "ACME"))
         #expect(try reader.ownerListing(owner: "elsewhere") == nil)
-        #expect(try reader.activeRepositories(ownedBy: "ACME").map(\.name) == [Self.identity.fullName])
+        #expect(try reader.activeRepositories(ownedBy: "ACME").map(\.name) == [StoreFixtures.identity.fullName])
         #expect(try reader.activeRepositories(ownedBy: "ACME") == store.writer.activeRepositories(ownedBy: "acme"))
         let at = Date(timeIntervalSince1970: 1_750_000_030)
         try store.writer.recordRequests([.poll: RequestTally(requests: 2, notModified: 1, points: 1)], token: "env GITHUB_TOKEN", at: at)
@@ -273,7 +262,7 @@ import Testing
     @Test(arguments: Backend.allCases)
     func aBranchListingIsKeptPerRepositoryAndReplacedWhole(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
+        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         #expect(try store.writer.branchListing(repositoryID: repository.id) == nil)
         let head = String(repeating: "a", count: 40)
         let first = BranchListing(pages: [
@@ -283,7 +272,7 @@ import Testing
                     .init(name: "main", head: head), .init(name: "release/1.0", head: String(repeating: "b", count: 40)),
                 ])
         ])
-        try first.keep(for: Self.identity.fullName, in: store.writer)
+        try first.keep(for: StoreFixtures.identity.fullName, in: store.writer)
         #expect(try store.writer.branchListing(repositoryID: repository.id) == first)
         let second = BranchListing(pages: [
             .init(url: "https://api.example/x", etag: nil, next: nil, branches: [.init(name: "main", head: head)])

@@ -27,8 +27,8 @@ extension StoreContractTests {
     @Test(arguments: Backend.allCases)
     func aGoneBranchKeepsItsCommitsAndComesBackWhenSyncedAgain(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { Self.commit($0, parents: Self.branchGraph[$0]!) }
+        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
+        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
         _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
             try batches.storeFromGit(commits, repositoryID: repository.id)
         }

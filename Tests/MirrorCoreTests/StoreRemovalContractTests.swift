@@ -38,13 +38,14 @@ extension StoreContractTests {
         let store = try await StoreUnderTest(backend)
         // widgets: 3 → 2 → 1, and 5 → 4 → 1 that a force-push leaves behind; gadgets holds 4 on its branch.
         let widgets = try await Self.mirror(
-            store, Self.identity, head: 3,
+            store, StoreFixtures.identity, head: 3,
             [
-                Self.commit(5, parents: [4]), Self.commit(3, parents: [2]), Self.commit(4, parents: [1], author: "Lin"),
-                Self.commit(2, parents: [1]), Self.commit(1, parents: []),
+                StoreFixtures.commit(5, parents: [4]), StoreFixtures.commit(3, parents: [2]),
+                StoreFixtures.commit(4, parents: [1], author: "Lin"),
+                StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: []),
             ])
         let gadgets = try await Self.mirror(
-            store, Self.gadgets, head: 4, [Self.commit(4, parents: [1], author: "Lin"), Self.commit(1, parents: [])])
+            store, Self.gadgets, head: 4, [StoreFixtures.commit(4, parents: [1], author: "Lin"), StoreFixtures.commit(1, parents: [])])
         #expect(try store.writer.markOffBranch(repositoryID: widgets, heads: [PayloadFixtures.sha(3)]).leftBranch == 2)
         #expect(try store.writer.offBranchCount(repositoryID: widgets) == 2)
         #expect(try store.writer.offBranchCount(repositoryID: gadgets) == 0)
@@ -68,13 +69,14 @@ extension StoreContractTests {
     func purgeRemovesTheRepositoryAndDeletesWhatOnlyItHeld(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
         let widgets = try await Self.mirror(
-            store, Self.identity, head: 3,
+            store, StoreFixtures.identity, head: 3,
             [
-                Self.commit(3, parents: [2], message: "three\n\nCo-authored-by: Lin <lin@example.com>"),
-                Self.commit(2, parents: [1]), Self.commit(1, parents: []),
+                StoreFixtures.commit(3, parents: [2], message: "three\n\nCo-authored-by: Lin <lin@example.com>"),
+                StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: []),
             ])
         // gadgets holds 2 and 1 too, but a rewrite left 2 off its branch: on a branch only in widgets.
-        let gadgets = try await Self.mirror(store, Self.gadgets, head: 2, [Self.commit(2, parents: [1]), Self.commit(1, parents: [])])
+        let gadgets = try await Self.mirror(
+            store, Self.gadgets, head: 2, [StoreFixtures.commit(2, parents: [1]), StoreFixtures.commit(1, parents: [])])
         _ = try store.writer.markOffBranch(repositoryID: gadgets, heads: [PayloadFixtures.sha(1)])
         #expect(try store.committed("SELECT sha FROM commits WHERE off_branch").isEmpty)
 
@@ -94,8 +96,8 @@ extension StoreContractTests {
         #expect(try store.writer.pendingWalks(repositoryID: widgets, branch: "main").isEmpty)
         #expect(try store.writer.syncState(repositoryID: gadgets, branch: "main") != nil)
         // Its identity stays: found by name, adopted again into the same row when mirrored again.
-        #expect(try store.writer.repository(named: Self.identity.fullName)?.id == widgets)
-        #expect(try store.writer.adopt(Self.identity, requestedAs: Self.identity.fullName).id == widgets)
+        #expect(try store.writer.repository(named: StoreFixtures.identity.fullName)?.id == widgets)
+        #expect(try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName).id == widgets)
         try Self.expectAuthorCountsAgree(store)
     }
 

@@ -14,10 +14,10 @@ import Testing
     typealias StoreUnderTest = StoreContractTests.StoreUnderTest
 
     static let page = [
-        StoreContractTests.commit(2, parents: [1]),
-        StoreContractTests.commit(1, parents: [], message: "first wording"),
-        StoreContractTests.commit(3, parents: [2]),
-        StoreContractTests.commit(
+        StoreFixtures.commit(2, parents: [1]),
+        StoreFixtures.commit(1, parents: [], message: "first wording"),
+        StoreFixtures.commit(3, parents: [2]),
+        StoreFixtures.commit(
             1, parents: [], message: "second wording\n\nCo-authored-by: Lin <lin@example.com>", author: "Barbara"),
     ]
 

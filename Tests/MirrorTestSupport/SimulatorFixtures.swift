@@ -16,6 +16,16 @@ public func startSimulator(_ repositories: [(name: String, commits: Int)], confi
     return simulator
 }
 
+/// An in-process github-sim with synthetic repositories under `acme/`, each with its own GitHub id and seed.
+public func startSimulator(_ repositories: [(name: String, id: Int, commits: Int, seed: UInt64)]) async throws -> GitHubSimulator {
+    let simulator = try GitHubSimulator(
+        repositories: repositories.map {
+            SimRepository(owner: "acme", name: $0.name, id: $0.id, source: .synthetic(SyntheticSpec(commits: $0.commits, seed: $0.seed)))
+        })
+    try await simulator.start()
+    return simulator
+}
+
 /// Saved list-commits pages, as `gh api --paginate repos/O/R/commits` writes them.
 public func savedPages(
     _ simulator: GitHubSimulator, repository: String, pages limit: Int = .max, token: String = "test-token"

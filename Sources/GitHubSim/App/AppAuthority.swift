@@ -51,17 +51,17 @@ final class AppAuthority: Sendable {
     }
 
     /// nil when the JWT is valid now, else GitHub's message (counted).
-    func refusal(ofJWT token: String, now: Int64 = Int64(Date().timeIntervalSince1970)) -> String? {
-        let problem = AppJWTVerifier.problem(with: token, app: app, now: now)
+    func refusal(ofJWT token: String) -> String? {
+        let problem = AppJWTVerifier.problem(with: token, app: app, now: Int64(app.now().timeIntervalSince1970))
         if problem != nil { state.withLock { $0.counters.jwtRefusals += 1 } }
         return problem
     }
 
     /// A new token for `installation`, expiring `tokenLifetime` from now (whole seconds, as
     /// GitHub's `expires_at` is written).
-    func issueToken(for installation: SimInstallation, now: Date = Date()) -> (token: String, expiresAt: Int64) {
+    func issueToken(for installation: SimInstallation) -> (token: String, expiresAt: Int64) {
         let lifetime = max(1, app.tokenLifetime.components.seconds)
-        let expiresAt = Int64(now.timeIntervalSince1970) + lifetime
+        let expiresAt = Int64(app.now().timeIntervalSince1970) + lifetime
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         let token = "ghs_" + String((0..<36).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
@@ -79,8 +79,9 @@ final class AppAuthority: Sendable {
         _ = state.withLock { $0.issued.removeValue(forKey: token) }
     }
 
-    func check(_ token: String, now: Double = Date().timeIntervalSince1970) -> InstallationTokenCheck {
+    func check(_ token: String) -> InstallationTokenCheck {
         guard token.hasPrefix("ghs_") else { return .notAnInstallationToken }
+        let now = app.now().timeIntervalSince1970
         return state.withLock { state in
             guard let issued = state.issued[token] else { return .unknown }
             guard now < Double(issued.expiresAt) else {

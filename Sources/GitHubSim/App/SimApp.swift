@@ -26,6 +26,9 @@ public struct SimApp: Sendable {
     public var tokenLifetime: Duration = .seconds(3600)
     /// Each installation's budget per rate-limit window (GitHub: 5,000 an hour and more for large ones).
     public var installationLimit = 5000
+    /// The time tokens are issued and checked against, and JWTs verified at: the wall clock, or a
+    /// test's clock, shared with its client, that it moves past a token's expiry instead of waiting.
+    public var now: @Sendable () -> Date = Date.init
 
     /// `keyPEM`: the App's public key (`BEGIN PUBLIC KEY`), or its private key, whose public half is used.
     public init(appID: Int, keyPEM: String, installations: [SimInstallation]) throws {

@@ -20,7 +20,7 @@ extension GitHubClient {
 
     /// The JWT for one request, registered with the redactor before it is sent.
     func appJWT(_ app: GitHubApp) throws -> String {
-        let jwt = try AppJWT.make(appID: app.appID, key: app.key)
+        let jwt = try AppJWT.make(appID: app.appID, key: app.key, now: app.now())
         redactor.register(jwt, rotating: "app-jwt")
         return jwt
     }
@@ -53,7 +53,7 @@ extension GitHubClient {
         guard let expiresAt = ISO8601DateFormatter().date(from: answer.expires_at) else {
             throw GitHubAppError.malformedToken(appID: app.appID, detail: "expires_at is not an ISO 8601 time")
         }
-        let now = Date()
+        let now = app.now()
         guard expiresAt > now else {
             throw GitHubAppError.malformedToken(appID: app.appID, detail: "it expired already (check this machine's clock)")
         }

@@ -21,13 +21,14 @@ import _CryptoExtras
 
     func simulator(
         lifetime: Duration = .seconds(3600), repositories: [SimRepository] = [synthetic("widgets", id: 501, commits: 250)],
-        cloneHost: String? = nil
+        cloneHost: String? = nil, clock: ManualClock? = nil
     ) async throws -> SimulatorHarness {
         var configuration = SimConfiguration()
         var app = SimApp(
             appID: Self.appID, publicKey: key.publicKey,
             installations: [SimInstallation(id: 677, account: "umbrella"), SimInstallation(id: 678, account: "acme")])
         app.tokenLifetime = lifetime
+        if let clock { app.now = { clock.now } }
         app.installationLimit = Self.installationLimit
         configuration.app = app
         configuration.cloneHost = cloneHost
@@ -43,11 +44,13 @@ import _CryptoExtras
     }
 
     func client(
-        _ harness: SimulatorHarness, installation: GitHubApp.Installation = .id(678), key: _RSA.Signing.PrivateKey? = nil
+        _ harness: SimulatorHarness, installation: GitHubApp.Installation = .id(678), key: _RSA.Signing.PrivateKey? = nil,
+        clock: ManualClock? = nil
     ) throws -> GitHubClient {
         let appKey = try GitHubAppKey(pem: AppKeys.pem(key ?? self.key, .pkcs1), source: "file /test/app.pem")
-        var configuration = GitHubClient.Configuration(
-            apiURL: harness.simulator.baseURL, app: GitHubApp(appID: Self.appID, installation: installation, key: appKey))
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        let app = GitHubApp(appID: Self.appID, installation: installation, key: appKey, now: now)
+        var configuration = GitHubClient.Configuration(apiURL: harness.simulator.baseURL, app: app)
         configuration.retry = SimulatorHarness.fastRetries()
         return try GitHubClient(configuration: configuration, logger: TestSupport.quietLogger)
     }
@@ -97,15 +100,17 @@ import _CryptoExtras
     }
 
     @Test func aTokenIsMintedAgainBeforeItExpiresSoNoRequestMeetsA401() async throws {
-        try await withRunning(simulator(lifetime: .seconds(8))) { harness in
-            let client = try client(harness)
+        // One clock for the client and the simulator, on a whole second: the token's 8 s are exact.
+        let clock = ManualClock(startingAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        try await withRunning(simulator(lifetime: .seconds(8), clock: clock)) { harness in
+            let client = try client(harness, clock: clock)
             try await harness.sync("acme/widgets", client: client)
-            // expires_at is whole seconds, 7 to 8 s ahead; the client renews a quarter of that ahead
-            // (a loaded machine may make the first sync outlast its first token: at least 2).
-            try await Task.sleep(for: .milliseconds(6200))
+            #expect(harness.simulator.stats().appTokensIssued == 1)
+            // Past the renewal point (a quarter of the 8 s before expiry), still before the expiry itself.
+            clock.advance(by: 6.5)
             try await harness.sync("acme/widgets", client: client)
             let stats = harness.simulator.stats()
-            #expect(stats.appTokensIssued >= 2 && stats.expiredTokenRefusals == 0 && stats.errors == 0, "\(stats)")
+            #expect(stats.appTokensIssued == 2 && stats.expiredTokenRefusals == 0 && stats.errors == 0, "\(stats)")
         }
     }
 

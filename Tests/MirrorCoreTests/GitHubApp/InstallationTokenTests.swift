@@ -54,15 +54,8 @@ import Testing
         #expect(mints.current == 1 && app.tokensMinted == 1)
     }
 
-    /// A clock the test moves by hand, so "due" never depends on how loaded the machine is.
-    final class ManualClock: Sendable {
-        private let value = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-        var now: Date { value.withLock { $0 } }
-        func advance(by seconds: TimeInterval) { value.withLock { $0 += seconds } }
-    }
-
     @Test func aDueTokenIsMintedAgainAndARefusedOneIsForgotten() async throws {
-        let clock = ManualClock()
+        let clock = ManualClock(startingAt: Date(timeIntervalSince1970: 1_800_000_000))
         let key = try GitHubAppKey(pem: AppKeys.pem(try AppKeys.generate(), .pkcs1), source: "test")
         let app = GitHubApp(appID: 1, installation: .id(2), key: key, now: { clock.now })
         let counter = Count()

@@ -21,9 +21,9 @@ public final class GitHubApp: Sendable, CustomStringConvertible {
     public let appID: Int
     public let installation: Installation
     let key: GitHubAppKey
-    /// When "now" is, for deciding whether the held token is due: the wall
-    /// clock, or a test's own clock so its verdicts do not depend on load.
-    private let now: @Sendable () -> Date
+    /// When "now" is, for the JWT's times and deciding whether the held token is
+    /// due: the wall clock, or a test's own clock so its verdicts do not depend on load.
+    let now: @Sendable () -> Date
 
     /// How long a failed mint is remembered: requests meanwhile fail at once with its
     /// error, so a hung credential endpoint costs one timeout, not one per repository.

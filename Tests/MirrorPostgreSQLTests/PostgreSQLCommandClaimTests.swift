@@ -48,13 +48,24 @@ import Testing
         let claim = try QueueClaim.acquire(
             uri: uri, password: nil, repository: Self.widgets.repository, holder: "commitsctl sync", duration: .seconds(2))
         defer { claim.release() }
-        // Three lease lengths later the command still holds it, and its writer writes.
-        try await Task.sleep(for: .seconds(6))
+        // Renewed twice (every third of its 2 s): the lease has moved on, the command still holds it, its writer writes.
+        let observer = try PostgreSQLConnection(uri: uri)
+        func leaseUntil() throws -> Double? {
+            try observer.execute("SELECT extract(epoch FROM lease_until)::float8 FROM sync_leases WHERE owner IS NOT NULL").double(0, 0)
+        }
+        let first = try #require(try leaseUntil())
+        var renewals: [Double] = []
+        #expect(
+            try await waitUntil(timeout: .seconds(60), every: .milliseconds(20)) {
+                if let now = try leaseUntil(), now != (renewals.last ?? first) { renewals.append(now) }
+                return renewals.count >= 2
+            })
+        #expect(renewals.allSatisfy { $0 > first }, "\(first) then \(renewals)")
         let daemon = try StoreLocation(uri).openSyncLeases()
         try daemon.addTargets([Self.widgets])
         #expect(try daemon.claimDue(owner: "daemon-1", limit: 1, duration: .seconds(60)).isEmpty)
         let writer = try #require(try claim.openWriter())
-        try await Leases.writePage(writer, commits: [StoreContractTests.commit(1, parents: [])])
+        try await Leases.writePage(writer, commits: [StoreFixtures.commit(1, parents: [])])
         #expect(try writer.commitCount(repositoryID: nil) == 1)
     }
 
@@ -63,13 +74,13 @@ import Testing
         let command = try RepositoryLock.acquire(store: StoreLocation(uri), repository: Self.widgets.repository, holder: "commitsctl sync")
         defer { command.release() }
         let writer = try #require(try command.openClaimWriter())
-        try await Leases.writePage(writer, commits: [StoreContractTests.commit(1, parents: [])])
+        try await Leases.writePage(writer, commits: [StoreFixtures.commit(1, parents: [])])
         // As if the command were stopped past its lease: the lease runs out and a daemon claims it.
         let observer = try PostgreSQLConnection(uri: uri)
         try observer.execute("UPDATE sync_leases SET lease_until = now() - interval '1 second'")
         let daemon = try StoreLocation(uri).openSyncLeases()
         let taken = try #require(try daemon.claimDue(owner: "daemon-1", limit: 1, duration: .seconds(60)).first)
-        await #expect { try await Leases.writePage(writer, commits: [StoreContractTests.commit(2, parents: [1])]) } throws: {
+        await #expect { try await Leases.writePage(writer, commits: [StoreFixtures.commit(2, parents: [1])]) } throws: {
             guard case StoreError.leaseLost = $0 else { return false }
             return true
         }

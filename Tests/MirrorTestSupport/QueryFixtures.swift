@@ -1,4 +1,3 @@
-import MirrorTestSupport
 import Foundation
 import GitHubSim
 import SQLite
@@ -6,10 +5,10 @@ import SQLite
 @testable import MirrorSQLite
 
 /// Stores for the query tests, filled through the store's own upsert path.
-enum QueryFixtures {
+public enum QueryFixtures {
     /// A dataset commit as GitHub's API would deliver it: UTC dates, trailing
     /// newlines of the message stripped.
-    static func payload(_ commit: DatasetCommit, repository: String = "swiftlang/swift-evolution") -> CommitPayload {
+    public static func payload(_ commit: DatasetCommit, repository: String = "swiftlang/swift-evolution") -> CommitPayload {
         func signature(_ person: DatasetPerson) -> GitSignature {
             GitSignature(name: person.name, email: person.email, date: ISO8601Timestamp.parse(person.date)!)
         }
@@ -26,7 +25,7 @@ enum QueryFixtures {
     }
 
     /// A commit written by hand for small stores.
-    static func payload(
+    public static func payload(
         sha: String, message: String, author: (String, String) = ("Ada Lovelace", "ada@example.com"),
         committer: (String, String)? = nil, date: String, parents: [String] = [],
         login: String? = nil, repository: String = "o/r"
@@ -47,7 +46,7 @@ enum QueryFixtures {
     /// Upserts `payloads` into `repository` in one transaction, newest first, as a sync would.
     /// Stores the commits in one transaction and, unless `indexingMessages` is
     /// false, brings the message index up to them (as the end of a sync does).
-    static func fill(_ store: MirrorStore, _ payloads: [CommitPayload], repository: String, indexingMessages: Bool = true) throws {
+    public static func fill(_ store: MirrorStore, _ payloads: [CommitPayload], repository: String, indexingMessages: Bool = true) throws {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
         try store.db.transaction {
             for start in stride(from: 0, to: payloads.count, by: 500) {
@@ -57,7 +56,7 @@ enum QueryFixtures {
         if indexingMessages { try store.catchUpMessageIndex() }
     }
 
-    static func sha(_ n: Int, prefix: String = "") -> String {
+    public static func sha(_ n: Int, prefix: String = "") -> String {
         let hex = String(n, radix: 16)
         return prefix + String(repeating: "0", count: 40 - hex.count - prefix.count) + hex
     }
@@ -65,12 +64,12 @@ enum QueryFixtures {
     // MARK: - The swift-evolution dataset
 
     /// The dataset, read once.
-    static let dataset: [DatasetCommit] = {
-        (try? Dataset.load(path: TestSupport.swiftEvolutionDataset)) ?? []
+    public static let dataset: [DatasetCommit] = {
+        (try? Dataset.load(path: PackagePaths.swiftEvolutionDataset)) ?? []
     }()
 
     /// A store holding the dataset, built once per test run and then only read.
-    static let datasetStorePath: String = {
+    public static let datasetStorePath: String = {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("query-tests-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("swift-evolution.sqlite").path
@@ -83,7 +82,7 @@ enum QueryFixtures {
 extension String {
     /// Substring test on Unicode scalars, the way the message index compares
     /// (a character-level `contains` would miss "fix" followed by a combining mark).
-    func containsScalars(_ needle: String) -> Bool {
+    public func containsScalars(_ needle: String) -> Bool {
         let haystack = Array(unicodeScalars), pattern = Array(needle.unicodeScalars)
         guard !pattern.isEmpty else { return true }
         guard haystack.count >= pattern.count else { return false }

@@ -11,7 +11,7 @@ import Testing
 /// claimers never share a target, a lease that ran out goes to the next claimer
 /// with a higher generation, and the former holder can neither renew nor write.
 @Suite struct PostgreSQLSyncLeasesTests {
-    static let widgets = SyncTarget(repository: StoreContractTests.identity.fullName)
+    static let widgets = SyncTarget(repository: StoreFixtures.identity.fullName)
 
     static func database() async throws -> String {
         TestStoreDrivers.register()
@@ -36,7 +36,7 @@ import Testing
 
     /// A page of the widgets' history written through `writer`: the repository, a walk and `commits` in one batch.
     static func writePage(_ writer: any MirrorWriter, commits: [Commit]) async throws {
-        let repository = try writer.adopt(StoreContractTests.identity, requestedAs: StoreContractTests.identity.fullName)
+        let repository = try writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
         try writer.recordAttempt(repositoryID: repository.id, branch: "main")
         let walk = try writer.beginWalk(repositoryID: repository.id, branch: "main", headSHA: commits[0].sha)
         _ = try await writer.withBatches(limits: BatchLimits()) { batches in
@@ -160,7 +160,7 @@ import Testing
         let old = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(60)).first)
         let paused = try first.openFencedWriter(for: old)
         // While the lease holds, its writes go through.
-        try await Self.writePage(paused, commits: [StoreContractTests.commit(2, parents: [1])])
+        try await Self.writePage(paused, commits: [StoreFixtures.commit(2, parents: [1])])
         #expect(try paused.commitCount(repositoryID: nil) == 1)
         // Then its holder stops renewing (paused): the lease runs out by the server's clock.
         _ = try first.renew(old, duration: .milliseconds(1))
@@ -182,14 +182,14 @@ import Testing
         let before = try counts()
         let repositoryID = try #require(try paused.repository(named: Self.widgets.repository)).id
         let walk = try #require(try paused.pendingWalks(repositoryID: repositoryID, branch: "main").first)
-        await #expect { try await Self.writePage(paused, commits: [StoreContractTests.commit(3, parents: [2])]) } throws: {
+        await #expect { try await Self.writePage(paused, commits: [StoreFixtures.commit(3, parents: [2])]) } throws: {
             Self.isLeaseLost($0, generation: old.generation)
         }
         // A load big enough that an unfenced writer would drop the secondary indexes first.
         await #expect {
             try await paused.withBatches(limits: BatchLimits(expectedCommits: 10_000)) { batches in
                 try batches.store(
-                    page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                    page: [StoreFixtures.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                     pagesTotal: 1)
             }
         } throws: { Self.isLeaseLost($0, generation: old.generation) }
@@ -205,7 +205,7 @@ import Testing
         try current.recordAttempt(repositoryID: repositoryID, branch: "main")
         _ = try await current.withBatches(limits: BatchLimits()) { batches in
             try batches.store(
-                page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                page: [StoreFixtures.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                 pagesTotal: 1)
         }
         #expect(try current.commitCount(repositoryID: nil) == 2)
@@ -222,7 +222,7 @@ import Testing
         try first.addTargets([Self.widgets])
         let lease = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(60)).first)
         let writer = try first.openFencedWriter(for: lease)
-        try await Self.writePage(writer, commits: [StoreContractTests.commit(2, parents: [1])])
+        try await Self.writePage(writer, commits: [StoreFixtures.commit(2, parents: [1])])
         let repositoryID = try #require(try writer.repository(named: Self.widgets.repository)).id
         let walk = try #require(try writer.pendingWalks(repositoryID: repositoryID, branch: "main").first)
         let observer = try PostgreSQLConnection(uri: uri)
@@ -230,7 +230,7 @@ import Testing
         // Renewed while a transaction is open, the lease holds at its commit.
         try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
             _ = try batches.store(
-                page: [StoreContractTests.commit(3, parents: [2])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                page: [StoreFixtures.commit(3, parents: [2])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                 pagesTotal: 1)
             _ = try first.renew(lease, duration: .seconds(60))
         }
@@ -242,7 +242,7 @@ import Testing
             try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
                 // The batch's transaction checked the lease when it began, locking nothing.
                 _ = try batches.store(
-                    page: [StoreContractTests.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
+                    page: [StoreFixtures.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                     pagesTotal: 1)
                 #expect(batches.isOpen)
                 claimedMeanwhile = try Self.claimOnceExpired(second, owner: "b").map { [$0] } ?? []

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
@@ -10,7 +11,7 @@ import Testing
 /// alike is `PostgreSQLWriteParityTests`'.)
 @Suite struct PagePeopleTests {
     static func signature(_ name: String, login: String? = nil) -> Signature {
-        StoreContractTests.person(name, login: login, at: 1_700_000_000)
+        StoreFixtures.person(name, login: login, at: 1_700_000_000)
     }
 
     static func commit(_ n: Int, author: Signature, committer: Signature, message: String = "subject") -> Commit {

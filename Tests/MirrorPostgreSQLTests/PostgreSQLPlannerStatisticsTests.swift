@@ -20,7 +20,7 @@ import Testing
             githubID: 77, fullName: RepositoryName(owner: "acme", name: "planner"), defaultBranch: "main", htmlURL: nil)
         let repository = try writer.adopt(identity, requestedAs: identity.fullName)
         let commits = (0..<2_500).map { n in
-            StoreContractTests.commit(n, parents: n == 0 ? [] : [n - 1])
+            StoreFixtures.commit(n, parents: n == 0 ? [] : [n - 1])
         }
         _ = try await writer.withBatches(limits: BatchLimits(maximumCommits: 500)) { batches in
             for chunk in stride(from: 0, to: commits.count, by: 250) {
