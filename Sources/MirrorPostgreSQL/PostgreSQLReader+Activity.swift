@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import PostgreSQL
 
 /// How recently each mirrored branch moved, for commitsd's adaptive polling
 /// (`PollingPolicy`): the same answers as `MirrorReader`'s.

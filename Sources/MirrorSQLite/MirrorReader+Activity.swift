@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import SQLite
 
 /// How recently each mirrored branch moved, for adaptive polling (`PollingPolicy`).
 extension MirrorReader {

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import SQLite
 
 /// What each token spent in the last hour (`request_counts`), for `status --requests`.
 extension MirrorReader {

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import SQLite
 
 /// What each token spent, by minute and kind of request (`request_counts`).
 extension MirrorStore {

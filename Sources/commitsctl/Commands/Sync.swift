@@ -148,7 +148,7 @@ extension Commitsctl {
                     apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
                 clientConfiguration.waitForRateLimit = wait
                 clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
-                if let timeout = configuration?.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
+                if let timeout = configuration?.requestTimeout { clientConfiguration.stallTimeout = timeout }
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
