@@ -42,6 +42,7 @@ demo: build
 QUIET_TESTS := BatchKillTests|sigtermMidWalkStopsAtAPageBoundaryAndResumes|manySlowConnectionsDoNotKeepOutAGenuineDelivery
 test: deps
 	monitoring/check.sh
+	.ci/check-layers
 	Tests/run-bounded.sh --skip '$(QUIET_TESTS)'
 	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
 
