@@ -40,6 +40,7 @@ demo: build
 QUIET_TESTS := BatchKillTests
 test: deps
 	monitoring/check.sh
+	.ci/check-layers
 	Tests/run-bounded.sh --skip '$(QUIET_TESTS)'
 	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
 

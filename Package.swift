@@ -3,18 +3,12 @@ import Foundation
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// Where commitsctl finds GCC's C++ runtime as an archive, and nothing else: a link
-/// to Debian 12's `libstdc++.a`. The Swift runtime's own link arguments name
-/// `-lstdc++`; the linker searches every `-L` directory in order and takes the first
-/// `libstdc++.so` or `libstdc++.a` it meets, so this directory, named before GCC's,
-/// makes it the archive. Linked into the image, the C++ runtime costs the loader
-/// nothing at start: as a shared library it had 1,700 symbols to bind to itself
-/// at every start, and its pages to map (issue #30 goal 4: `commitsctl show` 4.3 →
-/// 3.8 ms, `--version` 2.5 → 2.2 ms; docs/OPERATIONS.md). Where the archive is
-/// elsewhere (another GCC), the link is dangling and the shared library is used.
+/// A directory linking to Debian 12's `libstdc++.a`, named to the linker before GCC's so that commitsctl links
+/// the C++ runtime in and starts faster (docs/OPERATIONS.md, "commitsctl carries its C++ runtime").
 let staticLibraries = Context.packageDirectory + "/Sources/commitsctl/StaticLibraries"
 let linksCxxRuntimeStatically = FileManager.default.fileExists(atPath: staticLibraries + "/libstdc++.a")
 
@@ -37,42 +31,42 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
-        // MARK: - C libraries: libcurl loaded on first use (Sources/CCurl), the others linked
+        // MARK: - C libraries
+        // libcurl is loaded on first use, so a command that sends no request does not map it.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        // libpq, loaded on first use like libcurl (Sources/CPostgreSQL): its header from libpq-dev.
+        // libpq is loaded on first use too, so a command on a SQLite store does not map it.
         .target(name: "CPostgreSQL", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // The SQLite store's row-by-row message test (`message_contains`), a SQL function in C.
+        // The SQLite store's `message_contains`, in C because it runs once per row a search reads.
         .target(name: "CMessageSearch", dependencies: ["CSQLite"]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // glibc's malloc tuning (malloc.h), for the executables' start.
+        // glibc's malloc tuning, which the executables set before their first allocation.
         .systemLibrary(name: "CMalloc"),
 
         // MARK: - Thin wrappers
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
-        // SHA-1 for git object ids: shared by MirrorCore and github-sim, which must not depend on each other;
-        // BoringSSL's (swift-crypto), which both link already.
+        // Git's SHA-1 on its own, because MirrorCore and GitHubSim need it and must not depend on each other.
         .target(
             name: "GitHash", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
 
         // MARK: - The product
-        // The core knows no store: it speaks the store protocols, and the drivers below open them.
-        // It links the SQLite wrapper only for the git pack's scratch index (Git/PackCommitIndex.swift) and
-        // the SQLite errors StoreError carries.
+        // Foundation only, so the core, both stores and the executables share one vocabulary without a backend.
+        .target(name: "MirrorModel", swiftSettings: swiftSettings),
+        // No store and no C wrapper of one, so that a backend is chosen by the driver an executable registers.
         .target(
             name: "MirrorCore",
             dependencies: [
-                "Curl", "SQLite", "CZlib", "CMalloc", "GitHash",
+                "MirrorModel", "Curl", "CZlib", "CMalloc", "GitHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Yams", package: "Yams"),
@@ -81,31 +75,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The stores, one target per backend: drivers for MirrorCore's store protocols (StoreDrivers).
         // What both stores keep alike, written once over one SQL session (SQLSession): no database linked.
-        .target(name: "MirrorBookkeeping", dependencies: ["MirrorCore"], swiftSettings: swiftSettings),
+        .target(name: "MirrorBookkeeping", dependencies: ["MirrorModel", "MirrorCore"], swiftSettings: swiftSettings),
+        // One target per backend, so that only a store's own target links its database's library.
         .target(
-            name: "MirrorSQLite", dependencies: ["MirrorCore", "MirrorBookkeeping", "SQLite", "CMessageSearch"],
+            name: "MirrorSQLite", dependencies: ["MirrorModel", "MirrorCore", "MirrorBookkeeping", "SQLite", "CMessageSearch"],
             swiftSettings: swiftSettings),
         .target(
-            name: "MirrorPostgreSQL", dependencies: ["MirrorCore", "MirrorBookkeeping", "PostgreSQL"], swiftSettings: swiftSettings),
+            name: "MirrorPostgreSQL", dependencies: ["MirrorModel", "MirrorCore", "MirrorBookkeeping", "PostgreSQL"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "commitsctl",
             dependencies: [
-                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "PostgreSQL",
+                "MirrorModel", "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             exclude: ["StaticLibraries"],
             swiftSettings: swiftSettings,
-            // A position-dependent executable: the loader then has no relocations to apply to the image, where
-            // a PIE's 92,000 cost a fifth of a query's whole-process time (docs/OPERATIONS.md weighs the address
-            // randomisation this gives up; commitsd, which serves the network for months, stays a PIE). Release
-            // builds only: a debug build's references to the shared Swift runtime's protected functions make the
-            // loader warn. The C++ runtime linked in too (`staticLibraries`), by lld: gold cannot link the
-            // archive's exception code into a build with the shared Swift runtime (a SystemTap note naming a
-            // section it discarded), where only BoringSSL's few references to it are taken from the archive.
+            // Release builds link position-dependent, by lld with the C++ runtime in, for start-up time
+            // (docs/OPERATIONS.md, "commitsctl is not a PIE" and "commitsctl carries its C++ runtime").
             linkerSettings: [
                 .unsafeFlags(
                     ["-Xclang-linker", "-no-pie"]
@@ -118,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "commitsd",
             dependencies: [
-                "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
+                "MirrorModel", "MirrorCore", "MirrorSQLite", "MirrorPostgreSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -153,7 +143,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: - Benchmarks (not a product: builds synthetic stores for Benchmarks/*.sh)
+        // MARK: - Benchmarks
+        // Not a product: it builds the synthetic stores Benchmarks/*.sh measure.
         .executableTarget(
             name: "mirror-bench",
             dependencies: ["MirrorCore", "MirrorSQLite", "MirrorPostgreSQL", "GitHubSim"],
@@ -162,7 +153,7 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        // Paths, temporary directories and process runners every test target shares.
+        // What every test target shares (paths, temporary directories, process runners), written once.
         .target(
             name: "MirrorTestSupport",
             dependencies: [

@@ -31,6 +31,7 @@ struct MirrorBench {
         // The store drivers it links, as commitsctl registers them.
         StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        PackCommitIndexes.registerSQLite()
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard let command = arguments.first, ["generate", "time", "decode", "fast-import"].contains(command) else { usage() }
         arguments.removeFirst()

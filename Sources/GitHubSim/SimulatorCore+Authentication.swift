@@ -3,6 +3,7 @@
 // valid JWT and one bucket per installation for its tokens (GitHub's separate limits).
 
 import Foundation
+import NIOHTTP1
 
 /// Who a request authenticates as.
 enum Caller: Equatable {

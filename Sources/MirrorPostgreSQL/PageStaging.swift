@@ -1,5 +1,6 @@
 import MirrorCore
 import PostgreSQL
+import Foundation
 
 /// A page (or a git batch) goes in as PostgreSQL prefers bulk data: one statement
 /// stages it in temporary tables of this connection and stores its people

@@ -9,7 +9,7 @@ import PostgreSQL
 /// credential `postgresql-password` (`LoadCredential=`), handed to libpq
 /// directly. Never from the URI: a password there would show in process lists,
 /// shell history, logs and `status`.
-public struct PostgreSQLDriver: DatabaseStoreDriver {
+public struct PostgreSQLDriver: StoreDriver {
     /// The systemd credential holding the database password.
     public static let passwordCredential = "postgresql-password"
 
@@ -24,7 +24,7 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
 
     private var environment: [String: String] { givenEnvironment ?? ProcessInfo.processInfo.environment }
 
-    public func validate(uri: String) throws {
+    public func validate(address uri: String) throws {
         let parsed: ConnectionURI
         do {
             parsed = try ConnectionURI(uri)
@@ -34,8 +34,8 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         if parsed.hasPassword { throw PostgreSQLStoreError.passwordInURI }
     }
 
-    public func openWriter(uri: String) throws -> any MirrorWriter {
-        try validate(uri: uri)
+    public func openWriter(address uri: String) throws -> any MirrorWriter {
+        try validate(address: uri)
         do {
             return try PostgreSQLStore(uri: uri, password: try credentialPassword())
         } catch let error as PostgreSQLError {
@@ -43,8 +43,8 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
-    public func openCopySource(uri: String) throws -> any MirrorSnapshotSource {
-        try validate(uri: uri)
+    public func openCopySource(address uri: String) throws -> any MirrorSnapshotSource {
+        try validate(address: uri)
         do {
             return try PostgreSQLSnapshotSource(uri: uri, password: try credentialPassword())
         } catch let error as PostgreSQLError {
@@ -52,8 +52,8 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
-    public func openCopyDestination(uri: String) throws -> any MirrorCopyDestination {
-        try validate(uri: uri)
+    public func openCopyDestination(address uri: String) throws -> any MirrorCopyDestination {
+        try validate(address: uri)
         do {
             return try PostgreSQLStore(uri: uri, password: try credentialPassword())
         } catch let error as PostgreSQLError {
@@ -61,28 +61,36 @@ public struct PostgreSQLDriver: DatabaseStoreDriver {
         }
     }
 
-    public func openReader(uri: String) throws -> any MirrorReading {
-        try validate(uri: uri)
+    public func openReader(address uri: String) throws -> any MirrorReading {
+        try validate(address: uri)
         return try PostgreSQLReader(uri: uri, password: try credentialPassword())
     }
 
-    public func databaseName(uri: String) throws -> String? {
+    /// A copy is always a new SQLite file, which the SQLite driver writes.
+    public func backup(of source: StoreLocation, to destination: String) throws -> StoreBackup {
+        try StoreDrivers.sqlite().backup(of: source, to: destination)
+    }
+
+    public func databaseName(address uri: String) throws -> String? {
         let parsed = try ConnectionURI(uri)
         let environment = environment
         return [parsed.database, environment["PGDATABASE"], parsed.user, environment["PGUSER"]].lazy.compactMap { $0 }
             .first { !$0.isEmpty }
     }
 
-    public func claimRepository(uri: String, repository: RepositoryName, holder: String) throws -> (any RepositoryClaim)? {
+    public func claimRepository(address uri: String, repository: RepositoryName, holder: String) throws
+        -> StoreLocation.DatabaseClaim
+    {
         do {
-            return try QueueClaim.acquire(uri: uri, password: try credentialPassword(), repository: repository, holder: holder)
+            return .held(
+                try QueueClaim.acquire(uri: uri, password: try credentialPassword(), repository: repository, holder: holder))
         } catch let error as PostgreSQLError {
             throw PostgreSQLStoreError(error, uri: uri)
         }
     }
 
-    public func openSyncLeases(uri: String) throws -> any SyncLeases {
-        try validate(uri: uri)
+    public func openSyncLeases(address uri: String) throws -> any SyncLeases {
+        try validate(address: uri)
         do {
             return try PostgreSQLSyncLeases(uri: uri, password: try credentialPassword())
         } catch let error as PostgreSQLError {

@@ -1,5 +1,7 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
+import PostgreSQL
 
 /// How recently each mirrored branch moved, for commitsd's adaptive polling
 /// (`PollingPolicy`): the same answers as `MirrorReader`'s.

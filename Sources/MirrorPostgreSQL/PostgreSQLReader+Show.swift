@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 

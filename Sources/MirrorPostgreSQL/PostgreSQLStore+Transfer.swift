@@ -1,5 +1,7 @@
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
+import Foundation
 
 // The PostgreSQL store as copy-store's source (one REPEATABLE READ, READ ONLY
 // snapshot on a connection of its own) and destination (COPY per table, in

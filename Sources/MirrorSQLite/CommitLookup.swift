@@ -1,5 +1,7 @@
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
+import Foundation
 
 // `show` on a SQLite store: the values (`CommitResolution`) are MirrorCore's.
 
@@ -41,7 +43,7 @@ extension MirrorReader {
             let commit = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?").bind([commitID])
                 .first(Self.commitSummary(from:))
         else {
-            throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(commitID) vanished while reading it"))
+            throw StoreError.sqliteError("commit \(commitID) vanished while reading it")
         }
         var ids = try db.prepare("SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE AND name = ?1")
             .bind([commit.author.name]).map { $0.int64(0) }

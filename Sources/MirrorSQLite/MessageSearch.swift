@@ -1,6 +1,7 @@
 import CMessageSearch
 import MirrorCore
 import SQLite
+import Foundation
 
 /// How a message search for TEXT finds the messages that contain it, ignoring case.
 ///

@@ -1,5 +1,7 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
+import SQLite
 
 /// How recently each mirrored branch moved, for adaptive polling (`PollingPolicy`).
 extension MirrorReader {

@@ -1,5 +1,7 @@
 import Foundation
+import MirrorBookkeeping
 import MirrorCore
+import SQLite
 
 /// What each token spent in the last hour (`request_counts`), for `status --requests`.
 extension MirrorReader {

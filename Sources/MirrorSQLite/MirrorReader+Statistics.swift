@@ -1,3 +1,4 @@
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 

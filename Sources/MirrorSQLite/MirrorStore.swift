@@ -176,7 +176,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
 
         func storedID(of sha: String) throws -> Int64 {
             guard let id = try lookup.bind([sha]).first({ $0.int64(0) }) else {
-                throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "commit \(sha) vanished during upsert"))
+                throw StoreError.sqliteError("commit \(sha) vanished during upsert")
             }
             return id
         }
@@ -243,7 +243,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
             let row = try statement.bind([person.name, person.email, person.login, searchText])
                 .first({ (id: $0.int64(0), login: $0.optionalString(1)) })
         else {
-            throw StoreError.sqlite(SQLiteError(code: .SQLITE_ERROR, message: "author upsert returned no row"))
+            throw StoreError.sqliteError("author upsert returned no row")
         }
         authorCache[key] = row
         return row.id

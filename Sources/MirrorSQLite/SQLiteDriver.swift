@@ -2,23 +2,27 @@ import MirrorBookkeeping
 import MirrorCore
 
 /// The SQLite store's driver (`StoreDrivers.register(sqlite:)`): a store is one
-/// file, `MirrorStore` writing it and `MirrorReader` reading it.
-public struct SQLiteDriver: FileStoreDriver {
+/// file, named by its path, `MirrorStore` writing it and `MirrorReader` reading it.
+public struct SQLiteDriver: StoreDriver {
     public init() {}
 
-    public func openWriter(path: String) throws -> any MirrorWriter {
+    public func validate(address path: String) throws {
+        try StorePath.refuseURL(path)
+    }
+
+    public func openWriter(address path: String) throws -> any MirrorWriter {
         try MirrorStore(path: path)
     }
 
-    public func openCopySource(path: String) throws -> any MirrorSnapshotSource {
+    public func openCopySource(address path: String) throws -> any MirrorSnapshotSource {
         try MirrorReader(path: path)
     }
 
-    public func openCopyDestination(path: String) throws -> any MirrorCopyDestination {
+    public func openCopyDestination(address path: String) throws -> any MirrorCopyDestination {
         try MirrorStore(path: path)
     }
 
-    public func openReader(path: String) throws -> any MirrorReading {
+    public func openReader(address path: String) throws -> any MirrorReading {
         try MirrorReader(path: path)
     }
 
@@ -32,7 +36,18 @@ public struct SQLiteDriver: FileStoreDriver {
         }
     }
 
-    public func openSyncLeases(path: String) throws -> any SyncLeases {
+    /// A file names no database.
+    public func databaseName(address: String) throws -> String? { nil }
+
+    /// A file's claims are `flock`s beside it, which `RepositoryLock` takes itself.
+    public func claimRepository(address: String, repository: RepositoryName, holder: String) throws
+        -> StoreLocation.DatabaseClaim
+    {
+        .notADatabase
+    }
+
+    /// The `flock`s beside the file and due times in this process's memory.
+    public func openSyncLeases(address path: String) throws -> any SyncLeases {
         HostSyncLeases(store: .sqliteFile(path))
     }
 }
@@ -52,28 +67,4 @@ extension MirrorReader: MirrorReading {
     public func heldClaims() throws -> [SyncLease] { [] }
     /// One host's commitsd keeps its queue in memory (`HostSyncLeases`).
     public func queuedRepositories() throws -> [RepositoryName] { [] }
-}
-
-// The SQLite store's concrete types, for what is not yet spoken through the
-// protocols (commitsd's service).
-extension StoreLocation {
-    /// Opens a SQLite store as its concrete writer, for what is not yet spoken
-    /// through the protocols (commitsd's service); a PostgreSQL store is
-    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openSyncWriter`.
-    public func openWriter() throws -> MirrorStore {
-        switch self {
-        case .sqliteFile(let path): try MirrorStore(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
-        }
-    }
-
-    /// Opens an existing SQLite store as its concrete reader (commitsd's service);
-    /// a missing one is `StoreError.missing`, a PostgreSQL store
-    /// `StoreError.notYetOnPostgreSQL`. Every commitsctl command uses `openCommitReader`.
-    public func openReader() throws -> MirrorReader {
-        switch self {
-        case .sqliteFile(let path): try MirrorReader(path: path)
-        case .postgreSQL: throw StoreError.notYetOnPostgreSQL
-        }
-    }
 }

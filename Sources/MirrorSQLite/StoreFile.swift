@@ -73,21 +73,35 @@ enum StoreFile {
 
     static func classify(_ error: SQLiteError, path: String) -> StoreError {
         switch error.code {
-        case .SQLITE_NOTADB: return .notAStore(path: path, underlying: error)
+        case .SQLITE_NOTADB: return .notAStore(path: path, underlying: UnderlyingError(error))
         case .SQLITE_BUSY: return .busy(path: path)
         case .SQLITE_FULL: return .full(path: path)
         case .SQLITE_READONLY:
             if error.code == .SQLITE_READONLY_DIRECTORY || !StorePath.isDirectoryWritable(for: path) {
                 return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
             }
-            return .readOnly(path: path, underlying: error)
+            return .readOnly(path: path, underlying: UnderlyingError(error))
         case .SQLITE_CANTOPEN:
             if !StorePath.isDirectoryWritable(for: path) {
                 return .readOnlyDirectory(path: path, directory: StorePath.directory(of: path))
             }
-            return .cannotOpen(path: path, underlying: error)
-        case .SQLITE_IOERR: return .ioError(path: path, underlying: error)
-        default: return .sqlite(error)
+            return .cannotOpen(path: path, underlying: UnderlyingError(error))
+        case .SQLITE_IOERR: return .ioError(path: path, underlying: UnderlyingError(error))
+        default: return .backend(UnderlyingError(error))
         }
+    }
+}
+
+extension UnderlyingError {
+    /// An SQLite failure under a store error: SQLite's message is the line a store error quotes.
+    init(_ error: SQLiteError) {
+        self.init(error, message: error.message)
+    }
+}
+
+extension StoreError {
+    /// SQLite's generic error with `message`: rows that contradict what was just written or read.
+    static func sqliteError(_ message: String) -> StoreError {
+        .backend(UnderlyingError(SQLiteError(code: .SQLITE_ERROR, message: message)))
     }
 }

@@ -71,6 +71,7 @@ struct Commitsctl: AsyncParsableCommand {
         // The store drivers this program links; StoreLocation picks one by the location's kind.
         StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        PackCommitIndexes.registerSQLite()
         let arguments = GitLogArguments.normalize(Array(CommandLine.arguments.dropFirst()))
         // As ArgumentParser prints it, without reflecting every command first.
         if arguments == ["--version"] {

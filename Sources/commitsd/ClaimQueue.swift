@@ -1,6 +1,7 @@
 import Foundation
 import MirrorCore
 import ServiceLifecycle
+import Logging
 
 /// The daemon's connection to a shared queue of sync targets (`SyncLeases`),
 /// used by the claim loop and by every renewal while syncs run: its calls are

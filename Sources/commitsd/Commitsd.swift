@@ -26,6 +26,7 @@ struct Commitsd: AsyncParsableCommand {
         // The store drivers this program links; StoreLocation picks one by the location's kind.
         StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        PackCommitIndexes.registerSQLite()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -49,7 +49,7 @@ struct DaemonSettings: Sendable {
         // hit an exhausted limit); the service then pauses everything until the reset.
         clientConfiguration.waitForRateLimit = false
         clientConfiguration.rateLimitReserve = configuration.rateLimitReserve
-        if let timeout = configuration.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
+        if let timeout = configuration.requestTimeout { clientConfiguration.stallTimeout = timeout }
         // A longer pause (a large retry-after) is thrown back to the scheduler, which pauses every repository.
         clientConfiguration.retry.maximumInlineWait = .seconds(60)
         let client = try GitHubClient(configuration: clientConfiguration, logger: logger)

@@ -4,6 +4,7 @@ import Logging
 import MirrorCore
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 extension Commitsd {
     struct Serve: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import MirrorCore
-import MirrorPostgreSQL
+import MirrorModel
 
 extension MirrorMetrics.StoreWriteFailure {
     /// The reason a sync's error gives for not writing the store, whichever backend
@@ -8,8 +8,8 @@ extension MirrorMetrics.StoreWriteFailure {
         switch error {
         case let error as StoreError:
             self.init(error)
-        case let error as PostgreSQLStoreError:
-            self = error.storeWriteFailure
+        case let error as any StoreFailureReporting:
+            self.init(error.storeFailure)
         default:
             return nil
         }

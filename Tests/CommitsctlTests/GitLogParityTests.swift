@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// Issue #16 acceptance 1: `query` selects the same commits as `git log` on a
 /// repository built from the same history, for git log's habits.

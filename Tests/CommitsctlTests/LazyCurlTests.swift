@@ -1,6 +1,7 @@
 import MirrorTestSupport
 import Foundation
 import Testing
+import GitHubSim
 
 /// libcurl is loaded on the first request only (Sources/CCurl): the query
 /// commands start without mapping it and the forty-odd libraries it needs.

@@ -4,6 +4,7 @@ import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
 @testable import commitsctl
+import SQLite
 
 /// A pager like git's: only on a terminal, `$PAGER` else less with LESS=FRX,
 /// `--no-pager` turns it off, and quitting it early is quiet.

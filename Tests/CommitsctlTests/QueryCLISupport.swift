@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// A small fixed store for golden-output tests of the query commands: every
 /// byte of output depends only on this data.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// `commitsctl query` as a process: filters, literal input, validation, and
 /// reading while another process writes.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// Issue #26, acceptance 6: one writer prints json, ndjson and csv for every
 /// command, so the three formats of a command hold the same rows: the same

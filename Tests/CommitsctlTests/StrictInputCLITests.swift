@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// Inputs refused before anything is opened, sent or stored, through the real
 /// binary, and a NUL in a message shown whole by every output format.

@@ -4,6 +4,7 @@ import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
 @testable import commitsctl
+import SQLite
 
 /// Tables fit the terminal by cutting the subject (then, only if nothing else
 /// is left, the name), never the sha or the date; wide (CJK) characters count

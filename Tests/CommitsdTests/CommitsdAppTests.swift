@@ -1,6 +1,7 @@
 import Foundation
 import MirrorTestSupport
 import Testing
+import Curl
 
 /// Issue #28 acceptance 1, shortened: commitsd configured with a GitHub App
 /// against a github-sim process whose installation tokens live 4 s polls and

@@ -4,6 +4,7 @@ import MirrorTestSupport
 import PostgreSQL
 import SQLite
 import Testing
+import Curl
 
 /// commitsd on PostgreSQL while another session holds ACCESS EXCLUSIVE on
 /// `commits`: the sync that must store fails after `lock_timeout` with one line

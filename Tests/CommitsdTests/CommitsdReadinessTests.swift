@@ -4,6 +4,7 @@ import MirrorCore
 import MirrorSQLite
 import SQLite
 import Testing
+import GitHubSim
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`.
 final class NotifySocket: @unchecked Sendable {

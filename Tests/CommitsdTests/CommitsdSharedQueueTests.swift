@@ -2,6 +2,7 @@ import Foundation
 import GitHubSim
 import MirrorTestSupport
 import Testing
+import Curl
 
 /// Issue #27: several real commitsd processes on one real PostgreSQL database,
 /// claiming repositories from its shared queue under leases. Every wait is a

@@ -3,6 +3,7 @@ import GitHubSim
 import MirrorTestSupport
 import PostgreSQL
 import Testing
+import Curl
 
 /// The store's health at a real commitsd's `/metrics`: syncs failing because the
 /// store refuses writes, counted by reason (`store_write_failures_total`), and

@@ -3,6 +3,7 @@ import GitHubSim
 import MirrorCore
 import MirrorTestSupport
 import Testing
+import Curl
 
 /// What hostile senders can make commitsd's webhook receiver hold: at most 32
 /// connections (a new one closes the one waiting longest, so a genuine delivery

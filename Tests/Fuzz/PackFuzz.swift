@@ -39,6 +39,7 @@ public func packFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     guard let firstCommit else { return 0 }
+    PackCommitIndexes.registerSQLite()
     var history = PackHistoryReader()
     history.limits = limits
     var delivered = 0

@@ -25,17 +25,17 @@ mkdir -p "$out"
 
 sources_for() {
     case "$1" in
-        link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift" ;;
-        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorCore/Domain/Commit.swift Sources/MirrorCore/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
+        link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift Sources/MirrorModel/Sync/PageNumber.swift" ;;
+        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorModel/Names/HexDigits.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
         pktline) echo "Tests/Fuzz/PacketLineFuzz.swift $git/PacketLine.swift $git/SideBand.swift $git_errors" ;;
-        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
+        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift Sources/MirrorSQLite/SQLitePackCommitIndex.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
         commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git/ObjectID.swift $git_commits $git_errors" ;;
         *) echo "fuzz: unknown target $1 (link, payload, pktline, pack, commit)" >&2; exit 64 ;;
     esac
 }
 git=Sources/MirrorCore/Git
-git_errors="$git/GitError.swift Sources/MirrorCore/GitHub/BranchName.swift"
-git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorCore/Domain/Commit.swift Sources/MirrorCore/Domain/CoAuthorTrailers.swift"
+git_errors="$git/GitError.swift Sources/MirrorModel/Names/BranchName.swift"
+git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift"
 
 # The git targets import GitHash (SHA-1) and SQLite (the pack's commit index) as modules of
 # their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite. GitHash's
@@ -49,6 +49,13 @@ swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name SQLite -emit-module -emit-module-path "$out/SQLite.swiftmodule" \
     -I Sources/CSQLite -emit-library -static $(ls Sources/SQLite/*.swift) -o "$out/libSQLite.a" 2> "$out/SQLite.build.log" \
     || { cat "$out/SQLite.build.log" >&2; exit 1; }
+
+# The fuzzed sources of MirrorModel, MirrorCore and MirrorSQLite become one module, so the
+# imports of the others between them name empty modules.
+: > "$out/Empty.swift"
+for module in MirrorModel MirrorCore; do
+    swiftc -parse-as-library -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" "$out/Empty.swift"
+done
 
 status=0
 for target in "${targets[@]}"; do

@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 
 @testable import GitHubSim
+import NIOHTTP1
 
 /// Branches beyond the default (issue #29): `GET /repos/{o}/{r}/branches` as GitHub pages and
 /// caches it, branch heads steered through `/_sim`, and every branch resolvable as a ref, listed by

@@ -1,6 +1,7 @@
 import MirrorTestSupport
 import Testing
 @testable import GitHubSim
+import Foundation
 
 @Suite struct LinkBuilderTests {
     let base = "http://sim.test/repositories/7/commits"

@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 
 @testable import GitHubSim
+import NIOHTTP1
 
 /// `/orgs/{org}/repos` and `/users/{user}/repos`: GitHub's repository objects,
 /// pagination, weak ETags with free 304s, and repositories added or deleted at run time.

@@ -6,6 +6,7 @@ import Testing
 
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// `check` compares the totals `author_commit_counts` keeps (which `show` and
 /// `authors` read instead of counting) with the commits, on both backends: a

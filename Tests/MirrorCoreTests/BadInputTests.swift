@@ -3,6 +3,8 @@ import Foundation
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import Curl
+import SQLite
 
 /// Issue #6 "bad input from the network": a hostile server sends each kind of
 /// garbage; every one ends in one clear error, in bounded time and memory,

@@ -4,6 +4,7 @@ import GitHubSim
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// The real swift-evolution history, replayed through github-sim.
 @Suite(.enabled(if: TestSupport.hasDataset, "../shared/datasets/swift-evolution.commits.jsonl.gz not present: skipping real-data tests"))

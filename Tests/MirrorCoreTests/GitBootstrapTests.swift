@@ -11,6 +11,9 @@ import Testing
 /// stores the rows a REST-only sync stores; every way git can fail leaves the
 /// sync to REST with the same result.
 @Suite struct GitBootstrapTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let token = "ghp_gitbootstraptests"
     static let repository = "acme/widgets"
     /// 30 pages: past the threshold below, small enough for a debug build.

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Foundation
 import Testing
 @testable import MirrorCore
+import Curl
 
 /// The token and network policy of `GitHubClient`: where the token goes, where
 /// redirects may lead, which tokens are accepted, what server text may reach an

@@ -4,6 +4,7 @@ import GitHubSim
 import Testing
 @testable import MirrorCore
 @testable import MirrorSQLite
+import SQLite
 
 /// Issue #5 acceptance 1: on the real swift-evolution history, query counts
 /// equal counts computed independently from the dataset file.

@@ -12,7 +12,8 @@ import Testing
     typealias Reason = MirrorMetrics.StoreWriteFailure
 
     @Test func sqliteStoreErrorsMapToTheirReason() {
-        let underlying = SQLiteError(code: ResultCode(rawValue: 8), message: "attempt to write a readonly database")
+        let error = SQLiteError(code: ResultCode(rawValue: 8), message: "attempt to write a readonly database")
+        let underlying = UnderlyingError(error, message: error.message)
         let cases: [(StoreError, Reason?)] = [
             (.full(path: "/s"), .diskFull),
             (.readOnly(path: "/s", underlying: underlying), .readOnly),

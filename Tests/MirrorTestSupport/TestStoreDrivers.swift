@@ -9,5 +9,6 @@ public enum TestStoreDrivers {
     public static func register() {
         StoreDrivers.register(sqlite: SQLiteDriver())
         StoreDrivers.register(postgreSQL: PostgreSQLDriver())
+        PackCommitIndexes.registerSQLite()
     }
 }

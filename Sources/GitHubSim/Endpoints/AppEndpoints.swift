@@ -9,6 +9,7 @@
 
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 enum AppEndpoints {
 

@@ -7,6 +7,7 @@
 // "Branch not found", as GitHub answers it.
 
 import NIOCore
+import NIOHTTP1
 
 enum BranchesEndpoint {
 

@@ -3,6 +3,8 @@
 // come back empty, as on a page past the end.
 
 import NIOCore
+import Foundation
+import NIOHTTP1
 
 enum CompareEndpoint {
     static func respond(_ context: EndpointContext, spec: String) -> SimResponse {

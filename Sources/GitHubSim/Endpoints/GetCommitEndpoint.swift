@@ -2,6 +2,7 @@
 // (the cheap "has the branch moved?" check, LIST-COMMITS.md §4).
 
 import NIOCore
+import NIOHTTP1
 
 enum GetCommitEndpoint {
     static func respond(_ context: EndpointContext, ref: String) -> SimResponse {

@@ -1,6 +1,7 @@
 // GET /repos/{o}/{r}/commits and /repositories/{id}/commits (LIST-COMMITS.md §1–4).
 
 import NIOCore
+import NIOHTTP1
 
 enum ListCommitsEndpoint {
 

@@ -7,6 +7,7 @@
 // token; `public` and `private` list those. `/orgs/{user}/repos` for a user account answers 404.
 
 import NIOCore
+import NIOHTTP1
 
 enum OwnerRepositoriesEndpoint {
 

@@ -1,6 +1,7 @@
 // GET /repos/{o}/{r} and /repositories/{id}: the fields a mirror reads (id, names, default branch).
 
 import NIOCore
+import NIOHTTP1
 
 enum RepositoryEndpoint {
     static func respond(_ context: EndpointContext) -> SimResponse {

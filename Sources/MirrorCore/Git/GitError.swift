@@ -47,6 +47,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
     // MARK: Local
     case temporaryFile(String)
+    /// No index for a pack's commits was registered (`PackCommitIndexes`): a build without MirrorSQLite.
+    case noPackIndex
     case cancelled
 
     public var description: String {
@@ -102,6 +104,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the pack is incomplete: commit \(commit) names parent \(parent), which it does not hold"
         case .temporaryFile(let detail):
             return "cannot spool the pack to a temporary file: \(detail)"
+        case .noPackIndex:
+            return "this program was built without an index for a pack's commits (MirrorSQLite registers it)"
         case .cancelled:
             return "the git fetch was cancelled"
         }

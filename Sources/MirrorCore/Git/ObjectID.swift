@@ -1,6 +1,6 @@
 /// A git object name: the 20 bytes of a SHA-1, compact enough to keep one per
 /// object of a large pack in memory (a `String` would cost several times more).
-struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+package struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     private let high: UInt64
     private let middle: UInt64
     private let low: UInt32
@@ -13,7 +13,7 @@ struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         low = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
     }
 
-    init(digest: [UInt8]) {
+    package init(digest: [UInt8]) {
         self = digest.withUnsafeBytes { ObjectID(bytes: $0) }
     }
 
@@ -35,7 +35,7 @@ struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 20 bytes, as git writes them in packs and trees.
-    var digest: [UInt8] {
+    package var digest: [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 20)
         bytes.withUnsafeMutableBytes { bytes in
             bytes.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
@@ -46,7 +46,7 @@ struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 40 lowercase hex digits, as git and GitHub print object names.
-    var hex: String {
+    package var hex: String {
         var text = [UInt8](repeating: 0, count: 40)
         let digits: StaticString = "0123456789abcdef"
         digits.withUTF8Buffer { digits in
@@ -58,7 +58,7 @@ struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         return String(decoding: text, as: UTF8.self)
     }
 
-    var description: String { hex }
+    package var description: String { hex }
 
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {

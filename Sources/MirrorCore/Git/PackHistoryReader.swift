@@ -45,7 +45,7 @@ struct PackHistoryReader {
     ) throws -> Summary {
         let pack = try PackReader(storage: storage, limits: limits)
         try pack.verifyChecksum()
-        let index: PackCommitIndex
+        let index: any PackCommitIndex
         let deltaObjects: Int
         let reused = firstPass.map { $0.objectsEnd == storage.byteCount - 20 } ?? false
         if reused, let firstPass {
@@ -74,7 +74,7 @@ struct PackHistoryReader {
     /// The first pass over a pack that is still arriving (`GrowingPackStorage`),
     /// which cannot tell yet where its objects must end.
     struct FirstPass {
-        let index: PackCommitIndex
+        let index: any PackCommitIndex
         let deltaObjects: Int
         /// Where its last object ended: the trailer's offset, if the pack is sound.
         let objectsEnd: Int
@@ -87,8 +87,8 @@ struct PackHistoryReader {
     }
 
     /// The first pass: every commit parsed, its parents indexed.
-    private func indexCommits(_ pack: PackReader, checkingTheEnd: Bool = true, isCancelled: () -> Bool) throws -> PackCommitIndex {
-        let index = try PackCommitIndex()
+    private func indexCommits(_ pack: PackReader, checkingTheEnd: Bool = true, isCancelled: () -> Bool) throws -> any PackCommitIndex {
+        let index = try PackCommitIndexes.make()
         try pack.forEachObject(checkingTheEnd: checkingTheEnd) { (object) throws in
             guard object.type == .commit else { return }
             let commit = try GitCommitObject(parsing: object.body, id: object.id)

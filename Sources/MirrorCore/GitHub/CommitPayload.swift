@@ -88,9 +88,3 @@ public struct ParentReference: Decodable, Sendable, Equatable {
 public struct TreeReference: Decodable, Sendable, Equatable {
     public var sha: String
 }
-
-extension UInt8 {
-    var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self)
-    }
-}

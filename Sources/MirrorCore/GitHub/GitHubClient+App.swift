@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import Logging
 
 /// GitHub App authentication: the installation token every API and git
 /// request sends, minted with the App's JWT at

@@ -1,21 +1,13 @@
 import Curl
 import Foundation
+import MirrorModel
 
 /// Branch listings: `GET /repos/{o}/{r}/branches`, one page per call, each with
 /// every branch's head (docs/BRANCHES.md). Pagination and what a listing must be
 /// consistent with live in `BranchListing.list`, as the owner listing's live in
 /// `RepositoryDiscovery`.
 extension GitHubClient {
-    /// One element of a branch listing: a branch and its head.
-    public struct ListedBranch: Sendable, Equatable, Codable {
-        public var name: String
-        public var head: String
-
-        public init(name: String, head: String) {
-            self.name = name
-            self.head = head
-        }
-    }
+    public typealias ListedBranch = MirrorModel.ListedBranch
 
     /// An answer for one page of a branch listing.
     public enum BranchesPage: Sendable, Equatable {

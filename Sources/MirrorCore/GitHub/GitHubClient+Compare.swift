@@ -1,4 +1,5 @@
 import Foundation
+import Curl
 
 extension GitHubClient {
     /// How `head` relates to `base`, as GitHub's compare endpoint reports it

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import MirrorModel
 
 /// Owner listings: `GET /orgs/{org}/repos` (or `/users/{user}/repos` for a
 /// user account; with a GitHub App, `/installation/repositories`: what the
@@ -7,34 +8,8 @@ import Foundation
 /// listing must be consistent with live in `RepositoryDiscovery`, as the
 /// commit listing's live in `SyncEngine`.
 extension GitHubClient {
-    /// The kind of account whose repositories are listed: GitHub answers 404 to
-    /// `/orgs/{user}/repos`, so a user account is listed through `/users/{user}/repos`.
-    public enum OwnerKind: String, Sendable, Codable {
-        case organization, user
-    }
-
-    /// What a mirror keeps of one element of an owner listing.
-    public struct ListedRepository: Sendable, Equatable, Codable {
-        public var id: Int
-        public var fullName: String
-        public var ownerLogin: String
-        public var defaultBranch: String?
-        public var htmlURL: String?
-        public var fork: Bool
-        public var archived: Bool
-
-        public init(
-            id: Int, fullName: String, ownerLogin: String, defaultBranch: String?, htmlURL: String?, fork: Bool, archived: Bool
-        ) {
-            self.id = id
-            self.fullName = fullName
-            self.ownerLogin = ownerLogin
-            self.defaultBranch = defaultBranch
-            self.htmlURL = htmlURL
-            self.fork = fork
-            self.archived = archived
-        }
-    }
+    public typealias OwnerKind = MirrorModel.OwnerKind
+    public typealias ListedRepository = MirrorModel.ListedRepository
 
     /// An answer for one page of an owner listing.
     public enum OwnerRepositoriesPage: Sendable, Equatable {

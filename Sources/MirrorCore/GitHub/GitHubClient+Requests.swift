@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import Logging
 
 /// The request loop: one logical GET, with redirects within the API origin,
 /// retries of transient failures, and rate-limit handling. Every error leaves

@@ -27,6 +27,11 @@ public final class GitHubClient: Sendable {
         /// reports this many or fewer remaining, behave as if the limit were exhausted.
         public var rateLimitReserve = 0
         public var http = HTTPClient.Configuration()
+        /// How long a request may go without receiving a byte, set here so that callers need not import Curl.
+        public var stallTimeout: Duration {
+            get { http.stallTimeout }
+            set { http.stallTimeout = newValue }
+        }
 
         public init(apiURL: String = GitHubClient.defaultAPIURL, token: GitHubToken? = nil, app: GitHubApp? = nil) {
             self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL

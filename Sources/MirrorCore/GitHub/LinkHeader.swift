@@ -16,11 +16,9 @@ public struct LinkHeader: Sendable, Equatable {
             .flatMap { (1...largestPageNumber).contains($0) ? $0 : nil }
     }
 
-    /// The largest page number read from a link: a hundred million pages of a
-    /// hundred commits, far beyond any history. A server's larger (or zero or
-    /// negative) number counts as none, so the page counts derived from it
-    /// (pages left, commits expected) never overflow.
-    public static let largestPageNumber = 100_000_000
+    /// The largest page number read from a link (`PageNumber.largest`): a
+    /// server's larger (or zero or negative) number counts as none.
+    public static let largestPageNumber = PageNumber.largest
 
     /// Parses `<url>; rel="next", <url>; rel="last"`. Returns `nil` when the
     /// header has content but no well-formed link at all.

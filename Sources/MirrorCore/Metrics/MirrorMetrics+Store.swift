@@ -32,6 +32,18 @@ extension MirrorMetrics {
             default: self = .other
             }
         }
+
+        /// The reason a failure a backend reported mid-command stands for.
+        public init(_ failure: StoreFailure) {
+            switch failure {
+            case .full: self = .diskFull
+            case .readOnly: self = .readOnly
+            case .permissionDenied: self = .permissionDenied
+            case .lockTimeout: self = .locked
+            case .unavailable, .connectionLost, .tooManyConnections: self = .unavailable
+            case .cancelled, .other: self = .other
+            }
+        }
     }
 
     public static let storeWriteFailuresName = prefix + "store_write_failures_total"

@@ -33,7 +33,7 @@ extension StoreLocation {
         case .sqliteFile(let path):
             return "\(path).backup-\(operation)-\(stamp)"
         case .postgreSQL(let uri):
-            let database = (try? StoreDrivers.postgreSQL().databaseName(uri: uri)) ?? nil
+            let database = (try? StoreDrivers.postgreSQL().databaseName(address: uri)) ?? nil
             let stem = Self.fileNameStem(database ?? "commits-mirror")
             let directory = FileManager.default.currentDirectoryPath
             return "\(directory == "/" ? "" : directory)/\(stem).backup-\(operation)-\(stamp).sqlite"

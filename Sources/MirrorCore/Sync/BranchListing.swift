@@ -1,22 +1,13 @@
-/// A repository's branches as last listed, page by page with each page's ETag:
-/// what the next listing sends back as `If-None-Match` (docs/BRANCHES.md).
-public struct BranchListing: Sendable, Equatable, Codable {
-    public struct Page: Sendable, Equatable, Codable {
-        public var url: String
-        public var etag: String?
-        public var next: String?
-        public var branches: [GitHubClient.ListedBranch]
-    }
+import MirrorModel
 
-    public var pages: [Page]
-
-    public init(pages: [Page]) { self.pages = pages }
-
-    public var branches: [GitHubClient.ListedBranch] { pages.flatMap(\.branches) }
-
-    /// Every branch's head, by name.
-    public var heads: [String: String] {
-        Dictionary(branches.map { ($0.name, $0.head) }, uniquingKeysWith: { first, _ in first })
+extension BranchListing {
+    /// Lists `repository`'s branches, conditionally against the listing `store`
+    /// keeps for it (none for a repository never synced).
+    public static func list(
+        _ repository: RepositoryName, client: GitHubClient, keptIn store: any BranchListingRecords
+    ) async throws -> (listing: BranchListing, unchanged: Bool) {
+        let previous = try store.repository(named: repository).flatMap { try store.branchListing(repositoryID: $0.id) }
+        return try await list(repository, previous: previous, client: client)
     }
 
     /// The most pages a listing is followed for: 200,000 branches.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The first syncs of several branches of one repository, read over git in one
 /// fetch (docs/BRANCHES.md): every wanted tip in one `fetch`, each

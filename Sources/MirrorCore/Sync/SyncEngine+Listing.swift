@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 // Listings: pages of one listing, stored in batches, checked against each other.
 extension SyncEngine {

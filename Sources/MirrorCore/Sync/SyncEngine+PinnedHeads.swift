@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Walks are pinned to the head the branch had when they began. A head can
 /// leave the branch before its walk ends (a force-push, a head the server showed

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Branch moves that are not fast-forwards: acted on only when a second source
 /// (GitHub's compare endpoint) confirms the rewrite, and then by marking, never

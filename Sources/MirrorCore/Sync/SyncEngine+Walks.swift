@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 // Walks: one listing pinned to a head, followed to the roots or to what is stored.
 extension SyncEngine {

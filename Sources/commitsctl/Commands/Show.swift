@@ -1,5 +1,6 @@
 import ArgumentParser
 import MirrorCore
+import Foundation
 
 extension Commitsctl {
     /// Synchronous, like `query`: it reads on the main thread.

@@ -220,7 +220,7 @@ extension Commitsctl {
                 apiURL: try settings.checkedAPIURL(), token: credentials.token, app: credentials.app)
             clientConfiguration.waitForRateLimit = wait
             clientConfiguration.rateLimitReserve = configuration?.rateLimitReserve ?? 0
-            if let timeout = configuration?.requestTimeout { clientConfiguration.http.stallTimeout = timeout }
+            if let timeout = configuration?.requestTimeout { clientConfiguration.stallTimeout = timeout }
             return clientConfiguration
         }
 

@@ -1,5 +1,5 @@
 import MirrorCore
-import PostgreSQL
+import MirrorModel
 
 /// What a command-line user can do about an error. MirrorCore states what
 /// happened; this adds the flags and commands that fix it here, after "; ".
@@ -15,7 +15,7 @@ enum Advice {
         case let error as GitHubError: return advice(for: error)
         case let error as StoreError: return advice(for: error)
         case let error as SyncError: return advice(for: error)
-        case let error as PostgreSQLError: return advice(for: error)
+        case let error as any StoreFailureReporting where !error.includesRemedy: return advice(for: error.storeFailure)
         case GitHubAppError.tokenEndpointFailed:
             return "nothing more was synced in this run; check the network and --api-url (or api_url), then sync again"
         default: return nil
@@ -69,28 +69,26 @@ enum Advice {
         }
     }
 
-    /// A PostgreSQL store failing mid-command: its open transaction rolled back whole.
-    private static func advice(for error: PostgreSQLError) -> String? {
-        if error.isCancelled {
+    /// A database store failing mid-command: its open transaction rolled back whole.
+    private static func advice(for failure: StoreFailure) -> String? {
+        switch failure {
+        case .cancelled:
             return "the unfinished batch was rolled back and nothing stored was changed; "
                 + "raise the role's statement_timeout (or find who cancelled it) and run the command again"
-        }
-        if error.isLockTimeout {
+        case .lockTimeout:
             return "the store is locked by another session: nothing was half-stored; let that session finish "
                 + "(VACUUM FULL, REINDEX and ALTER TABLE hold such locks) or end it with pg_terminate_backend(PID), "
                 + "then run the command again (the wait is lock_timeout, 30 s: PGOPTIONS='-c lock_timeout=…' changes it)"
-        }
-        if error.isDiskFull {
+        case .full:
             return "the unfinished batch was rolled back; free disk space on the database server and run the command again"
-        }
-        if error.isTooManyConnections {
+        case .tooManyConnections:
             return "raise the server's max_connections or run fewer commands and daemons at once"
-        }
-        if error.isConnectionLost {
+        case .connectionLost:
             return "the unfinished batch was rolled back; once the server is back, "
                 + "run the command again: a sync resumes from its last checkpoint"
+        case .readOnly, .permissionDenied, .unavailable, .other:
+            return nil
         }
-        return nil
     }
 
     private static func advice(for error: SyncError) -> String? {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value with object keys kept in the order written, so output is
 /// byte-for-byte stable (the field order is part of docs/QUERY.md).
 enum JSONValue {

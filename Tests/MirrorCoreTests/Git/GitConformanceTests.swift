@@ -12,6 +12,7 @@ import Testing
     let server: GitHTTPServer
 
     init() async throws {
+        TestStoreDrivers.register()  // the pack index is the SQLite backend's
         fixture = try await GitFixtureRepository()
         server = try await GitHTTPServer(root: fixture.root, scratch: fixture.directory)
     }

@@ -4,6 +4,7 @@ import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
+import Synchronization
 
 extension GitFetchPace {
     /// The production bounds scaled down, so a stalling server fails within

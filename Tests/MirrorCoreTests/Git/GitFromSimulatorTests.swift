@@ -11,6 +11,9 @@ import Testing
 /// git requests spend no rate limit, and every fault the simulator can play is named, with
 /// nothing delivered.
 @Suite struct GitFromSimulatorTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let token = GitHubToken(value: "ghp_gitfromsimulator", source: "test")
 
     static func simulator(

@@ -4,11 +4,15 @@ import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
+import Synchronization
 
 /// Several branches over git in one fetch (issue #29): one advertisement, one `ls-refs` naming
 /// every branch, one `fetch` wanting every tip, and every commit any of them reaches handed on
 /// once, parents first; a branch missing or moved fails before the pack is asked for.
 @Suite struct GitSeveralBranchesTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let branches = ["main", "release/1.0", "release/2.0", "old"]
 
     static func started() async throws -> GitHubSimulator {

@@ -9,6 +9,9 @@ import Testing
 /// waits for bytes not yet written, gives up when the download does, and is
 /// used only when its objects end at the whole pack's trailer.
 @Suite struct PackFirstPassTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     /// A chain of commits, each with a body long enough that the pack spans
     /// several of the spool's writes to its file.
     static func chain(_ count: Int, salt: String = "") -> (bytes: [UInt8], tip: ObjectID) {

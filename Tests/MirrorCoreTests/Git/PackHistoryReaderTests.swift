@@ -5,6 +5,9 @@ import MirrorTestSupport
 
 /// What the pack's commits must prove before any is handed on.
 @Suite struct PackHistoryReaderTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let root = PackBuilder.commit(message: "root\n")
     static let rootID = PackBuilder.id(type: "commit", root)
     static let child = PackBuilder.commit(parents: [rootID], message: "child\n")

@@ -7,6 +7,9 @@ import Testing
 /// once however many tips reach it, parents first, an unrelated history included, and every tip
 /// must be in the pack.
 @Suite struct PackSeveralTipsTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let root = PackBuilder.commit(message: "root\n")
     static let rootID = PackBuilder.id(type: "commit", root)
     static let shared = PackBuilder.commit(parents: [rootID], message: "shared\n")

@@ -2,6 +2,7 @@ import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore
+import Foundation
 
 @Suite struct PacketLineTests {
     func packets(_ text: String, chunk: Int = .max) throws -> [PacketLine] {

@@ -12,6 +12,9 @@ import _CryptoExtras
 /// installation token as `x-access-token` Basic auth; a clone host that is
 /// not paired never receives it, and the sync goes on over REST.
 @Suite struct AppGitBootstrapTests {
+    // The pack index is the SQLite backend's, registered as each executable does.
+    init() { TestStoreDrivers.register() }
+
     static let commits = 3_000
     static let bootstrap = GitBootstrap(minimumPages: 5, pace: .forTests)
 

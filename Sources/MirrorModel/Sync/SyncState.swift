@@ -13,7 +13,7 @@ public struct Walk: Sendable, Equatable {
     public var nextURL: String?
     public var pagesDone: Int
     /// The listing's page count as its `last` link gave it; bounded as a link's is
-    /// (`LinkHeader.largestPageNumber`), also when an older version stored it unbounded.
+    /// (`PageNumber.largest`), also when an older version stored it unbounded.
     public var pagesTotal: Int?
     /// The sha the current listing is pinned to: `headSHA`, or a parent the
     /// head's listing left out, listed on its own. `nil` means `headSHA`.
@@ -27,7 +27,7 @@ public struct Walk: Sendable, Equatable {
         self.headSHA = headSHA
         self.nextURL = nextURL
         self.pagesDone = pagesDone
-        self.pagesTotal = pagesTotal.map { min($0, LinkHeader.largestPageNumber) }
+        self.pagesTotal = pagesTotal.map { min($0, PageNumber.largest) }
         self.listingSHA = listingSHA
     }
 }

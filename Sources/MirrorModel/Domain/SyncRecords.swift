@@ -27,7 +27,7 @@ public struct BranchMarks: Sendable, Equatable {
         self.returned = returned
     }
 
-    static func + (lhs: BranchMarks, rhs: BranchMarks) -> BranchMarks {
+    package static func + (lhs: BranchMarks, rhs: BranchMarks) -> BranchMarks {
         BranchMarks(leftBranch: lhs.leftBranch + rhs.leftBranch, returned: lhs.returned + rhs.returned)
     }
 }

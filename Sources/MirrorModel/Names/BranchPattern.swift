@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which branches of a repository a `branches:` entry (or `--branch`) selects:
 /// a branch name, or a glob where `*` stands for any run of characters, `/`
 /// included, as `git branch --list PATTERN` matches (so `*` alone is every

@@ -24,7 +24,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     public init(_ text: String) throws {
         guard !text.isEmpty else { throw StoreError.emptyPath }
         if Self.isPostgreSQL(text) {
-            try StoreDrivers.postgreSQL().validate(uri: text)
+            try StoreDrivers.postgreSQL().validate(address: text)
             self = .postgreSQL(text)
             return
         }
@@ -38,12 +38,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The location to name in messages and logs (a URI never holds a password: see `init`).
-    public var description: String {
-        switch self {
-        case .sqliteFile(let path): path
-        case .postgreSQL(let uri): uri
-        }
-    }
+    public var description: String { address }
 
     /// The SQLite file, `nil` for a database. Only for what is a file's business by
     /// nature — the `flock` claims beside it, a file-level backup, the `-wal` side files.
@@ -64,64 +59,60 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The file's path or the database's URI: what the location's driver is given.
+    public var address: String {
+        switch self {
+        case .sqliteFile(let path): path
+        case .postgreSQL(let uri): uri
+        }
+    }
+
+    /// The driver registered for this kind of store, which every `open…` goes through.
+    public func driver() throws -> any StoreDriver {
+        switch self {
+        case .sqliteFile: try StoreDrivers.sqlite()
+        case .postgreSQL: try StoreDrivers.postgreSQL()
+        }
+    }
+
     /// Opens the store for syncing through the protocols the sync engine, the
     /// discovery and the request ledger speak, whichever backend holds it.
     public func openSyncWriter() throws -> any MirrorWriter {
-        switch self {
-        case .sqliteFile(let path): try StoreDrivers.sqlite().openWriter(path: path)
-        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openWriter(uri: uri)
-        }
+        try driver().openWriter(address: address)
     }
 
     /// Opens an existing store as `copy-store`'s source (read-only, one snapshot at a time).
     public func openCopySource() throws -> any MirrorSnapshotSource {
-        switch self {
-        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopySource(path: path)
-        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopySource(uri: uri)
-        }
+        try driver().openCopySource(address: address)
     }
 
     /// Opens (creating it as needed) the store `copy-store` fills.
     public func openCopyDestination() throws -> any MirrorCopyDestination {
-        switch self {
-        case .sqliteFile(let path): try StoreDrivers.sqlite().openCopyDestination(path: path)
-        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openCopyDestination(uri: uri)
-        }
+        try driver().openCopyDestination(address: address)
     }
 
     /// Opens an existing store for what reads it through `MirrorReading` (the
     /// reading commands, commitsd's plan, metrics and `/readyz`), whichever backend holds it.
     public func openCommitReader() throws -> any MirrorReading {
-        switch self {
-        case .sqliteFile(let path): try StoreDrivers.sqlite().openReader(path: path)
-        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openReader(uri: uri)
-        }
+        try driver().openReader(address: address)
     }
 
     /// Claims `repository` through a database's driver (PostgreSQL: a session
     /// advisory lock). A file store's claims are `flock`s beside the file, which
     /// `RepositoryLock` takes itself: `.notADatabase`.
-    func claimInDatabase(repository: RepositoryName, holder: String) throws -> DatabaseClaim {
-        switch self {
-        case .sqliteFile: .notADatabase
-        case .postgreSQL(let uri):
-            try StoreDrivers.postgreSQL().claimRepository(uri: uri, repository: repository, holder: holder)
-                .map(DatabaseClaim.held) ?? .busy
-        }
+    package func claimInDatabase(repository: RepositoryName, holder: String) throws -> DatabaseClaim {
+        try driver().claimRepository(address: address, repository: repository, holder: holder)
     }
 
     /// The claims on sync targets every process using the store shares: rows of
     /// the database (leases by its clock, fenced writes), or for a file store the
-    /// `flock`s beside it and due times in memory (`HostSyncLeases`).
+    /// `flock`s beside it and due times in memory.
     public func openSyncLeases() throws -> any SyncLeases {
-        switch self {
-        case .sqliteFile(let path): try StoreDrivers.sqlite().openSyncLeases(path: path)
-        case .postgreSQL(let uri): try StoreDrivers.postgreSQL().openSyncLeases(uri: uri)
-        }
+        try driver().openSyncLeases(address: address)
     }
 
     /// What `claimInDatabase` got.
-    enum DatabaseClaim {
+    public enum DatabaseClaim {
         case notADatabase
         case held(any RepositoryClaim)
         /// Another process holds the repository.

@@ -24,15 +24,6 @@ extension BranchListing {
         self.init(pages: pages)
     }
 
-    /// Lists `repository`'s branches, conditionally against the listing `store`
-    /// keeps for it (none for a repository never synced).
-    public static func list(
-        _ repository: RepositoryName, client: GitHubClient, keptIn store: any BranchListingRecords
-    ) async throws -> (listing: BranchListing, unchanged: Bool) {
-        let previous = try store.repository(named: repository).flatMap { try store.branchListing(repositoryID: $0.id) }
-        return try await list(repository, previous: previous, client: client)
-    }
-
     /// Keeps this listing for `repository`, once the store holds it (after its
     /// first sync); a listing of a repository it does not hold is not kept.
     /// Returns whether it was kept.

@@ -1,17 +1,13 @@
-// The SQLite wrapper, not the SQLite store (that is MirrorSQLite): a scratch
-// database is how this index stays small in memory, whichever store the
-// commits then go to. It and StoreError's SQLite cases are why MirrorCore
-// still links the wrapper.
+import MirrorCore
 import SQLite
 
-/// The parent links of a pack's commits, to find the commits the wanted tip
-/// reaches, check that none of them lacks a parent, and order them parents
-/// first before any is handed on. Kept in a private temporary SQLite
+/// The git pack's `PackCommitIndex`, kept in a private temporary SQLite
 /// database (`Connection.Mode.scratch`), so what the index keeps in memory is
-/// its page cache, whatever the history's size; the rest is on disk.
+/// its page cache, whatever the history's size; the rest is on disk. A scratch
+/// database of its own, whichever store the commits then go to.
 ///
 /// Not `Sendable`: used on the thread that reads the pack.
-final class PackCommitIndex {
+package final class SQLitePackCommitIndex: PackCommitIndex {
     /// The scratch database's page cache: what the index may keep in memory.
     static let cacheBytes = 2 << 20
     private let db: Connection
@@ -19,7 +15,7 @@ final class PackCommitIndex {
     /// The most parents one commit has (an octopus merge may have dozens).
     private var mostParents = 0
 
-    init() throws {
+    package init() throws {
         db = try Connection(path: "", mode: .scratch(cacheBytes: Self.cacheBytes))
         // Rows are appended in pack order; the name index is built once, sorted, after the last.
         try db.executeScript(
@@ -35,8 +31,7 @@ final class PackCommitIndex {
             """)
     }
 
-    /// Records one commit of the pack, in pack order.
-    func add(commit id: ObjectID, parents: [ObjectID], offset: Int) throws {
+    package func add(commit id: ObjectID, parents: [ObjectID], offset: Int) throws {
         // A hostile object may name thousands of parents, or one twice.
         var seen: Set<ObjectID> = []
         let distinct = parents.count < 2 ? parents : parents.filter { seen.insert($0).inserted }
@@ -51,12 +46,7 @@ final class PackCommitIndex {
         try insert.run()
     }
 
-    /// Calls `body` with every commit the tips reach (once each, however many
-    /// reach it), where it is in the pack, every commit after all its parents;
-    /// returns how many. Throws before the first call when a tip or a reached
-    /// parent is not in the pack, or a commit is in it twice. Once per index: it
-    /// ends the adding. Several tips are several branches read from one pack.
-    func forEachCommit(
+    package func forEachCommit(
         reachedFrom tips: [ObjectID], parentsFirst body: (_ offset: Int, _ id: ObjectID) throws -> Void
     ) throws -> Int {
         try link()
@@ -175,5 +165,12 @@ final class PackCommitIndex {
             preconditionFailure("the index stores 20-byte names only")
         }
         return ObjectID(digest: bytes)
+    }
+}
+
+extension PackCommitIndexes {
+    /// Makes the git pack's indexes scratch SQLite databases; executables call this first thing.
+    public static func registerSQLite() {
+        register { try SQLitePackCommitIndex() }
     }
 }

@@ -1,4 +1,4 @@
-import SQLite
+import Foundation
 
 /// Store failures, stated as facts; the executables add what their user can do.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
@@ -18,19 +18,19 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case noDriver(scheme: String)
     /// The command needs what only the SQLite store has so far.
     case notYetOnPostgreSQL
-    case notAStore(path: String, underlying: SQLiteError)
-    case cannotOpen(path: String, underlying: SQLiteError)
+    case notAStore(path: String, underlying: UnderlyingError)
+    case cannotOpen(path: String, underlying: UnderlyingError)
     case newerSchema(path: String, found: Int, known: Int)
     case readOnlyNeedsMigration(path: String)
     case busy(path: String)
     /// SQLITE_FULL: the disk (or a size limit) has no room; the write was rolled back.
     case full(path: String)
     /// The store file cannot be written (SQLITE_READONLY).
-    case readOnly(path: String, underlying: SQLiteError)
+    case readOnly(path: String, underlying: UnderlyingError)
     /// The store's directory cannot be written, so SQLite cannot create `-wal`/`-shm` (or the store) there.
     case readOnlyDirectory(path: String, directory: String)
     /// SQLITE_IOERR: the operating system failed a read or write.
-    case ioError(path: String, underlying: SQLiteError)
+    case ioError(path: String, underlying: UnderlyingError)
     /// An SQLite database with tables of its own and no commits-mirror schema.
     case foreignDatabase(path: String)
     /// The copy written before an upgrade could not be made; nothing was upgraded.
@@ -44,7 +44,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// A write, renewal or release under a lease that no longer holds its target
     /// (it ran out and another owner claimed it, or it was released): nothing was written.
     case leaseLost(SyncLease)
-    case sqlite(SQLiteError)
+    /// Any other failure of the backend, as it stated it.
+    case backend(UnderlyingError)
 
     /// SQLite could not open or write the file (as a reader without its WAL side files meets it).
     package var isOpenRefusal: Bool {
@@ -126,8 +127,23 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .leaseLost(let lease):
             return
                 "the claim on \(lease.target) by \(lease.owner) (lease generation \(lease.generation)) is lost: its lease ran out and another owner claimed it, or it was released; nothing was written under it"
-        case .sqlite(let error):
+        case .backend(let error):
             return "store error: \(error)"
         }
     }
+}
+
+/// A backend's own error under a `StoreError`: kept whole for logs, with the
+/// short line of it a message quotes, so the model needs no backend's types.
+public struct UnderlyingError: Error, Sendable, CustomStringConvertible {
+    public let error: any Error & Sendable
+    /// The backend's message alone (SQLite's `sqlite3_errmsg`), without its codes.
+    public let message: String
+
+    public init(_ error: any Error & Sendable, message: String) {
+        self.error = error
+        self.message = message
+    }
+
+    public var description: String { "\(error)" }
 }

@@ -1,9 +1,9 @@
 /// Globs whose only wildcard is `*` (any run of bytes, `/` included), for
 /// repository patterns (`OWNER/*`) and branch patterns (`release/*`).
-enum StarGlob {
+package enum StarGlob {
     /// The classic greedy match with one backtrack point: linear in practice,
     /// never exponential, whatever the pattern.
-    static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+    package static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
         let star = UInt8(ascii: "*")
         var p = 0
         var t = 0
