@@ -58,35 +58,7 @@ extension Commitsd {
                 throw ExitCode(DaemonExit.badConfiguration)
             }
             if checkConfig {
-                let configuration = settings.configuration
-                var summary =
-                    "\(path): valid; store \(settings.store); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
-                if !configuration.repositories.isEmpty || (configuration.patterns.isEmpty && configuration.branchGlobs.isEmpty) {
-                    summary +=
-                        "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
-                }
-                if !configuration.patterns.isEmpty {
-                    summary +=
-                        "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
-                }
-                if !configuration.branchGlobs.isEmpty {
-                    summary += "; branches listed on every poll: \(configuration.branchGlobs.map(\.description).joined(separator: "; "))"
-                }
-                let range = configuration.adaptiveRange
-                if range.minimum != range.maximum {
-                    summary +=
-                        "; adaptive polling between \(DurationText.format(range.minimum)) and \(DurationText.format(range.maximum)) (entries with their own interval stay on it)"
-                }
-                if let address = configuration.webhookListen, let secret = settings.webhookSecret {
-                    summary += "; webhooks at http://\(address)/webhook, secret from \(secret.source)"
-                }
-                print(summary)
-                // The file is valid whatever the database answers: a store that cannot be read now is a note.
-                do {
-                    for line in try SharedQueueCheck.read(settings)?.lines ?? [] { print(line) }
-                } catch {
-                    print("shared queue: not compared with this file: \(DaemonAdvice.line(for: error))")
-                }
+                printCheckedConfiguration(settings, path: path)
                 return
             }
 
@@ -97,25 +69,9 @@ extension Commitsd {
             factory.durationHistogramBuckets[MirrorMetrics.syncDurationName] = MirrorMetrics.syncDurationBuckets
             factory.durationHistogramBuckets[MirrorMetrics.pushToStoredName] = MirrorMetrics.pushToStoredBuckets
             let metrics = MirrorMetrics(factory: factory)
-            // Readiness comes only after this: the store exists and is migrated.
-            // A file that does not open will not open by waiting: exit 1. A store on
-            // a database server may be down for now: the services start (/healthz
-            // answers, /readyz says 503) and the sync service waits for it.
-            let startup: StoreAtStart
             let started = StartupState()
             let startupSignals = StartupSignals.installed
-            do {
-                startup = .opened(try StoreStartup.read(settings.store, metrics: metrics, logger: logger))
-                started.markDone()
-            } catch let error where settings.store.isOnServer {
-                let reason = DaemonAdvice.line(for: error)
-                logger.error(StoreStartup.waitingMessage, metadata: ["store": "\(settings.store)", "error": "\(reason)"])
-                startup = .notYet(reason: reason)
-            } catch {
-                logger.critical("cannot open the store", metadata: ["store": "\(settings.store)", "error": "\(error)"])
-                throw ExitCode(DaemonExit.startupFailed)
-            }
-
+            let startup = try openStore(settings, started: started, metrics: metrics, logger: logger)
             startupSignals.storeOpened()
             var service = SyncService(
                 configurationPath: path, initial: settings, startup: startup, started: started, notifier: SystemdNotifier(),
@@ -151,6 +107,61 @@ extension Commitsd {
             } catch {
                 logger.critical("stopped on an error", metadata: ["error": "\(error)"])
                 throw ExitCode.failure
+            }
+        }
+
+        /// What `--check-config` prints: the file's settings in one line, then how
+        /// they compare with the shared queue's, if the store can be read now.
+        private func printCheckedConfiguration(_ settings: DaemonSettings, path: String) {
+            let configuration = settings.configuration
+            var summary =
+                "\(path): valid; store \(settings.store); API \(settings.apiURL); token from \(settings.tokenSource ?? "nowhere (unauthenticated: 60 requests/hour)")"
+            if !configuration.repositories.isEmpty || (configuration.patterns.isEmpty && configuration.branchGlobs.isEmpty) {
+                summary +=
+                    "; \(plural(configuration.repositories.count, "repository", "repositories")): \(configuration.repositories.map(\.description).joined(separator: ", "))"
+            }
+            if !configuration.patterns.isEmpty {
+                summary +=
+                    "; \(plural(configuration.patterns.count, "pattern")): \(configuration.patterns.map(\.description).joined(separator: ", "))"
+            }
+            if !configuration.branchGlobs.isEmpty {
+                summary += "; branches listed on every poll: \(configuration.branchGlobs.map(\.description).joined(separator: "; "))"
+            }
+            let range = configuration.adaptiveRange
+            if range.minimum != range.maximum {
+                summary +=
+                    "; adaptive polling between \(DurationText.format(range.minimum)) and \(DurationText.format(range.maximum)) (entries with their own interval stay on it)"
+            }
+            if let address = configuration.webhookListen, let secret = settings.webhookSecret {
+                summary += "; webhooks at http://\(address)/webhook, secret from \(secret.source)"
+            }
+            print(summary)
+            // The file is valid whatever the database answers: a store that cannot be read now is a note.
+            do {
+                for line in try SharedQueueCheck.read(settings)?.lines ?? [] { print(line) }
+            } catch {
+                print("shared queue: not compared with this file: \(DaemonAdvice.line(for: error))")
+            }
+        }
+
+        /// Opens the store before readiness: the store exists and is migrated. A file
+        /// that does not open will not open by waiting: exit 1. A store on a database
+        /// server may be down for now: the services start (/healthz answers, /readyz
+        /// says 503) and the sync service waits for it.
+        private func openStore(
+            _ settings: DaemonSettings, started: StartupState, metrics: MirrorMetrics, logger: Logger
+        ) throws -> StoreAtStart {
+            do {
+                let store = try StoreStartup.read(settings.store, metrics: metrics, logger: logger)
+                started.markDone()
+                return .opened(store)
+            } catch let error where settings.store.isOnServer {
+                let reason = DaemonAdvice.line(for: error)
+                logger.error(StoreStartup.waitingMessage, metadata: ["store": "\(settings.store)", "error": "\(reason)"])
+                return .notYet(reason: reason)
+            } catch {
+                logger.critical("cannot open the store", metadata: ["store": "\(settings.store)", "error": "\(error)"])
+                throw ExitCode(DaemonExit.startupFailed)
             }
         }
 
