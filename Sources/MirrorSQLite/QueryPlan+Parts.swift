@@ -62,16 +62,8 @@ extension MirrorReader {
         if !filter.coAuthors.isEmpty {
             let ids = try identityIDs(matching: filter.coAuthors, mailmap: filter.mailmap)
             if ids.isEmpty { return false }
-            let list = Self.idList(ids)
-            parts.conditions.append(
-                QueryCondition(
-                    sql: "EXISTS (SELECT 1 FROM commit_coauthors ca WHERE ca.commit_id = c.id AND ca.author_id IN (\(list.sql)))",
-                    arguments: list.arguments))
-            parts.sets.append(
-                CandidateSet(
-                    name: "co-author",
-                    sql: "SELECT DISTINCT commit_id AS id FROM commit_coauthors WHERE author_id IN (\(list.sql))",
-                    arguments: list.arguments))
+            Self.addLinks(
+                ids, named: "co-author", table: "commit_coauthors", alias: "ca", column: "author_id", to: &parts)
         }
         return true
     }
@@ -99,16 +91,7 @@ extension MirrorReader {
         if let selection = filter.branches {
             let ids = try branchIDs(selection, repositoryID: repositoryID)
             if ids.isEmpty { return false }
-            let list = Self.idList(ids)
-            parts.conditions.append(
-                QueryCondition(
-                    sql: "EXISTS (SELECT 1 FROM branch_commits bc WHERE bc.commit_id = c.id AND bc.branch_id IN (\(list.sql)))",
-                    arguments: list.arguments))
-            parts.sets.append(
-                CandidateSet(
-                    name: "branch",
-                    sql: "SELECT DISTINCT commit_id AS id FROM branch_commits WHERE branch_id IN (\(list.sql))",
-                    arguments: list.arguments))
+            Self.addLinks(ids, named: "branch", table: "branch_commits", alias: "bc", column: "branch_id", to: &parts)
         }
         if filter.arrivedAfter != nil || filter.arrivedThrough != nil {
             let arrival = arrivalConditions(filter, repositoryID: repositoryID)
@@ -116,5 +99,21 @@ extension MirrorReader {
             if let set = arrival.set { parts.sets.append(set) }
         }
         return true
+    }
+
+    /// Commits linked in `table` (`commit_id`, `column`) to one of `ids`: a condition
+    /// on the row, and the set of those commits.
+    private static func addLinks(
+        _ ids: [Int64], named name: String, table: String, alias: String, column: String, to parts: inout PlanParts
+    ) {
+        let list = idList(ids)
+        parts.conditions.append(
+            QueryCondition(
+                sql: "EXISTS (SELECT 1 FROM \(table) \(alias) WHERE \(alias).commit_id = c.id AND \(alias).\(column) IN (\(list.sql)))",
+                arguments: list.arguments))
+        parts.sets.append(
+            CandidateSet(
+                name: name, sql: "SELECT DISTINCT commit_id AS id FROM \(table) WHERE \(column) IN (\(list.sql))",
+                arguments: list.arguments))
     }
 }

@@ -70,12 +70,7 @@ extension DeclaredOption where Value: ExpressibleByArgument {
     /// An option with a value and a default, its value read as ArgumentParser reads it (`init?(argument:)`).
     static func option(_ names: OptionName..., default defaultValue: Value, help: ArgumentHelp, set: @escaping Set) -> Self {
         Self(
-            names: names, help: help, defaultValue: defaultValue, set: set, kind: .value,
-            apply: { command, texts in
-                guard let value = Value(argument: texts[0]) else { return false }
-                set(&command, value)
-                return true
-            })
+            names: names, help: help, defaultValue: defaultValue, set: set, kind: .value, apply: settingOne(set) { $0 })
     }
 }
 
@@ -86,11 +81,18 @@ extension DeclaredOption {
     ) -> Self where Value == Wrapped? {
         Self(
             names: names, help: help, defaultValue: nil, set: set, kind: .value,
-            apply: { command, texts in
-                guard let value = Wrapped(argument: texts[0]) else { return false }
-                set(&command, value)
-                return true
-            })
+            apply: settingOne(set) { (value: Wrapped) in value })
+    }
+
+    /// Reads an option's one value as ArgumentParser reads it (`init?(argument:)`) and sets the property.
+    fileprivate static func settingOne<Parsed: ExpressibleByArgument>(
+        _ set: @escaping Set, as value: @escaping @Sendable (Parsed) -> Value
+    ) -> @Sendable (inout Root, [String]) -> Bool {
+        { command, texts in
+            guard let parsed = Parsed(argument: texts[0]) else { return false }
+            set(&command, value(parsed))
+            return true
+        }
     }
 
     /// An option that may be given any number of times, its values in order; empty unless given.
