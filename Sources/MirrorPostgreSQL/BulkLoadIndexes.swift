@@ -7,7 +7,7 @@ import PostgreSQL
 ///
 /// Inserting the rows with only the keys and building these indexes afterwards
 /// takes less than half the time of updating them row by row and merging the
-/// trigram index's pending list (BENCHMARKS.md, "Measured reasons: index builds
+/// trigram index's pending list (docs/MEASURED-REASONS.md, "Measured reasons: index builds
 /// after a bulk load").
 ///
 /// Only the indexes no statement of a sync reads are dropped: the keys and the
@@ -85,7 +85,7 @@ enum BulkLoadIndexes {
 
     /// Memory for the builds (kB), when the server's setting is lower: a trigram
     /// index builds markedly faster with 256 MB than with PostgreSQL's default
-    /// 64 MB (BENCHMARKS.md, "Measured reasons: index builds after a bulk load").
+    /// 64 MB (docs/MEASURED-REASONS.md, "Measured reasons: index builds after a bulk load").
     /// For the building transaction only.
     static let raiseBuildMemory = """
         SELECT set_config('maintenance_work_mem', '262144kB', true)

@@ -4,7 +4,7 @@ import PostgreSQL
 /// connections of their own while the writer's connection finishes the sync
 /// (the branch's walk, its state), which reads none of them: the server works
 /// on all at once, so the trigram index, the longest build by far, runs beside
-/// the walk and the other indexes instead of after them (BENCHMARKS.md,
+/// the walk and the other indexes instead of after them (docs/MEASURED-REASONS.md,
 /// "Measured reasons: index builds after a bulk load").
 ///
 /// Each build is one script that the server runs to its end without waiting

@@ -67,7 +67,7 @@ extension PostgreSQLStore {
     /// the planner cannot flatten (`OFFSET 0`), so each step is those index look-ups
     /// whatever the planner estimates of the walk's size: joined flat, it may
     /// choose to hash all of `commit_parents` at every step, which is many times slower
-    /// (BENCHMARKS.md, "Measured reasons: branch membership").
+    /// (docs/MEASURED-REASONS.md, "Measured reasons: branch membership").
     /// The rows are inserted without a conflict check (a third of the insert's
     /// time): the walk's ids are distinct and the branch has no row left; a
     /// writer doing the same at once (which the repository's lock prevents) would

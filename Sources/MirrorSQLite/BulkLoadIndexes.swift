@@ -8,7 +8,7 @@ import SQLite
 ///
 /// Updated row by row, these indexes cost about a fifth of a first sync over
 /// git, since a history's people and dates arrive in no order a B-tree likes;
-/// built afterwards, all of them take a small part of that (BENCHMARKS.md,
+/// built afterwards, all of them take a small part of that (docs/MEASURED-REASONS.md,
 /// "Measured reasons: index builds after a bulk load").
 ///
 /// The keys, the unique `sha` and every index a sync statement looks up by stay,

@@ -50,7 +50,7 @@ extension MirrorStore {
     /// inserted: rows inserted while the walk runs would stop it early. Walked by
     /// commit id (a parent's sha looked up once, when it is reached), and the
     /// collected ids inserted in order: each a fraction of the time by sha
-    /// (BENCHMARKS.md, "Measured reasons: branch membership").
+    /// (docs/MEASURED-REASONS.md, "Measured reasons: branch membership").
     private func collectReached(from head: String, branchID: Int64) throws {
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS branch_reached (id INTEGER PRIMARY KEY)")
         try db.execute("DELETE FROM branch_reached")

@@ -90,7 +90,7 @@ extension MirrorStore {
     /// Fewest unindexed messages a batch indexes before it commits: FTS5 writes
     /// a segment per statement, and statements of about a thousand rows build
     /// the index as cheaply as one statement for all of them, where 100-row ones
-    /// cost markedly more (BENCHMARKS.md, "Measured reasons: the message index").
+    /// cost markedly more (docs/MEASURED-REASONS.md, "Measured reasons: the message index").
     static let messagesIndexedWithABatch = 1_000
 
     /// A page of a listing announcing `pages` pages, in a scope of batches: a
@@ -98,7 +98,7 @@ extension MirrorStore {
     /// load returns anyway, so its batches index their messages as they commit.
     /// A listing's batches wait for the network between pages (its pages come one
     /// request at a time), so that work overlaps the requests, instead of
-    /// running on its own after the last page (BENCHMARKS.md, "Measured reasons:
+    /// running on its own after the last page (docs/MEASURED-REASONS.md, "Measured reasons:
     /// the message index"). Histories read over git, larger listings and lone writes
     /// keep the watermark's catch-up.
     func noteListingSize(pages: Int?, commitsPerPage: Int, in scope: inout SQLiteBatchScope) {

@@ -52,7 +52,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
         // In memory they would grow the writer with the history: a branch's
         // membership walk collects every sha its head reaches, and a
         // message-index catch-up's statement journal holds what FTS5 rewrites
-        // (BENCHMARKS.md, "Measured reasons: memory and checkpoints").
+        // (docs/MEASURED-REASONS.md, "Measured reasons: memory and checkpoints").
         try db.execute("PRAGMA temp_store = FILE")
         try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         do {

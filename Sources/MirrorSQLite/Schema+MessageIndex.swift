@@ -45,7 +45,7 @@ extension Schema {
     /// a segment each time its in-memory terms fill, and merging them four by
     /// four rewrote the same postings level after level: with 16 the index
     /// builds in about two thirds of the time, and searches answer as fast
-    /// (BENCHMARKS.md, "Measured reasons: the message index").
+    /// (docs/MEASURED-REASONS.md, "Measured reasons: the message index").
     static let messageIndexMerges = """
         INSERT INTO commits_fts (commits_fts, rank) VALUES ('automerge', 16);
         """

@@ -10,7 +10,7 @@ struct Commitsctl: AsyncParsableCommand {
     /// too, which changes nothing where the tree is parsed from the root, but
     /// tells ArgumentParser, when `parseSubcommandFirst` parses a subcommand on
     /// its own, not to look for `--generate-completion-script` there: two more
-    /// reflected parses on every run (BENCHMARKS.md, "Measured reasons: a
+    /// reflected parses on every run (docs/MEASURED-REASONS.md, "Measured reasons: a
     /// reading command's start-up"). The root parse, the fallback for anything else,
     /// still looks for it.
     static let name = "commitsctl"
@@ -29,7 +29,7 @@ struct Commitsctl: AsyncParsableCommand {
     /// commands, else the whole tree. Parsing at the root reflects every
     /// subcommand's arguments, and in a statically linked binary each first
     /// protocol-conformance lookup scans every conformance record: a tenth of
-    /// the work of `query` (BENCHMARKS.md, "Measured reasons: a
+    /// the work of `query` (docs/MEASURED-REASONS.md, "Measured reasons: a
     /// reading command's start-up"). Anything else (a usage error, or
     /// ArgumentParser's own help, version and completion commands) is parsed
     /// again from the root, so what is printed does not change.

@@ -22,7 +22,7 @@ public enum MallocArenas {
     /// `malloc_trim`). A daemon syncing thousands of small repositories frees
     /// most of what each sync allocated, but in pieces between live ones, which
     /// `free` does not return, so its anonymous memory grows to about twice its
-    /// heap (BENCHMARKS.md, "Measured reasons: memory and
+    /// heap (docs/MEASURED-REASONS.md, "Measured reasons: memory and
     /// checkpoints"). Costs a walk of the free lists: call it now and then, not after every sync.
     public static func trim() {
         _ = cmalloc_trim()

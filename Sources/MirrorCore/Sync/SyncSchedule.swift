@@ -25,7 +25,7 @@
 /// asks `eligible` only of a job that would be the answer, and the others
 /// find their job at once, where filtering copies of every job and building
 /// their keys made each idle poll of a large daemon cost several times as much
-/// CPU (BENCHMARKS.md, "Measured reasons: the daemon's schedule").
+/// CPU (docs/MEASURED-REASONS.md, "Measured reasons: the daemon's schedule").
 public struct SyncSchedule: Sendable {
     public struct Job: Sendable, Equatable {
         public var repository: MirrorConfiguration.Repository {

@@ -30,7 +30,7 @@ public struct AuthorTally: Sendable, Equatable {
     ///
     /// The entry is changed where it lies in `tallies`: a copy taken out and put
     /// back would share `coAuthored`'s storage with it, so each insertion would
-    /// copy the whole set (BENCHMARKS.md, "Measured reasons: authors").
+    /// copy the whole set (docs/MEASURED-REASONS.md, "Measured reasons: authors").
     public static func note(
         _ id: Int64, first: String, last: String, in tallies: inout [Int64: AuthorTally], _ update: (inout AuthorTally) -> Void
     ) {

@@ -10,7 +10,7 @@
 /// Why not `ProcessInfo.processInfo.environment`: it copies every variable into a
 /// new dictionary on each call, and the first dictionary keyed by `String` costs a
 /// scan of all protocol conformances, a large share of a `commitsctl query` that
-/// reads two or three variables (BENCHMARKS.md, "Measured reasons: a
+/// reads two or three variables (docs/MEASURED-REASONS.md, "Measured reasons: a
 /// reading command's start-up").
 public struct EnvironmentVariables: Sendable, ExpressibleByDictionaryLiteral {
     private let given: [String: String]?

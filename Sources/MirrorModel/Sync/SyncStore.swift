@@ -145,7 +145,7 @@ extension BatchLimits {
 
     /// How far a bulk load leaves the message index behind the rows, on either
     /// store. Indexing the messages was most of a long first sync's time
-    /// (BENCHMARKS.md, "Measured reasons: the message index"), and nothing of
+    /// (docs/MEASURED-REASONS.md, "Measured reasons: the message index"), and nothing of
     /// the sync reads the index: so a load that leaves at least `lowerBound`
     /// commits unindexed returns without them, and the next writer to open the
     /// store (commitsd's next sync, the next `commitsctl sync`) indexes them. A
