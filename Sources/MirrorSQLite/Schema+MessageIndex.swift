@@ -43,9 +43,9 @@ extension Schema {
     /// Version 12: FTS5 merges the index's segments 16 at a time instead of 4
     /// (its `automerge` option, kept in `commits_fts_config`). A catch-up writes
     /// a segment each time its in-memory terms fill, and merging them four by
-    /// four rewrote the same postings level after level: with 16 the index
-    /// builds in about two thirds of the time, and searches answer as fast
-    /// (docs/MEASURED-REASONS.md, "Measured reasons: the message index").
+    /// four rewrote the same postings level after level, so wider merges build
+    /// the index sooner with searches as fast (docs/MEASURED-REASONS.md,
+    /// "Measured reasons: the message index").
     static let messageIndexMerges = """
         INSERT INTO commits_fts (commits_fts, rank) VALUES ('automerge', 16);
         """
