@@ -150,7 +150,7 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// Upserts commits (and their authors, parents and membership) without
     /// touching sync progress; a stored commit takes the new data unless
     /// `replacingStored` is false. Call inside a transaction.
-    func upsert(_ commits: [Commit], repositoryID: Int64, replacingStored: Bool = true) throws -> PageOutcome {
+    package func upsert(_ commits: [Commit], repositoryID: Int64, replacingStored: Bool = true) throws -> PageOutcome {
         var outcome = PageOutcome()
         let insert = try db.cachedStatement(
             """

@@ -1,8 +1,8 @@
 import Foundation
 import GitHubSim
 import SQLite
-@testable import MirrorCore
-@testable import MirrorSQLite
+import MirrorCore
+import MirrorSQLite
 
 /// Stores for the query tests, filled through the store's own upsert path.
 public enum QueryFixtures {
@@ -48,7 +48,7 @@ public enum QueryFixtures {
     /// false, brings the message index up to them (as the end of a sync does).
     public static func fill(_ store: MirrorStore, _ payloads: [CommitPayload], repository: String, indexingMessages: Bool = true) throws {
         let repo = try store.ensureRepository(named: RepositoryName(parsing: repository)!)
-        try store.db.transaction {
+        try store.write {
             for start in stride(from: 0, to: payloads.count, by: 500) {
                 _ = try store.upsert(payloads[start..<min(start + 500, payloads.count)].map(Commit.init), repositoryID: repo.id)
             }
