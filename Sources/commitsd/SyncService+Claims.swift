@@ -36,29 +36,8 @@ extension SyncService {
     ) async {
         var state = LoopState(settings: initial, logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel))
         defer { state.writeSpentRequests(now: true) }
-        var discovery = PatternDiscovery()
-        var discoveryDue: ContinuousClock.Instant? = initial.configuration.patterns.isEmpty ? nil : .now
-        var listsPatterns: Bool?
-        var claimsHeld = 0
-        var pausedUntil: ContinuousClock.Instant?
-        var queued: Set<SyncTarget> = []
-        // A database that does not answer is logged once, not at every claim poll.
-        var queueFailing = false
-        func queueTrouble(_ message: Logger.Message, _ error: any Error) {
-            state.logger.log(level: queueFailing ? .debug : .warning, message, metadata: ["error": "\(error)"])
-            queueFailing = true
-        }
-
-        let (settings, logger) = (state.settings, state.logger)
-        logger.info(
-            "ready; claiming repositories from the store's shared queue",
-            metadata: [
-                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
-                "repos": "\(settings.configuration.repositories.count)", "daemon.name": "\(settings.name)",
-                "lease.duration": "\(DurationText.format(settings.configuration.leaseDuration))",
-                "token.source": "\(settings.tokenSource ?? "none")",
-            ])
-        notifier.ready(status: "ready: claiming from the shared queue as \(settings.name)")
+        var claims = ClaimState(configuration: initial.configuration)
+        announceClaiming(state.settings, logger: state.logger)
         let ticker = Task {
             while !Task.isCancelled {
                 continuation.yield(.due)
@@ -70,98 +49,120 @@ extension SyncService {
         await withDiscardingTaskGroup { lanes in
             var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
             while let event = await iterator.next() {
-                switch event {
-                case .reload(let new):
-                    reload(new, state: &state)
-                    discoveryDue = state.settings.configuration.patterns.isEmpty ? nil : .now
-                case .finished(let finished):
-                    _ = noteFinished(finished, state: &state)
-                    if case .rateLimited(let resume) = finished.outcome { pausedUntil = max(pausedUntil ?? resume, resume) }
-                case .claimEnded:
-                    claimsHeld -= 1
-                case .hint(.repositoryChanged):
-                    if !state.settings.configuration.patterns.isEmpty { discoveryDue = .now }
-                case .hint(.push(let push, _)):
-                    queuePush(push, configuration: discovery.expanded(state.settings.configuration), queue: queue, state: state)
-                case .due:
-                    break
-                }
+                take(event, claims: &claims, queue: queue, state: &state)
                 state.writeSpentRequests(now: false)
-                let (settings, logger) = (state.settings, state.logger)
                 guard !Task.isShuttingDownGracefully else { continue }
-                if let due = discoveryDue, due <= .now, reservePause(settings: settings) == nil {
-                    let turn: Bool
-                    do {
-                        turn = try queue.with { try $0.takeDiscoveryTurn() }
-                    } catch {
-                        queueTrouble("could not ask the shared queue whose turn it is to list; trying again", error)
-                        turn = false
-                    }
-                    if turn != listsPatterns {
-                        logger.notice(
-                            turn
-                                ? "this daemon lists the patterns' owners for every daemon sharing the store"
-                                : "another daemon lists the patterns' owners; this one follows the listings it records")
-                        listsPatterns = turn
-                    }
-                    if turn {
-                        switch await discovery.run(settings: settings, logger: logger) {
-                        case .finished: discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
-                        case .rateLimited(let resume): (pausedUntil, discoveryDue) = (resume, resume)
-                        case .reserveHeld(let resume): discoveryDue = resume
-                        }
-                    } else {
-                        await discovery.adoptStoredListings(settings: settings, logger: logger)
-                        discoveryDue = .now + Self.followListings
-                    }
-                }
-                let configuration = discovery.expanded(settings.configuration)
-                webhookTargets?.publish(configuration, store: settings.store)
-                // A repository with branch globs is claimed too: its branches are listed under the claim.
-                let targets = Set(
-                    configuration.repositories.map { SyncTarget(repository: $0.name) }
-                        + configuration.branchGlobs.map { SyncTarget(repository: $0.name) })
-                if !targets.isSubset(of: queued) {
-                    do {
-                        try queue.with { try $0.addTargets(Array(targets.subtracting(queued))) }
-                        queued.formUnion(targets)
-                    } catch {
-                        queueTrouble("could not add repositories to the shared queue; trying again", error)
-                    }
-                }
-                if let until = pausedUntil, until > .now { continue }
-                if let resume = reservePause(settings: settings) {
-                    pausedUntil = resume
+                await takeDiscoveryTurn(claims: &claims, queue: queue, state: state)
+                let configuration = claims.discovery.expanded(state.settings.configuration)
+                webhookTargets?.publish(configuration, store: state.settings.store)
+                claims.queue(configuration, in: queue, state: state)
+                if let until = claims.pausedUntil, until > .now { continue }
+                if let resume = reservePause(settings: state.settings) {
+                    claims.pausedUntil = resume
                     continue
                 }
-                let free = Self.lanes - claimsHeld
-                guard free > 0 else { continue }
-                let (name, lease) = (settings.name, settings.configuration.leaseDuration)
-                let claims: [SyncLease]
-                do {
-                    claims = try queue.with { try $0.claimDue(owner: name, limit: free, duration: lease) }
-                } catch {
-                    queueTrouble("could not claim from the shared queue; trying again every second", error)
-                    continue
-                }
-                if queueFailing { logger.notice("the shared queue answers again") }
-                queueFailing = false
-                for claim in claims {
-                    claimsHeld += 1
-                    metrics.recordLease(.claim)
-                    if let former = claim.takenOverFrom, former != claim.owner { metrics.recordLease(.takeover) }
-                    let (settings, logger) = (settings, logger)
-                    lanes.addTask {
-                        await work(on: claim, queue: queue, configuration: configuration, settings: settings, logger: logger) {
-                            continuation.yield(.finished($0))
-                        }
-                        continuation.yield(.claimEnded(claim.target))
-                    }
+                claimDue(claims: &claims, queue: queue, configuration: configuration, state: state, lanes: &lanes) {
+                    continuation.yield($0)
                 }
             }
             notifier.stopping(status: "stopping")
         }
         state.logger.info("stopping")
+    }
+
+    /// The claim loop's log line and systemd's READY=1 with its STATUS.
+    private func announceClaiming(_ settings: DaemonSettings, logger: Logger) {
+        logger.info(
+            "ready; claiming repositories from the store's shared queue",
+            metadata: [
+                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
+                "repos": "\(settings.configuration.repositories.count)", "daemon.name": "\(settings.name)",
+                "lease.duration": "\(DurationText.format(settings.configuration.leaseDuration))",
+                "token.source": "\(settings.tokenSource ?? "none")",
+            ])
+        notifier.ready(status: "ready: claiming from the shared queue as \(settings.name)")
+    }
+
+    /// Takes one event into the claim loop's state.
+    private func take(_ event: Event, claims: inout ClaimState, queue: ClaimQueue, state: inout LoopState) {
+        switch event {
+        case .reload(let new):
+            reload(new, state: &state)
+            claims.discoveryDue = state.settings.configuration.patterns.isEmpty ? nil : .now
+        case .finished(let finished):
+            _ = noteFinished(finished, state: &state)
+            if case .rateLimited(let resume) = finished.outcome { claims.pausedUntil = max(claims.pausedUntil ?? resume, resume) }
+        case .claimEnded:
+            claims.held -= 1
+        case .hint(.repositoryChanged):
+            if !state.settings.configuration.patterns.isEmpty { claims.discoveryDue = .now }
+        case .hint(.push(let push, _)):
+            queuePush(push, configuration: claims.discovery.expanded(state.settings.configuration), queue: queue, state: state)
+        case .due:
+            break
+        }
+    }
+
+    /// When discovery is due: lists the patterns' owners if this daemon holds the
+    /// turn, else reads the listings the one that does records.
+    private func takeDiscoveryTurn(claims: inout ClaimState, queue: ClaimQueue, state: LoopState) async {
+        let (settings, logger) = (state.settings, state.logger)
+        guard let due = claims.discoveryDue, due <= .now, reservePause(settings: settings) == nil else { return }
+        let turn: Bool
+        do {
+            turn = try queue.with { try $0.takeDiscoveryTurn() }
+        } catch {
+            claims.trouble("could not ask the shared queue whose turn it is to list; trying again", error, logger: logger)
+            turn = false
+        }
+        if turn != claims.listsPatterns {
+            logger.notice(
+                turn
+                    ? "this daemon lists the patterns' owners for every daemon sharing the store"
+                    : "another daemon lists the patterns' owners; this one follows the listings it records")
+            claims.listsPatterns = turn
+        }
+        guard turn else {
+            await claims.discovery.adoptStoredListings(settings: settings, logger: logger)
+            claims.discoveryDue = .now + Self.followListings
+            return
+        }
+        switch await claims.discovery.run(settings: settings, logger: logger) {
+        case .finished: claims.discoveryDue = PatternDiscovery.interval(of: settings.configuration).map { .now + $0 }
+        case .rateLimited(let resume): (claims.pausedUntil, claims.discoveryDue) = (resume, resume)
+        case .reserveHeld(let resume): claims.discoveryDue = resume
+        }
+    }
+
+    /// Claims as many due repositories as lanes are free, each synced in a lane of its own.
+    private func claimDue(
+        claims: inout ClaimState, queue: ClaimQueue, configuration: MirrorConfiguration, state: LoopState,
+        lanes: inout DiscardingTaskGroup, yield: @escaping @Sendable (Event) -> Void
+    ) {
+        let (settings, logger) = (state.settings, state.logger)
+        let free = Self.lanes - claims.held
+        guard free > 0 else { return }
+        let (name, lease) = (settings.name, settings.configuration.leaseDuration)
+        let claimed: [SyncLease]
+        do {
+            claimed = try queue.with { try $0.claimDue(owner: name, limit: free, duration: lease) }
+        } catch {
+            claims.trouble("could not claim from the shared queue; trying again every second", error, logger: logger)
+            return
+        }
+        if claims.failing { logger.notice("the shared queue answers again") }
+        claims.failing = false
+        for claim in claimed {
+            claims.held += 1
+            metrics.recordLease(.claim)
+            if let former = claim.takenOverFrom, former != claim.owner { metrics.recordLease(.takeover) }
+            lanes.addTask {
+                await work(on: claim, queue: queue, configuration: configuration, settings: settings, logger: logger) {
+                    yield(.finished($0))
+                }
+                yield(.claimEnded(claim.target))
+            }
+        }
     }
 
     /// A push webhook on the shared queue: the repositories it is for are due

@@ -150,82 +150,38 @@ struct SyncService: Service, CustomStringConvertible {
     ) async {
         var state = LoopState(settings: initial, logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel))
         defer { state.writeSpentRequests(now: true) }
-        var plan = SyncSchedule(
-            configuration: initial.configuration, synced: startup.synced, activity: startup.activity, now: .now)
+        var plan = PlanState(configuration: initial.configuration, startup: startup)
         webhookTargets?.publish(initial.configuration, store: initial.store)
-        // Patterns (OWNER/*) and branch globs are listed at once, then on their shortest intervals.
-        var discoveries = Discoveries(configuration: initial.configuration)
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
-        // Repositories whose history has synced: their syncs are polls, never a first sync.
-        var hasSynced = startup.synced
-        // When a push webhook for each repository arrived, until a sync started after it stores the branch.
-        var pushedAt: [String: ContinuousClock.Instant] = [:]
-        // Branches first selected by their globs, by lowercased repository name: handed to the
-        // repository's next sync, which reads them over git in one fetch when nothing is stored yet.
-        var newBranches: [String: BranchDiscovery.NewBranches] = [:]
+        announceReady(state.settings, logger: state.logger)
+        continuation.yield(.due)
 
-        /// The job due soonest that a lane may start now; none while every lane is busy.
-        /// Asked after every sync, of thousands of jobs: what decides is worked out
-        /// once per question, and each job costs two look-ups.
-        func nextStartable() -> SyncSchedule.Job? {
-            guard plan.running.count < Self.lanes else { return nil }
-            // Branches of one repository share its lock: the next waits for the lane, rather than
-            // finding the lock held and waiting a whole interval (`branches:`, docs/BRANCHES.md).
-            let busyRepositories = Set(plan.running.map { SyncSchedule.Job.repositoryKey(ofKey: $0) })
-            let firstSyncMayStart = plan.running.count(where: { !hasSynced.contains($0) }) < Self.firstSyncLanes
-            return plan.next { job in
-                !busyRepositories.contains(job.repositoryKey) && (firstSyncMayStart || hasSynced.contains(job.key))
-            }
-        }
-
-        /// The plan follows `configuration` (patterns and globs expanded), and pushes are matched against it.
-        func follow(_ configuration: MirrorConfiguration) {
-            plan.apply(configuration, now: .now)
-            webhookTargets?.publish(configuration, store: state.settings.store)
-        }
-
-        func arm() {
-            timer?.cancel()
-            let dues = [nextStartable()?.due, discoveries.nextDue].compactMap { $0 }
-            guard let due = dues.min() else { return }
-            timer = Task {
-                try? await Task.sleep(until: due, clock: .continuous)
-                if !Task.isCancelled { continuation.yield(.due) }
-            }
-        }
-
-        /// Records how a lane's sync ended and plans the repository's next one;
-        /// false when it was interrupted by a shutdown.
-        func finish(_ finished: Finished) -> Bool {
-            let (repository, outcome) = (finished.repository, finished.outcome)
-            let reader = noteFinished(finished, state: &state)
-            switch outcome {
-            case .stepEnded:
-                plan.requeue(repository, now: .now)
-            case .reserveHeld(let resume):
-                plan.completed(repository, now: .now)
-                plan.postpone(repository, until: resume)
-            case .synced(let report):
-                hasSynced.insert(repository.key)
-                if let pushed = pushedAt[repository.key], finished.started >= pushed {
-                    metrics.recordPushToStored(.now - pushed)
-                    pushedAt[repository.key] = nil
+        // Each lane's sync is a child task; leaving the group waits for them all
+        // (a shutdown cancels them, and each stops at a page boundary).
+        await withDiscardingTaskGroup { lanes in
+            var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
+            while let event = await iterator.next() {
+                guard take(event, plan: &plan, state: &state) else { return }
+                if !Task.isShuttingDownGracefully, reservePause(settings: state.settings) == nil {
+                    await runDiscoveries(plan: &plan, state: state)
                 }
-                plan.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
-            case .rateLimited(let resume):
-                plan.completed(repository, now: .now)
-                plan.pause(until: resume)
-            case .interrupted:
-                notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
-                return false
-            default:
-                plan.completed(repository, now: .now)
+                startDueSyncs(plan: &plan, state: state, lanes: &lanes, continuation: continuation)
+                timer?.cancel()
+                timer = plan.nextWakeUp.map { due in
+                    Task {
+                        try? await Task.sleep(until: due, clock: .continuous)
+                        if !Task.isCancelled { continuation.yield(.due) }
+                    }
+                }
             }
-            return true
+            notifier.stopping(status: "stopping")
         }
+        state.logger.info("stopping")
+    }
 
-        let (settings, logger) = (state.settings, state.logger)
+    /// The plan's log line and systemd's READY=1 with its STATUS.
+    private func announceReady(_ settings: DaemonSettings, logger: Logger) {
         logger.info(
             "ready",
             metadata: [
@@ -236,64 +192,103 @@ struct SyncService: Service, CustomStringConvertible {
         var readyStatus = "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))"
         if !settings.configuration.patterns.isEmpty { readyStatus += ", \(plural(settings.configuration.patterns.count, "pattern"))" }
         notifier.ready(status: readyStatus)
-        continuation.yield(.due)
+    }
 
-        // Each lane's sync is a child task; leaving the group waits for them all
-        // (a shutdown cancels them, and each stops at a page boundary).
-        await withDiscardingTaskGroup { lanes in
-            var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
-            while let event = await iterator.next() {
-                switch event {
-                case .reload(let new):
-                    reload(new, state: &state)
-                    follow(discoveries.expanded(state.settings.configuration))
-                    discoveries.reset(for: state.settings.configuration)
-                case .finished(let finished):
-                    guard finish(finished) else { return }
-                case .hint(.repositoryChanged):
-                    discoveries.repositoryChanged(state.settings.configuration)
-                case .hint(.push(let push, let receivedAt)):
-                    discoveries.pushed(to: push.repositoryName, state.settings.configuration)
-                    planPush(push, receivedAt: receivedAt, plan: &plan, pushedAt: &pushedAt, state: state)
-                case .due, .claimEnded:
-                    break
-                }
-                let (settings, logger) = (state.settings, state.logger)
-                if !Task.isShuttingDownGracefully, reservePause(settings: settings) == nil {
-                    let (ran, pause) = await discoveries.runDue(
-                        settings: settings, logger: logger,
-                        listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
-                    if let pause { plan.pause(until: pause) }
-                    newBranches.merge(discoveries.takeNewBranches()) { _, new in new }
-                    if ran { follow(discoveries.expanded(settings.configuration)) }
-                }
-                while !Task.isShuttingDownGracefully, let job = nextStartable(), job.due <= .now {
-                    if let resume = reservePause(settings: settings) {
-                        let wait = max(.zero, resume - .now)
-                        logger.notice(
-                            "rate limit at the reserve; pausing until the reset",
-                            metadata: [
-                                "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
-                                "rate.reserve": "\(settings.configuration.rateLimitReserve)",
-                                "pause.seconds": "\(wait.components.seconds)",
-                            ])
-                        plan.pause(until: resume)
-                        break
-                    }
-                    plan.started(job.repository)
-                    let (repository, settings, logger) = (job.repository, settings, logger)
-                    let fresh = newBranches.removeValue(forKey: repository.name.description.lowercased())
-                    lanes.addTask {
-                        let started = ContinuousClock.now
-                        let outcome = await sync(repository, settings: settings, logger: logger, newBranches: fresh?.heads)
-                        continuation.yield(.finished(Finished(repository: repository, outcome: outcome, started: started)))
-                    }
-                }
-                arm()
-            }
-            notifier.stopping(status: "stopping")
+    /// Takes one event into the plan; false when a shutdown interrupted a sync.
+    private func take(_ event: Event, plan: inout PlanState, state: inout LoopState) -> Bool {
+        switch event {
+        case .reload(let new):
+            reload(new, state: &state)
+            follow(plan.discoveries.expanded(state.settings.configuration), plan: &plan, store: state.settings.store)
+            plan.discoveries.reset(for: state.settings.configuration)
+        case .finished(let finished):
+            return finish(finished, plan: &plan, state: &state)
+        case .hint(.repositoryChanged):
+            plan.discoveries.repositoryChanged(state.settings.configuration)
+        case .hint(.push(let push, let receivedAt)):
+            plan.discoveries.pushed(to: push.repositoryName, state.settings.configuration)
+            planPush(push, receivedAt: receivedAt, plan: &plan.schedule, pushedAt: &plan.pushedAt, state: state)
+        case .due, .claimEnded:
+            break
         }
-        state.logger.info("stopping")
+        return true
+    }
+
+    /// Lists what is due of the patterns and branch globs, and follows what they now select.
+    private func runDiscoveries(plan: inout PlanState, state: LoopState) async {
+        let (settings, logger) = (state.settings, state.logger)
+        let (ran, pause) = await plan.discoveries.runDue(
+            settings: settings, logger: logger,
+            listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
+        if let pause { plan.schedule.pause(until: pause) }
+        plan.newBranches.merge(plan.discoveries.takeNewBranches()) { _, new in new }
+        if ran { follow(plan.discoveries.expanded(settings.configuration), plan: &plan, store: settings.store) }
+    }
+
+    /// The plan follows `configuration` (patterns and globs expanded), and pushes are matched against it.
+    private func follow(_ configuration: MirrorConfiguration, plan: inout PlanState, store: StoreLocation) {
+        plan.schedule.apply(configuration, now: .now)
+        webhookTargets?.publish(configuration, store: store)
+    }
+
+    /// Starts a lane for each job due while lanes are free, unless the rate-limit reserve pauses them.
+    private func startDueSyncs(
+        plan: inout PlanState, state: LoopState, lanes: inout DiscardingTaskGroup,
+        continuation: AsyncStream<Event>.Continuation
+    ) {
+        let (settings, logger) = (state.settings, state.logger)
+        while !Task.isShuttingDownGracefully, let job = plan.nextStartable(), job.due <= .now {
+            if let resume = reservePause(settings: settings) {
+                let wait = max(.zero, resume - .now)
+                logger.notice(
+                    "rate limit at the reserve; pausing until the reset",
+                    metadata: [
+                        "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
+                        "rate.reserve": "\(settings.configuration.rateLimitReserve)",
+                        "pause.seconds": "\(wait.components.seconds)",
+                    ])
+                plan.schedule.pause(until: resume)
+                return
+            }
+            plan.schedule.started(job.repository)
+            let repository = job.repository
+            let fresh = plan.newBranches.removeValue(forKey: repository.name.description.lowercased())
+            lanes.addTask {
+                let started = ContinuousClock.now
+                let outcome = await sync(repository, settings: settings, logger: logger, newBranches: fresh?.heads)
+                continuation.yield(.finished(Finished(repository: repository, outcome: outcome, started: started)))
+            }
+        }
+    }
+
+    /// Records how a lane's sync ended and plans the repository's next one;
+    /// false when it was interrupted by a shutdown.
+    private func finish(_ finished: Finished, plan: inout PlanState, state: inout LoopState) -> Bool {
+        let (repository, outcome) = (finished.repository, finished.outcome)
+        let reader = noteFinished(finished, state: &state)
+        switch outcome {
+        case .stepEnded:
+            plan.schedule.requeue(repository, now: .now)
+        case .reserveHeld(let resume):
+            plan.schedule.completed(repository, now: .now)
+            plan.schedule.postpone(repository, until: resume)
+        case .synced(let report):
+            plan.hasSynced.insert(repository.key)
+            if let pushed = plan.pushedAt[repository.key], finished.started >= pushed {
+                metrics.recordPushToStored(.now - pushed)
+                plan.pushedAt[repository.key] = nil
+            }
+            plan.schedule.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
+        case .rateLimited(let resume):
+            plan.schedule.completed(repository, now: .now)
+            plan.schedule.pause(until: resume)
+        case .interrupted:
+            notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
+            return false
+        default:
+            plan.schedule.completed(repository, now: .now)
+        }
+        return true
     }
 
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
