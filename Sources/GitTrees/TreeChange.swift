@@ -18,11 +18,6 @@ public struct TreeChange: Sendable, Hashable {
     public struct Version: Sendable, Hashable {
         public let kind: EntryKind
         public let id: ObjectID
-
-        public init(kind: EntryKind, id: ObjectID) {
-            self.kind = kind
-            self.id = id
-        }
     }
 
     /// The full path from the root tree, `/`-separated, as raw bytes.

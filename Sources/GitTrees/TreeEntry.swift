@@ -29,12 +29,6 @@ public struct TreeEntry: Sendable, Hashable {
     public let kind: EntryKind
     public let name: [UInt8]
     public let id: ObjectID
-
-    public init(kind: EntryKind, name: [UInt8], id: ObjectID) {
-        self.kind = kind
-        self.name = name
-        self.id = id
-    }
 }
 
 /// Git's order of tree entries: names compared as bytes, a tree's as if it
