@@ -58,6 +58,8 @@ let package = Package(
         // Git's SHA-1 on its own, because MirrorCore and GitHubSim need it and must not depend on each other.
         .target(
             name: "GitHash", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
+        // Git's tree objects verified, and the paths each commit changed, apart from any transport or store.
+        .target(name: "GitTrees", dependencies: ["GitHash"], swiftSettings: swiftSettings),
 
         // MARK: - The product
         // Foundation only, so the core, both stores and the executables share one vocabulary without a backend.
@@ -163,6 +165,7 @@ let package = Package(
             path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
+        .testTarget(name: "GitTreesTests", dependencies: ["MirrorTestSupport", "GitTrees"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
         .testTarget(
