@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "MirrorBookkeeping", dependencies: ["MirrorModel", "MirrorCore"], swiftSettings: swiftSettings),
         // One target per backend, so that only a store's own target links its database's library.
         .target(
-            name: "MirrorSQLite", dependencies: ["MirrorModel", "MirrorCore", "MirrorBookkeeping", "SQLite", "CMessageSearch"],
+            name: "MirrorSQLite", dependencies: ["MirrorModel", "MirrorCore", "MirrorBookkeeping", "SQLite", "CMessageSearch", "GitHash"],
             swiftSettings: swiftSettings),
         .target(
             name: "MirrorPostgreSQL", dependencies: ["MirrorModel", "MirrorCore", "MirrorBookkeeping", "PostgreSQL"],
@@ -165,7 +165,7 @@ let package = Package(
             path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
-        .testTarget(name: "GitTreesTests", dependencies: ["MirrorTestSupport", "GitTrees"], swiftSettings: swiftSettings),
+        .testTarget(name: "GitTreesTests", dependencies: ["MirrorTestSupport", "GitTrees", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
         .testTarget(

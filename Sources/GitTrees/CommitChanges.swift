@@ -1,3 +1,5 @@
+import GitHash
+
 /// A path of a merge whose content differs from every parent's: what git's
 /// combined diff (`git diff-tree --cc --raw`, `git log --cc --raw`) lists for
 /// the merge; for a pathspec naming one file, whether git's default history

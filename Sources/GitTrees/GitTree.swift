@@ -1,3 +1,5 @@
+import GitHash
+
 /// A tree object, parsed and verified: every entry's mode is one git writes,
 /// every name is one git would check out, the entries are in git's order
 /// without duplicates, and the bytes hash to the id they were asked for.
@@ -68,7 +70,7 @@ private struct TreeReader {
         let idStart = terminator + 1
         guard bytes.count - idStart >= 20 else { throw .truncated(tree: tree, offset: start) }
         offset = idStart + 20
-        return TreeEntry(kind: kind, name: name, id: ObjectID(raw: UnsafeBufferPointer(rebasing: bytes[idStart..<offset])))
+        return TreeEntry(kind: kind, name: name, id: ObjectID(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[idStart..<offset]))))
     }
 
     private func firstIndex(of byte: UInt8, from start: Int) -> Int? {

@@ -1,3 +1,5 @@
+import GitHash
+
 /// One path where two trees differ, as `git diff-tree -r --raw --no-renames` reports it.
 public struct TreeChange: Sendable, Hashable {
     public enum Status: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import GitHash
+
 /// Produces the tree an id names, or throws: not fetched, refused by `GitTree(parsing:id:)`.
 public typealias TreeLookup = (ObjectID) throws -> GitTree
 

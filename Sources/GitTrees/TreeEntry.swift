@@ -1,3 +1,5 @@
+import GitHash
+
 /// What a tree entry names, from its mode: the five kinds git writes.
 public enum EntryKind: Sendable, Hashable {
     case file, executable, symlink, tree, submodule

@@ -1,3 +1,5 @@
+import GitHash
+
 /// Why a tree, or a diff over trees, was refused: each case names what was wrong in one line.
 public enum TreeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes hash to `actual`, not to the id they were fetched as.

@@ -1,3 +1,4 @@
+import GitHash
 import MirrorCore
 import SQLite
 

@@ -3,6 +3,8 @@
 // compiled together by Tests/Fuzz/run.sh. Any object body must parse or be refused,
 // never crash; what parses must be what the store relies on.
 
+import GitHash
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func commitObjectFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -28,8 +28,8 @@ sources_for() {
         link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift Sources/MirrorModel/Sync/PageNumber.swift" ;;
         payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorModel/Names/HexDigits.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
         pktline) echo "Tests/Fuzz/PacketLineFuzz.swift $git/PacketLine.swift $git/SideBand.swift $git_errors" ;;
-        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift Sources/MirrorSQLite/SQLitePackCommitIndex.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git/ObjectID.swift $git_commits $git_errors" ;;
-        commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git/ObjectID.swift $git_commits $git_errors" ;;
+        pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift Sources/MirrorSQLite/SQLitePackCommitIndex.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git_commits $git_errors" ;;
+        commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git_commits $git_errors" ;;
         *) echo "fuzz: unknown target $1 (link, payload, pktline, pack, commit)" >&2; exit 64 ;;
     esac
 }
@@ -42,7 +42,7 @@ git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/G
 # SHA-1 is swift-crypto's, which swiftc alone cannot build: the fuzz targets get a Swift core
 # with the same API (Tests/Fuzz/SHA1ForFuzzing.swift) and GitHash's own conveniences.
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash -emit-module -emit-module-path "$out/GitHash.swiftmodule" \
-    -emit-library -static Tests/Fuzz/SHA1ForFuzzing.swift Sources/GitHash/SHA1+Conveniences.swift -o "$out/libGitHash.a" \
+    -emit-library -static Tests/Fuzz/SHA1ForFuzzing.swift Sources/GitHash/SHA1+Conveniences.swift Sources/GitHash/ObjectID.swift -o "$out/libGitHash.a" \
     2> "$out/GitHash.build.log" \
     || { cat "$out/GitHash.build.log" >&2; exit 1; }
 # shellcheck disable=SC2046

@@ -1,4 +1,5 @@
 import Foundation
+import GitHash
 import GitTrees
 import Testing
 
@@ -82,7 +83,7 @@ import Testing
     @Test func aMillionEntryTreeIsRefusedQuickly() {
         var bytes: [UInt8] = []
         let entry = Array("100644 ".utf8)
-        let id = TreeBytes.blob.raw
+        let id = TreeBytes.blob.digest
         bytes.reserveCapacity(1_000_000 * 36)
         for index in 0..<1_000_000 {
             bytes += entry

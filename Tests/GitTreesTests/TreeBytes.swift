@@ -1,3 +1,4 @@
+import GitHash
 import GitTrees
 
 /// Tree objects written by hand, byte for byte, for the inputs no honest git writes.
@@ -12,7 +13,7 @@ enum TreeBytes {
             bytes.append(UInt8(ascii: " "))
             bytes += entry.name
             bytes.append(0)
-            bytes += entry.id.raw
+            bytes += entry.id.digest
         }
         return bytes
     }

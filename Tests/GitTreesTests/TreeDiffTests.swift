@@ -1,5 +1,6 @@
 import Foundation
 @testable import GitTrees
+import GitHash
 import Testing
 
 /// The diff's shape on small trees: what it reports, and which trees it never needs to read.

@@ -1,4 +1,5 @@
 import Foundation
+import GitHash
 
 extension Commit {
     /// The one mapping from a git commit object to the mirror's commit, as

@@ -1,3 +1,5 @@
+import GitHash
+
 /// A commit object as git stores it (gitformat-commit: headers, a blank line,
 /// the message), parsed the way git parses it: `tree` first, then the
 /// `parent` lines that follow it directly; `author`, `committer` and

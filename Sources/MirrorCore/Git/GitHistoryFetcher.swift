@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import GitHash
 import Logging
 import Synchronization
 

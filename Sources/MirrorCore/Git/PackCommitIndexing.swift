@@ -1,3 +1,4 @@
+import GitHash
 import Synchronization
 
 /// The parent links of a pack's commits, to find the commits the wanted tip

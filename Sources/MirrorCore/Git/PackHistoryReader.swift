@@ -1,4 +1,5 @@
 import Foundation
+import GitHash
 
 /// Turns a received pack into the history of one tip (or several: branches
 /// fetched together, each commit handed on once), in two passes over the

@@ -1,4 +1,5 @@
 import Foundation
+import GitHash
 import MirrorTestSupport
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import GitHash
 import Testing
 import MirrorTestSupport
 
