@@ -70,7 +70,8 @@ private struct TreeReader {
         let idStart = terminator + 1
         guard bytes.count - idStart >= 20 else { throw .truncated(tree: tree, offset: start) }
         offset = idStart + 20
-        return TreeEntry(kind: kind, name: name, id: ObjectID(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[idStart..<offset]))))
+        let id = ObjectID(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[idStart..<offset])))
+        return TreeEntry(kind: kind, name: name, id: id)
     }
 
     private func firstIndex(of byte: UInt8, from start: Int) -> Int? {
