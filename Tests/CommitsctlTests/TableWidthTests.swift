@@ -96,9 +96,7 @@ import SQLite
     let db: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("status.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("status.sqlite")
         let store = try MirrorStore(path: db)
         let widgets = try #require(try store.repository(named: RepositoryName(parsing: "acme/widgets")!))
         try store.recordFailure(
@@ -135,9 +133,7 @@ import SQLite
 @Suite struct StatsTableWidthTests {
     @Test(arguments: [70, 80, 90, 120])
     func secondaryColumnsGoBeforeNames(columns: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let db = directory.path("stats.sqlite")
-        try QueryCLIFixture.build(at: db)
+        let (directory, db) = try QueryCLIFixture.fresh("stats.sqlite")
         let store = try MirrorStore(path: db)
         let evolution = try store.ensureRepository(named: RepositoryName(parsing: "swiftlang/swift-evolution")!)
         try store.db.transaction {
