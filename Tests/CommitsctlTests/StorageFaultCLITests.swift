@@ -17,9 +17,7 @@ import Testing
 
     static func startSimulator(commits: Int = 1_500) async throws -> GitHubSimulator {
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(
-                owner: "acme", name: "widgets", id: 601,
-                source: .synthetic(SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4)))
+            SimRepository.widgets(id: 601, SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4))
         ])
         try await simulator.start()
         return simulator

@@ -11,9 +11,7 @@ import Testing
 /// faults through the real binary: a full tmpfs, a read-only directory, a
 /// foreign writer.)
 @Suite struct StorageFaultTests {
-    static let repository = SimRepository(
-        owner: "acme", name: "widgets", id: 78,
-        source: .synthetic(SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11)))
+    static let repository = SimRepository.widgets(id: 78, SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11))
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 

@@ -101,7 +101,7 @@ import Testing
         configuration.unauthenticatedLimit = 1
         let simulator = try GitHubSimulator(
             configuration: configuration,
-            repositories: [SimRepository(owner: "acme", name: "widgets", id: 5, source: .synthetic(SyntheticSpec(commits: 500)))])
+            repositories: [SimRepository.widgets(id: 5, SyntheticSpec(commits: 500))])
         try await simulator.start()
         try await withRunning(simulator) { simulator async throws in
             let client = try HTTPClient()
