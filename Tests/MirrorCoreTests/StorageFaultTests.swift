@@ -63,13 +63,8 @@ import Testing
     @Test func anotherProgramsSQLiteDatabaseIsRefusedUntouched() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("notes.sqlite")
-        do {
-            // A rollback-journal database, as most programs leave theirs.
-            let other = try Connection(path: path)
-            #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.executeScript("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('keep me');")
-            try other.close()
-        }
+        try ForeignDatabase.create(
+            at: path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('keep me');")
         let before = try #require(Self.bytes(path))
         for side in StoreSide.allCases {
             let error = #expect(throws: StoreError.self) { try side.open(path) }

@@ -29,12 +29,7 @@ import Testing
         try Connection(path: wal, mode: .inspect).requireWALJournal()
 
         let rollback = directory.path("rollback.sqlite")
-        do {
-            let other = try Connection(path: rollback)
-            #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.execute("CREATE TABLE t (x INTEGER)")
-            try other.close()
-        }
+        try ForeignDatabase.create(at: rollback, "CREATE TABLE t (x INTEGER)")
         #expect(throws: SQLiteError.self) { try Connection(path: rollback, mode: .readOnly) }
         let inspecting = try Connection(path: rollback, mode: .inspect)
         #expect(try inspecting.scalarInt("SELECT count(*) FROM t") == 0)
