@@ -131,9 +131,14 @@ import SQLite
 
 /// `stats`'s table leaves out FIRST, then MERGES, before it cuts a repository's name.
 @Suite struct StatsTableWidthTests {
+    /// Held by the suite so that the store outlives every command the test runs on it.
+    let directory: TemporaryDirectory
+    let db: String
+
+    init() throws { (directory, db) = try QueryCLIFixture.fresh("stats.sqlite") }
+
     @Test(arguments: [70, 80, 90, 120])
     func secondaryColumnsGoBeforeNames(columns: Int) async throws {
-        let (directory, db) = try QueryCLIFixture.fresh("stats.sqlite")
         let store = try MirrorStore(path: db)
         let evolution = try store.ensureRepository(named: RepositoryName(parsing: "swiftlang/swift-evolution")!)
         try store.db.transaction {
