@@ -14,9 +14,7 @@ import Testing
         let simulator = try GitHubSimulator(
             configuration: configuration,
             repositories: [
-                SimRepository(
-                    owner: "acme", name: "widgets", id: 602,
-                    source: .synthetic(SyntheticSpec(commits: commits, authors: 20, mergeEvery: 5, seed: 8)))
+                SimRepository.widgets(id: 602, SyntheticSpec(commits: commits, authors: 20, mergeEvery: 5, seed: 8))
             ])
         try await simulator.start()
         let result = try await run(

@@ -8,9 +8,7 @@ import Testing
     .enabled(if: Datasette.python != nil, "pip could not install datasette (no python3 venv or no network): skipping the Datasette test"))
 struct DatasetteTests {
     @Test func searchFindsCommitsThroughTheMessageIndex() async throws {
-        let directory = try TemporaryDirectory()
-        let db = directory.path("commits.sqlite")
-        try QueryCLIFixture.build(at: db)
+        let (directory, db) = try QueryCLIFixture.fresh("commits.sqlite")
         let script = try directory.write(
             "search.py",
             """

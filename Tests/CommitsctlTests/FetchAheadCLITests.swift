@@ -11,9 +11,7 @@ import Testing
 /// through `HostileGitHub`, which counts the requests it answers at once.
 @Suite struct FetchAheadCLITests {
     static func history(commits: Int) -> SimRepository {
-        SimRepository(
-            owner: "acme", name: "widgets", id: 501,
-            source: .synthetic(SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7)))
+        SimRepository.widgets(id: 501, SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7))
     }
 
     /// The page numbers of the listing requests, in the order they came.

@@ -17,9 +17,7 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "needs root to run commitsctl as nobody with a supplementary group"))
     func aGroupMemberReadsTheStoppedServicesStoreThroughItsConfiguration() async throws {
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(
-                owner: "acme", name: "widgets", id: 701,
-                source: .synthetic(SyntheticSpec(commits: 400, authors: 6, mergeEvery: 9, seed: 11)))
+            SimRepository.widgets(id: 701, SyntheticSpec(commits: 400, authors: 6, mergeEvery: 9, seed: 11))
         ])
         try await simulator.start()
         defer { Task { try? await simulator.shutdown() } }

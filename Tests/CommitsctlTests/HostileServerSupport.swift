@@ -22,9 +22,7 @@ final class HostileHarness: ScopedService, @unchecked Sendable {
     static func start(behind: Int = 30, repository: SimRepository? = nil) async throws -> HostileHarness {
         let simulator = try GitHubSimulator(repositories: [
             repository
-                ?? SimRepository(
-                    owner: "acme", name: "widgets", id: 501,
-                    source: .synthetic(SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7)))
+                ?? SimRepository.widgets(id: 501, SyntheticSpec(commits: commits, authors: 40, mergeEvery: 6, seed: 7))
         ])
         try await simulator.start()
         if behind > 0 { try simulator.moveHead(owner: "acme", name: "widgets", back: behind) }

@@ -13,7 +13,7 @@ import Testing
         var spec = SyntheticSpec(commits: 2_500, seed: 61)
         spec.malformedAuthorLineAt = 1_200
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(owner: "acme", name: "widgets", id: 501, source: .synthetic(spec))
+            SimRepository.widgets(id: 501, spec)
         ])
         try await simulator.start()
         try await withRunning(simulator) { simulator in

@@ -24,11 +24,7 @@ import Testing
             connection.respond(status: 200, headers: Self.json, body: Self.repositoryBody)
         }
         defer { elsewhere.stop() }
-        let api = try HostileServer { _, connection in
-            connection.respond(
-                status: 301, reason: "Moved Permanently",
-                headers: [("Location", elsewhere.baseURL + "/repositories/7")], body: [])
-        }
+        let api = try HostileServer.redirecting(to: elsewhere.baseURL + "/repositories/7")
         defer { api.stop() }
         let result = try await run(
             "commitsctl", ["sync", "o/r", "--db", db, "--api-url", api.baseURL],

@@ -10,9 +10,7 @@ import Testing
     let db: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("convention.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("convention.sqlite")
     }
 
     func ndjson(_ arguments: [String]) async throws -> [[String: Any]] {

@@ -64,9 +64,7 @@ import SQLite
     let pager: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("paged.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("paged.sqlite")
         // Slow to finish on purpose: its file exists when commitsctl returns only if commitsctl waited.
         pager = try directory.write(
             "fake-pager",

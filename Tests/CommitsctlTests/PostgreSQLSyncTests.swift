@@ -36,6 +36,23 @@ import Testing
             environment: ["GITHUB_TOKEN": SecretScan.token].merging(environment) { _, new in new })
     }
 
+    /// A sync of `acme/NAME` over REST into `uri`, under way: the simulator holds back the eighth
+    /// page until its faults are cleared, so the sync has stored seven pages and waits for the eighth,
+    /// however slowly a loaded machine runs.
+    func startHeldSync(
+        _ name: String, _ uri: String, _ simulator: GitHubSimulator, as label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CapturedProcess {
+        var faults = FaultPlan()
+        faults.holdFrom = 8
+        simulator.setFaults(faults)
+        let running = try CapturedProcess.sync(
+            name, db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: label)
+        let underWay = await waitUntil(timeout: .seconds(120)) { Self.storedCount(uri) >= 500 }
+        #expect(underWay, "\(running.stderr)", sourceLocation: sourceLocation)
+        return running
+    }
+
     @Test(arguments: [["--no-git-bootstrap"], []])
     func aSyncIsExactAndTheNextIsOneNotModified(extra: [String]) async throws {
         let uri = try await PostgreSQLServer.shared().createDatabase()
@@ -79,14 +96,7 @@ import Testing
         let uri = try server.createDatabase()
         let simulator = try await startKillTarget(name: "crash", id: 4302, commits: 3_000, seed: 11)
         try await withRunning(simulator) { simulator in
-            // The eighth page is held back until the fault is acted on: the sync has stored
-            // seven pages and waits for the eighth, however slowly a loaded machine runs.
-            var faults = FaultPlan()
-            faults.holdFrom = 8
-            simulator.setFaults(faults)
-            let running = try CapturedProcess.sync(
-                "crash", db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "stopped")
-            #expect(await waitUntil(timeout: .seconds(120)) { Self.storedCount(uri) >= 500 }, "\(running.stderr)")
+            let running = try await startHeldSync("crash", uri, simulator, as: "stopped")
             try await onThread { try server.stopImmediately() }
             simulator.setFaults(FaultPlan())
             let status = await onThread { running.wait() }
@@ -109,14 +119,7 @@ import Testing
         let database = String(uri.split(separator: "/").last!)
         let simulator = try await startKillTarget(name: "term", id: 4303, commits: 3_000, seed: 13)
         try await withRunning(simulator) { simulator in
-            // The eighth page is held back until the fault is acted on: the sync has stored
-            // seven pages and waits for the eighth, however slowly a loaded machine runs.
-            var faults = FaultPlan()
-            faults.holdFrom = 8
-            simulator.setFaults(faults)
-            let running = try CapturedProcess.sync(
-                "term", db: uri, simulator: simulator, extra: ["--no-git-bootstrap"], logDirectory: directory.url, as: "terminated")
-            #expect(await waitUntil(timeout: .seconds(120)) { Self.storedCount(uri) >= 500 }, "\(running.stderr)")
+            let running = try await startHeldSync("term", uri, simulator, as: "terminated")
             // The sync's writer, named after its claim's holder (`… (pid N)`).
             let terminated = try server.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'commits-mirror % (pid %)'",

@@ -51,6 +51,14 @@ enum QueryCLIFixture {
             repositories: ["acme/fork", "acme/widgets"]),
     ]
 
+    /// The fixture built as `name` in a fresh directory; the store lives as long as the directory.
+    static func fresh(_ name: String) throws -> (directory: TemporaryDirectory, db: String) {
+        let directory = try TemporaryDirectory()
+        let db = directory.path(name)
+        try build(at: db)
+        return (directory, db)
+    }
+
     /// Builds the store at `path` through the store's upsert path.
     static func build(at path: String) throws {
         let store = try MirrorStore(path: path)

@@ -12,9 +12,7 @@ import SQLite
     let db: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("commits.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("commits.sqlite")
     }
 
     func shas(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {

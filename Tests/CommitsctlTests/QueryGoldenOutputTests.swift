@@ -9,9 +9,7 @@ import Testing
     let db: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("golden.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("golden.sqlite")
     }
 
     func expectOutput(

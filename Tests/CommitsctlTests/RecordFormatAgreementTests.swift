@@ -22,9 +22,7 @@ import SQLite
         parents: [QueryCLIFixture.shaA1], repositories: ["acme/widgets"])
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("formats.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("formats.sqlite")
         try Self.addWhatTheFixtureLacks(to: db)
     }
 

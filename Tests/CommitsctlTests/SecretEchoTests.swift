@@ -13,8 +13,7 @@ import Testing
     static func start() async throws -> HostileHarness {
         try await HostileHarness.start(
             behind: 0,
-            repository: SimRepository(
-                owner: "acme", name: "widgets", id: 501, source: .synthetic(SyntheticSpec(commits: 2_500, seed: 25))))
+            repository: SimRepository.widgets(id: 501, SyntheticSpec(commits: 2_500, seed: 25)))
     }
 
     func expectNothingLeaked(_ harness: HostileHarness, _ result: ProcessResult, store: String) {

@@ -57,9 +57,7 @@ import Testing
             // Same owner/name, another GitHub id and history (a wrong --api-url, or deleted and recreated).
             let impostor = try await HostileHarness.start(
                 behind: 0,
-                repository: SimRepository(
-                    owner: "acme", name: "widgets", id: 999,
-                    source: .synthetic(SyntheticSpec(commits: 300, authors: 5, mergeEvery: 4, seed: 99))))
+                repository: SimRepository.widgets(id: 999, SyntheticSpec(commits: 300, authors: 5, mergeEvery: 4, seed: 99)))
             try await withRunning(impostor) { impostor in
                 let result = try await harness.sync(apiURL: impostor.proxy.baseURL)
                 try await harness.expectRefused(result, before: before, mentioning: ["id 501", "id 999", "nothing was changed"])

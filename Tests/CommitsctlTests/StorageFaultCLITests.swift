@@ -17,9 +17,7 @@ import Testing
 
     static func startSimulator(commits: Int = 1_500) async throws -> GitHubSimulator {
         let simulator = try GitHubSimulator(repositories: [
-            SimRepository(
-                owner: "acme", name: "widgets", id: 601,
-                source: .synthetic(SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4)))
+            SimRepository.widgets(id: 601, SyntheticSpec(commits: commits, authors: 25, mergeEvery: 7, seed: 4))
         ])
         try await simulator.start()
         return simulator
@@ -194,13 +192,8 @@ import Testing
 
     @Test func anotherProgramsDatabaseIsRefusedAndNotEvenSwitchedToWAL() async throws {
         let db = directory.path("app.sqlite")
-        do {
-            let other = try Connection(path: db)
-            #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.executeScript(
-                "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO settings VALUES ('theme', 'dark');")
-            try other.close()
-        }
+        try ForeignDatabase.create(
+            at: db, "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO settings VALUES ('theme', 'dark');")
         let before = try #require(Self.bytes(db))
         let result = try await commitsctl(["sync", "acme/widgets", "--db", db, "--api-url", "http://127.0.0.1:1"])
         #expect(result.status == 1)

@@ -96,9 +96,7 @@ import SQLite
     let db: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        db = directory.path("status.sqlite")
-        try QueryCLIFixture.build(at: db)
+        (directory, db) = try QueryCLIFixture.fresh("status.sqlite")
         let store = try MirrorStore(path: db)
         let widgets = try #require(try store.repository(named: RepositoryName(parsing: "acme/widgets")!))
         try store.recordFailure(
@@ -133,11 +131,14 @@ import SQLite
 
 /// `stats`'s table leaves out FIRST, then MERGES, before it cuts a repository's name.
 @Suite struct StatsTableWidthTests {
+    /// Held by the suite so that the store outlives every command the test runs on it.
+    let directory: TemporaryDirectory
+    let db: String
+
+    init() throws { (directory, db) = try QueryCLIFixture.fresh("stats.sqlite") }
+
     @Test(arguments: [70, 80, 90, 120])
     func secondaryColumnsGoBeforeNames(columns: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let db = directory.path("stats.sqlite")
-        try QueryCLIFixture.build(at: db)
         let store = try MirrorStore(path: db)
         let evolution = try store.ensureRepository(named: RepositoryName(parsing: "swiftlang/swift-evolution")!)
         try store.db.transaction {

@@ -48,6 +48,40 @@ import Testing
         return await status(url) == expected
     }
 
+    /// A simulator serving `acme/NAME` (3,000 realistic commits) that holds back the eighth page over
+    /// REST until its faults are cleared: a walk is certainly under way when the test strikes, however
+    /// slowly a loaded machine ran the first seven.
+    static func holdingTheEighthPage(name: String, id: Int, seed: UInt64) async throws -> GitHubSimulator {
+        var configuration = SimConfiguration()
+        configuration.validTokens = [SecretScan.token]
+        let source = RepositorySource.synthetic(SyntheticSpec(commits: 3_000, shape: .realistic, seed: seed))
+        let simulator = try GitHubSimulator(
+            configuration: configuration, repositories: [SimRepository(owner: "acme", name: name, id: id, source: source)])
+        try await simulator.start()
+        var faults = FaultPlan()
+        faults.holdFrom = 8
+        simulator.setFaults(faults)
+        return simulator
+    }
+
+    /// Waits until commitsd has stored 500 commits into `uri`: the walk is under way.
+    static func expectWalkUnderWay(
+        _ daemon: DaemonProcess, _ server: PostgreSQLServer, _ uri: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let underWay = await waitUntil(timeout: .seconds(120)) { (count("repository_commits", server, uri) ?? 0) >= 500 }
+        #expect(underWay, "\(daemon.log)", sourceLocation: sourceLocation)
+    }
+
+    /// SIGTERM: commitsd exits 0, leaving a store that `commitsctl check` passes.
+    static func expectCleanExit(
+        _ daemon: DaemonProcess, store uri: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)", sourceLocation: sourceLocation)
+        let check = try await run("commitsctl", ["check", "--db", uri])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)", sourceLocation: sourceLocation)
+    }
+
     static func database(of uri: String) -> String { String(uri.split(separator: "/").last!) }
 
     /// The shas `uri`'s store holds on a branch; empty while it cannot be read.
@@ -90,13 +124,9 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
             let base = try await Self.metricsBase(daemon)
             #expect(await Self.answers(base + "/readyz", 200, within: .seconds(30)), "\(daemon.log)")
-            daemon.signal(SIGTERM)
-            #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
+            try await Self.expectCleanExit(daemon, store: uri)
             #expect(!daemon.log.contains("not on PostgreSQL"), "\(daemon.log)")
             #expect(Self.waitingLines(daemon.log).isEmpty, "\(daemon.log)")
-
-            let check = try await run("commitsctl", ["check", "--db", uri])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
             let sqlite = directory.path("commits.sqlite")
             let sync = try await run(
                 "commitsctl", ["sync", "acme/widgets", "--db", sqlite, "--api-url", simulator.baseURL],
@@ -139,35 +169,20 @@ import Testing
             #expect(await Self.answers(base + "/readyz", 200, within: .seconds(120)), "\(daemon.log)")
             #expect(daemon.log.contains("the store opens now; starting to sync"), "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(120)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
-            daemon.signal(SIGTERM)
-            #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
-            let check = try await run("commitsctl", ["check", "--db", uri])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            try await Self.expectCleanExit(daemon, store: uri)
         }
     }
 
     @Test func recoversFromAServerRestartedMidRun() async throws {
         let server = try await PostgreSQLServer.start()
         let uri = try server.createDatabase()
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let source = RepositorySource.synthetic(SyntheticSpec(commits: 3_000, shape: .realistic, seed: 11))
-        let simulator = try GitHubSimulator(
-            configuration: configuration, repositories: [SimRepository(owner: "acme", name: "crash", id: 4401, source: source)])
-        try await simulator.start()
-        try await withRunning(simulator) { simulator in
-            // The eighth page over REST is held back: the walk is certainly under way when the
-            // server stops, however slowly a loaded machine ran the first seven.
-            var faults = FaultPlan()
-            faults.holdFrom = 8
-            simulator.setFaults(faults)
+        try await withRunning(Self.holdingTheEighthPage(name: "crash", id: 4401, seed: 11)) { simulator in
             let expected = try simulator.reachableSHAs(owner: "acme", name: "crash")
             let daemon = try startDaemon(
                 store: uri, simulator: simulator, repositories: ["acme/crash"], settings: "git_bootstrap: false")
             defer { daemon.stop() }
             let base = try await Self.metricsBase(daemon)
-            #expect(
-                await waitUntil(timeout: .seconds(120)) { (Self.count("repository_commits", server, uri) ?? 0) >= 500 }, "\(daemon.log)")
+            await Self.expectWalkUnderWay(daemon, server, uri)
 
             try await onThread { try server.stopImmediately() }
             simulator.setFaults(FaultPlan())
@@ -179,12 +194,9 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
             #expect(await Self.answers(base + "/readyz", 200, within: .seconds(60)), "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(60)) { Self.count("sync_walks", server, uri) == 0 }, "\(daemon.log)")
-            daemon.signal(SIGTERM)
-            #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
+            try await Self.expectCleanExit(daemon, store: uri)
             #expect(Self.memberSHAs(server, uri) == expected)
             #expect(Self.count("sync_frontier", server, uri) == 0)
-            let check = try await run("commitsctl", ["check", "--db", uri])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
     }
 
@@ -193,23 +205,12 @@ import Testing
     @Test func aDroppedConnectionMidRunIsReopenedNextRound() async throws {
         let server = try await PostgreSQLServer.shared()
         let uri = try server.createDatabase()
-        var configuration = SimConfiguration()
-        configuration.validTokens = [SecretScan.token]
-        let source = RepositorySource.synthetic(SyntheticSpec(commits: 3_000, shape: .realistic, seed: 13))
-        let simulator = try GitHubSimulator(
-            configuration: configuration, repositories: [SimRepository(owner: "acme", name: "term", id: 4402, source: source)])
-        try await simulator.start()
-        try await withRunning(simulator) { simulator in
-            var faults = FaultPlan()
-            faults.holdFrom = 8
-            simulator.setFaults(faults)
+        try await withRunning(Self.holdingTheEighthPage(name: "term", id: 4402, seed: 13)) { simulator in
             let expected = try simulator.reachableSHAs(owner: "acme", name: "term")
             let daemon = try startDaemon(
                 store: uri, simulator: simulator, repositories: ["acme/term"], settings: "git_bootstrap: false")
             defer { daemon.stop() }
-            #expect(
-                await waitUntil(timeout: .seconds(120)) { (Self.count("repository_commits", server, uri) ?? 0) >= 500 },
-                "\(daemon.log)")
+            await Self.expectWalkUnderWay(daemon, server, uri)
             // The walk waits for its eighth page with seven stored: its connections are cut there,
             // and the held page, once released, is written on a connection that is gone.
             // The query blocks, so it runs on a thread of its own (`onThread`).
@@ -219,10 +220,7 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(180)) { Self.memberSHAs(server, uri) == expected }, "\(daemon.log)")
             #expect(await waitUntil(timeout: .seconds(60)) { Self.count("sync_walks", server, uri) == 0 }, "\(daemon.log)")
             #expect(daemon.process.isRunning)
-            daemon.signal(SIGTERM)
-            #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.log)")
-            let check = try await run("commitsctl", ["check", "--db", uri])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            try await Self.expectCleanExit(daemon, store: uri)
         }
     }
 

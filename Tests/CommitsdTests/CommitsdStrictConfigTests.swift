@@ -8,15 +8,34 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
+    /// `commitsd --check-config --config PATH`; a run past a minute fails the test.
+    func checkConfig(
+        _ path: String, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ProcessResult {
+        try #require(
+            try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)), comment,
+            sourceLocation: sourceLocation)
+    }
+
+    /// `--check-config` refuses `yaml`, written as `name`, with status 2 and exactly the line
+    /// `refusal` gives for the file's path.
+    func expectRefused(
+        _ name: String, _ yaml: String, with refusal: (_ path: String) -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let path = try directory.write(name, yaml)
+        let result = try await checkConfig(path, sourceLocation: sourceLocation)
+        #expect(result.status == 2, sourceLocation: sourceLocation)
+        #expect(result.stderr == refusal(path) + "\n", sourceLocation: sourceLocation)
+    }
+
     static let aliasBomb = aliasBombConfiguration
 
     @Test func theAliasBombIsRefusedInSeconds() async throws {
         let path = try directory.write("bomb.yaml", Self.aliasBomb)
         // Unrefused, expanding it takes minutes; the bound (not a wall-clock figure,
         // which a loaded test machine inflates) is what fails a regression.
-        let result = try #require(
-            try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)),
-            "commitsd --check-config was still expanding aliases after 20 s")
+        let result = try await checkConfig(path, "commitsd --check-config was still expanding aliases after 20 s")
         #expect(result.status == 2)
         #expect(
             result.stderr
@@ -25,13 +44,9 @@ import Testing
     }
 
     @Test func aHugeConfigurationIsRefusedBySize() async throws {
-        let path = try directory.write("big.yaml", "repositories: [acme/widgets]\n" + String(repeating: "#\n", count: 1 << 20))
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "commitsd: error: \(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml\n"
-        )
+        try await expectRefused("big.yaml", "repositories: [acme/widgets]\n" + String(repeating: "#\n", count: 1 << 20)) { path in
+            "commitsd: error: \(path): the file is larger than 1 MiB; expected a configuration file like config/commits-mirror.example.yaml"
+        }
     }
 
     @Test(arguments: [["--check-config"], []])
@@ -68,17 +83,12 @@ import Testing
         ("max_interval: 25h", "max_interval", "25h"),
     ])
     func anIntervalOverADayIsRefused(line: String, key: String, value: String) async throws {
-        let path = try directory.write("config.yaml", "\(line)\nrepositories: [acme/widgets]\n")
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "commitsd: error: \(path):1: \(key): \(value) is longer than a day; expected at most 24h, so a dormant repository is still polled daily\n"
-        )
+        try await expectRefused("config.yaml", "\(line)\nrepositories: [acme/widgets]\n") { path in
+            "commitsd: error: \(path):1: \(key): \(value) is longer than a day; expected at most 24h, so a dormant repository is still polled daily"
+        }
         let perRepository = try directory.write(
             "repository.yaml", "repositories:\n  - name: acme/widgets\n    interval: \(value)\n")
-        let refused = try #require(
-            try await runBounded("commitsd", ["--check-config", "--config", perRepository], limit: .seconds(60)))
+        let refused = try await checkConfig(perRepository)
         #expect(refused.status == 2)
         #expect(refused.stderr.contains(":3: repositories[0].interval: \(value) is longer than a day;"), "\(refused.stderr)")
     }
@@ -109,19 +119,15 @@ import Testing
     /// Daemons on a PostgreSQL store share a queue of repositories, not of branches: a glob in
     /// `branches:` would be ignored there, so it is refused in one line naming it.
     @Test func anEmptyConfigFlagIsRefused() async throws {
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", ""], limit: .seconds(60)))
+        let result = try await checkConfig("")
         #expect(result.status == 64)
         #expect(result.stderr == "commitsd: error: --config is empty; give the path of a configuration file, or leave --config out\n")
     }
 
     @Test func aBadBranchIsRefusedWithItsLine() async throws {
-        let path = try directory.write("branch.yaml", "repositories:\n  - name: acme/widgets\n    branch: ../main\n")
-        let result = try #require(try await runBounded("commitsd", ["--check-config", "--config", path], limit: .seconds(60)))
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "commitsd: error: \(path):3: repositories[0].branch: '../main' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0\n"
-        )
+        try await expectRefused("branch.yaml", "repositories:\n  - name: acme/widgets\n    branch: ../main\n") { path in
+            "commitsd: error: \(path):3: repositories[0].branch: '../main' is not a valid branch name: it contains '..'; expected a git branch name such as main or release/1.0"
+        }
     }
 
     @Test(arguments: [["--bogus"], ["--log-level", "loud"]])

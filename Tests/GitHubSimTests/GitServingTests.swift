@@ -32,7 +32,7 @@ import Testing
     @Test(arguments: [SyntheticSpec.Shape.simple, .realistic])
     func aCommitsOnlyCloneAgreesWithTheRESTListingFieldForField(_ shape: SyntheticSpec.Shape) async throws {
         let simulator = try await Self.started([
-            SimRepository(owner: "acme", name: "widgets", id: 7, source: .synthetic(SyntheticSpec(commits: 240, shape: shape, seed: 21)))
+            SimRepository.widgets(id: 7, SyntheticSpec(commits: 240, shape: shape, seed: 21))
         ])
         try await withRunning(simulator) { simulator async throws in
             let scratch = try TemporaryDirectory()

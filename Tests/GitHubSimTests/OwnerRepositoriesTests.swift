@@ -11,15 +11,12 @@ import NIOHTTP1
     let client: CoreClient
 
     init() throws {
-        var configuration = SimConfiguration()
-        configuration.compressResponses = false
-        configuration.userAccounts = ["solo"]
         var repositories = (1...5).map { synthetic(10, owner: "acme", name: "r\($0)", id: 100 + $0, seed: UInt64($0)) }
         repositories.append(SimRepository(owner: "acme", name: "forked", id: 200, source: .empty, fork: true))
         repositories.append(SimRepository(owner: "acme", name: "attic", id: 201, source: .empty, archived: true))
         repositories.append(synthetic(3, owner: "solo", name: "b", id: 301))
         repositories.append(synthetic(3, owner: "solo", name: "a", id: 302))
-        client = try CoreClient(configuration: configuration, repositories: repositories)
+        client = try CoreClient.uncompressed(repositories) { $0.userAccounts = ["solo"] }
     }
 
     @Test func anOrganizationListsItsRepositoriesNewestFirstWithGitHubsFields() throws {

@@ -9,14 +9,7 @@ import Testing
     let client: CoreClient
 
     init() throws {
-        var configuration = SimConfiguration()
-        configuration.compressResponses = false
-        client = try CoreClient(
-            configuration: configuration,
-            repositories: [
-                synthetic(250),
-                SimRepository(owner: "acme", name: "void", id: 43, source: .empty),
-            ])
+        client = try CoreClient.uncompressed([synthetic(250), SimRepository(owner: "acme", name: "void", id: 43, source: .empty)])
     }
 
     @Test func listHasGitHubsHeaders() {

@@ -27,6 +27,17 @@ struct CoreClient {
         core.baseURL = baseURL
     }
 
+    /// A client whose responses are never gzipped, so that tests read bodies as sent;
+    /// `configure` sets the rest of the configuration.
+    static func uncompressed(
+        _ repositories: [SimRepository], configure: (inout SimConfiguration) -> Void = { _ in }
+    ) throws -> CoreClient {
+        var configuration = SimConfiguration()
+        configuration.compressResponses = false
+        configure(&configuration)
+        return try CoreClient(configuration: configuration, repositories: repositories)
+    }
+
     func get(
         _ uri: String, headers: [(String, String)] = [], userAgent: String? = "github-sim-tests", token: String? = nil,
         ip: String = "127.0.0.1"

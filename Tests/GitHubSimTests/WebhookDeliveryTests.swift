@@ -17,7 +17,7 @@ import Testing
         configuration.webhook = SimWebhook(url: receiver.baseURL + "/webhook", secret: "sim-secret", events: events)
         let simulator = try GitHubSimulator(
             configuration: configuration,
-            repositories: [SimRepository(owner: "acme", name: "widgets", id: 4242, source: .synthetic(SyntheticSpec(commits: 50)))])
+            repositories: [SimRepository.widgets(id: 4242, SyntheticSpec(commits: 50))])
         try await simulator.start()
         #expect(await waitUntil { simulator.webhookDeliveries().count == 1 })
         return (receiver, simulator)
@@ -80,7 +80,7 @@ import Testing
         configuration.webhook = SimWebhook(url: url, secret: "s")
         let simulator = try GitHubSimulator(
             configuration: configuration,
-            repositories: [SimRepository(owner: "acme", name: "widgets", id: 1, source: .synthetic(SyntheticSpec(commits: 10)))])
+            repositories: [SimRepository.widgets(id: 1, SyntheticSpec(commits: 10))])
         try await simulator.start()
         defer { Task { try? await simulator.shutdown() } }
         try simulator.moveHead(owner: "acme", name: "widgets", back: 1)

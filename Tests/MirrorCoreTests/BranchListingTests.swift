@@ -10,8 +10,7 @@ import Testing
 /// costs 304s and no points, and every create, move, force-push and delete shows on the next one.
 @Suite struct BranchListingTests {
     static func repository() -> SimRepository {
-        SimRepository(
-            owner: "acme", name: "widgets", id: 77, source: .synthetic(SyntheticSpec(commits: 400, authors: 20, mergeEvery: 6, seed: 3)))
+        SimRepository.widgets(id: 77, SyntheticSpec(commits: 400, authors: 20, mergeEvery: 6, seed: 3))
     }
 
     static let name = RepositoryName(owner: "acme", name: "widgets")

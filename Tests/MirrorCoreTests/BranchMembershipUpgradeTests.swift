@@ -14,9 +14,7 @@ import Testing
 /// recorded head: exactly what the simulator's branch reaches (`git rev-list`).
 /// The PostgreSQL store's version 3 does the same to a version 2 database.
 @Suite struct BranchMembershipUpgradeTests {
-    static let repository = SimRepository(
-        owner: "acme", name: "widgets", id: 78,
-        source: .synthetic(SyntheticSpec(commits: 260, authors: 9, mergeEvery: 4, seed: 5)))
+    static let repository = SimRepository.widgets(id: 78, SyntheticSpec(commits: 260, authors: 9, mergeEvery: 4, seed: 5))
     static let version8 = Migrator(Array(Schema.migrator.migrations.prefix { $0.version <= 8 }))
 
     /// Each branch's rows as `branch sha` lines, sorted.

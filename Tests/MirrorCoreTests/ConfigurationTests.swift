@@ -6,23 +6,9 @@ import Testing
 
 /// The configuration file: the documented example, every setting, the
 /// environment overrides, and one exact message per kind of mistake.
-@Suite struct ConfigurationTests {
+@Suite struct ConfigurationTests: ConfigurationParsing {
     static let allKeys =
         "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, name, lease_duration, request_timeout"
-
-    func parse(_ yaml: String, directory: String? = "/etc/commits-mirror") throws -> MirrorConfiguration {
-        try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
-    }
-
-    /// The message `yaml` is rejected with.
-    func message(_ yaml: String) -> String? {
-        do {
-            _ = try parse(yaml)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
 
     // MARK: - Valid files
 

@@ -5,20 +5,7 @@ import Testing
 
 /// `name` and `lease_duration`: what several daemons sharing one PostgreSQL
 /// store are told apart by and how long their claims last (docs/SCALING.md).
-@Suite struct DaemonNameConfigurationTests {
-    func parse(_ yaml: String) throws -> MirrorConfiguration {
-        try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: "/etc/commits-mirror")
-    }
-
-    func message(_ yaml: String) -> String? {
-        do {
-            _ = try parse(yaml)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
-
+@Suite struct DaemonNameConfigurationTests: ConfigurationParsing {
     @Test func defaultsAreNoNameAndASixtySecondLease() throws {
         let configuration = try parse("repositories: [a/b]\n")
         #expect(configuration.name == nil)

@@ -16,16 +16,9 @@ extension StoreContractTests {
     /// A store mirroring acme/widgets's main, release/1.0 and release/2.0, none gone.
     static func storeWithReleases(_ backend: Backend) async throws -> StoreUnderTest {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
-        _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(commits, repositoryID: repository.id)
-        }
+        let repositoryID = try await Self.storeFromGit(in: store)
         for (branch, head) in [("main", 5), ("release/1.0", 6), ("release/2.0", 7)] {
-            try store.writer.recordAttempt(repositoryID: repository.id, branch: branch)
-            try store.writer.recordSuccess(
-                repositoryID: repository.id, branch: branch, headSHA: PayloadFixtures.sha(head), headETag: nil, complete: true,
-                rateLimit: nil)
+            try Self.recordHead(head, of: branch, in: store, repositoryID: repositoryID)
         }
         return store
     }

@@ -5,11 +5,7 @@ import Testing
 
 /// `mailmap: PATH` in the configuration file: a path like `store`, checked
 /// when loaded, read when a query command uses it.
-@Suite struct MailmapConfigurationTests {
-    func parse(_ yaml: String) throws -> MirrorConfiguration {
-        try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: "/etc/commits-mirror")
-    }
-
+@Suite struct MailmapConfigurationTests: ConfigurationParsing {
     @Test func aRelativePathIsTheConfigurationsDirectorys() throws {
         let relative = try parse("repositories: [acme/widgets]\nmailmap: people.mailmap\n")
         #expect(relative.mailmap == "/etc/commits-mirror/people.mailmap")

@@ -78,11 +78,7 @@ import Curl
             connection.respond(status: 200, body: Array("{}".utf8))
         }
         defer { elsewhere.stop() }
-        let api = try HostileServer { _, connection in
-            connection.respond(
-                status: 301, reason: "Moved Permanently",
-                headers: [("Location", elsewhere.baseURL + "/repositories/1")], body: [])
-        }
+        let api = try HostileServer.redirecting(to: elsewhere.baseURL + "/repositories/1")
         defer { api.stop() }
         let logs = LogCapture()
         let client = try Self.client(api.baseURL, logs: logs)

@@ -11,9 +11,7 @@ import Testing
 /// faults through the real binary: a full tmpfs, a read-only directory, a
 /// foreign writer.)
 @Suite struct StorageFaultTests {
-    static let repository = SimRepository(
-        owner: "acme", name: "widgets", id: 78,
-        source: .synthetic(SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11)))
+    static let repository = SimRepository.widgets(id: 78, SyntheticSpec(commits: 600, authors: 9, mergeEvery: 4, seed: 11))
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
@@ -65,13 +63,8 @@ import Testing
     @Test func anotherProgramsSQLiteDatabaseIsRefusedUntouched() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("notes.sqlite")
-        do {
-            // A rollback-journal database, as most programs leave theirs.
-            let other = try Connection(path: path)
-            #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.executeScript("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('keep me');")
-            try other.close()
-        }
+        try ForeignDatabase.create(
+            at: path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('keep me');")
         let before = try #require(Self.bytes(path))
         for side in StoreSide.allCases {
             let error = #expect(throws: StoreError.self) { try side.open(path) }

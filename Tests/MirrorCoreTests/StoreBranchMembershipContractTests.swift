@@ -24,6 +24,26 @@ extension StoreContractTests {
         return seen.map(PayloadFixtures.sha).sorted()
     }
 
+    /// Stores `graph` over git as `identity`'s commits, as a bootstrap would; the repository's id.
+    static func storeFromGit(
+        _ graph: [Int: [Int]] = branchGraph, in store: StoreUnderTest, as identity: RepositoryIdentity = StoreFixtures.identity
+    ) async throws -> Int64 {
+        let repository = try store.writer.adopt(identity, requestedAs: identity.fullName)
+        let commits = graph.keys.sorted().map { StoreFixtures.commit($0, parents: graph[$0]!) }
+        _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
+            try batches.storeFromGit(commits, repositoryID: repository.id)
+        }
+        return repository.id
+    }
+
+    /// Records a complete sync of `branch` that found it at `head` (nil: an empty repository's branch).
+    static func recordHead(_ head: Int?, of branch: String, in store: StoreUnderTest, repositoryID: Int64) throws {
+        try store.writer.recordAttempt(repositoryID: repositoryID, branch: branch)
+        try store.writer.recordSuccess(
+            repositoryID: repositoryID, branch: branch, headSHA: head.map(PayloadFixtures.sha), headETag: nil, complete: true,
+            rateLimit: nil)
+    }
+
     static func rows(_ store: StoreUnderTest, branch: String) throws -> [String] {
         try store.committed(
             """
@@ -36,16 +56,9 @@ extension StoreContractTests {
     @Test(arguments: Backend.allCases)
     func eachRecordedHeadLeavesTheBranchHoldingExactlyWhatItReaches(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
-        _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(commits, repositoryID: repository.id)
-        }
+        let repositoryID = try await Self.storeFromGit(in: store)
         func record(_ branch: String, _ head: Int?, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            try store.writer.recordAttempt(repositoryID: repository.id, branch: branch)
-            try store.writer.recordSuccess(
-                repositoryID: repository.id, branch: branch, headSHA: head.map(PayloadFixtures.sha), headETag: nil,
-                complete: true, rateLimit: nil)
+            try Self.recordHead(head, of: branch, in: store, repositoryID: repositoryID)
             #expect(try Self.rows(store, branch: branch) == (head.map(Self.reached(from:)) ?? []), sourceLocation: sourceLocation)
         }
         try record("main", 3)  // a new branch
@@ -142,20 +155,9 @@ extension StoreContractTests {
     func aBranchsFirstRowsAreWhatItsHeadReaches(backend: Backend, shape: FirstRowsCase) async throws {
         let store = try await StoreUnderTest(backend)
         let (own, other, head) = shape.graph
-        func stored(_ graph: [Int: [Int]], as identity: RepositoryIdentity) async throws -> Int64 {
-            let repository = try store.writer.adopt(identity, requestedAs: identity.fullName)
-            let commits = graph.keys.sorted().map { StoreFixtures.commit($0, parents: graph[$0]!) }
-            _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
-                try batches.storeFromGit(commits, repositoryID: repository.id)
-            }
-            return repository.id
-        }
-        if !other.isEmpty { _ = try await stored(other, as: Self.gadgets) }
-        let repositoryID = try await stored(own, as: StoreFixtures.identity)
-        try store.writer.recordAttempt(repositoryID: repositoryID, branch: "main")
-        try store.writer.recordSuccess(
-            repositoryID: repositoryID, branch: "main", headSHA: PayloadFixtures.sha(head), headETag: nil, complete: true,
-            rateLimit: nil)
+        if !other.isEmpty { _ = try await Self.storeFromGit(other, in: store, as: Self.gadgets) }
+        let repositoryID = try await Self.storeFromGit(own, in: store)
+        try Self.recordHead(head, of: "main", in: store, repositoryID: repositoryID)
         let everything = own.merging(other) { mine, _ in mine }
         var reached: Set<Int> = []
         var pending = [head]

@@ -9,9 +9,7 @@ import Testing
 /// `MirrorStore.check()` (`commitsctl check`): integrity, foreign keys and the
 /// completeness of each mirrored branch, each of which it must catch.
 @Suite struct StoreCheckTests {
-    static let repository = SimRepository(
-        owner: "acme", name: "widgets", id: 79,
-        source: .synthetic(SyntheticSpec(commits: 700, authors: 10, mergeEvery: 5, seed: 5)))
+    static let repository = SimRepository.widgets(id: 79, SyntheticSpec(commits: 700, authors: 10, mergeEvery: 5, seed: 5))
 
     @Test func aCompleteMirrorPassesEveryCheck() async throws {
         try await withRunning(SimulatorHarness.start([Self.repository])) { harness in

@@ -27,16 +27,9 @@ extension StoreContractTests {
     @Test(arguments: Backend.allCases)
     func aGoneBranchKeepsItsCommitsAndComesBackWhenSyncedAgain(backend: Backend) async throws {
         let store = try await StoreUnderTest(backend)
-        let repository = try store.writer.adopt(StoreFixtures.identity, requestedAs: StoreFixtures.identity.fullName)
-        let commits = Self.branchGraph.keys.sorted().map { StoreFixtures.commit($0, parents: Self.branchGraph[$0]!) }
-        _ = try await store.writer.withBatches(limits: BatchLimits()) { batches in
-            try batches.storeFromGit(commits, repositoryID: repository.id)
-        }
+        let repositoryID = try await Self.storeFromGit(in: store)
         for (branch, head) in [("main", 5), ("topic", 6)] {
-            try store.writer.recordAttempt(repositoryID: repository.id, branch: branch)
-            try store.writer.recordSuccess(
-                repositoryID: repository.id, branch: branch, headSHA: PayloadFixtures.sha(head), headETag: nil,
-                complete: true, rateLimit: nil)
+            try Self.recordHead(head, of: branch, in: store, repositoryID: repositoryID)
         }
         let goneAt = Date(timeIntervalSince1970: 1_700_000_000)
         func states() throws -> [String: String?] {
@@ -55,9 +48,9 @@ extension StoreContractTests {
         }
         #expect(try holding(6) == [RepositoryBranches(repository: "acme/widgets", names: ["topic"])])
 
-        #expect(try store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: goneAt))
-        #expect(try !store.writer.markBranchGone(repositoryID: repository.id, branch: "topic", at: .now), "already gone: kept as it was")
-        #expect(try !store.writer.markBranchGone(repositoryID: repository.id, branch: "never-mirrored", at: goneAt))
+        #expect(try store.writer.markBranchGone(repositoryID: repositoryID, branch: "topic", at: goneAt))
+        #expect(try !store.writer.markBranchGone(repositoryID: repositoryID, branch: "topic", at: .now), "already gone: kept as it was")
+        #expect(try !store.writer.markBranchGone(repositoryID: repositoryID, branch: "never-mirrored", at: goneAt))
         #expect(try states() == ["main": nil, "topic": ISO8601Timestamp.format(goneAt)])
         #expect(try store.committedCount("SELECT count(*) FROM commits") == Self.branchGraph.count, "no commit deleted")
         #expect(try Self.rows(store, branch: "topic") == Self.reached(from: 6), "its rows as of its last head")
@@ -75,10 +68,7 @@ extension StoreContractTests {
         #expect(statistics.map(\.commits) == [Self.reached(from: 5).count, Self.reached(from: 6).count])
 
         // It reappears, now at 7: active again, its rows those of its new head.
-        try store.writer.recordAttempt(repositoryID: repository.id, branch: "topic")
-        try store.writer.recordSuccess(
-            repositoryID: repository.id, branch: "topic", headSHA: PayloadFixtures.sha(7), headETag: nil, complete: true,
-            rateLimit: nil)
+        try Self.recordHead(7, of: "topic", in: store, repositoryID: repositoryID)
         #expect(try states() == ["main": nil, "topic": nil])
         #expect(try store.committed("SELECT state, gone_since FROM repository_branches WHERE name = $1", ["topic"]) == [["active", nil]])
         #expect(try Self.rows(store, branch: "topic") == Self.reached(from: 7))

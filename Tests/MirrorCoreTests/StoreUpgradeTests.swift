@@ -11,9 +11,7 @@ import Testing
 /// upgraded in one transaction; a failed upgrade leaves it as it was and names
 /// the backup.
 @Suite struct StoreUpgradeTests {
-    static let repository = SimRepository(
-        owner: "acme", name: "widgets", id: 77,
-        source: .synthetic(SyntheticSpec(commits: 450, authors: 12, mergeEvery: 5, seed: 3)))
+    static let repository = SimRepository.widgets(id: 77, SyntheticSpec(commits: 450, authors: 12, mergeEvery: 5, seed: 3))
     /// The schema as its first released version left it.
     static let version1 = Migrator(Array(Schema.migrator.migrations.prefix(1)))
 

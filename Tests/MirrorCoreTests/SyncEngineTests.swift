@@ -6,9 +6,7 @@ import Testing
 @testable import MirrorSQLite
 
 @Suite struct SyncEngineTests {
-    static let synthetic = SimRepository(
-        owner: "acme", name: "widgets", id: 501,
-        source: .synthetic(SyntheticSpec(commits: 1_234, authors: 40, mergeEvery: 6, seed: 7)))
+    static let synthetic = SimRepository.widgets(id: 501, SyntheticSpec(commits: 1_234, authors: 40, mergeEvery: 6, seed: 7))
 
     @Test func fullSyncStoresExactlyTheReachableSetAndASecondSyncIsOne304() async throws {
         try await withRunning(SimulatorHarness.start([Self.synthetic])) { harness in

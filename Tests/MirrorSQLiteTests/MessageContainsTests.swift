@@ -12,10 +12,8 @@ import Testing
     /// One row per scalar, between two control characters; every needle of the
     /// index's length (three scalars) finds the same rows both ways.
     @Test func answersAsTheIndexForEveryScalar() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("contains.sqlite"))
-        try MessageSearch.addFunction(to: db)
-        try TrigramScalarTable.create(in: db, values: 0x20...0x2FFFF)
+        let table = try TrigramScalarTable(values: 0x20...0x2FFFF)
+        try MessageSearch.addFunction(to: table.db)
         let middles: [Unicode.Scalar] = [
             "k", "K", "\u{212A}", "s", "\u{17F}", "é", "É", "Σ", "ς", "ß", "ẞ", "ǅ", "İ", "ı", "µ", "\u{FFFD}", "\u{FFFE}",
             "🎉", "*", "[", "%", "_", "\u{10400}",
@@ -23,8 +21,8 @@ import Testing
         for middle in middles {
             let needle = "\u{1}\(middle)\u{2}"
             let phrase = "\"" + needle + "\""
-            let indexed = try db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid").bind([phrase]).map { $0.int(0) }
-            let tested = try db.prepare("SELECT rowid FROM t WHERE message_contains(x, ?) ORDER BY rowid")
+            let indexed = try table.db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid").bind([phrase]).map { $0.int(0) }
+            let tested = try table.db.prepare("SELECT rowid FROM t WHERE message_contains(x, ?) ORDER BY rowid")
                 .bind([MessageSearch.pattern(MessageNeedle.forms(of: needle))]).map { $0.int(0) }
             #expect(!indexed.isEmpty, "U+\(String(middle.value, radix: 16))")
             #expect(tested == indexed, "U+\(String(middle.value, radix: 16))")

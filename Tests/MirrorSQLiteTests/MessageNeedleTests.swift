@@ -13,21 +13,19 @@ import Testing
     /// folds together with `MessageNeedle.indexFolds`. A SQLite with other
     /// tables, or a Swift with other Unicode data, fails here, not in use.
     @Test func indexFoldsAreTheTrigramIndexsFolding() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("fold.sqlite"))
-        let scalars = try TrigramScalarTable.create(in: db, values: 0x20...0x2FFFF)
-        try db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, instance)")
+        let table = try TrigramScalarTable(values: 0x20...0x2FFFF)
+        try table.db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, instance)")
         // Terms by their scalars: Swift's String equality would join canonically equivalent ones.
         var classes: [[UInt32]: Set<UInt32>] = [:]
         var folded: [UInt32: [UInt32]] = [:]
-        for (term, row) in try db.prepare("SELECT term, doc FROM v").map({
+        for (term, row) in try table.db.prepare("SELECT term, doc FROM v").map({
             ($0.string(0).unicodeScalars.map(\.value), UInt32($0.int(1)))
         }) {
             classes[term, default: []].insert(row)
             folded[row] = term
         }
         var differences: [String] = []
-        for scalar in scalars {
+        for scalar in table.scalars {
             let expected = folded[scalar.value].flatMap { classes[$0] } ?? [scalar.value]
             let found = Set(MessageNeedle.indexFolds(of: scalar).map(\.value))
             if found != expected {

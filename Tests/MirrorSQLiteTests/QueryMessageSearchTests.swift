@@ -11,11 +11,9 @@ import Testing
     /// to an ASCII character: exactly the ones `MessageNeedle.caseForms` adds to
     /// an ASCII letter's forms. A newer SQLite with different folding fails here, not in use.
     @Test func onlyKelvinSignAndLongSFoldToASCII() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("fold.sqlite"))
-        try TrigramScalarTable.create(in: db, values: 0x80...0x2FFFF)
+        let table = try TrigramScalarTable(values: 0x80...0x2FFFF)
         var folds: [String] = []
-        let query = try db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid")
+        let query = try table.db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid")
         for value in UInt32(0x20)..<0x7F {
             let character = String(Unicode.Scalar(value)!)
             let phrase = "\"\u{1}\(character.replacingOccurrences(of: "\"", with: "\"\""))\u{2}\""

@@ -172,3 +172,12 @@ private extension Array where Element == UInt8 {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }
+
+extension HostileServer {
+    /// A server answering every request with `301 Moved Permanently` to `location`.
+    public static func redirecting(to location: String) throws -> HostileServer {
+        try HostileServer { _, connection in
+            connection.respond(status: 301, reason: "Moved Permanently", headers: [("Location", location)], body: [])
+        }
+    }
+}

@@ -12,19 +12,13 @@ extension PostgreSQLServer {
     }
 
     private func startStandbyBlocking() throws -> PostgreSQLServer {
-        let standbyDirectory = "/tmp/cm-pg-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: standbyDirectory, withIntermediateDirectories: false)
-        if !Self.runAs.isEmpty {
-            try Self.checked(runProgramBlocking("/bin/chown", ["nobody:nogroup", standbyDirectory]), "chown")
-        }
+        let standbyDirectory = try Self.makeServerDirectory()
         try Self.checked(
             Self.serverCommand([
                 "pg_basebackup", "-h", directory, "-p", String(port), "-U", Self.superuser, "-D", standbyDirectory + "/data",
                 "-R", "-X", "stream", "-c", "fast", "--no-sync",
             ]), "pg_basebackup")
-        var lastFailure = ""
-        for _ in 0..<5 {
-            let standbyPort = Int.random(in: 20_000..<60_000)
+        return try Self.startOnARandomPort(in: standbyDirectory, failure: "the standby did not start") { standbyPort in
             // Later lines of postgresql.auto.conf win over the backup's copy of the
             // primary's port and socket; its primary_conninfo (-R) stays.
             let settings = """
@@ -38,17 +32,7 @@ extension PostgreSQLServer {
             try autoConf.seekToEnd()
             try autoConf.write(contentsOf: Data(settings.utf8))
             try autoConf.close()
-            let started = try Self.serverCommand([
-                "pg_ctl", "-D", standbyDirectory + "/data", "-l", standbyDirectory + "/server.log", "-w", "-t", "60", "start",
-            ])
-            if started.status == 0 {
-                let standby = PostgreSQLServer(directory: standbyDirectory, port: standbyPort)
-                try standby.watchTestProcess()
-                return standby
-            }
-            lastFailure = (try? String(contentsOfFile: standbyDirectory + "/server.log", encoding: .utf8)) ?? started.stderr
         }
-        throw TestServerError("the standby did not start five times: \(lastFailure.suffix(600))")
     }
 
     /// Waits (a bounded poll) until `standby` has replayed everything this

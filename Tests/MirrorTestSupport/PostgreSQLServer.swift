@@ -55,9 +55,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
     }
 
     static func startBlocking() throws -> PostgreSQLServer {
-        let directory = "/tmp/cm-pg-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        if !runAs.isEmpty { try checked(runProgramBlocking("/bin/chown", ["nobody:nogroup", directory]), "chown") }
+        let directory = try makeServerDirectory()
         try checked(
             serverCommand([
                 "initdb", "-D", directory + "/data", "-U", superuser, "--auth=trust", "--encoding=UTF8",
@@ -71,9 +69,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
 
             """
         try hba.write(toFile: directory + "/data/pg_hba.conf", atomically: false, encoding: .utf8)
-        var lastFailure = ""
-        for _ in 0..<5 {
-            let port = Int.random(in: 20_000..<60_000)
+        return try startOnARandomPort(in: directory, failure: "pg_ctl start failed") { port in
             let settings = """
                 listen_addresses = '127.0.0.1'
                 port = \(port)
@@ -88,6 +84,26 @@ public final class PostgreSQLServer: @unchecked Sendable {
 
                 """
             try settings.write(toFile: directory + "/data/postgresql.auto.conf", atomically: false, encoding: .utf8)
+        }
+    }
+
+    /// A fresh directory for a server's cluster, owned by the user the server runs as.
+    static func makeServerDirectory() throws -> String {
+        let directory = "/tmp/cm-pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        if !runAs.isEmpty { try checked(runProgramBlocking("/bin/chown", ["nobody:nogroup", directory]), "chown") }
+        return directory
+    }
+
+    /// Starts the cluster in `directory`, trying up to five random ports (another process may
+    /// hold one): `configure` writes the port into its settings before each try.
+    static func startOnARandomPort(
+        in directory: String, failure: String, configure: (_ port: Int) throws -> Void
+    ) throws -> PostgreSQLServer {
+        var lastFailure = ""
+        for _ in 0..<5 {
+            let port = Int.random(in: 20_000..<60_000)
+            try configure(port)
             let started = try serverCommand([
                 "pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start",
             ])
@@ -98,7 +114,7 @@ public final class PostgreSQLServer: @unchecked Sendable {
             }
             lastFailure = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? started.stderr
         }
-        throw TestServerError("pg_ctl start failed five times: \(lastFailure.suffix(600))")
+        throw TestServerError("\(failure) five times: \(lastFailure.suffix(600))")
     }
 
     /// Stops the server and removes its directory once this test process is gone,

@@ -49,3 +49,10 @@ public func savedPages(
     }
     return pages
 }
+
+extension SimRepository {
+    /// `acme/widgets` with a synthetic history: the repository most sync tests mirror.
+    public static func widgets(id: Int, _ history: SyntheticSpec) -> SimRepository {
+        SimRepository(owner: "acme", name: "widgets", id: id, source: .synthetic(history))
+    }
+}

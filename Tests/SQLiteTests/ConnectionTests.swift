@@ -4,9 +4,14 @@ import SQLite
 import Testing
 
 @Suite struct ConnectionTests {
+    let directory: TemporaryDirectory
+    /// The database most tests open, new for each test.
+    var path: String { directory.path("a.sqlite") }
+
+    init() throws { directory = try TemporaryDirectory() }
+
     @Test func opensInWALModeWithForeignKeysAndNormalSync() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         #expect(try db.pragma("journal_mode") == "wal")
         #expect(try db.pragma("foreign_keys") == "1")
         #expect(try db.pragma("synchronous") == "1")  // NORMAL
@@ -16,7 +21,6 @@ import Testing
     /// keys and syncs are a writer's business); a file in another journal mode is
     /// refused by it, and by an inspecting connection only when asked to check.
     @Test func readOnlyConnectionsRequireWALAndLeaveTheWritersPragmas() throws {
-        let directory = try TemporaryDirectory()
         let wal = directory.path("wal.sqlite")
         try Connection(path: wal).execute("CREATE TABLE t (x INTEGER)")
         let reader = try Connection(path: wal, mode: .readOnly)
@@ -25,12 +29,7 @@ import Testing
         try Connection(path: wal, mode: .inspect).requireWALJournal()
 
         let rollback = directory.path("rollback.sqlite")
-        do {
-            let other = try Connection(path: rollback)
-            #expect(try other.pragma("journal_mode = DELETE") == "delete")
-            try other.execute("CREATE TABLE t (x INTEGER)")
-            try other.close()
-        }
+        try ForeignDatabase.create(at: rollback, "CREATE TABLE t (x INTEGER)")
         #expect(throws: SQLiteError.self) { try Connection(path: rollback, mode: .readOnly) }
         let inspecting = try Connection(path: rollback, mode: .inspect)
         #expect(try inspecting.scalarInt("SELECT count(*) FROM t") == 0)
@@ -58,8 +57,7 @@ import Testing
     }
 
     @Test func bindsAndReadsTypedValues() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         try db.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
         try db.execute(
             "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
@@ -75,8 +73,7 @@ import Testing
     }
 
     @Test func errorsCarryCodeMessageAndSQL() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         let error = #expect(throws: SQLiteError.self) { try db.execute("SELECT * FROM no_such_table") }
         #expect(error?.code == .SQLITE_ERROR)
         #expect(error?.message.contains("no such table") == true)
@@ -84,8 +81,7 @@ import Testing
     }
 
     @Test func constraintViolationsUseExtendedCodesMatchingTheirPrimary() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         try db.execute("CREATE TABLE t (k TEXT UNIQUE)")
         try db.execute("INSERT INTO t VALUES ('x')")
         let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO t VALUES ('x')") }
@@ -95,8 +91,7 @@ import Testing
 
     @Test func transactionRollsBackWhenTheBodyThrows() throws {
         struct Boom: Error {}
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         try db.execute("CREATE TABLE t (v INTEGER)")
         #expect(throws: Boom.self) {
             try db.transaction {
@@ -111,7 +106,6 @@ import Testing
     }
 
     @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
-        let directory = try TemporaryDirectory()
         let path = directory.path("notes.txt")
         let content = Data(String(repeating: "not a database\n", count: 100).utf8)
         try content.write(to: URL(fileURLWithPath: path))
@@ -121,8 +115,6 @@ import Testing
     }
 
     @Test func readOnlyConnectionReadsWhileAWriterHoldsAnOpenTransaction() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("a.sqlite")
         let writer = try Connection(path: path)
         try writer.execute("CREATE TABLE t (v INTEGER)")
         try writer.execute("INSERT INTO t VALUES (1)")
@@ -136,8 +128,6 @@ import Testing
     }
 
     @Test func busyWriterFailsAfterTheTimeoutInsteadOfWaitingForever() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("a.sqlite")
         let first = try Connection(path: path)
         try first.execute("CREATE TABLE t (v INTEGER)")
         try first.execute("BEGIN IMMEDIATE")
@@ -148,8 +138,7 @@ import Testing
     }
 
     @Test func closeSucceedsAndStatementsAreFinalizedOnEarlyExit() throws {
-        let directory = try TemporaryDirectory()
-        let db = try Connection(path: directory.path("a.sqlite"))
+        let db = try Connection(path: path)
         try db.execute("CREATE TABLE t (v INTEGER)")
         for value in 0..<10 { try db.execute("INSERT INTO t VALUES (?)", [value]) }
         // Leave a statement mid-iteration; deinit must finalize it so close() succeeds.

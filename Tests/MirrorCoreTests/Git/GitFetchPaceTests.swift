@@ -86,9 +86,7 @@ extension GitFetchPace {
     /// bounds (here scaled down), names why, and hands on nothing.
     @Test(arguments: [GitFault.endlessProgress, .trickledPack])
     func aServerThatKeepsTheFetchAliveIsCutShort(_ fault: GitFault) async throws {
-        var faults = FaultPlan()
-        faults.git = fault
-        let simulator = try await GitFromSimulatorTests.simulator(commits: 400, faults: faults)
+        let simulator = try await GitFromSimulatorTests.simulator(commits: 400, gitFault: fault)
         try await withRunning(simulator) { simulator async throws in
             let delivered = DeliveredCommits()
             let started = ContinuousClock.now

@@ -30,6 +30,13 @@ import Testing
         return simulator
     }
 
+    /// The simulator answering every git request of a fetch with `fault`.
+    static func simulator(commits: Int, gitFault fault: GitFault) async throws -> GitHubSimulator {
+        var faults = FaultPlan()
+        faults.git = fault
+        return try await simulator(commits: commits, faults: faults)
+    }
+
     /// Fetches main with the credentials the client's own rule gives the simulator's clone URL.
     static func fetch(
         _ simulator: GitHubSimulator, token: GitHubToken? = token, collected: DeliveredCommits = DeliveredCommits()
@@ -101,7 +108,7 @@ import Testing
         configuration.unauthenticatedLimit = 1
         let simulator = try GitHubSimulator(
             configuration: configuration,
-            repositories: [SimRepository(owner: "acme", name: "widgets", id: 5, source: .synthetic(SyntheticSpec(commits: 500)))])
+            repositories: [SimRepository.widgets(id: 5, SyntheticSpec(commits: 500))])
         try await simulator.start()
         try await withRunning(simulator) { simulator async throws in
             let client = try HTTPClient()
@@ -116,9 +123,7 @@ import Testing
     /// Each fault: the error that names it, and not one commit handed on.
     @Test(arguments: GitFault.allCases)
     func everyGitFaultIsNamedAndDeliversNothing(_ fault: GitFault) async throws {
-        var faults = FaultPlan()
-        faults.git = fault
-        let simulator = try await Self.simulator(commits: 400, faults: faults)
+        let simulator = try await Self.simulator(commits: 400, gitFault: fault)
         try await withRunning(simulator) { simulator async throws in
             let delivered = DeliveredCommits()
             do {

@@ -21,8 +21,7 @@ import Synchronization
         let simulator = try GitHubSimulator(
             configuration: configuration,
             repositories: [
-                SimRepository(
-                    owner: "acme", name: "widgets", id: 77, source: .synthetic(SyntheticSpec(commits: 2_000, shape: .realistic, seed: 9)))
+                SimRepository.widgets(id: 77, SyntheticSpec(commits: 2_000, shape: .realistic, seed: 9))
             ])
         try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/1.0", back: 700)
         try simulator.moveBranch(owner: "acme", name: "widgets", branch: "release/2.0", back: 200)

@@ -132,6 +132,10 @@ struct PackBuilder {
         return Array(text.utf8)
     }
 
+    /// A parentless commit, the root the pack tests' histories grow from, and its name.
+    static let root = commit(message: "root\n")
+    static let rootID = id(type: "commit", root)
+
     static func id(type: String, _ body: [UInt8]) -> String {
         SHA1.hex(SHA1.hash(Array("\(type) \(body.count)\0".utf8) + body))
     }

@@ -9,9 +9,7 @@ import MirrorTestSupport
     // The pack index is the SQLite backend's, registered as each executable does.
     init() { TestStoreDrivers.register() }
 
-    static let root = PackBuilder.commit(message: "root\n")
-    static let rootID = PackBuilder.id(type: "commit", root)
-    static let child = PackBuilder.commit(parents: [rootID], message: "child\n")
+    static let child = PackBuilder.commit(parents: [PackBuilder.rootID], message: "child\n")
     static let childID = PackBuilder.id(type: "commit", child)
 
     func read(_ entries: [PackBuilder.Entry], tip: String, batchSize: Int = 1000) throws -> ([[Commit]], PackHistoryReader.Summary) {
@@ -26,10 +24,10 @@ import MirrorTestSupport
 
     @Test func theTipsHistoryInBatches() throws {
         let (batches, summary) = try read(
-            [.whole(type: 1, body: Self.child), .whole(type: 1, body: Self.root)], tip: Self.childID, batchSize: 1)
-        #expect(batches.map { $0.map(\.sha) } == [[Self.rootID], [Self.childID]])
+            [.whole(type: 1, body: Self.child), .whole(type: 1, body: PackBuilder.root)], tip: Self.childID, batchSize: 1)
+        #expect(batches.map { $0.map(\.sha) } == [[PackBuilder.rootID], [Self.childID]])
         #expect(summary == .init(commits: 2, packObjects: 2, skippedObjects: 0, deltaObjects: 0))
-        #expect(batches[1][0].parents == [Self.rootID])
+        #expect(batches[1][0].parents == [PackBuilder.rootID])
         #expect(batches[1][0].message == "child")
     }
 
@@ -38,7 +36,7 @@ import MirrorTestSupport
         var tampered = Self.child
         tampered[tampered.count - 2] = 0x21  // one byte of the message changed
         #expect(throws: GitError.tipMissing(tip: Self.childID)) {
-            _ = try read([.whole(type: 1, body: tampered), .whole(type: 1, body: Self.root)], tip: Self.childID)
+            _ = try read([.whole(type: 1, body: tampered), .whole(type: 1, body: PackBuilder.root)], tip: Self.childID)
         }
     }
 
@@ -46,7 +44,7 @@ import MirrorTestSupport
         var delivered = 0
         var pack = PackBuilder()
         pack.entries = [.whole(type: 1, body: Self.child)]
-        #expect(throws: GitError.parentMissing(commit: Self.childID, parent: Self.rootID)) {
+        #expect(throws: GitError.parentMissing(commit: Self.childID, parent: PackBuilder.rootID)) {
             _ = try PackHistoryReader().read(MemoryPackStorage(bytes: pack.build().bytes), tip: ObjectID(hex: Self.childID)!) {
                 delivered += $0.count
             }
@@ -60,10 +58,10 @@ import MirrorTestSupport
         let (batches, summary) = try read(
             [
                 .whole(type: 1, body: Self.child), .whole(type: 1, body: stranger), .whole(type: 3, body: [1, 2, 3]),
-                .whole(type: 1, body: Self.root),
+                .whole(type: 1, body: PackBuilder.root),
             ],
             tip: Self.childID)
-        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, Self.childID])
+        #expect(batches.flatMap { $0 }.map(\.sha) == [PackBuilder.rootID, Self.childID])
         #expect(summary.skippedObjects == 2)
     }
 
@@ -71,7 +69,7 @@ import MirrorTestSupport
         let broken = Array("tree nothex\n\nmessage".utf8)
         var delivered = 0
         var pack = PackBuilder()
-        pack.entries = [.whole(type: 1, body: Self.child), .whole(type: 1, body: Self.root), .whole(type: 1, body: broken)]
+        pack.entries = [.whole(type: 1, body: Self.child), .whole(type: 1, body: PackBuilder.root), .whole(type: 1, body: broken)]
         #expect(throws: GitError.self) {
             _ = try PackHistoryReader().read(MemoryPackStorage(bytes: pack.build().bytes), tip: ObjectID(hex: Self.childID)!) {
                 delivered += $0.count
@@ -81,15 +79,15 @@ import MirrorTestSupport
     }
 
     @Test func aCommitTwiceIsRefused() {
-        #expect(throws: GitError.malformedPack("commit \(Self.rootID) appears twice")) {
-            _ = try read([.whole(type: 1, body: Self.root), .whole(type: 1, body: Self.root)], tip: Self.rootID)
+        #expect(throws: GitError.malformedPack("commit \(PackBuilder.rootID) appears twice")) {
+            _ = try read([.whole(type: 1, body: PackBuilder.root), .whole(type: 1, body: PackBuilder.root)], tip: PackBuilder.rootID)
         }
     }
 
     /// A pack need not list children first (git usually does): parents still come first.
     @Test func parentsComeFirstWhateverThePackOrder() throws {
-        let (batches, _) = try read([.whole(type: 1, body: Self.root), .whole(type: 1, body: Self.child)], tip: Self.childID)
-        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, Self.childID])
+        let (batches, _) = try read([.whole(type: 1, body: PackBuilder.root), .whole(type: 1, body: Self.child)], tip: Self.childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [PackBuilder.rootID, Self.childID])
     }
 
     /// Merges, an octopus, a second root and a parent named twice, in several
@@ -138,10 +136,10 @@ import MirrorTestSupport
     @Test func aMissingParentIsFoundInAShuffledPackAndAnExtrasIsNot() throws {
         let orphan = PackBuilder.commit(parents: [String(repeating: "e", count: 40)], message: "extra\n")
         let (batches, _) = try read(
-            [.whole(type: 1, body: Self.root), .whole(type: 1, body: orphan), .whole(type: 1, body: Self.child)], tip: Self.childID)
-        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, Self.childID])
+            [.whole(type: 1, body: PackBuilder.root), .whole(type: 1, body: orphan), .whole(type: 1, body: Self.child)], tip: Self.childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [PackBuilder.rootID, Self.childID])
         let grandchild = PackBuilder.commit(parents: [Self.childID], message: "grandchild\n")
-        #expect(throws: GitError.parentMissing(commit: Self.childID, parent: Self.rootID)) {
+        #expect(throws: GitError.parentMissing(commit: Self.childID, parent: PackBuilder.rootID)) {
             _ = try read(
                 [.whole(type: 1, body: Self.child), .whole(type: 1, body: grandchild)], tip: PackBuilder.id(type: "commit", grandchild))
         }
@@ -149,17 +147,17 @@ import MirrorTestSupport
 
     /// A parent named 20,000 times is one link (and no quadratic work).
     @Test func aParentNamedOverAndOverIsOneLink() throws {
-        let child = PackBuilder.commit(parents: Array(repeating: Self.rootID, count: 20_000), message: "child\n")
+        let child = PackBuilder.commit(parents: Array(repeating: PackBuilder.rootID, count: 20_000), message: "child\n")
         let childID = PackBuilder.id(type: "commit", child)
-        let (batches, summary) = try read([.whole(type: 1, body: child), .whole(type: 1, body: Self.root)], tip: childID)
-        #expect(batches.flatMap { $0 }.map(\.sha) == [Self.rootID, childID])
+        let (batches, summary) = try read([.whole(type: 1, body: child), .whole(type: 1, body: PackBuilder.root)], tip: childID)
+        #expect(batches.flatMap { $0 }.map(\.sha) == [PackBuilder.rootID, childID])
         #expect(summary.commits == 2)
     }
 
     @Test func aDeliveryErrorIsRethrownAsItIs() throws {
         struct StoreFull: Error, Equatable {}
         var pack = PackBuilder()
-        pack.entries = [.whole(type: 1, body: Self.child), .whole(type: 1, body: Self.root)]
+        pack.entries = [.whole(type: 1, body: Self.child), .whole(type: 1, body: PackBuilder.root)]
         var reader = PackHistoryReader()
         reader.batchSize = 1
         #expect(throws: StoreFull()) {

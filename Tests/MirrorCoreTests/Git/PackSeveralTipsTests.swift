@@ -11,9 +11,7 @@ import Testing
     // The pack index is the SQLite backend's, registered as each executable does.
     init() { TestStoreDrivers.register() }
 
-    static let root = PackBuilder.commit(message: "root\n")
-    static let rootID = PackBuilder.id(type: "commit", root)
-    static let shared = PackBuilder.commit(parents: [rootID], message: "shared\n")
+    static let shared = PackBuilder.commit(parents: [PackBuilder.rootID], message: "shared\n")
     static let sharedID = PackBuilder.id(type: "commit", shared)
     static let mainTip = PackBuilder.commit(parents: [sharedID], message: "main\n")
     static let mainID = PackBuilder.id(type: "commit", mainTip)
@@ -25,7 +23,7 @@ import Testing
     /// Newest first, as git writes a pack.
     static let entries: [PackBuilder.Entry] = [
         .whole(type: 1, body: mainTip), .whole(type: 1, body: releaseTip), .whole(type: 1, body: pagesRoot),
-        .whole(type: 1, body: shared), .whole(type: 1, body: root),
+        .whole(type: 1, body: shared), .whole(type: 1, body: PackBuilder.root),
     ]
 
     func read(tips: [String], entries: [PackBuilder.Entry] = entries) throws -> [String] {
@@ -40,7 +38,7 @@ import Testing
 
     /// Whether every commit comes after its parents that were delivered.
     func parentsFirst(_ order: [String]) -> Bool {
-        let parents = [Self.sharedID: [Self.rootID], Self.mainID: [Self.sharedID], Self.releaseID: [Self.sharedID]]
+        let parents = [Self.sharedID: [PackBuilder.rootID], Self.mainID: [Self.sharedID], Self.releaseID: [Self.sharedID]]
         return order.enumerated().allSatisfy { index, sha in
             (parents[sha] ?? []).allSatisfy { parent in order.firstIndex(of: parent).map { $0 < index } ?? true }
         }
@@ -48,12 +46,12 @@ import Testing
 
     @Test func everyTipsHistoryOnceParentsFirstAnUnrelatedOneIncluded() throws {
         let both = try read(tips: [Self.mainID, Self.releaseID])
-        #expect(Set(both) == [Self.rootID, Self.sharedID, Self.mainID, Self.releaseID] && both.count == 4)
+        #expect(Set(both) == [PackBuilder.rootID, Self.sharedID, Self.mainID, Self.releaseID] && both.count == 4)
         #expect(parentsFirst(both), "\(both)")
         let all = try read(tips: [Self.releaseID, Self.pagesID, Self.mainID, Self.mainID])
-        #expect(Set(all) == [Self.rootID, Self.sharedID, Self.mainID, Self.releaseID, Self.pagesID] && all.count == 5)
+        #expect(Set(all) == [PackBuilder.rootID, Self.sharedID, Self.mainID, Self.releaseID, Self.pagesID] && all.count == 5)
         #expect(parentsFirst(all), "\(all)")
-        #expect(try read(tips: [Self.releaseID]) == [Self.rootID, Self.sharedID, Self.releaseID], "one tip: only its history")
+        #expect(try read(tips: [Self.releaseID]) == [PackBuilder.rootID, Self.sharedID, Self.releaseID], "one tip: only its history")
         // A pack not written newest first is ordered by Kahn's algorithm: the same set, parents first.
         let reordered = try read(tips: [Self.mainID, Self.releaseID, Self.pagesID], entries: Self.entries.reversed())
         #expect(Set(reordered) == Set(all) && reordered.count == 5 && parentsFirst(reordered), "\(reordered)")

@@ -7,20 +7,7 @@ import Testing
 /// `github_app:` in the configuration: its keys, the key from the file or the
 /// systemd credential, and one line for every mistake, naming both sides when
 /// a token is configured too.
-@Suite struct AppConfigurationTests {
-    func parse(_ yaml: String, directory: String = "/etc/commits-mirror") throws -> MirrorConfiguration {
-        try MirrorConfiguration.parse(yaml: yaml, source: "cfg.yaml", relativeTo: directory)
-    }
-
-    func message(_ body: () throws -> Any) -> String? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
-
+@Suite struct AppConfigurationTests: ConfigurationParsing {
     @Test func theAppsKeysAreRead() throws {
         let configuration = try parse(
             """
