@@ -16,8 +16,6 @@ public protocol SQLBookkeeping: AnyObject {
     func updateBranchCommits(repositoryID: Int64, branch: String, head: String?) throws
     /// Marks off-branch what none of `heads` reaches and on-branch again what one does.
     func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
-    /// The heads of the repository's branches that are mirrored (not gone), `branch` left out.
-    func mirroredHeads(repositoryID: Int64, excluding branch: String?) throws -> [String]
 }
 
 // MARK: - Sync state

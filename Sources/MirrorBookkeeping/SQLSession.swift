@@ -85,9 +85,15 @@ public protocol SQLSession: AnyObject {
     func run(_ sql: PortableSQL, _ values: [any SQLBindable]) throws -> Int
     /// Runs `sql` and maps each row of its answer.
     func rows<T>(_ sql: PortableSQL, _ values: [any SQLBindable], _ transform: (any SQLRow) throws -> T) throws -> [T]
+    /// Runs `sql` and hands each row of its answer to `body` as it comes, keeping none.
+    func forEachRow(_ sql: PortableSQL, _ values: [any SQLBindable], _ body: (any SQLRow) throws -> Void) throws
 }
 
 extension SQLSession {
+    public func forEachRow(_ sql: PortableSQL, _ values: [any SQLBindable], _ body: (any SQLRow) throws -> Void) throws {
+        _ = try rows(sql, values, body)
+    }
+
     /// The first row's mapping, or `nil` when the answer is empty.
     public func firstRow<T>(_ sql: PortableSQL, _ values: [any SQLBindable], _ transform: (any SQLRow) throws -> T) throws -> T? {
         try rows(sql, values, transform).first

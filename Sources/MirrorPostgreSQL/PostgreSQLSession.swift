@@ -15,6 +15,11 @@ extension PostgreSQLConnection: SQLSession {
         let result = try execute(sql.postgreSQL, values.map(\.sqlValue.postgreSQL))
         return try (0..<result.count).map { try transform(PostgreSQLRow(result: result, row: $0)) }
     }
+
+    /// Row by row from the server (single-row mode), so a long answer is never held whole.
+    public func forEachRow(_ sql: PortableSQL, _ values: [any SQLBindable], _ body: (any SQLRow) throws -> Void) throws {
+        try forEachRow(sql.postgreSQL, values.map(\.sqlValue.postgreSQL)) { try body(PostgreSQLRow(result: $0, row: 0)) }
+    }
 }
 
 extension SQLValue {

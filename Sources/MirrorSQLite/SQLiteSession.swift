@@ -15,6 +15,10 @@ extension Connection: SQLSession {
     public func rows<T>(_ sql: PortableSQL, _ values: [any SQLBindable], _ transform: (any SQLRow) throws -> T) throws -> [T] {
         try cachedStatement(sql.sqlite).bind(values.map(\.sqlValue.sqlite)).map { try transform(SQLiteRow(statement: $0)) }
     }
+
+    public func forEachRow(_ sql: PortableSQL, _ values: [any SQLBindable], _ body: (any SQLRow) throws -> Void) throws {
+        try cachedStatement(sql.sqlite).bind(values.map(\.sqlValue.sqlite)).forEachRow { try body(SQLiteRow(statement: $0)) }
+    }
 }
 
 extension SQLValue {

@@ -124,20 +124,14 @@ struct BranchDiscovery {
                             "discovery.dropped": "\(left.joined(separator: ","))",
                         ])
                 }
-            } catch let error as GitHubError where error.isRateLimit {
-                let retryAt = error.retryAt()
-                logger.warning(
-                    "rate limited while listing a repository's branches; pausing until the reset",
-                    metadata: ["repo": "\(globs.name)", "error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"])
-                let resume = ContinuousClock.now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up)))
-                if case .reserveReached = error, settings.tokenSource != nil { return .reserveHeld(resume: resume) }
-                return .rateLimited(resume: resume)
-            } catch is CancellationError {
-                return .finished
             } catch {
-                logger.error(
-                    "listing a repository's branches failed; keeping the branches its last listing selected",
-                    metadata: ["repo": "\(globs.name)", "error": "\(DaemonAdvice.line(for: error))"])
+                let subject: Logger.Metadata = ["repo": "\(globs.name)"]
+                let kept = "the branches its last listing selected"
+                if let ending = PatternDiscovery.Ending.after(
+                    error, listing: "a repository's branches", of: subject, keeping: kept, settings, logger)
+                {
+                    return ending
+                }
             }
         }
         return .finished

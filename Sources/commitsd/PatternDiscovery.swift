@@ -29,6 +29,32 @@ struct PatternDiscovery {
         case rateLimited(resume: ContinuousClock.Instant)
         /// The rate-limit reserve stopped a listing (with a token): only listings wait for `resume`.
         case reserveHeld(resume: ContinuousClock.Instant)
+
+        /// How a turn goes on once listing `what` of `subject` failed: a rate limit
+        /// ends it until its reset, cancellation ends it, and any other failure is
+        /// logged and the turn goes on (nil), keeping what the last listing selected.
+        static func after(
+            _ error: any Error, listing what: String, of subject: Logger.Metadata, keeping kept: String,
+            _ settings: DaemonSettings, _ logger: Logger
+        ) -> Ending? {
+            switch error {
+            case let error as GitHubError where error.isRateLimit:
+                let retryAt = error.retryAt()
+                logger.warning(
+                    "rate limited while listing \(what); pausing until the reset",
+                    metadata: subject.merging(["error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"]) { $1 })
+                let resume = ContinuousClock.now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up)))
+                if case .reserveReached = error, settings.tokenSource != nil { return .reserveHeld(resume: resume) }
+                return .rateLimited(resume: resume)
+            case is CancellationError:
+                return .finished
+            default:
+                logger.error(
+                    "listing \(what) failed; keeping \(kept)",
+                    metadata: subject.merging(["error": "\(DaemonAdvice.line(for: error))"]) { $1 })
+                return nil
+            }
+        }
     }
 
     /// The configuration with every discovered repository added (as an entry
@@ -71,20 +97,12 @@ struct PatternDiscovery {
                             "discovery.returned": "\(outcome.returned.map(\.description).joined(separator: ","))",
                         ])
                 }
-            } catch let error as GitHubError where error.isRateLimit {
-                let retryAt = error.retryAt()
-                logger.warning(
-                    "rate limited while listing an owner's repositories; pausing until the reset",
-                    metadata: ["owner": "\(owner)", "error": "\(error)", "pause.until": "\(ISO8601Timestamp.format(retryAt))"])
-                let resume = ContinuousClock.now + .seconds(max(0, retryAt.timeIntervalSinceNow.rounded(.up)))
-                if case .reserveReached = error, settings.tokenSource != nil { return .reserveHeld(resume: resume) }
-                return .rateLimited(resume: resume)
-            } catch is CancellationError {
-                return .finished
             } catch {
-                logger.error(
-                    "listing an owner's repositories failed; keeping the repositories its last listing selected",
-                    metadata: ["owner": "\(owner)", "error": "\(DaemonAdvice.line(for: error))"])
+                let subject: Logger.Metadata = ["owner": "\(owner)"]
+                let kept = "the repositories its last listing selected"
+                if let ending = Ending.after(error, listing: "an owner's repositories", of: subject, keeping: kept, settings, logger) {
+                    return ending
+                }
             }
         }
         return .finished

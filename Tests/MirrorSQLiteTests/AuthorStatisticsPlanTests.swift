@@ -63,7 +63,7 @@ import Testing
     @Test func theWholeStoreIsReadFromItsCountsAndIndexEnds() throws {
         #expect(try answer() == Self.expected())
         #expect(try answer() == ["Ada 4 1-20 0", "Grace 2 5-12 0", "Linus 1 5-7 1"])
-        let plan = try MirrorReader(path: store.path).db.prepare("EXPLAIN QUERY PLAN " + MirrorReader.authoredFromCounts)
+        let plan = try MirrorReader(path: store.path).db.prepare("EXPLAIN QUERY PLAN " + MirrorReader.authoredFromCounts.sqlite)
             .map { $0.string(3) }
         #expect(plan.contains { $0.contains("USING COVERING INDEX commits_author_id (author_id=?)") }, "\(plan)")
         #expect(!plan.contains { $0.hasPrefix("SCAN commits") }, "\(plan)")

@@ -42,7 +42,7 @@ enum GitEndpoint {
         let fault = core.currentFaults().git
         let valid: Bool
         var caller = Caller.anonymous
-        switch BasicCredentials(authorization: request.header("Authorization")) {
+        switch Credentials(basicAuthorization: request.header("Authorization")) {
         case .anonymous: valid = false
         case .token(let token):
             let check = core.acceptsGitPassword(token)

@@ -9,16 +9,33 @@ enum Credentials: Equatable {
     /// An Authorization header we cannot use (Basic auth, an empty token…): GitHub answers 401.
     case malformed
 
+    /// An API request's `Authorization`: `Bearer` or `token` and the token.
     init(authorization: String?) {
+        self.init(authorization) { scheme, value in ["bearer", "token"].contains(scheme) ? value : nil }
+    }
+
+    /// A git request's `Authorization`: HTTP Basic, whose password is the token.
+    init(basicAuthorization authorization: String?) {
+        self.init(authorization) { scheme, value in
+            guard scheme == "basic", let decoded = Data(base64Encoded: String(value)),
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else { return nil }
+            return text[text.index(after: colon)...]
+        }
+    }
+
+    /// None without a header; else the non-empty token `token` reads from the
+    /// header's scheme and value, or malformed.
+    private init(_ authorization: String?, token: (_ scheme: String, _ value: Substring) -> Substring?) {
         guard let authorization else {
             self = .anonymous
             return
         }
-        guard let (scheme, token) = Self.split(authorization), ["bearer", "token"].contains(scheme) else {
+        guard let (scheme, value) = Self.split(authorization), let token = token(scheme, value), !token.isEmpty else {
             self = .malformed
             return
         }
-        self = token.isEmpty ? .malformed : .token(String(token))
+        self = .token(String(token))
     }
 
     /// `<scheme> <value>`: the scheme lowercased, the value trimmed; nil without both.
@@ -31,27 +48,4 @@ enum Credentials: Equatable {
     /// The redacted bucket key shown in `SimStats.rateLimitUsed`.
     static func bucketKey(token: String) -> String { "token:\(token.prefix(4))…" }
     static func bucketKey(ip: String) -> String { "ip:\(ip)" }
-}
-
-/// The `Authorization` of a git request: HTTP Basic, whose password is the token.
-enum BasicCredentials: Equatable {
-    case anonymous
-    case token(String)
-    case malformed
-
-    init(authorization: String?) {
-        guard let authorization else {
-            self = .anonymous
-            return
-        }
-        guard let (scheme, value) = Credentials.split(authorization), scheme == "basic",
-            let decoded = Data(base64Encoded: String(value)),
-            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
-        else {
-            self = .malformed
-            return
-        }
-        let token = text[text.index(after: colon)...]
-        self = token.isEmpty ? .malformed : .token(String(token))
-    }
 }

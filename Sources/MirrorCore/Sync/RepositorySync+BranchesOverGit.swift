@@ -16,21 +16,18 @@ extension RepositorySync {
     public func readBranchesOverGit(_ repository: RepositoryName, heads: [String: String]) async -> BranchesOverGitOutcome {
         guard gitBootstrap != nil else { return .done(.notNeeded) }
         return await DedicatedThreads.store.run {
-            let lock: RepositoryLock?
-            switch attemptLock(repository) {
-            case .held(let held): lock = held
-            case .busy(let holder): return .skipped(holder: holder)
-            case .failed(let failure): return .failed(failure)
-            }
-            defer { lock?.release() }
-            do {
-                let engine = SyncEngine(
-                    client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap,
-                    sharesTheStore: openWriter != nil)
-                return .done(try await engine.readBranchesOverGit(repository, heads: heads))
-            } catch {
-                return .failed(Failure(error: error))
+            await holdingLock(repository) { lock in
+                do {
+                    let engine = SyncEngine(
+                        client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap,
+                        sharesTheStore: openWriter != nil)
+                    return .done(try await engine.readBranchesOverGit(repository, heads: heads))
+                } catch {
+                    return .failed(Failure(error: error))
+                }
             }
         }
     }
 }
+
+extension RepositorySync.BranchesOverGitOutcome: RepositorySync.LockRefusal {}

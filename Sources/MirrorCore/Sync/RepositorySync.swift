@@ -69,13 +69,17 @@ public struct RepositorySync: Sendable {
         _ repository: RepositoryName, branch: String?, listedHead: String?, mirrorRemoved: Bool,
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
     ) async -> Outcome {
-        let lock: RepositoryLock?
-        switch attemptLock(repository) {
-        case .held(let held): lock = held
-        case .busy(let holder): return .skipped(holder: holder)
-        case .failed(let failure): return .failed(failure)
+        await holdingLock(repository) { lock in
+            await syncHolding(
+                lock, repository, branch: branch, listedHead: listedHead, mirrorRemoved: mirrorRemoved, pageLimit: pageLimit,
+                progress: progress)
         }
-        defer { lock?.release() }
+    }
+
+    private func syncHolding(
+        _ lock: RepositoryLock?, _ repository: RepositoryName, branch: String?, listedHead: String?, mirrorRemoved: Bool,
+        pageLimit: Int?, progress: ((SyncProgress) -> Void)?
+    ) async -> Outcome {
         do {
             let store = try writer(lock)
             // Checked under the lock: a removal (which takes it too) is never raced.
@@ -119,23 +123,33 @@ public struct RepositorySync: Sendable {
         }
     }
 
-    /// Taking the repository's lock: held (`nil` when the caller's claim is the
-    /// exclusion, `openWriter`), held by another process, or failed.
-    enum LockAttempt {
-        case held(RepositoryLock?)
-        case busy(holder: String)
-        case failed(Failure)
+    /// What a run answers when it does not hold the repository's lock.
+    protocol LockRefusal {
+        /// Another process holds it (`holder` as it wrote it).
+        static func skipped(holder: String) -> Self
+        static func failed(_ failure: Failure) -> Self
     }
 
-    func attemptLock(_ repository: RepositoryName) -> LockAttempt {
-        guard openWriter == nil else { return .held(nil) }
-        do {
-            return .held(try RepositoryLock.acquire(store: store, repository: repository, holder: holder))
-        } catch RepositoryLockError.busy(_, let holder) {
-            return .busy(holder: holder ?? "unknown")
-        } catch {
-            return .failed(Failure(error: error))
+    /// Runs `body` holding the repository's lock (`nil` when the caller's claim
+    /// is the exclusion, `openWriter`) and releases it after; or answers that
+    /// another process holds it, or that taking it failed.
+    func holdingLock<Answer: LockRefusal>(
+        _ repository: RepositoryName, _ body: (RepositoryLock?) async -> Answer
+    ) async -> Answer {
+        let lock: RepositoryLock?
+        if openWriter != nil {
+            lock = nil
+        } else {
+            do {
+                lock = try RepositoryLock.acquire(store: store, repository: repository, holder: holder)
+            } catch RepositoryLockError.busy(_, let holder) {
+                return .skipped(holder: holder ?? "unknown")
+            } catch {
+                return .failed(Failure(error: error))
+            }
         }
+        defer { lock?.release() }
+        return await body(lock)
     }
 
     /// The daemon's claim's fenced writer, the repository lock's (a database's
@@ -195,3 +209,5 @@ extension GitHubError {
         }
     }
 }
+
+extension RepositorySync.Outcome: RepositorySync.LockRefusal {}

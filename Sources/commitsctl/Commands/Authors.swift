@@ -43,6 +43,13 @@ extension Commitsctl {
             return line
         }
 
+        static func cells(_ author: AuthorStatistics) -> [String] {
+            [
+                String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
+                String(author.lastCommitDate.prefix(10)), "\(author.name) <\(author.emails.joined(separator: ", "))>",
+            ]
+        }
+
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
         }
@@ -58,26 +65,12 @@ extension Commitsctl {
                 pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
-                switch format {
-                case .table:
-                    var table = TextTable([
-                        .init(title: "COMMITS", numeric: true), .init(title: "CO-AUTHORED", numeric: true),
-                        .init(title: "FIRST"), .init(title: "LAST"),
-                        .init(title: "AUTHOR", flexible: true, minimumWidth: 20, isName: true),
-                    ])
-                    for author in authors {
-                        table.append([
-                            String(author.commits), String(author.coAuthored), String(author.firstCommitDate.prefix(10)),
-                            String(author.lastCommitDate.prefix(10)),
-                            "\(author.name) <\(author.emails.joined(separator: ", "))>",
-                        ])
-                    }
-                    for line in table.render(width: Terminal.outputWidth) { output.line(line) }
-                case .oneline:
-                    for author in authors { output.line(Self.oneline(author)) }
-                case .json, .ndjson, .csv:
-                    RecordWriter.write(authors, fields: Self.fields, as: RecordFormat(format)!, to: output)
-                }
+                let columns: [TextTable.Column] = [
+                    .init(title: "COMMITS", numeric: true), .init(title: "CO-AUTHORED", numeric: true),
+                    .init(title: "FIRST"), .init(title: "LAST"),
+                    .init(title: "AUTHOR", flexible: true, minimumWidth: 20, isName: true),
+                ]
+                format.write(authors, columns: columns, cells: Self.cells, oneline: Self.oneline, fields: Self.fields, to: output)
             }
         }
     }

@@ -93,21 +93,13 @@ extension Commitsctl {
                     let rows = try mirror.repositoryOverviews().map(Row.init)
                     let output = OutputWriter()
                     defer { output.flush() }
-                    switch format {
-                    case .table:
-                        var table = TextTable([
-                            .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true),
-                            .init(title: "FORMER NAMES", flexible: true, minimumWidth: 8, dropOrder: 1),
-                            .init(title: "BRANCH"), .init(title: "COMMITS", numeric: true), .init(title: "STATE"),
-                            .init(title: "LAST SUCCESS"),
-                        ])
-                        for row in rows { table.append(row.cells) }
-                        for line in table.render(width: Terminal.outputWidth) { output.line(line) }
-                    case .oneline:
-                        for row in rows { output.line(row.oneline) }
-                    case .json, .ndjson, .csv:
-                        RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(format)!, to: output)
-                    }
+                    let columns: [TextTable.Column] = [
+                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true),
+                        .init(title: "FORMER NAMES", flexible: true, minimumWidth: 8, dropOrder: 1),
+                        .init(title: "BRANCH"), .init(title: "COMMITS", numeric: true), .init(title: "STATE"),
+                        .init(title: "LAST SUCCESS"),
+                    ]
+                    format.write(rows, columns: columns, cells: \.cells, oneline: \.oneline, fields: Row.fields, to: output)
                 }
             }
         }

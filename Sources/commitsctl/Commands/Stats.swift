@@ -26,25 +26,16 @@ extension Commitsctl {
 
         @OptionGroup var store: StoreOptions
 
-        static let fields = RecordFields<RepositoryStatistics>([
-            ("repository", { .string($0.repository) }),
-            ("commits", { .int($0.commits) }),
-            ("merges", { .int($0.merges) }),
-            ("authors", { .int($0.authors) }),
-            ("first_commit_date", { .optional($0.firstCommitDate) }),
-            ("last_commit_date", { .optional($0.lastCommitDate) }),
-            ("last_sync_at", { .optional($0.lastSyncAt) }),
-        ])
+        static let fields = RecordFields<RepositoryStatistics>([("repository", { .string($0.repository) })])
+            .appending(countFields())
 
         /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
         static func oneline(_ repository: RepositoryStatistics) -> String {
-            var line =
-                "\(repository.repository): \(plural(repository.commits, "commit")), "
-                + "\(plural(repository.merges, "merge")), \(plural(repository.authors, "author"))"
-            if let first = repository.firstCommitDate, let last = repository.lastCommitDate {
-                line += ", \(first.prefix(10)) to \(last.prefix(10))"
-            }
-            return TextCleaning.singleLine(line + ", last sync \(repository.lastSyncAt ?? "never")")
+            TextCleaning.singleLine("\(repository.repository): " + counts(repository))
+        }
+
+        static func cells(_ repository: RepositoryStatistics) -> [String] {
+            [repository.repository] + countCells(repository)
         }
 
         func run() throws {
@@ -64,30 +55,64 @@ extension Commitsctl {
                 pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
-                switch format {
-                case .table:
-                    // Narrow terminals leave out FIRST, then MERGES, before cutting a repository's name.
-                    var table = TextTable([
-                        .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true),
-                        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true, dropOrder: 2),
-                        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST", dropOrder: 1), .init(title: "LAST"),
-                        .init(title: "LAST SYNC"),
-                    ])
-                    for repository in repositories {
-                        table.append([
-                            repository.repository, String(repository.commits), String(repository.merges),
-                            String(repository.authors), repository.firstCommitDate.map { String($0.prefix(10)) } ?? "-",
-                            repository.lastCommitDate.map { String($0.prefix(10)) } ?? "-",
-                            repository.lastSyncAt ?? "never",
-                        ])
-                    }
-                    for line in table.render(width: Terminal.outputWidth) { output.line(line) }
-                case .oneline:
-                    for repository in repositories { output.line(Self.oneline(repository)) }
-                case .json, .ndjson, .csv:
-                    RecordWriter.write(repositories, fields: Self.fields, as: RecordFormat(format)!, to: output)
-                }
+                let columns = [TextTable.Column(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true)]
+                format.write(
+                    repositories, columns: columns + Self.countColumns, cells: Self.cells, oneline: Self.oneline,
+                    fields: Self.fields, to: output)
             }
         }
+    }
+}
+
+/// What `stats` counts of a repository and of a branch alike.
+protocol CommitCounts {
+    var commits: Int { get }
+    var merges: Int { get }
+    var authors: Int { get }
+    var firstCommitDate: String? { get }
+    var lastCommitDate: String? { get }
+    var lastSyncAt: String? { get }
+}
+
+extension RepositoryStatistics: CommitCounts {}
+extension BranchStatistics: CommitCounts {}
+
+extension Commitsctl.Stats {
+    /// The fields every `stats` record ends with.
+    static func countFields<Row: CommitCounts>() -> [RecordFields<Row>.Field] {
+        [
+            ("commits", { .int($0.commits) }),
+            ("merges", { .int($0.merges) }),
+            ("authors", { .int($0.authors) }),
+            ("first_commit_date", { .optional($0.firstCommitDate) }),
+            ("last_commit_date", { .optional($0.lastCommitDate) }),
+            ("last_sync_at", { .optional($0.lastSyncAt) }),
+        ]
+    }
+
+    /// `5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
+    static func counts(_ row: some CommitCounts) -> String {
+        var line = "\(plural(row.commits, "commit")), \(plural(row.merges, "merge")), \(plural(row.authors, "author"))"
+        if let first = row.firstCommitDate, let last = row.lastCommitDate {
+            line += ", \(first.prefix(10)) to \(last.prefix(10))"
+        }
+        return line + ", last sync \(row.lastSyncAt ?? "never")"
+    }
+
+    /// The columns every `stats` table ends with: narrow terminals leave out
+    /// FIRST, then MERGES, before cutting a repository's name.
+    static let countColumns: [TextTable.Column] = [
+        .init(title: "COMMITS", numeric: true), .init(title: "MERGES", numeric: true, dropOrder: 2),
+        .init(title: "AUTHORS", numeric: true), .init(title: "FIRST", dropOrder: 1), .init(title: "LAST"),
+        .init(title: "LAST SYNC"),
+    ]
+
+    /// The table cells every `stats` row ends with: counts, days, last sync.
+    static func countCells(_ row: some CommitCounts) -> [String] {
+        [
+            String(row.commits), String(row.merges), String(row.authors),
+            row.firstCommitDate.map { String($0.prefix(10)) } ?? "-",
+            row.lastCommitDate.map { String($0.prefix(10)) } ?? "-", row.lastSyncAt ?? "never",
+        ]
     }
 }

@@ -24,6 +24,9 @@ struct RecordFields<Row>: Sendable {
 
     var names: [String] { fields.map(\.name) }
 
+    /// These fields, then `more`.
+    func appending(_ more: [Field]) -> RecordFields { RecordFields(fields + more) }
+
     func record(of row: Row) -> [(String, JSONValue)] {
         fields.map { ($0.name, $0.value(row)) }
     }

@@ -1,0 +1,130 @@
+import MirrorCore
+
+// `authors` and `stats` counted once for every store, in each dialect's SQL;
+// the ranking rules are MirrorCore's.
+
+public enum StatisticsRows {
+    /// Per repository (sorted by name, as `repos` lists them), or only `name`'s;
+    /// none for a name the store does not know.
+    public static func repositories(_ name: RepositoryName?, in session: some SQLSession) throws -> [RepositoryStatistics] {
+        guard let (scope, values) = try scope(name, "\nWHERE r.id = ?", in: session) else { return [] }
+        return try session.rows(perRepository + scope + repositoryOrder, values) { row in
+            RepositoryStatistics(
+                repository: row.string(0) ?? "", commits: row.int(1) ?? 0, merges: row.int(2) ?? 0, authors: row.int(3) ?? 0,
+                firstCommitDate: row.string(4), lastCommitDate: row.string(5), lastSyncAt: row.string(6))
+        }
+    }
+
+    /// Per mirrored branch (by repository, then branch), or only `name`'s.
+    public static func branches(_ name: RepositoryName?, in session: some SQLSession) throws -> [BranchStatistics] {
+        guard let (scope, values) = try scope(name, "\nWHERE r.id = ?", in: session) else { return [] }
+        return try session.rows(perBranch + scope + branchOrder, values) { row in
+            BranchStatistics(
+                repository: row.string(0) ?? "", branch: row.string(1) ?? "", state: row.string(2) ?? "active",
+                commits: row.int(3) ?? 0, merges: row.int(4) ?? 0, authors: row.int(5) ?? 0,
+                firstCommitDate: row.string(6), lastCommitDate: row.string(7), lastSyncAt: row.string(8))
+        }
+    }
+
+    /// Per identity (authors row), of every commit or only `name`'s: its authored
+    /// commits, and the commits crediting it (by id: a person credited under two
+    /// identities on one commit counts once); nil for a name the store does not
+    /// know. `wholeStoreAuthored`, when given, counts the whole store's authored
+    /// commits (author id, commits, first and last date) a faster way.
+    public static func authorTallies(
+        _ name: RepositoryName?, wholeStoreAuthored: PortableSQL? = nil, in session: some SQLSession
+    ) throws -> [Int64: AuthorTally]? {
+        let clause = "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
+        guard let (scope, values) = try scope(name, clause, in: session) else { return nil }
+        var tallies: [Int64: AuthorTally] = [:]
+        let authored = (name == nil ? wholeStoreAuthored : nil) ?? perAuthor + scope + PortableSQL("\nGROUP BY c.author_id")
+        try session.forEachRow(authored, values) {
+            let count = $0.int(1) ?? 0
+            AuthorTally.note($0.int64(0) ?? 0, first: $0.string(2) ?? "", last: $0.string(3) ?? "", in: &tallies) {
+                $0.commits += count
+            }
+        }
+        try session.forEachRow(credited + scope, values) {
+            let commit = $0.int64(1) ?? 0
+            let date = $0.string(2) ?? ""
+            AuthorTally.note($0.int64(0) ?? 0, first: date, last: date, in: &tallies) { $0.coAuthored.insert(commit) }
+        }
+        return tallies
+    }
+
+    /// The clause and values that keep only `name`'s rows: none for every
+    /// repository, nil for a name the store does not know.
+    private static func scope(
+        _ name: RepositoryName?, _ clause: String, in session: some SQLSession
+    ) throws -> (PortableSQL, [any SQLBindable])? {
+        guard let name else { return (PortableSQL(""), []) }
+        guard let repository = try RepositoryRows.repository(named: name, in: session) else { return nil }
+        return (PortableSQL(clause), [repository.id])
+    }
+
+    private static let perRepository = PortableSQL(statistics: { d in
+        """
+        SELECT r.full_name, count(c.id), \(d.merges), count(DISTINCT a.name),
+               min(\(d.bytes("c.committer_date"))), max(\(d.bytes("c.committer_date"))),
+               (SELECT max(\(d.bytes("s.last_success_at"))) FROM sync_state s WHERE s.repository_id = r.id)
+        FROM repositories r
+        LEFT JOIN repository_commits rc ON rc.repository_id = r.id
+        LEFT JOIN commits c ON c.id = rc.commit_id
+        LEFT JOIN authors a ON a.id = c.author_id
+        """
+    })
+    private static let repositoryOrder = PortableSQL(names: { "\nGROUP BY r.id\nORDER BY \($0.order("r.full_name"))" })
+
+    private static let perBranch = PortableSQL(statistics: { d in
+        """
+        SELECT r.full_name, b.name, b.state, count(c.id), \(d.merges), count(DISTINCT a.name),
+               min(\(d.bytes("c.committer_date"))), max(\(d.bytes("c.committer_date"))), \(d.branchSync)
+        FROM repository_branches b
+        JOIN repositories r ON r.id = b.repository_id
+        LEFT JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
+        LEFT JOIN branch_commits bc ON bc.branch_id = b.id
+        LEFT JOIN commits c ON c.id = bc.commit_id
+        LEFT JOIN authors a ON a.id = c.author_id
+        """
+    })
+    private static let branchOrder = PortableSQL(
+        sqlite: "\nGROUP BY b.id\nORDER BY r.full_name, b.name",
+        postgreSQL: "\nGROUP BY r.id, b.id\nORDER BY lower(r.full_name COLLATE \"C\"), b.name COLLATE \"C\"")
+
+    private static let perAuthor = PortableSQL(statistics: { d in
+        """
+        SELECT c.author_id, count(*), min(\(d.bytes("c.committer_date"))), max(\(d.bytes("c.committer_date")))
+        FROM commits c
+        """
+    })
+    private static let credited = PortableSQL(
+        "SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id")
+}
+
+/// What the statistics spell differently in each dialect.
+private struct StatisticsDialect: Sendable {
+    /// `column` compared by its bytes: SQLite's default, PostgreSQL's `COLLATE "C"`.
+    let bytes: @Sendable (_ column: String) -> String
+    /// The merges among the joined commits.
+    let merges: String
+    /// The branch's last successful sync (PostgreSQL wants an aggregate: a
+    /// branch has at most one sync_state row, so its min is that row's value).
+    let branchSync: String
+
+    static let sqlite = StatisticsDialect(
+        bytes: { $0 }, merges: "coalesce(sum(c.parent_count > 1), 0)", branchSync: "s.last_success_at")
+    static let postgreSQL = StatisticsDialect(
+        bytes: { "\($0) COLLATE \"C\"" }, merges: "coalesce(sum(CASE WHEN c.parent_count > 1 THEN 1 ELSE 0 END), 0)",
+        branchSync: "min(s.last_success_at)")
+}
+
+extension PortableSQL {
+    fileprivate init(statistics statement: (StatisticsDialect) -> String) {
+        self.init(sqlite: statement(.sqlite), postgreSQL: Self.numberingParameters(statement(.postgreSQL)))
+    }
+
+    /// The two statements one after the other, each in its own dialect.
+    public static func + (lhs: PortableSQL, rhs: PortableSQL) -> PortableSQL {
+        PortableSQL(sqlite: lhs.sqlite + rhs.sqlite, postgreSQL: lhs.postgreSQL + rhs.postgreSQL)
+    }
+}
