@@ -165,6 +165,7 @@ let package = Package(
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
+        .testTarget(name: "MirrorModelTests", dependencies: ["MirrorTestSupport", "MirrorModel"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
             dependencies: [
