@@ -77,6 +77,23 @@ import Curl
         #expect(samples[#"commits_mirror_syncs_total{repository="acme/widgets",outcome="success"}"#] == 2)
     }
 
+    /// The test-only variable is checked at start-up, before the store is opened.
+    @Test func aWebhookTimeoutThatIsNoWholeNumberOfSecondsStopsTheStartInOneLine() async throws {
+        let store = directory.path("never.sqlite")
+        let config = try directory.write(
+            "config.yaml", "store: \(store)\napi_url: http://127.0.0.1:9\nrepositories:\n  - acme/widgets\n")
+        let daemon = try DaemonProcess(
+            ["--config", config], environment: ["GITHUB_TOKEN": "t", TestTimings.webhookTimeoutSeconds: "abc"],
+            logPath: directory.path("refused.log"))
+        defer { daemon.stop() }
+        #expect(await daemon.waitForExit(timeout: .seconds(60)) == 2, "\(daemon.log)")
+        #expect(
+            daemon.log
+                == "commitsd: error: $COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400, not \"abc\"; it is for tests: unset it\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
     @Test func aRequestHeadTrickledByteByByteIsCutOffAfterTenSeconds() async throws {
         let rig = try await WebhookRig.start(in: directory)
         defer { Task { await rig.stop() } }
