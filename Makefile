@@ -33,18 +33,10 @@ demo: build
 
 # Under a watchdog (Tests/run-bounded.sh): a hung test fails the run in minutes,
 # naming the tests that never finished and where each thread was blocked.
-# QUIET_TESTS need a race that only a quiet machine produces reliably: a kill
-# landing while a batch of several pages is open (with a dozen suites at once on
-# two cores, pages come too slowly to share a batch, and CI saw ten attempts
-# without one), or a webhook delivery synced well inside the 10 s that 31
-# trickling connections wait (a loaded full run still missed it). They run
-# alone, after the rest.
-QUIET_TESTS := BatchKillTests|manySlowConnectionsDoNotKeepOutAGenuineDelivery
 test: deps
 	monitoring/check.sh
 	.ci/check-layers
-	Tests/run-bounded.sh --skip '$(QUIET_TESTS)'
-	Tests/run-bounded.sh --skip-build --filter '$(QUIET_TESTS)'
+	Tests/run-bounded.sh
 
 # Binaries, units (ExecStart pointing at $(PREFIX)/bin), man pages, completions,
 # the Prometheus rules and Grafana dashboard (docs/MONITORING.md); the example

@@ -168,6 +168,7 @@ let package = Package(
         .testTarget(name: "GitTreesTests", dependencies: ["MirrorTestSupport", "GitTrees", "GitHash"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
+        .testTarget(name: "MirrorModelTests", dependencies: ["MirrorTestSupport", "MirrorModel"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MirrorCoreTests",
             dependencies: [

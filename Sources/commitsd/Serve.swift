@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MirrorCore
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -51,8 +52,10 @@ extension Commitsd {
             }
             let bootstrap = makeLogger(level: logLevel ?? MirrorConfiguration.defaultLogLevel)
             let settings: DaemonSettings
+            let webhookTimeout: Int?
             do {
                 settings = try DaemonSettings.load(path: path, logger: bootstrap)
+                webhookTimeout = try EnvironmentVariables.process.testSeconds(TestTimings.webhookTimeoutSeconds)
             } catch {
                 fail("\(error)")
                 throw ExitCode(DaemonExit.badConfiguration)
@@ -85,6 +88,7 @@ extension Commitsd {
                 webhooks = WebhookServer(
                     address: address, secret: secret, metrics: metrics, logger: logger, targets: targets,
                     hints: { continuation.yield($0) })
+                if let webhookTimeout { webhooks?.requestTimeout = .seconds(Int64(webhookTimeout)) }
             }
             var services: [any Service] = [service]
             if let webhooks, let address = settings.configuration.webhookListen {

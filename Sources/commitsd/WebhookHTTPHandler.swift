@@ -26,6 +26,8 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     let gate: WebhookHintGate
     let targets: WebhookTargets
     let refusals: WebhookRefusalLog
+    /// How long each request (head and body) has to arrive (`WebhookServer.requestTimeout`).
+    let requestTimeout: TimeAmount
 
     private var head: HTTPRequestHead?
     /// The HMAC of the body so far.
@@ -52,7 +54,8 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
 
     init(
         secret: WebhookSecret, deliveries: SeenDeliveries, admission: WebhookAdmission, metrics: MirrorMetrics,
-        logger: Logger, gate: WebhookHintGate, targets: WebhookTargets, refusals: WebhookRefusalLog
+        logger: Logger, gate: WebhookHintGate, targets: WebhookTargets, refusals: WebhookRefusalLog,
+        requestTimeout: TimeAmount
     ) {
         self.secret = secret
         self.deliveries = deliveries
@@ -62,6 +65,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         self.gate = gate
         self.targets = targets
         self.refusals = refusals
+        self.requestTimeout = requestTimeout
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -123,7 +127,9 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         if let deadline = event as? RequestDeadline {
             guard deadline.request == requestNumber, !closing else { return }
             if head != nil && !answered {
-                reject(.requestTimeout, "the request did not arrive within 10 s", outcome: .timeout, context: context)
+                reject(
+                    .requestTimeout, "the request did not arrive within \(requestTimeout.nanoseconds / 1_000_000_000) s",
+                    outcome: .timeout, context: context)
             } else {
                 // No request line yet (a trickled head or an idle kept-alive connection): nothing to answer.
                 closing = true
@@ -151,7 +157,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         requestNumber += 1
         guard !closing else { return }
         let (number, channel) = (requestNumber, context.channel)
-        deadline = context.eventLoop.scheduleTask(in: WebhookServer.requestTimeout) {
+        deadline = context.eventLoop.scheduleTask(in: requestTimeout) {
             channel.pipeline.fireUserInboundEventTriggered(RequestDeadline(request: number))
         }
     }

@@ -29,6 +29,8 @@ struct WebhookServer: Service, CustomStringConvertible {
     /// What the plan mirrors, to match pushes against.
     let targets: WebhookTargets
     let hints: @Sendable (WebhookHint) -> Void
+    /// `defaultRequestTimeout`, unless a test sets its own (`TestTimings.webhookTimeoutSeconds`).
+    var requestTimeout = Self.defaultRequestTimeout
 
     var description: String { "WebhookServer" }
 
@@ -36,7 +38,7 @@ struct WebhookServer: Service, CustomStringConvertible {
     static let maximumBody = 25 * 1024 * 1024
     /// A request's head and body must arrive within this from the connection's
     /// opening (or its previous answer): GitHub itself gives up after 10 s.
-    static let requestTimeout: TimeAmount = .seconds(10)
+    static let defaultRequestTimeout: TimeAmount = .seconds(10)
     /// Connections open at once; a new one past this closes the one waiting longest.
     static let maximumConnections = 32
     /// Push bodies held across all connections until their signatures are checked.
@@ -45,7 +47,7 @@ struct WebhookServer: Service, CustomStringConvertible {
     static let hintTick: Duration = .milliseconds(100)
 
     func run() async throws {
-        let (secret, metrics, logger, targets) = (secret, metrics, logger, targets)
+        let (secret, metrics, logger, targets, requestTimeout) = (secret, metrics, logger, targets, requestTimeout)
         let gate = WebhookHintGate(send: hints)
         let refusals = WebhookRefusalLog()
         let deliveries = SeenDeliveries(capacity: 4096)
@@ -59,7 +61,7 @@ struct WebhookServer: Service, CustomStringConvertible {
                     try channel.pipeline.syncOperations.addHandler(
                         WebhookHTTPHandler(
                             secret: secret, deliveries: deliveries, admission: admission, metrics: metrics, logger: logger,
-                            gate: gate, targets: targets, refusals: refusals))
+                            gate: gate, targets: targets, refusals: refusals, requestTimeout: requestTimeout))
                 }
             }
             .bind(host: address.host, port: address.port).get()

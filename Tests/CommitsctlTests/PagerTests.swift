@@ -164,6 +164,15 @@ import SQLite
         return db
     }
 
+    /// Whether process `pid` has a handler for SIGTERM installed (`SigCgt` in /proc).
+    static func catchesTerminate(_ pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(SIGTERM - 1)) != 0
+    }
+
     @Test(.enabled(if: scriptAvailable))
     func aSignalWaitsForThePagerAsGitDoes() throws {
         let db = try bigStore()
@@ -188,12 +197,16 @@ import SQLite
                 """, "/dev/null",
             ],
             environment: Executables.environment(["PAGER": slow, "PAGED": directory.path("paged"), "TZ": "UTC"]), stdout: .pipe)
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: directory.path("paged.started")) && Date() < deadline { usleep(20_000) }
-        usleep(200_000)
-        let pid = try #require(
-            Int32(try String(contentsOfFile: directory.path("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        kill(pid, SIGTERM)
+        // The signal goes once the pager runs and commitsctl catches it (its handlers follow the spawn).
+        var pid: Int32?
+        let paging = waitUntilBlocking(timeout: .seconds(60)) {
+            pid = (try? String(contentsOfFile: directory.path("pid"), encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            return FileManager.default.fileExists(atPath: directory.path("paged.started")) && pid.map(Self.catchesTerminate) == true
+        }
+        try #require(paging, "the pager did not start, or commitsctl never caught SIGTERM")
+        kill(try #require(pid), SIGTERM)
         let text = String(decoding: process.output!.readDataToEndOfFile(), as: UTF8.self)
         process.waitBlocking()
         #expect(text.contains("status=143"), "\(text)")

@@ -48,12 +48,15 @@ func startKillTarget(name: String, id: Int, source: RepositorySource) async thro
 }
 
 extension CapturedProcess {
-    /// `commitsctl sync acme/<name>` into `db` against `simulator`, with the test token.
+    /// `commitsctl sync acme/<name>` into `db` against `simulator`, with the test token
+    /// and `environment` besides.
     static func sync(
-        _ name: String, db: String, simulator: GitHubSimulator, extra: [String] = [], logDirectory: URL, as processName: String
+        _ name: String, db: String, simulator: GitHubSimulator, extra: [String] = [], environment: [String: String] = [:],
+        logDirectory: URL, as processName: String
     ) throws -> CapturedProcess {
         try CapturedProcess(
             "commitsctl", ["sync", "acme/\(name)", "--db", db, "--api-url", simulator.baseURL] + extra,
-            environment: ["GITHUB_TOKEN": SecretScan.token], logDirectory: logDirectory, name: processName)
+            environment: environment.merging(["GITHUB_TOKEN": SecretScan.token]) { $1 }, logDirectory: logDirectory,
+            name: processName)
     }
 }

@@ -21,8 +21,13 @@ import Curl
     static let pushHead =
         "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nX-GitHub-Event: push\r\nX-GitHub-Delivery: slow\r\nContent-Type: application/json\r\n"
 
+    /// The slow connections' requests get `slowTimeout` instead of 10 s: every step up to the
+    /// genuine delivery is done while they all still wait, however loaded the machine.
+    static let slowTimeout = Duration.seconds(60)
+
     @Test func manySlowConnectionsDoNotKeepOutAGenuineDelivery() async throws {
-        let rig = try await WebhookRig.start(in: directory)
+        let rig = try await WebhookRig.start(
+            in: directory, environment: [TestTimings.webhookTimeoutSeconds: "\(Self.slowTimeout.components.seconds)"])
         defer { Task { await rig.stop() } }
         let port = try #require(URLComponents(string: rig.webhookURL)?.port)
         // 32 connections, each with a head and 7 bytes of a 200-byte push body: the cap is full.
@@ -52,7 +57,7 @@ import Curl
         // The 503s went to the oldest: none of the last 8 is among them.
         #expect(slow.suffix(8).allSatisfy { !$0.closed })
 
-        // A genuine delivery gets in (closing one more), well inside the slow ones' 10 s: only
+        // A genuine delivery gets in (closing one more) while the slow ones all wait: only
         // what shows it got in is waited for before their timeouts; the sync it starts comes after.
         try rig.simulator.moveHead(owner: "acme", name: "widgets", forward: 3)
         let head = rig.head
@@ -65,11 +70,28 @@ import Curl
         #expect(await waitUntil { rig.stored(head) }, "\(rig.daemon.log)")
 
         // Then every slow one that is left times out (408) and nothing is held.
-        samples = await rig.samples { $0[Self.connections] == 0 }
+        samples = await rig.samples(within: Self.slowTimeout + .seconds(60)) { $0[Self.connections] == 0 }
         #expect(samples[Self.connections] == 0 && samples[Self.buffered] == 0, "\(samples)")
         let timedOut = #"commits_mirror_webhook_deliveries_total{event="other",outcome="timeout"}"#
         #expect(samples[timedOut] == 31, "\(samples)")
         #expect(samples[#"commits_mirror_syncs_total{repository="acme/widgets",outcome="success"}"#] == 2)
+    }
+
+    /// The test-only variable is checked at start-up, before the store is opened.
+    @Test func aWebhookTimeoutThatIsNoWholeNumberOfSecondsStopsTheStartInOneLine() async throws {
+        let store = directory.path("never.sqlite")
+        let config = try directory.write(
+            "config.yaml", "store: \(store)\napi_url: http://127.0.0.1:9\nrepositories:\n  - acme/widgets\n")
+        let daemon = try DaemonProcess(
+            ["--config", config], environment: ["GITHUB_TOKEN": "t", TestTimings.webhookTimeoutSeconds: "abc"],
+            logPath: directory.path("refused.log"))
+        defer { daemon.stop() }
+        #expect(await daemon.waitForExit(timeout: .seconds(60)) == 2, "\(daemon.log)")
+        #expect(
+            daemon.log
+                == "commitsd: error: $COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400, not \"abc\"; it is for tests: unset it\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: store))
     }
 
     @Test func aRequestHeadTrickledByteByByteIsCutOffAfterTenSeconds() async throws {

@@ -24,9 +24,10 @@ struct WebhookRig {
     /// `others`: more repositories of `acme` (ids from 1002), with the
     /// configuration entry each is mirrored by, synced before this returns too.
     /// `postgreSQL`: the store is that database, so commitsd claims from its shared queue.
+    /// `environment`: more variables for commitsd.
     static func start(
         in directory: TemporaryDirectory, others: [(name: String, commits: Int, entry: String)] = [],
-        postgreSQL: (server: PostgreSQLServer, uri: String)? = nil
+        postgreSQL: (server: PostgreSQLServer, uri: String)? = nil, environment: [String: String] = [:]
     ) async throws -> WebhookRig {
         let simulator = try await startSimulator([("widgets", 300)] + others.map { ($0.name, $0.commits) })
         try simulator.moveHead(owner: "acme", name: "widgets", back: 10)
@@ -42,7 +43,7 @@ struct WebhookRig {
         let daemon = try DaemonProcess.mirroring(
             ["acme/widgets"] + others.map(\.entry), from: simulator, in: directory, store: store, interval: "1h",
             settings: "metrics_listen: 127.0.0.1:0\nwebhook_listen: 127.0.0.1:0\nwebhook_secret_file: \(secretFile)",
-            logLevel: "debug")
+            environment: environment, logLevel: "debug")
         let expected = try simulator.reachableSHAs(owner: "acme", name: "widgets").count
         let synced = await waitUntil { storedSHAs("acme/widgets").count == expected }
         try #require(synced, "\(daemon.log)")
@@ -75,9 +76,9 @@ struct WebhookRig {
         return CommitsdMetricsTests.samples(String(decoding: response.body, as: UTF8.self))
     }
 
-    /// Scrapes until `condition` holds of the samples (30 s at most); the last scrape.
-    func samples(until condition: ([String: Double]) -> Bool) async -> [String: Double] {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// Scrapes until `condition` holds of the samples (`timeout` at most); the last scrape.
+    func samples(within timeout: Duration = .seconds(30), until condition: ([String: Double]) -> Bool) async -> [String: Double] {
+        let deadline = ContinuousClock.now + timeout
         var samples = await self.samples()
         while !condition(samples) && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))

@@ -40,6 +40,9 @@ public struct RepositorySync: Sendable {
     /// checked against the claim's lease, and no repository lock is taken, the
     /// claim being the exclusion. `nil`: the lock, then `store.openSyncWriter()`.
     public var openWriter: (@Sendable () throws -> any MirrorWriter)?
+    /// Set only by a test that needs a batch of pages held open (`TestTimings.batchSeconds`):
+    /// how long an open batch waits for the next page and stays open at most.
+    public var heldBatches: Duration?
 
     public init(store: StoreLocation, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
         self.store = store
@@ -89,7 +92,7 @@ public struct RepositorySync: Sendable {
             // A daemon's claim: the other daemons write the same database meanwhile.
             let engine = SyncEngine(
                 client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit,
-                sharesTheStore: openWriter != nil)
+                sharesTheStore: openWriter != nil, heldBatches: heldBatches)
             let report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).

@@ -59,7 +59,7 @@ extension SyncEngine {
         defer { pending?.cancel() }
         let source = prefetchSource(for: name)
 
-        var limits = sharesTheStore ? Self.sharedStoreBatchLimits : Self.batchLimits
+        var limits = sharesTheStore ? Self.sharedStoreBatchLimits : batchLimits
         limits.expectedCommits = expectedCommits(listing, walk: initial, handOffToGit: handOffToGit)
         // An error or cancellation ending the listing keeps the pages stored so far (see withBatches).
         return try await store.withBatches(limits: limits) { batches in
@@ -142,7 +142,7 @@ extension SyncEngine {
     ) async throws -> GitHubClient.CommitsPage {
         do {
             if let fetched {
-                if batches.isOpen, !(await fetched.arrives(within: Self.maximumBatchWait)) {
+                if batches.isOpen, !(await fetched.arrives(within: batchWait)) {
                     try batches.commit()
                 }
                 return try await fetched.value

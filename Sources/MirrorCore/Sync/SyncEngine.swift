@@ -50,6 +50,12 @@ public final class SyncEngine {
     /// daemon's writes wait for: a batch kept open for the next page would hold
     /// them all up for that page's round trip.
     let sharesTheStore: Bool
+    /// How long an open batch waits for the page fetched ahead, and how long it
+    /// may stay open at most: `maximumBatchWait` and `maximumBatchDuration`
+    /// unless a test holds batches open on purpose (`TestTimings.batchSeconds`).
+    let batchWait: Duration
+    /// How pages share write transactions (`MirrorStore.withBatches`).
+    let batchLimits: BatchLimits
 
     /// Listings of missing parents one sync may start before it gives up on the server.
     static let maximumRelistings = 1_000
@@ -67,14 +73,14 @@ public final class SyncEngine {
     /// go on while the writer commits a batch, instead of waiting two pages behind
     /// it. Each holds a page's body and commits (about 0.5 MB) until it is stored.
     public static let pagesAhead = 4
-    /// How pages share write transactions (`MirrorStore.withBatches`).
-    static let batchLimits = BatchLimits(maximumPages: maximumPagesPerBatch, maximumDuration: maximumBatchDuration)
-    /// How they share them when the store is shared (`sharesTheStore`): not at all.
+    /// How pages share write transactions when the store is shared (`sharesTheStore`): not at all.
     static let sharedStoreBatchLimits = BatchLimits(maximumPages: 1)
 
+    /// `heldBatches`: a test's wait and longest open time for batches (`batchWait`).
     public init(
         client: GitHubClient, store: any SyncStore, logger: Logger, gitBootstrap: GitBootstrap? = nil,
-        progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil, sharesTheStore: Bool = false
+        progress: ((SyncProgress) -> Void)? = nil, pageLimit: Int? = nil, sharesTheStore: Bool = false,
+        heldBatches: Duration? = nil
     ) {
         self.client = client
         self.store = store
@@ -84,6 +90,9 @@ public final class SyncEngine {
         self.origin = APIOrigin(url: client.configuration.apiURL)
         self.pageLimit = pageLimit
         self.sharesTheStore = sharesTheStore
+        self.batchWait = heldBatches ?? Self.maximumBatchWait
+        self.batchLimits = BatchLimits(
+            maximumPages: Self.maximumPagesPerBatch, maximumDuration: heldBatches ?? Self.maximumBatchDuration)
     }
 
     /// What every step of one sync needs to know.

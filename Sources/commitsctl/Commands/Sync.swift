@@ -117,6 +117,7 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
                 var (targets, selections) = try namedTargets(configuration)
                 let clientConfiguration = try self.clientConfiguration(settings, configuration)
+                let heldBatches = try EnvironmentVariables.process.testSeconds(TestTimings.batchSeconds).map { Duration.seconds($0) }
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
@@ -129,9 +130,10 @@ extension Commitsctl {
                     do { try ledger.write(client, into: store) } catch { printWarning("could not record the requests spent: \(error)") }
                 }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
-                let sync = RepositorySync(
+                var sync = RepositorySync(
                     store: settings.store, client: client, logger: logger, holder: "commitsctl",
                     gitBootstrap: overGit ? GitBootstrap() : nil)
+                sync.heldBatches = heldBatches
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client)

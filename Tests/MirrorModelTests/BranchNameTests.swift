@@ -1,7 +1,7 @@
 import MirrorTestSupport
 import Foundation
 import Testing
-@testable import MirrorCore
+import MirrorModel
 
 /// Branch names follow `git check-ref-format --branch`; repository names
 /// refuse `.` and `..` in both halves.

@@ -1,4 +1,4 @@
-import MirrorCore
+import MirrorModel
 import Testing
 
 /// `CommitSummary.subject` and `spaceSeparated` read text scalar by scalar and

@@ -1,0 +1,35 @@
+/// Environment variables only tests set: each replaces a wait the programs
+/// otherwise fix, so a test produces a timing on purpose instead of hoping a
+/// loaded machine happens to produce it. Unset, nothing changes.
+public enum TestTimings {
+    /// `commitsctl sync`: how long an open batch of pages waits for the next
+    /// page and stays open at most (otherwise 50 ms and half a second), so a
+    /// test can kill a sync while a batch of several pages is certainly open.
+    public static let batchSeconds = "COMMITS_MIRROR_TEST_BATCH_SECONDS"
+    /// commitsd: how long the webhook receiver gives each request to arrive
+    /// (otherwise 10 s), so a test's slow connections outlast its steps.
+    public static let webhookTimeoutSeconds = "COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS"
+    /// The longest a test may set: a day.
+    public static let maximumSeconds = 86_400
+}
+
+/// A test timing that is not a whole number of seconds in range.
+public struct TestTimingError: Error, Equatable, CustomStringConvertible {
+    public let variable: String
+    public let value: String
+
+    public var description: String {
+        "$\(variable) must be a whole number of seconds from 1 to \(TestTimings.maximumSeconds), not \"\(value)\"; it is for tests: unset it"
+    }
+}
+
+extension EnvironmentVariables {
+    /// The seconds a test timing variable sets; nil when it is unset or empty.
+    public func testSeconds(_ variable: String) throws(TestTimingError) -> Int? {
+        guard let value = nonEmpty(variable) else { return nil }
+        guard let seconds = Int(value), (1...TestTimings.maximumSeconds).contains(seconds) else {
+            throw TestTimingError(variable: variable, value: value)
+        }
+        return seconds
+    }
+}
