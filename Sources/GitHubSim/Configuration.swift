@@ -19,9 +19,15 @@ public struct SyntheticSpec: Sendable, Hashable {
     /// without `<…>` around the email, as some imported histories do; its REST
     /// element still shows the real name, email and date, as GitHub's does.
     public var malformedAuthorLineAt: Int?
+    /// A release tag every `tagEvery` first-parent commits (`SyntheticRepository+Tags.swift`);
+    /// 0 = no tags.
+    public var tagEvery: Int = 0
 
-    public init(commits: Int, authors: Int = 200, mergeEvery: Int = 8, sideBranchMerges: Int = 1, seed: UInt64 = 1) {
+    public init(
+        commits: Int, authors: Int = 200, mergeEvery: Int = 8, sideBranchMerges: Int = 1, seed: UInt64 = 1, tagEvery: Int = 0
+    ) {
         self.commits = commits
+        self.tagEvery = tagEvery
         self.authors = authors
         self.mergeEvery = mergeEvery
         self.sideBranchMerges = sideBranchMerges

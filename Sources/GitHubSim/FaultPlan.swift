@@ -33,6 +33,10 @@ public struct FaultPlan: Sendable, Equatable {
     /// App mode: every `POST /app/installations/{id}/access_tokens` waits, unanswered, until
     /// the plan is replaced (`HeldResponses`): a credential endpoint that hangs.
     public var holdAccessTokens = false
+    /// Tags no honest repository has, added to every tag listing, git's and REST's (HostileTags.swift).
+    public var hostileTags: Set<HostileTag> = []
+    /// Ways the pull request listing lies (`HostilePull`).
+    public var hostilePulls: Set<HostilePull> = []
 
     public init() {}
 
@@ -81,6 +85,14 @@ public struct FaultPlan: Sendable, Equatable {
         if fires(truncateEvery) { return .truncate }
         return nil
     }
+}
+
+/// A way `GET …/pulls` misbehaves (`FaultPlan.hostilePulls`), by the name the control endpoint takes.
+public enum HostilePull: String, Sendable, CaseIterable {
+    /// Page 3's `Link` says its next page is page 2, so a client following `next` goes round forever.
+    case loopingPages = "looping-pages"
+    /// The newest pull request names, as its head and merge commit, a commit of another repository.
+    case foreignCommit = "foreign-commit"
 }
 
 enum InjectedFault: Sendable {

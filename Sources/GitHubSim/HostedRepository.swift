@@ -1,5 +1,5 @@
 // A repository being served: its fixed history plus what tests change at run time
-// (name, head, redirect).
+// (name, head, branches, tags, redirect).
 
 import Synchronization
 
@@ -26,6 +26,13 @@ final class HostedRepository: Sendable {
         var head: Int?
         /// The other branches and their heads (the default branch is `head`).
         var branches: [String: Int] = [:]
+        /// The tags by name; the control endpoint adds, moves and deletes them.
+        var tags: [String: GitTag] = [:]
+
+        /// Every tag, sorted by name as git sorts refs.
+        var sortedTags: [GitTag] {
+            tags.values.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        }
 
         /// Every branch with its head, sorted by name as GitHub lists them; none when empty.
         var branchHeads: [(name: String, node: Int)] {
@@ -48,6 +55,8 @@ final class HostedRepository: Sendable {
     /// nil for an empty repository.
     let graph: (any CommitGraph)?
     let elementCache: ElementCache?
+    /// Its pull requests, derived from the history on first use.
+    let pulls = PullRequestBook()
     private let state: Mutex<State>
 
     init(_ repository: SimRepository) throws {
@@ -74,10 +83,16 @@ final class HostedRepository: Sendable {
         state = Mutex(
             State(
                 owner: repository.owner, name: repository.name, head: graph?.initialHead, branches: graph?.initialBranches ?? [:],
+                tags: Dictionary(graph?.initialTags.map { ($0.name, $0) } ?? [], uniquingKeysWith: { $1 }),
                 defaultBranch: defaultBranch))
     }
 
     var snapshot: State { state.withLock { $0 } }
+
+    /// Changes the state under its lock (the tag operations, in HostedRepository+Tags.swift).
+    func update<Result>(_ change: (inout State) throws -> Result) rethrows -> Result {
+        try state.withLock { try change(&$0) }
+    }
 
     /// The node a `sha` parameter or `{ref}` path names: a branch (also as `heads/…` or
     /// `refs/heads/…`) or a full commit sha. nil when unknown.

@@ -322,27 +322,7 @@ final class SimulatorCore: Sendable {
         let context = EndpointContext(
             request: request, repository: repository, state: state, baseURL: baseURL,
             cloneBaseURL: cloneBaseURL(for: baseURL), authenticated: authenticated)
-        switch tail.first {
-        case nil:
-            return RepositoryEndpoint.respond(context)
-        case "commits" where tail.count == 1:
-            return ListCommitsEndpoint.respond(context)
-        case "commits":
-            let ref = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
-            return GetCommitEndpoint.respond(context, ref: ref)
-        case "branches" where tail.count == 1:
-            return BranchesEndpoint.respond(context, omitting: currentFaults().branchListingOmits)
-        case "branches":
-            // Branch names may hold slashes: `branches/release/1.0`.
-            let name = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
-            return BranchesEndpoint.respondOne(context, name: name)
-        case "compare" where tail.count >= 2:
-            // Branch names may hold slashes: `compare/main...release/1.0`.
-            let spec = QueryString.decode(tail.dropFirst().joined(separator: "/"), plusAsSpace: false)
-            return CompareEndpoint.respond(context, spec: spec)
-        default:
-            return .notFound()
-        }
+        return RepositoryRoutes.respond(context, tail: tail, faults: self.currentFaults())
     }
 
     // MARK: - Headers

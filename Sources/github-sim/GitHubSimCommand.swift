@@ -42,6 +42,14 @@ struct GitHubSimCommand: AsyncParsableCommand {
     var synthetic: [String] = []
 
     @Option(
+        name: .customLong("synthetic-tags-every"),
+        help: ArgumentHelp(
+            "Give every --synthetic history a release tag every N first-parent commits (every third annotated, "
+                + "some on side commits); 0, the default, for none.",
+            valueName: "N"))
+    var syntheticTagsEvery = 0
+
+    @Option(
         name: .customLong("empty"),
         help: ArgumentHelp("Serve a repository with no commits (its list endpoint answers 409).", valueName: "OWNER/NAME"))
     var empty: [String] = []

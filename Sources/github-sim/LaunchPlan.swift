@@ -48,6 +48,9 @@ struct LaunchPlan {
                 text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
 
+        guard command.syntheticTagsEvery >= 0 else {
+            throw ArgumentProblem(description: "--synthetic-tags-every \(command.syntheticTagsEvery): expected 0 or more")
+        }
         var sources = [(String, String, RepositorySource)]()
         for argument in command.datasets {
             let (owner, name, path) = try Self.split(argument, option: "--dataset", valueName: "PATH")
@@ -71,7 +74,9 @@ struct LaunchPlan {
                 throw ArgumentProblem(
                     description: "--synthetic \(argument): unknown shape \(fields[2]); use one of \(shapes.joined(separator: ", "))")
             }
-            sources.append((owner, name, .synthetic(SyntheticSpec(commits: commits, shape: shape, seed: seed))))
+            var spec = SyntheticSpec(commits: commits, shape: shape, seed: seed)
+            spec.tagEvery = command.syntheticTagsEvery
+            sources.append((owner, name, .synthetic(spec)))
         }
         for argument in command.empty {
             guard let (owner, name) = Self.repositoryName(argument) else {

@@ -6,8 +6,9 @@
 //   POST /_sim/faults                         body: FaultPlan fields, delay as delayMilliseconds,
 //                                             git as a GitFault name ("truncated-pack", …),
 //                                             branchListingOmits as an array of branch names,
-//                                             holdAccessTokens true to leave every token mint unanswered
-//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&fork=true][&archived=true][&private=true]
+//                                             holdAccessTokens true to leave every token mint unanswered,
+//                                             hostileTags / hostilePulls as arrays of names ("tree", …)
+//   POST /_sim/repos/{o}/{r}?commits=N[&seed=S][&tagEvery=K][&fork=true][&archived=true][&private=true]
 //                                             starts serving a new synthetic repository → {"id":N}
 //   DELETE /_sim/repos/{o}/{r}                stops serving it (404 from then on)
 //   POST /_sim/repos/{o}/{r}/branch?name=B&at=SHA   points branch B (not the default) at a commit of
@@ -16,6 +17,12 @@
 //                                             as /head does; a new B starts at the default head
 //   DELETE /_sim/repos/{o}/{r}/branch?name=B  deletes branch B
 //   POST /_sim/repos/{o}/{r}/default-branch?name=B   renames the default branch to B (same head)
+//   POST /_sim/repos/{o}/{r}/tag?name=T&at=SHA[&message=M]   creates or moves tag T: lightweight, or
+//                                             annotated with message M → {"ref":"<sha>"}, the tag
+//                                             object's id for an annotated tag
+//   DELETE /_sim/repos/{o}/{r}/tag?name=T     deletes tag T
+//   POST /_sim/repos/{o}/{r}/pulls…           opens, edits, closes, reopens pull requests
+//                                             (ControlEndpoint+Pulls.swift)
 
 import Foundation
 import NIOCore
@@ -45,6 +52,10 @@ enum ControlEndpoint {
             }
         case (let method, let path) where path.count == 4 && path[0] == "repos" && path[3] == "branch":
             return branch(request, method: method, owner: String(path[1]), name: String(path[2]), core: core)
+        case (_, let path) where path.count >= 4 && path[0] == "repos" && path[3] == "pulls":
+            return pulls(request, path: path, core: core)
+        case (let method, let path) where path.count == 4 && path[0] == "repos" && path[3] == "tag":
+            return tag(request, method: method, owner: String(path[1]), name: String(path[2]), core: core)
         case (.POST, let path) where path.count == 3 && path[0] == "repos":
             return addRepository(request, owner: String(path[1]), name: String(path[2]), core: core)
         case (.DELETE, let path) where path.count == 3 && path[0] == "repos":
@@ -114,15 +125,38 @@ enum ControlEndpoint {
         }
     }
 
+    private static func tag(_ request: SimRequest, method: HTTPMethod, owner: String, name: String, core: SimulatorCore)
+        -> SimResponse
+    {
+        guard let tag = request.queryValue("name"), !tag.isEmpty else { return .error(.badRequest, "expected ?name=TAG") }
+        do {
+            let repository = try core.repository(owner: owner, name: name)
+            switch method {
+            case .DELETE:
+                _ = try repository.deleteTag(tag)
+                return ok()
+            case .POST:
+                guard let at = request.queryValue("at") else { return .error(.badRequest, "expected &at=SHA") }
+                let move = try repository.setTag(tag, to: at, message: request.queryValue("message"))
+                return .json(.ok, ByteBuffer(string: "{\"ref\":\"\(move.after)\"}"))
+            default:
+                return .notFound()
+            }
+        } catch {
+            return .error(.unprocessableEntity, "\(error)")
+        }
+    }
+
     private static func addRepository(_ request: SimRequest, owner: String, name: String, core: SimulatorCore) -> SimResponse {
         guard let commits = request.queryValue("commits").flatMap(Int.init), commits >= 0, commits <= 1_000_000 else {
             return .error(.badRequest, "expected ?commits=N with 0 <= N <= 1000000")
         }
         let seed = request.queryValue("seed").flatMap(UInt64.init) ?? 1
+        let tagEvery = max(0, request.queryValue("tagEvery").flatMap(Int.init) ?? 0)
         let id = core.unusedID()
         let repository = SimRepository(
             owner: owner, name: name, id: id,
-            source: commits == 0 ? .empty : .synthetic(SyntheticSpec(commits: commits, seed: seed)),
+            source: commits == 0 ? .empty : .synthetic(SyntheticSpec(commits: commits, seed: seed, tagEvery: tagEvery)),
             fork: request.queryValue("fork") == "true", archived: request.queryValue("archived") == "true",
             isPrivate: request.queryValue("private") == "true")
         do {
@@ -154,6 +188,11 @@ enum ControlEndpoint {
                 plan.holdAccessTokens = hold
                 continue
             }
+            if key == "hostileTags" || key == "hostilePulls" {
+                guard let names = value as? [String] else { throw BadFaultPlan(description: "\(key) must be an array of names") }
+                try hostile(names, key: key, into: &plan)
+                continue
+            }
             if key == "branchListingOmits" {
                 guard let names = value as? [String] else { throw BadFaultPlan(description: "\(key) must be an array of branch names") }
                 plan.branchListingOmits = Set(names)
@@ -177,6 +216,19 @@ enum ControlEndpoint {
             }
         }
         return plan
+    }
+
+    private static func hostile(_ names: [String], key: String, into plan: inout FaultPlan) throws {
+        for name in names {
+            if key == "hostileTags", let tag = HostileTag(rawValue: name) {
+                plan.hostileTags.insert(tag)
+            } else if key == "hostilePulls", let pull = HostilePull(rawValue: name) {
+                plan.hostilePulls.insert(pull)
+            } else {
+                let known = key == "hostileTags" ? HostileTag.allCases.map(\.rawValue) : HostilePull.allCases.map(\.rawValue)
+                throw BadFaultPlan(description: "\(key): unknown \(name); use \(known.joined(separator: ", "))")
+            }
+        }
     }
 
     private static func gitFault(_ value: Any) throws -> GitFault? {

@@ -72,7 +72,7 @@ enum GitEndpoint {
             guard request.queryValue("service") == "git-upload-pack" else {
                 return plain(.forbidden, "Service not enabled: only git-upload-pack is served\n")
             }
-            return v2 ? advertisement() : referenceAdvertisement(repository)
+            return v2 ? advertisement() : referenceAdvertisement(repository, hostile: core.currentFaults().hostileTags)
         case .uploadPack:
             guard request.method == .POST else { return notFound() }
             guard v2 else { return packetResponse { $0.writePacketLine("ERR github-sim serves git protocol version 2 only\n") } }
@@ -95,17 +95,20 @@ enum GitEndpoint {
     }
 
     /// What a server without protocol v2 answers: the refs with v0 capabilities.
-    private static func referenceAdvertisement(_ repository: HostedRepository) -> SimResponse {
+    private static func referenceAdvertisement(_ repository: HostedRepository, hostile: Set<HostileTag>) -> SimResponse {
         var body = ByteBuffer()
         body.writePacketLine("# service=git-upload-pack\n")
         body.writeFlush()
         let capabilities =
             "multi_ack thin-pack side-band side-band-64k ofs-delta shallow no-progress include-tag multi_ack_detailed "
             + "symref=HEAD:refs/heads/\(repository.defaultBranch) filter object-format=sha1 agent=\(agent)"
-        let references = refs(repository)
+        let references = refs(repository, hostile: hostile)
         if let first = references.first {
             body.writePacketLine("\(first.sha) \(first.name)\0\(capabilities)\n")
-            for reference in references.dropFirst() { body.writePacketLine("\(reference.sha) \(reference.name)\n") }
+            for reference in references.dropFirst() {
+                body.writePacketLine("\(reference.sha) \(reference.name)\n")
+                if let peeled = reference.peeled { body.writePacketLine("\(peeled) \(reference.name)^{}\n") }
+            }
         } else {
             body.writePacketLine("\(String(repeating: "0", count: 40)) capabilities^{}\0\(capabilities)\n")
         }
@@ -113,11 +116,22 @@ enum GitEndpoint {
         return gitResponse(body, contentType: "application/x-git-upload-pack-advertisement")
     }
 
-    private static func refs(_ repository: HostedRepository) -> [(name: String, sha: String)] {
+    /// A ref as ls-refs announces it; `peeled` is the commit an annotated tag ends at.
+    struct AnnouncedRef {
+        var name: String
+        var sha: String
+        var peeled: String?
+    }
+
+    private static func refs(_ repository: HostedRepository, hostile: Set<HostileTag>) -> [AnnouncedRef] {
         let state = repository.snapshot
         guard let graph = repository.graph, let head = state.head else { return [] }
-        // HEAD first, then every branch in refname order, as git sorts them.
-        return [("HEAD", graph.sha(of: head))] + state.branchHeads.map { ("refs/heads/\($0.name)", graph.sha(of: $0.node)) }
+        // HEAD first, then every branch and every tag in refname order, as git sorts them.
+        let branches = state.branchHeads.map { AnnouncedRef(name: "refs/heads/\($0.name)", sha: graph.sha(of: $0.node)) }
+        let tags = ServedTags(state, graph: graph, hostile: hostile).map { tag in
+            AnnouncedRef(name: tag.refName, sha: tag.refTarget, peeled: tag.peeledObject)
+        }
+        return [AnnouncedRef(name: "HEAD", sha: graph.sha(of: head))] + branches + tags
     }
 
     // MARK: - git-upload-pack
@@ -130,7 +144,7 @@ enum GitEndpoint {
         }
         switch command.name {
         case "ls-refs":
-            return lsRefs(command, repository: repository)
+            return lsRefs(command, repository: repository, hostile: core.currentFaults().hostileTags)
         case "fetch":
             return fetch(command, repository: repository, fault: fault, authorization: request.header("Authorization"), core: core)
         default:
@@ -138,13 +152,16 @@ enum GitEndpoint {
         }
     }
 
-    private static func lsRefs(_ command: UploadPackCommand, repository: HostedRepository) -> SimResponse {
+    private static func lsRefs(_ command: UploadPackCommand, repository: HostedRepository, hostile: Set<HostileTag>) -> SimResponse {
         let prefixes = command.arguments.compactMap { $0.hasPrefix("ref-prefix ") ? String($0.dropFirst(11)) : nil }
         let symrefs = command.arguments.contains("symrefs")
+        let peel = command.arguments.contains("peel")
         return packetResponse { body in
-            for reference in refs(repository) where prefixes.isEmpty || prefixes.contains(where: reference.name.hasPrefix) {
+            for reference in refs(repository, hostile: hostile) where prefixes.isEmpty || prefixes.contains(where: reference.name.hasPrefix)
+            {
                 var line = "\(reference.sha) \(reference.name)"
                 if symrefs && reference.name == "HEAD" { line += " symref-target:refs/heads/\(repository.defaultBranch)" }
+                if peel, let peeled = reference.peeled { line += " peeled:\(peeled)" }
                 body.writePacketLine(line + "\n")
             }
             body.writeFlush()
@@ -156,15 +173,27 @@ enum GitEndpoint {
     ) -> SimResponse {
         func refuse(_ message: String) -> SimResponse { packetResponse { $0.writePacketLine("ERR \(message)\n") } }
         var wants: [Int] = []
+        var wantedTags: [TagObject] = []
         var filter: String?
         var done = false
         var useDeltas = false
+        var includeTag = false
         let graph = repository.graph
+        let hostile = core.currentFaults().hostileTags
         for argument in command.arguments {
             if argument.hasPrefix("want ") {
                 let sha = argument.dropFirst(5)
-                guard let node = graph?.node(forSHA: sha) else { return refuse("upload-pack: not our ref \(sha)") }
-                wants.append(node)
+                if let node = graph?.node(forSHA: sha) {
+                    wants.append(node)
+                } else if let tag = repository.annotatedTag(objectSHA: sha, hostile: hostile) {
+                    // A tag object is sent with the commit it ends at, which git checks it has.
+                    wantedTags += tag.objects
+                    if let node = tag.peeled.flatMap({ graph?.node(forSHA: $0) }) { wants.append(node) }
+                } else {
+                    return refuse("upload-pack: not our ref \(sha)")
+                }
+            } else if argument == "include-tag" {
+                includeTag = true
             } else if argument.hasPrefix("filter ") {
                 filter = String(argument.dropFirst(7))
             } else if argument == "done" {
@@ -174,7 +203,7 @@ enum GitEndpoint {
             } else if argument.hasPrefix("deepen") || argument.hasPrefix("shallow ") || argument.hasPrefix("want-ref ") {
                 return refuse("github-sim: \(argument.prefix { $0 != " " }) is not served")
             }
-            // have, thin-pack, no-progress, include-tag, sideband-all…: a whole pack answers them all.
+            // have, thin-pack, no-progress, sideband-all…: a whole pack answers them all.
         }
         // Synthetic commits name trees that do not exist, and a git repository's trees are not read:
         // only a commits-only fetch can be served.
@@ -191,9 +220,18 @@ enum GitEndpoint {
         var response = gitResponse(ByteBuffer(), contentType: "application/x-git-upload-pack-result")
         response.body = nil
         response.streamedBody = PackResponseBody(
-            graph: objects, wants: wants, useDeltas: useDeltas, fault: fault, authorization: authorization,
-            countPackBytes: core.recordPackBytes)
+            graph: objects, wants: wants, tags: wantedTags, followedTags: includeTag ? followableTags(repository) : [],
+            useDeltas: useDeltas, fault: fault, authorization: authorization, countPackBytes: core.recordPackBytes)
         return response
+    }
+
+    /// `include-tag`: every annotated tag with the commit it ends at, sent when the pack has that commit.
+    private static func followableTags(_ repository: HostedRepository) -> [(object: TagObject, node: Int)] {
+        guard let graph = repository.graph else { return [] }
+        return repository.snapshot.sortedTags.flatMap { tag -> [(object: TagObject, node: Int)] in
+            guard let node = tag.peeled.flatMap({ graph.node(forSHA: $0) }) else { return [] }
+            return tag.objects.map { ($0, node) }
+        }
     }
 
     // MARK: - Responses

@@ -3,6 +3,7 @@
 
 enum PackEncoding {
     static let commitType: UInt8 = 1
+    static let tagType: UInt8 = 4
     static let offsetDeltaType: UInt8 = 6
 
     /// Type in bits 4–6 of the first byte, the size in its low 4 bits then 7 bits a byte.

@@ -1,6 +1,7 @@
 // The `packfile` section of a fetch response, written as the connection drains it: side-band-64k
 // packets carrying a version 2 pack of the commits reachable from the wants, newest first, most
-// of them OFS_DELTAs against the object written just before, then the pack's SHA-1. Only a few
+// of them OFS_DELTAs against the object written just before, then any annotated tag objects
+// asked for, then the pack's SHA-1. Only a few
 // objects are held at a time, so a million-commit pack costs no more memory than a small one.
 
 import Foundation
@@ -22,6 +23,8 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     private let step: Int
     private let end: Int
     private let objectCount: Int
+    /// Annotated tag objects, sent whole after the commits.
+    private let tagObjects: [TagObject]
     private let useDeltas: Bool
     private let fault: GitFault?
     /// The request's `Authorization`, which `echoedErrorBand` sends back.
@@ -57,9 +60,11 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
     /// - Parameters:
     ///   - wants: nodes the client asked for; the pack holds everything they reach.
     ///   - countPackBytes: told the size of each piece of pack data sent.
+    ///   - tags: annotated tag objects the client asked for, sent after the commits.
+    ///   - followedTags: tag objects sent too when the pack holds the commit beside them (`include-tag`).
     init(
-        graph: any GitObjectGraph, wants: [Int], useDeltas: Bool, fault: GitFault?, authorization: String? = nil,
-        countPackBytes: @escaping @Sendable (Int) -> Void
+        graph: any GitObjectGraph, wants: [Int], tags: [TagObject] = [], followedTags: [(object: TagObject, node: Int)] = [],
+        useDeltas: Bool, fault: GitFault?, authorization: String? = nil, countPackBytes: @escaping @Sendable (Int) -> Void
     ) {
         // The sweep meets every child before its parents, so one pass finds all the wants reach.
         let first: Int
@@ -79,9 +84,14 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
             count += 1
             for parent in graph.parents(of: node) { reached[parent] = true }
         }
+        var tagObjects = tags
+        for (object, node) in followedTags where node < reached.count && reached[node] && !tagObjects.contains(object) {
+            tagObjects.append(object)
+        }
         self.graph = graph
         self.reached = reached
-        objectCount = count
+        self.tagObjects = tagObjects
+        objectCount = count + tagObjects.count
         self.useDeltas = useDeltas
         self.fault = fault
         self.authorization = authorization
@@ -136,7 +146,14 @@ final class PackResponseBody: StreamedBody, @unchecked Sendable {
                 if reached[next] { appendObject(next, into: &pack) }
                 next += step
             }
-            if next == end { state = .trailer }
+            if next == end {
+                for object in tagObjects {
+                    PackEncoding.objectHeader(type: PackEncoding.tagType, size: object.body.count, into: &pack)
+                    pack += deflater.compress(object.body)
+                    written += 1
+                }
+                state = .trailer
+            }
             if written * 2 >= objectCount, let fault, [.truncatedPack, .sideBandError, .echoedErrorBand].contains(fault) {
                 send(pack, into: &out)
                 state = .done

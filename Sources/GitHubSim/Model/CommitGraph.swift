@@ -51,6 +51,9 @@ protocol CommitGraph: Sendable {
     /// The default branch's name when the history itself names one (a git repository's `HEAD`);
     /// nil leaves it to `SimRepository.defaultBranch`.
     var defaultBranchName: String? { get }
+    /// The tags when the simulator starts, each peeled to a commit of the history (or to none, for
+    /// a hostile tag).
+    var initialTags: [GitTag] { get }
     func node(forSHA sha: some StringProtocol) -> Int?
     func sha(of node: Int) -> String
     /// Seconds since 1970 of the committer date.
@@ -71,6 +74,7 @@ protocol CommitGraph: Sendable {
 extension CommitGraph {
     var initialBranches: [String: Int] { [:] }
     var defaultBranchName: String? { nil }
+    var initialTags: [GitTag] { [] }
 }
 
 /// A history whose commits are real git objects: what the smart HTTP endpoints serve.

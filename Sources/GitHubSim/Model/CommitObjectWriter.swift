@@ -1,20 +1,28 @@
 // A git commit object's body, byte for byte as git writes one (gitformat-commit): `tree`, the
-// `parent` lines in order, `author` and `committer` idents, a blank line, the message.
+// `parent` lines in order, `author` and `committer` idents, a blank line, the message. A tag
+// object (gitformat-tag) is written the same way: header lines, a blank line, the message.
 
 struct CommitObjectWriter {
     private(set) var bytes: [UInt8] = []
 
     init(tree: String) {
+        self.init(header: "tree", value: tree)
+    }
+
+    init(header: String, value: String) {
         bytes.reserveCapacity(512)
-        bytes += "tree ".utf8
-        bytes += tree.utf8
+        self.header(header, value)
+    }
+
+    mutating func header(_ name: String, _ value: String) {
+        bytes += name.utf8
+        bytes.append(0x20)
+        bytes += value.utf8
         bytes.append(0x0A)
     }
 
     mutating func parent(_ sha: String) {
-        bytes += "parent ".utf8
-        bytes += sha.utf8
-        bytes.append(0x0A)
+        header("parent", sha)
     }
 
     /// `author Name <email> 1420070400 +0530`; without `bracketingEmail`, the

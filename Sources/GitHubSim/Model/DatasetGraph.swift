@@ -40,6 +40,7 @@ final class DatasetGraph: CommitGraph {
     let initialHead: Int
     let initialBranches: [String: Int]
     let defaultBranchName: String?
+    let initialTags: [GitTag]
     let cachesRenderedElements = true
     var gitObjects: (any GitObjectGraph)? { objects == nil ? nil : self }
 
@@ -47,7 +48,10 @@ final class DatasetGraph: CommitGraph {
     ///   - commits: children before parents (`git log --date-order`, `git rev-list --date-order`).
     ///   - branches: where the branches start; nil for a dataset, whose first commit is the head.
     ///   - objects: each commit's raw object, by position, when the history came from git.
-    init(commits: [DatasetCommit], path: String, branches: HistoryBranches? = nil, objects: [[UInt8]]? = nil) throws {
+    ///   - tags: the repository's tags, when the history came from git.
+    init(
+        commits: [DatasetCommit], path: String, branches: HistoryBranches? = nil, objects: [[UInt8]]? = nil, tags: [GitTag] = []
+    ) throws {
         var nodesBySHA = [String: Int32](minimumCapacity: commits.count)
         for (node, commit) in commits.enumerated() {
             nodesBySHA[commit.sha.lowercased()] = Int32(node)
@@ -65,6 +69,7 @@ final class DatasetGraph: CommitGraph {
         self.initialBranches = initialBranches
         defaultBranchName = branches?.defaultBranch
         self.objects = objects
+        initialTags = tags
         var users = [String: SimUser?]()
         func person(_ p: DatasetPerson, line: Int) throws -> (PersonRecord, Int64) {
             guard let time = Timestamp.parseISO8601(p.date) else {

@@ -1,6 +1,6 @@
 // A real git repository on disk, read with the `git` binary into the graph a dataset makes
 // (DatasetGraph), plus what a dataset lacks: the commits' raw objects, served as they are over git's
-// smart HTTP (so every sha matches, signed commits too), and the repository's branches.
+// smart HTTP (so every sha matches, signed commits too), and the repository's branches and tags.
 
 import Foundation
 import Synchronization
@@ -10,7 +10,7 @@ enum GitRepositoryGraph {
     /// are named by their content, so the same refs mean the same history.
     private static let loaded = Mutex<[String: DatasetGraph]>([:])
 
-    /// Every commit reachable from a branch of the repository at `path` (bare or not).
+    /// Every commit reachable from a branch or a tag of the repository at `path` (bare or not).
     static func load(path: String) throws -> DatasetGraph {
         let git = try GitProcess(repository: path)
         defer { git.finish() }
@@ -21,11 +21,16 @@ enum GitRepositoryGraph {
         let defaultBranch = try self.defaultBranch(
             head: String(decoding: symbolic, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), heads: heads,
             path: path)
-        let key = "\(URL(fileURLWithPath: path).standardizedFileURL.path)|\(defaultBranch)|\(String(decoding: refs, as: UTF8.self))"
+        let tags = try GitRepositoryTags.read(git)
+        let key =
+            "\(URL(fileURLWithPath: path).standardizedFileURL.path)|\(defaultBranch)|\(String(decoding: refs, as: UTF8.self))|\(tags.refs)"
         if let graph = loaded.withLock({ $0[key] }) { return graph }
 
-        // Children before parents, the order DatasetGraph lists from (and git sends packs in).
-        let list = try git.run(["rev-list", "--date-order", "--branches"]).output
+        // Children before parents, the order DatasetGraph lists from (and git sends packs in); the
+        // commits only a tag reaches (a release branch deleted after tagging) are part of it too.
+        let tips = git.scratch.appendingPathComponent("tag-tips")
+        try Data(tags.peeledCommits.map { $0 + "\n" }.joined().utf8).write(to: tips)
+        let list = try git.run(["rev-list", "--date-order", "--branches", "--stdin"], input: tips).output
         let listFile = git.scratch.appendingPathComponent("commits")
         try list.write(to: listFile)
         let shas = String(decoding: list, as: UTF8.self).split(separator: "\n").map(String.init)
@@ -37,7 +42,8 @@ enum GitRepositoryGraph {
         do {
             graph = try DatasetGraph(
                 commits: commits, path: path,
-                branches: HistoryBranches(defaultBranch: defaultBranch, defaultHead: defaultHead, others: others), objects: objects)
+                branches: HistoryBranches(defaultBranch: defaultBranch, defaultHead: defaultHead, others: others), objects: objects,
+                tags: tags.tags)
         } catch let error as DatasetError {
             throw GitRepositoryError(path: path, reason: error.reason)
         }

@@ -106,7 +106,10 @@ final class LazyObjectNames: Sendable {
     private static let shared = Mutex(SharedTables())
 
     static func shared(for spec: SyntheticSpec) -> LazyObjectNames {
-        shared.withLock { cache in
+        // Tags name commits but are no part of them: histories that differ in tags alone share names.
+        var spec = spec
+        spec.tagEvery = 0
+        return shared.withLock { cache in
             if let names = cache.bySpec[spec]?.value { return names }
             if cache.bySpec.count >= cache.sweepAt {
                 cache.bySpec = cache.bySpec.filter { $0.value.value != nil }

@@ -1,5 +1,6 @@
 // Sends GitHub-shaped webhook deliveries (`push` when a branch moves, is created
-// or deleted, `create` / `delete` besides, `ping` on start) to the configured
+// or deleted, `create` / `delete` besides, `pull_request` when the control endpoint
+// opens or changes one, `ping` on start) to the configured
 // URL, signed with the secret as GitHub signs them.
 
 import Crypto
@@ -74,6 +75,14 @@ final class WebhookDispatcher: Sendable {
             "repository": Self.repositoryObject(repository),
         ]
         send(event: event, object: object)
+    }
+
+    /// The `pull_request` event GitHub sends when a pull request is opened, edited, closed or reopened.
+    func pullRequestEvent(_ action: String, _ repository: HostedRepository, number: Int, pullRequest: Any) {
+        let object: [String: Any] = [
+            "action": action, "number": number, "pull_request": pullRequest, "repository": Self.repositoryObject(repository),
+        ]
+        send(event: "pull_request", object: object)
     }
 
     private static func repositoryObject(_ repository: HostedRepository) -> [String: Any] {
