@@ -5,6 +5,9 @@ import Testing
 
 /// The per-repository writer lock (`RepositoryLock`) every sync takes.
 @Suite struct RepositoryLockTests {
+    // A lock on a SQLite store asks its driver where the lock files go.
+    init() { TestStoreDrivers.register() }
+
     @Test func secondWriterIsToldWhoHoldsTheLock() throws {
         let directory = try TemporaryDirectory()
         let store = directory.path("commits.sqlite")
