@@ -74,12 +74,10 @@ extension SyncService {
     private func announceClaiming(_ settings: DaemonSettings, logger: Logger) {
         logger.info(
             "ready; claiming repositories from the store's shared queue",
-            metadata: [
-                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
-                "repos": "\(settings.configuration.repositories.count)", "daemon.name": "\(settings.name)",
+            metadata: readyMetadata(settings).merging([
+                "daemon.name": "\(settings.name)",
                 "lease.duration": "\(DurationText.format(settings.configuration.leaseDuration))",
-                "token.source": "\(settings.tokenSource ?? "none")",
-            ])
+            ]) { $1 })
         notifier.ready(status: "ready: claiming from the shared queue as \(settings.name)")
     }
 

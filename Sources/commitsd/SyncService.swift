@@ -180,15 +180,18 @@ struct SyncService: Service, CustomStringConvertible {
         state.logger.info("stopping")
     }
 
+    /// What both loops' "ready" lines say of the settings in force.
+    func readyMetadata(_ settings: DaemonSettings) -> Logger.Metadata {
+        [
+            "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
+            "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
+        ]
+    }
+
     /// The plan's log line and systemd's READY=1 with its STATUS.
     private func announceReady(_ settings: DaemonSettings, logger: Logger) {
         logger.info(
-            "ready",
-            metadata: [
-                "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
-                "repos": "\(settings.configuration.repositories.count)", "patterns": "\(settings.configuration.patterns.count)",
-                "token.source": "\(settings.tokenSource ?? "none")",
-            ])
+            "ready", metadata: readyMetadata(settings).merging(["patterns": "\(settings.configuration.patterns.count)"]) { $1 })
         var readyStatus = "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))"
         if !settings.configuration.patterns.isEmpty { readyStatus += ", \(plural(settings.configuration.patterns.count, "pattern"))" }
         notifier.ready(status: readyStatus)
