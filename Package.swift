@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
-        // Git's SHA-1 on its own, because MirrorCore and GitHubSim need it and must not depend on each other.
+        // Git's SHA-1 and object id on their own, because MirrorCore, GitTrees and GitHubSim need them and must not depend on each other.
         .target(
             name: "GitHash", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         // Git's tree objects verified, and the paths each commit changed, apart from any transport or store.
