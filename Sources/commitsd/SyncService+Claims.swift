@@ -55,7 +55,7 @@ extension SyncService {
                 await takeDiscoveryTurn(claims: &claims, queue: queue, state: state)
                 let configuration = claims.discovery.expanded(state.settings.configuration)
                 webhookTargets?.publish(configuration, store: state.settings.store)
-                claims.queue(configuration, in: queue, state: state)
+                claims.queue(configuration, in: queue, logger: state.logger)
                 if let until = claims.pausedUntil, until > .now { continue }
                 if let resume = reservePause(settings: state.settings) {
                     claims.pausedUntil = resume

@@ -70,7 +70,7 @@ extension SyncService {
 
         /// Adds the repositories of `configuration` the queue does not hold yet.
         /// A repository with branch globs is claimed too: its branches are listed under the claim.
-        mutating func queue(_ configuration: MirrorConfiguration, in queue: ClaimQueue, state: LoopState) {
+        mutating func queue(_ configuration: MirrorConfiguration, in queue: ClaimQueue, logger: Logger) {
             let targets = Set(
                 configuration.repositories.map { SyncTarget(repository: $0.name) }
                     + configuration.branchGlobs.map { SyncTarget(repository: $0.name) })
@@ -79,7 +79,7 @@ extension SyncService {
                 try queue.with { try $0.addTargets(Array(targets.subtracting(queued))) }
                 queued.formUnion(targets)
             } catch {
-                trouble("could not add repositories to the shared queue; trying again", error, logger: state.logger)
+                trouble("could not add repositories to the shared queue; trying again", error, logger: logger)
             }
         }
     }

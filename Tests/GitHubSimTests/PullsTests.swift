@@ -62,7 +62,7 @@ import Testing
         let simulator = try await GitServingTests.started([SimRepository(owner: "acme", name: "widgets", id: 7, source: .synthetic(spec))])
         try await withRunning(simulator) { simulator async throws in
             let (pulls, _) = try await TagsRESTTests.all(try HTTPClient(), simulator.baseURL + Self.listing)
-            // 49 merges (#1…#49), and a squash or a rebase after each odd one.
+            // A pull request per merge, and a squash or a rebase after each odd-numbered one.
             #expect(pulls.count == 49 + 25)
             var singleParent = 0
             for pull in pulls {

@@ -3,11 +3,11 @@
 /// loaded machine happens to produce it. Unset, nothing changes.
 public enum TestTimings {
     /// `commitsctl sync`: how long an open batch of pages waits for the next
-    /// page and stays open at most (otherwise 50 ms and half a second), so a
+    /// page and stays open at most (otherwise `SyncEngine`'s own limits), so a
     /// test can kill a sync while a batch of several pages is certainly open.
     public static let batchSeconds = "COMMITS_MIRROR_TEST_BATCH_SECONDS"
     /// commitsd: how long the webhook receiver gives each request to arrive
-    /// (otherwise 10 s), so a test's slow connections outlast its steps.
+    /// (otherwise `WebhookServer.defaultRequestTimeout`), so a test's slow connections outlast its steps.
     public static let webhookTimeoutSeconds = "COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS"
     /// The longest a test may set: a day.
     public static let maximumSeconds = 86_400
