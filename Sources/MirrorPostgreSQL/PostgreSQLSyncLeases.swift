@@ -29,12 +29,12 @@ final class PostgreSQLSyncLeases: SyncLeases {
         try PostgreSQLMigrator.migrate(connection, location: uri)
     }
 
-    var isSharedAcrossHosts: Bool { true }
-
     /// A lease is a row's `lease_until`, which the server's clock passes.
     var leasesRunOut: Bool { true }
 
-    func addTargets(_ targets: [SyncTarget]) throws {
+    /// Rows are keyed by the target alone: due times and policies are each release's to set.
+    func follow(_ plans: [SyncTargetPlan]) throws {
+        let targets = plans.map(\.target)
         guard !targets.isEmpty else { return }
         _ = try storeErrors {
             try connection.execute(
@@ -47,8 +47,9 @@ final class PostgreSQLSyncLeases: SyncLeases {
         }
     }
 
-    func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
-        guard limit > 0 else { return [] }
+    /// First syncs are not told apart: the queue holds no sync state (each daemon's lanes bound its own).
+    func claimDue(owner: String, limit: Int, firstSyncLimit: Int, duration: Duration) throws -> ClaimRound {
+        guard limit > 0 else { return ClaimRound(claimed: []) }
         leaseDuration = duration
         let rows = try storeErrors {
             try connection.execute(
@@ -67,8 +68,11 @@ final class PostgreSQLSyncLeases: SyncLeases {
                     due.previous_owner
                 """, [owner, limit, duration.leaseMilliseconds])
         }
-        return Self.leases(rows)
+        return ClaimRound(claimed: Self.leases(rows))
     }
+
+    /// Other daemons release and push: the queue is asked again after `limit`.
+    func nextClaimable(within limit: Duration) -> Duration { limit }
 
     func markPushed(_ repositories: [RepositoryName]) throws {
         guard !repositories.isEmpty else { return }
@@ -142,6 +146,25 @@ final class PostgreSQLSyncLeases: SyncLeases {
                     due_at = CASE WHEN pushed_at IS NULL THEN now() + $5::float8 * interval '1 millisecond' ELSE now() END
                 WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
                 """, Self.key(lease) + [nextDue.leaseMilliseconds])
+        }
+        guard rows.affectedRows == 1 else { throw StoreError.leaseLost(lease) }
+    }
+
+    /// On the grid: the first `due_at + k × interval` later than the server's `now()` (`SyncResult.nextSlot`).
+    func release(_ lease: SyncLease, after results: [SyncResult], otherwise: Duration) throws {
+        guard let interval = SyncResult.interval(after: results), interval.leaseMilliseconds > 0 else {
+            return try release(lease, nextDue: SyncResult.dueIn(after: results) ?? otherwise)
+        }
+        let rows = try storeErrors {
+            try connection.execute(
+                """
+                UPDATE sync_leases SET owner = NULL, lease_until = NULL, pushed_at = NULL,
+                    due_at = CASE WHEN pushed_at IS NULL
+                        THEN due_at + greatest(floor(extract(epoch FROM now() - due_at) * 1000 / $5::float8) + 1, 1)
+                            * $5::float8 * interval '1 millisecond'
+                        ELSE now() END
+                WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
+                """, Self.key(lease) + [interval.leaseMilliseconds])
         }
         guard rows.affectedRows == 1 else { throw StoreError.leaseLost(lease) }
     }

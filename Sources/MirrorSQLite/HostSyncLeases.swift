@@ -4,26 +4,40 @@ import MirrorCore
 /// `SyncLeases` for a store kept in a file (SQLite's), which one host writes:
 /// a claim is the repository's `flock` beside the file (`RepositoryLock`, what
 /// `commitsctl sync` and `import` take too), and the queue's due times live in
-/// this object, in memory, as commitsd's schedule keeps them.
+/// this object, in memory, for the one daemon that writes the store.
 ///
 /// A `flock` is held until released or until its holder exits; no one can take
 /// it over while the holder lives, however long it pauses. So a lease here never
 /// runs out, `expiresAt` only reports the duration asked for, and the writer
 /// needs no fence of its own: what a fence refuses cannot happen on one host.
-/// Branches of one repository share its lock: one of them at a time is claimed.
+///
+/// - Targets that synced before are spread over their first interval when
+///   first followed, so a restart's polls do not come in one burst.
+/// - A due target another process holds (`commitsctl sync`) is returned as busy
+///   and put off to its shortest interval, never handed out again at once.
+/// - Of the claims held, at most `firstSyncLimit` are first syncs, so a lane
+///   stays free for the polls of repositories synced before.
 public final class HostSyncLeases: SyncLeases {
+    private struct Entry {
+        var plan: SyncTargetPlan
+        var due: ContinuousClock.Instant
+        /// Among targets due at once, the lowest goes first: the order they were first followed in,
+        /// which is the configuration's (its first repositories are its first syncs).
+        let order: Int
+    }
+
     private let store: StoreLocation
-    private var dueAt: [SyncTarget: ContinuousClock.Instant] = [:]
+    private var entries: [SyncTarget: Entry] = [:]
     private var held: [SyncTarget: (lease: SyncLease, lock: RepositoryLock)] = [:]
     private var generations: [SyncTarget: Int64] = [:]
     /// Held targets a push arrived for: due at once when released, whatever their holder asks.
     private var pushedWhileHeld: Set<SyncTarget> = []
+    /// The first-sync limit of the last claim round, for `nextClaimable` to leave out what it keeps waiting.
+    private var firstSyncLimit = Int.max
 
     public init(store: StoreLocation) {
         self.store = store
     }
-
-    public var isSharedAcrossHosts: Bool { false }
 
     /// A `flock` is held until released or until its holder exits.
     public var leasesRunOut: Bool { false }
@@ -37,41 +51,88 @@ public final class HostSyncLeases: SyncLeases {
     public func markPushed(_ repositories: [RepositoryName]) throws {
         let keys = Set(repositories.map { $0.description.lowercased() })
         let now = ContinuousClock.now
-        for target in dueAt.keys where keys.contains(target.repository.description.lowercased()) {
+        for target in entries.keys where keys.contains(target.repository.description.lowercased()) {
             if held[target] != nil {
                 pushedWhileHeld.insert(target)
-            } else {
-                dueAt[target] = min(dueAt[target] ?? now, now)
+            } else if let due = entries[target]?.due {
+                entries[target]?.due = min(due, now)
             }
         }
     }
 
-    public func addTargets(_ targets: [SyncTarget]) throws {
+    public func follow(_ plans: [SyncTargetPlan]) throws {
         let now = ContinuousClock.now
-        for target in targets where dueAt[target] == nil { dueAt[target] = now }
+        let count = max(plans.count, 1)
+        for (index, plan) in plans.enumerated() {
+            if var entry = entries[plan.target] {
+                entry.plan.policy = plan.policy
+                entry.plan.hasSynced = entry.plan.hasSynced || plan.hasSynced
+                entries[plan.target] = entry
+            } else {
+                let spread = plan.hasSynced ? plan.firstInterval * (Double(index) / Double(count)) : .zero
+                entries[plan.target] = Entry(plan: plan, due: now + spread, order: entries.count)
+            }
+        }
     }
 
-    public func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
+    public func claimDue(owner: String, limit: Int, firstSyncLimit: Int, duration: Duration) throws -> ClaimRound {
+        self.firstSyncLimit = firstSyncLimit
         let now = ContinuousClock.now
-        // Ties go by name, as a database's queue orders them.
-        let due = dueAt.filter { $0.value <= now && held[$0.key] == nil }
-            .map { (target: $0.key, due: $0.value, name: $0.key.repository.description.lowercased(), branch: $0.key.branch ?? "") }
-            .sorted { ($0.due, $0.name, $0.branch) < ($1.due, $1.name, $1.branch) }
-        var claimed: [SyncLease] = []
-        for target in due.map(\.target) where claimed.count < limit {
+        var firstSyncs = held.keys.count { entries[$0]?.plan.hasSynced == false }
+        var round = ClaimRound(claimed: [])
+        var failure: (any Error)?
+        for target in dueTargets(at: now) where round.claimed.count < limit {
+            guard let entry = entries[target], entry.plan.hasSynced || firstSyncs < firstSyncLimit,
+                !holdsRepository(of: target)
+            else { continue }
             let lock: RepositoryLock
             do {
-                lock = try RepositoryLock.acquire(store: store, repository: target.repository, holder: owner)
-            } catch RepositoryLockError.busy {
-                continue  // another process (or another branch of it here) syncs it: skipped, not waited for
+                // The lock file names the process (`commitsd`), which another process's busy message shows.
+                lock = try RepositoryLock.acquire(store: store, repository: target.repository)
+            } catch RepositoryLockError.busy(_, let holder) {
+                // Another process syncs it: skipped until its next interval, not waited for.
+                entries[target]?.due = now + entry.plan.policy.minimum
+                round.busy.append((target, holder ?? "holder unknown"))
+                continue
+            } catch {
+                // A lock file that cannot be used is tried again at the next interval, not at every claim.
+                entries[target]?.due = now + entry.plan.policy.minimum
+                failure = failure ?? error
+                continue
             }
+            if !entry.plan.hasSynced { firstSyncs += 1 }
             let generation = (generations[target] ?? 0) + 1
             generations[target] = generation
             let lease = SyncLease(target: target, owner: owner, generation: generation, expiresAt: Date() + duration.seconds)
             held[target] = (lease, lock)
-            claimed.append(lease)
+            round.claimed.append(lease)
         }
-        return claimed
+        if let failure, round.claimed.isEmpty, round.busy.isEmpty { throw failure }
+        return round
+    }
+
+    /// Whether a claim of this object holds `target`'s repository: branches of one repository share its lock.
+    private func holdsRepository(of target: SyncTarget) -> Bool {
+        let name = target.repository.description.lowercased()
+        return held.keys.contains { $0.repository.description.lowercased() == name }
+    }
+
+    /// The targets due at `now` and not held, the longest due first.
+    private func dueTargets(at now: ContinuousClock.Instant) -> [SyncTarget] {
+        entries.filter { $0.value.due <= now && held[$0.key] == nil }
+            .sorted { ($0.value.due, $0.value.order) < ($1.value.due, $1.value.order) }
+            .map(\.key)
+    }
+
+    public func nextClaimable(within limit: Duration) -> Duration {
+        let now = ContinuousClock.now
+        let firstSyncsHeld = held.keys.count { entries[$0]?.plan.hasSynced == false }
+        var soonest = limit
+        for (target, entry) in entries where held[target] == nil {
+            guard entry.plan.hasSynced || firstSyncsHeld < firstSyncLimit else { continue }
+            soonest = min(soonest, max(.zero, entry.due - now))
+        }
+        return soonest
     }
 
     public func renew(_ lease: SyncLease, duration: Duration) throws -> SyncLease {
@@ -87,7 +148,26 @@ public final class HostSyncLeases: SyncLeases {
         current.lock.release()
         held[lease.target] = nil
         let pushed = pushedWhileHeld.remove(lease.target) != nil
-        dueAt[lease.target] = ContinuousClock.now + (pushed ? .zero : nextDue)
+        let due = ContinuousClock.now + (pushed ? .zero : nextDue)
+        if entries[lease.target] == nil {
+            entries[lease.target] = Entry(plan: SyncTargetPlan(target: lease.target), due: due, order: entries.count)
+        } else {
+            entries[lease.target]?.due = due
+        }
+    }
+
+    /// Also notes that a target whose sync completed has synced: its next syncs are polls.
+    public func release(_ lease: SyncLease, after results: [SyncResult], otherwise: Duration) throws {
+        let now = ContinuousClock.now
+        let claimedDue = entries[lease.target]?.due ?? now
+        if let interval = SyncResult.interval(after: results) {
+            try release(lease, nextDue: SyncResult.nextSlot(after: claimedDue, interval: interval, now: now) - now)
+        } else {
+            try release(lease, nextDue: SyncResult.dueIn(after: results) ?? otherwise)
+        }
+        if results.contains(where: { if case .polled = $0.ending { true } else { false } }) {
+            entries[lease.target]?.plan.hasSynced = true
+        }
     }
 
     public func openFencedWriter(for lease: SyncLease) throws -> any MirrorWriter {

@@ -3,21 +3,24 @@ import MirrorCore
 import ServiceLifecycle
 import Logging
 
-/// The daemon's connection to a shared queue of sync targets (`SyncLeases`),
-/// used by the claim loop and by every renewal while syncs run: its calls are
-/// taken one at a time (a connection runs one statement at a time), and a call
-/// that failed for another reason than a lost lease (the database restarted, the
-/// connection dropped) drops the connection, so the next call opens a new one.
+/// The daemon's connection to the store's queue of sync targets (`SyncLeases`),
+/// used by the loop and by every renewal while syncs run: its calls are
+/// taken one at a time (a connection runs one statement at a time), and on a
+/// database a call that failed for another reason than a lost lease (the server
+/// restarted, the connection dropped) drops the connection, so the next call opens a new one.
 ///
 /// Calls block: they are made from `DedicatedThreads.store`, like every store call.
 final class ClaimQueue: @unchecked Sendable {
     private let store: StoreLocation
     private let lock = NSLock()
     private var leases: (any SyncLeases)?
+    /// Whether its leases run out by the store's clock, so claims are renewed (`SyncLeases.leasesRunOut`).
+    let leasesRunOut: Bool
 
     init(store: StoreLocation, leases: any SyncLeases) {
         self.store = store
         self.leases = leases
+        leasesRunOut = leases.leasesRunOut
     }
 
     func with<T>(_ body: (any SyncLeases) throws -> T) throws -> T {
@@ -30,7 +33,8 @@ final class ClaimQueue: @unchecked Sendable {
         } catch let error as StoreError where error.isLeaseLost {
             throw error
         } catch {
-            self.leases = nil
+            // A database's connection may be what failed; a host's queue holds its claims' locks, kept.
+            if leasesRunOut { self.leases = nil }
             throw error
         }
     }
@@ -53,15 +57,13 @@ final class HeldLease: @unchecked Sendable {
 }
 
 extension SyncService {
-    /// The store's queue when daemons on other hosts claim from it too; `nil`
-    /// for one host's (a SQLite store's), or when shut down while it does not open.
-    func sharedQueue() async -> ClaimQueue? {
+    /// The store's queue of sync targets; `nil` when shut down while it does not open.
+    func openQueue() async -> ClaimQueue? {
         let logger = makeLogger(logLevelOverride ?? initial.configuration.logLevel)
         var logged = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let leases = try initial.store.openSyncLeases()
-                return leases.isSharedAcrossHosts ? ClaimQueue(store: initial.store, leases: leases) : nil
+                return ClaimQueue(store: initial.store, leases: try initial.store.openSyncLeases())
             } catch {
                 if !logged {
                     logger.error("cannot open the store's queue of claims; commitsd keeps trying", metadata: ["error": "\(error)"])

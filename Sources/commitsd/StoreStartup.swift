@@ -11,7 +11,7 @@ import Synchronization
 /// plan), and what is stored (for the metrics, so a restarted service reports
 /// them before its first sync).
 struct StoreStartup: Sendable {
-    /// Keys (`SyncSchedule`'s: `owner/name@branch` and `owner/name@`) of the repositories that synced before.
+    /// Keys (`owner/name@branch`, and `owner/name@` for any branch) of the repositories that synced before.
     var synced: Set<String>
     /// What the store tells of each synced repository's activity, by the same keys.
     var activity: [String: PollActivity]

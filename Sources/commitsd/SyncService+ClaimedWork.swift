@@ -8,12 +8,12 @@ extension SyncService {
     typealias ClaimedSync = (repository: MirrorConfiguration.Repository, outcome: Outcome, started: ContinuousClock.Instant)
 
     /// Syncs the configured branches of a claimed repository, each write fenced
-    /// by the claim, renewing its lease meanwhile; then releases it, due again
-    /// when `nextDue` says. A lost claim is logged once and nothing more is
-    /// written or released. `finished` hears each branch's outcome.
+    /// by the claim, renewing a lease that runs out meanwhile; then releases it,
+    /// due again when its syncs' results say. A lost claim is logged once and
+    /// nothing more is written or released. `finished` hears each branch's outcome.
     func work(
-        on claim: SyncLease, queue: ClaimQueue, configuration: MirrorConfiguration, settings: DaemonSettings, logger: Logger,
-        finished: @Sendable (Finished) -> Void
+        on claim: SyncLease, hasSynced: Bool, queue: ClaimQueue, configuration: MirrorConfiguration, settings: DaemonSettings,
+        logger: Logger, finished: @Sendable (Finished) -> Void
     ) async {
         var claimLogger = logger
         claimLogger[metadataKey: "repo"] = "\(claim.target.repository)"
@@ -31,44 +31,25 @@ extension SyncService {
             // this daemon last read them: then it is due again once this daemon has read them again.
             let selectable = configuration.patterns.contains { $0.pattern.matches(claim.target.repository) }
             logger.debug("claimed a repository this daemon's configuration does not list; giving it back")
-            await release(
-                claim, nextDue: selectable ? Self.followListings : configuration.defaultInterval,
-                lease: settings.configuration.leaseDuration, queue: queue, logger: logger)
+            let nextDue = selectable ? Self.followListings : configuration.defaultInterval
+            await release(claim, lease: settings.configuration.leaseDuration, queue: queue, logger: logger) {
+                try $0.release(claim, nextDue: nextDue)
+            }
             return
         }
         let held = HeldLease(claim)
         let lease = settings.configuration.leaseDuration
         let results = await withTaskGroup(of: [ClaimedSync]?.self) { group in
-            group.addTask {
-                await renew(held, queue: queue, duration: lease, logger: logger)
-                return nil
+            if queue.leasesRunOut {
+                group.addTask {
+                    await renew(held, queue: queue, duration: lease, logger: logger)
+                    return nil
+                }
             }
             group.addTask {
-                var results: [ClaimedSync] = []
-                var (branches, listing) = (named, BranchListing?.none)
-                if let globs {
-                    (branches, listing) = await claimedBranches(
-                        globs, named: named, claim: claim, queue: queue, settings: settings, logger: logger)
-                }
-                defer {
-                    // Kept for the next claim, by whichever daemon holds it.
-                    if let listing, let globs {
-                        _ = try? listing.keep(for: globs.name, in: queue.with { try $0.openFencedWriter(for: claim) })
-                    }
-                }
-                for repository in branches {
-                    let started = ContinuousClock.now
-                    let listedHead = repository.branch.flatMap { listing?.heads[$0] }
-                    let outcome = await sync(
-                        repository, settings: settings, logger: logger,
-                        openWriter: { try queue.with { try $0.openFencedWriter(for: claim) } }, listedHead: listedHead)
-                    results.append((repository, outcome, started))
-                    switch outcome {
-                    case .synced, .failed, .removed: continue
-                    default: return results
-                    }
-                }
-                return results
+                await syncBranches(
+                    of: claim, named: named, globs: globs, hasSynced: hasSynced, queue: queue, settings: settings,
+                    logger: logger)
             }
             // Whichever ends first (the syncs, or the renewals on a lost lease) ends the other.
             var results: [ClaimedSync] = []
@@ -85,8 +66,47 @@ extension SyncService {
         for result in results {
             finished(Finished(repository: result.repository, outcome: result.outcome, started: result.started))
         }
-        await release(
-            held.lease, nextDue: nextDue(after: results, configuration: configuration), lease: lease, queue: queue, logger: logger)
+        let syncResults = results.map { syncResult(of: $0, hasSynced: hasSynced, configuration: configuration) }
+        await release(held.lease, lease: lease, queue: queue, logger: logger) {
+            try $0.release(held.lease, after: syncResults, otherwise: configuration.defaultInterval)
+        }
+    }
+
+    /// The claimed repository's branches synced one after the other (its globs' listed
+    /// under the claim), until one of them does not end in a way that lets the next go on.
+    private func syncBranches(
+        of claim: SyncLease, named: [MirrorConfiguration.Repository], globs: MirrorConfiguration.BranchGlobs?,
+        hasSynced: Bool, queue: ClaimQueue, settings: DaemonSettings, logger: Logger
+    ) async -> [ClaimedSync] {
+        var results: [ClaimedSync] = []
+        var (branches, listing) = (named, BranchListing?.none)
+        if let globs {
+            (branches, listing) = await claimedBranches(
+                globs, named: named, claim: claim, queue: queue, settings: settings, logger: logger)
+        }
+        // A first sync reads every branch the listing names over git in one fetch.
+        var newBranches = hasSynced ? nil : listing?.heads.filter { head in branches.contains { $0.branch == head.key } }
+        defer {
+            // Kept for the next claim, by whichever daemon holds it.
+            if let listing, let globs {
+                _ = try? listing.keep(for: globs.name, in: queue.with { try $0.openFencedWriter(for: claim) })
+            }
+        }
+        for repository in branches {
+            let started = ContinuousClock.now
+            let listedHead = repository.branch.flatMap { listing?.heads[$0] }
+            let outcome = await sync(
+                repository, settings: settings, logger: logger,
+                openWriter: { try queue.with { try $0.openFencedWriter(for: claim) } }, newBranches: newBranches,
+                listedHead: listedHead)
+            newBranches = nil
+            results.append((repository, outcome, started))
+            switch outcome {
+            case .synced, .failed, .removed: continue
+            default: return results
+            }
+        }
+        return results
     }
 
     /// Renews `held` every third of `duration` until cancelled or refused (then marked lost).
@@ -113,12 +133,14 @@ extension SyncService {
     /// Gives the claim back. A database that does not answer (restarting) is
     /// asked again every second until the lease would have run out anyway, except
     /// at a shutdown: the claim is then claimable again once its lease runs out.
-    private func release(_ claim: SyncLease, nextDue: Duration, lease: Duration, queue: ClaimQueue, logger: Logger) async {
+    private func release(
+        _ claim: SyncLease, lease: Duration, queue: ClaimQueue, logger: Logger, _ release: (any SyncLeases) throws -> Void
+    ) async {
         let giveUp = ContinuousClock.now + lease
         var warned = false
         while true {
             do {
-                try queue.with { try $0.release(claim, nextDue: nextDue) }
+                try queue.with(release)
                 return
             } catch let error as StoreError where error.isLeaseLost {
                 lost(claim, logger: logger)
@@ -144,25 +166,23 @@ extension SyncService {
             metadata: ["lease.owner": "\(claim.owner)"])
     }
 
-    /// When a released repository is due again: at once after a step of a walk
-    /// or a shutdown (any daemon resumes it), at the reset after a rate limit,
-    /// else on the interval its policy chooses.
-    private func nextDue(after results: [ClaimedSync], configuration: MirrorConfiguration) -> Duration {
-        var due: Duration?
-        for result in results {
-            let policy = configuration.pollingPolicy(for: result.repository)
-            let next: Duration
-            switch result.outcome {
-            case .stepEnded, .interrupted, .leaseLost: next = .zero
-            case .rateLimited(let resume), .reserveHeld(let resume): next = max(.zero, resume - .now)
-            case .synced(let report):
-                let activity = openReader(settings: initial, logger: Logger(label: "commitsd"))
-                    .flatMap { self.activity(after: report, reader: $0) }
-                next = policy.interval(quietFor: activity?.headAge, moved: false)
-            case .failed, .skipped, .removed: next = policy.minimum
-            }
-            due = min(due ?? next, next)
+    /// What a branch's sync tells the queue of when its repository is due again:
+    /// at once after a step of a walk or a shutdown (any daemon resumes it), at
+    /// the reset after a rate limit, else on the interval its policy chooses from
+    /// what the sync saw. A sync that stored new commits of a repository synced
+    /// before found it moved.
+    private func syncResult(of sync: ClaimedSync, hasSynced: Bool, configuration: MirrorConfiguration) -> SyncResult {
+        let policy = configuration.pollingPolicy(for: sync.repository)
+        switch sync.outcome {
+        case .stepEnded: return SyncResult(policy: policy, ending: .stepEnded)
+        case .interrupted, .leaseLost: return SyncResult(policy: policy, ending: .interrupted)
+        case .rateLimited(let resume), .reserveHeld(let resume): return SyncResult(policy: policy, ending: .resumesIn(resume - .now))
+        case .failed, .skipped, .removed: return SyncResult(policy: policy, ending: .attempted)
+        case .synced(let report):
+            let reader = openReader(settings: initial, logger: Logger(label: "commitsd"))
+            let seen = reader.flatMap { self.activity(after: report, reader: $0) }
+            let moved = hasSynced && report.added + report.leftBranch + report.returned > 0
+            return SyncResult(policy: policy, ending: .polled(seen, moved: moved))
         }
-        return due ?? configuration.defaultInterval
     }
 }

@@ -69,15 +69,14 @@ extension SyncService {
     }
 
     /// Records a finished sync's metrics and systemd's STATUS, and writes the
-    /// requests spent when due; the store's reader, for what the loop plans next.
-    func noteFinished(_ finished: Finished, state: inout LoopState) -> (any MirrorReading)? {
+    /// requests spent when due.
+    func noteFinished(_ finished: Finished, state: inout LoopState) {
         let reader = openReader(settings: state.settings, logger: state.logger)
         record(
             finished.outcome, of: finished.repository, reader: reader, settings: state.settings,
             counted: &state.usageRecorded, duration: ContinuousClock.now - finished.started)
         if let line = state.status(after: finished) { notifier.status(line) }
         state.writeSpentRequests(now: false)
-        return reader
     }
 
     /// Takes a reloaded configuration (SIGHUP) into the loop's state.

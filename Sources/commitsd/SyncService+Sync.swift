@@ -104,47 +104,6 @@ extension SyncService {
             return .failed(line)
         }
     }
-
-    /// Marks gone each stored branch of the repository that its globs select, its listing
-    /// no longer has and GitHub confirms is gone (`GoneBranches`; commits kept, mirrored
-    /// again if it comes back). Logged, never fatal: a branch not marked is only shown as
-    /// it was. Not settled when not every such branch was (the store could not be read
-    /// or written, a confirmation failed, or more were missing than one call asks for):
-    /// the next listing tells them again. Those GitHub still has are returned, to be
-    /// mirrored though the listing lacks them. A rate limit is thrown, for the discovery to pause.
-    func markGone(
-        _ globs: MirrorConfiguration.BranchGlobs, listed: Set<String>, settings: DaemonSettings, logger: Logger
-    ) async throws -> BranchDiscovery.ListingCheck {
-        let metadata: Logger.Metadata = ["repo": "\(globs.name)"]
-        let gone: GoneBranches.Outcome
-        do {
-            gone = try await GoneBranches.confirmAndMark(globs, listed: listed, store: settings.store, client: settings.client)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            logger.warning(
-                "could not mark the branches gone from GitHub; trying again on the next listing",
-                metadata: metadata.merging(["error": "\(DaemonAdvice.line(for: error))"]) { $1 })
-            return BranchDiscovery.ListingCheck(settled: false)
-        }
-        for branch in gone.marked {
-            logger.notice(
-                "branch gone from GitHub; its commits stay stored, and it is mirrored again if it comes back",
-                metadata: metadata.merging(["branch": "\(branch)"]) { $1 })
-        }
-        if !gone.stillThere.isEmpty {
-            logger.info(
-                "branches the listing lacked are still on GitHub; mirrored as they are",
-                metadata: metadata.merging(["branches": "\(gone.stillThere.joined(separator: ","))"]) { $1 })
-        }
-        if let failure = gone.failure, failure.isRateLimit { throw failure }
-        if !gone.isSettled {
-            var unsettled = metadata.merging(["branches": "\(gone.unconfirmed.joined(separator: ","))"]) { $1 }
-            if let failure = gone.failure { unsettled["error"] = "\(DaemonAdvice.line(for: failure))" }
-            logger.info("branches the listing lacked are asked about again on the next listing", metadata: unsettled)
-        }
-        return BranchDiscovery.ListingCheck(settled: gone.isSettled, stillThere: gone.stillThere)
-    }
 }
 
 extension StoreError {

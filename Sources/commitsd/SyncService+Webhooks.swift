@@ -4,7 +4,7 @@ import MirrorCore
 import Synchronization
 
 extension SyncService {
-    // MARK: - Push webhooks (hints for the plan)
+    // MARK: - Push webhooks (hints for the loop)
 
     /// The configured repositories (patterns' included) a push is for: the
     /// same repository, matched by GitHub's id through the store first (it
@@ -44,26 +44,6 @@ extension SyncService {
             configuration.branchGlobs.filter { $0.selection.matches(branch) }.map { $0.entry(for: branch) }
         }
         return configuration.repositories + (globbed ?? [])
-    }
-
-    /// The schedule's side of a push hint: the repositories it is for are due now
-    /// (`SyncSchedule.nudge`), and `pushedAt` keeps when, for the latency metric.
-    func planPush(
-        _ push: WebhookPush, receivedAt: ContinuousClock.Instant, plan: inout SyncSchedule,
-        pushedAt: inout [String: ContinuousClock.Instant], state: LoopState
-    ) {
-        let logger = state.logger
-        let matched = Self.repositories(
-            pushedBy: push, among: plan.jobs.map(\.repository), store: state.settings.store, logger: logger)
-        let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
-        // The receiver matched it to the configuration: a branch its globs select first, or a job a reload removed since.
-        if matched.isEmpty { logger.debug("push webhook for no job of the plan; any branch globs are listed now", metadata: metadata) }
-        for repository in matched {
-            logger.info("push webhook: syncing now", metadata: metadata)
-            metrics.recordPush(.dueNow)
-            plan.nudge(repository, now: .now)
-            pushedAt[repository.key] = min(pushedAt[repository.key] ?? receivedAt, receivedAt)
-        }
     }
 }
 

@@ -5,12 +5,13 @@ import ServiceLifecycle
 
 /// Polls every configured repository on its interval, up to `lanes` syncs at a time.
 ///
-/// - One task runs the plan (`SyncSchedule`): it sleeps until the next
-///   repository is due, starts its sync in a lane of its own, and, once the
-///   sync ends, reschedules it on the interval its activity calls for
-///   (`PollingPolicy`). A single shared `GitHubClient` means one request at a
-///   time for the token; syncs in other lanes wait for each other's requests,
-///   not for each other's whole syncs.
+/// - One task runs the loop (`claimFromQueue`) over the store's queue of sync
+///   targets (`SyncLeases`): it claims each repository when the queue has it
+///   due, syncs it in a lane of its own, and, once the sync ends, releases it
+///   due again on the interval its activity calls for (`PollingPolicy`). A
+///   single shared `GitHubClient` means one request at a time for the token;
+///   syncs in other lanes wait for each other's requests, not for each other's
+///   whole syncs.
 /// - A walk stops after `pagesPerStep` pages and its repository goes back in
 ///   the queue behind those already due, so a long first sync never holds up
 ///   the others' polls by more than one step.
@@ -48,6 +49,8 @@ struct SyncService: Service, CustomStringConvertible {
     var hints: AsyncStream<WebhookHint>? = nil
     /// Where the plan publishes what it mirrors, for the webhook receiver to match pushes against.
     var webhookTargets: WebhookTargets? = nil
+    /// The branch listings whose missing branches this daemon has settled (`claimedBranches`).
+    let settledListings = SettledListings()
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }
@@ -74,7 +77,7 @@ struct SyncService: Service, CustomStringConvertible {
         case hint(WebhookHint)
         /// A lane's sync ended.
         case finished(Finished)
-        /// A claim from a shared queue was released or lost (`claimFromQueue`).
+        /// A claim was released or lost (`claimFromQueue`).
         case claimEnded(SyncTarget)
     }
 
@@ -114,12 +117,8 @@ struct SyncService: Service, CustomStringConvertible {
             await DedicatedThreads.store.run {
                 guard let startup = await waitForStartup() else { return }
                 started.markDone()
-                // A queue other hosts' daemons claim from is the plan; otherwise commitsd keeps its own.
-                if let queue = await sharedQueue() {
-                    await claimFromQueue(queue, startup: startup, events: events, continuation: continuation)
-                } else {
-                    await schedule(startup: startup, events: events, continuation: continuation)
-                }
+                guard let queue = await openQueue() else { return }
+                await claimFromQueue(queue, startup: startup, events: events, continuation: continuation)
             }
             group.cancelAll()
         }
@@ -143,155 +142,12 @@ struct SyncService: Service, CustomStringConvertible {
         return startup
     }
 
-    // MARK: - The plan
-
-    private func schedule(
-        startup: StoreStartup, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation
-    ) async {
-        var state = LoopState(settings: initial, logger: makeLogger(logLevelOverride ?? initial.configuration.logLevel))
-        defer { state.writeSpentRequests(now: true) }
-        var plan = PlanState(configuration: initial.configuration, startup: startup)
-        webhookTargets?.publish(initial.configuration, store: initial.store)
-        var timer: Task<Void, Never>?
-        defer { timer?.cancel() }
-        announceReady(state.settings, logger: state.logger)
-        continuation.yield(.due)
-
-        // Each lane's sync is a child task; leaving the group waits for them all
-        // (a shutdown cancels them, and each stops at a page boundary).
-        await withDiscardingTaskGroup { lanes in
-            var iterator = events.cancelOnGracefulShutdown().makeAsyncIterator()
-            while let event = await iterator.next() {
-                guard take(event, plan: &plan, state: &state) else { return }
-                if !Task.isShuttingDownGracefully, reservePause(settings: state.settings) == nil {
-                    await runDiscoveries(plan: &plan, state: state)
-                }
-                startDueSyncs(plan: &plan, state: state, lanes: &lanes, continuation: continuation)
-                timer?.cancel()
-                timer = plan.nextWakeUp.map { due in
-                    Task {
-                        try? await Task.sleep(until: due, clock: .continuous)
-                        if !Task.isCancelled { continuation.yield(.due) }
-                    }
-                }
-            }
-            notifier.stopping(status: "stopping")
-        }
-        state.logger.info("stopping")
-    }
-
-    /// What both loops' "ready" lines say of the settings in force.
+    /// What the "ready" line says of the settings in force.
     func readyMetadata(_ settings: DaemonSettings) -> Logger.Metadata {
         [
             "config.file": "\(configurationPath)", "store": "\(settings.store)", "api.url": "\(settings.apiURL)",
             "repos": "\(settings.configuration.repositories.count)", "token.source": "\(settings.tokenSource ?? "none")",
         ]
-    }
-
-    /// The plan's log line and systemd's READY=1 with its STATUS.
-    private func announceReady(_ settings: DaemonSettings, logger: Logger) {
-        logger.info(
-            "ready", metadata: readyMetadata(settings).merging(["patterns": "\(settings.configuration.patterns.count)"]) { $1 })
-        var readyStatus = "ready: \(plural(settings.configuration.repositories.count, "repository", "repositories"))"
-        if !settings.configuration.patterns.isEmpty { readyStatus += ", \(plural(settings.configuration.patterns.count, "pattern"))" }
-        notifier.ready(status: readyStatus)
-    }
-
-    /// Takes one event into the plan; false when a shutdown interrupted a sync.
-    private func take(_ event: Event, plan: inout PlanState, state: inout LoopState) -> Bool {
-        switch event {
-        case .reload(let new):
-            reload(new, state: &state)
-            follow(plan.discoveries.expanded(state.settings.configuration), plan: &plan, store: state.settings.store)
-            plan.discoveries.reset(for: state.settings.configuration)
-        case .finished(let finished):
-            return finish(finished, plan: &plan, state: &state)
-        case .hint(.repositoryChanged):
-            plan.discoveries.repositoryChanged(state.settings.configuration)
-        case .hint(.push(let push, let receivedAt)):
-            plan.discoveries.pushed(to: push.repositoryName, state.settings.configuration)
-            planPush(push, receivedAt: receivedAt, plan: &plan.schedule, pushedAt: &plan.pushedAt, state: state)
-        case .due, .claimEnded:
-            break
-        }
-        return true
-    }
-
-    /// Lists what is due of the patterns and branch globs, and follows what they now select.
-    private func runDiscoveries(plan: inout PlanState, state: LoopState) async {
-        let (settings, logger) = (state.settings, state.logger)
-        let (ran, pause) = await plan.discoveries.runDue(
-            settings: settings, logger: logger,
-            listed: { try await markGone($0, listed: $1, settings: settings, logger: logger) })
-        if let pause { plan.schedule.pause(until: pause) }
-        plan.newBranches.merge(plan.discoveries.takeNewBranches()) { _, new in new }
-        if ran { follow(plan.discoveries.expanded(settings.configuration), plan: &plan, store: settings.store) }
-    }
-
-    /// The plan follows `configuration` (patterns and globs expanded), and pushes are matched against it.
-    private func follow(_ configuration: MirrorConfiguration, plan: inout PlanState, store: StoreLocation) {
-        plan.schedule.apply(configuration, now: .now)
-        webhookTargets?.publish(configuration, store: store)
-    }
-
-    /// Starts a lane for each job due while lanes are free, unless the rate-limit reserve pauses them.
-    private func startDueSyncs(
-        plan: inout PlanState, state: LoopState, lanes: inout DiscardingTaskGroup,
-        continuation: AsyncStream<Event>.Continuation
-    ) {
-        let (settings, logger) = (state.settings, state.logger)
-        while !Task.isShuttingDownGracefully, let job = plan.nextStartable(), job.due <= .now {
-            if let resume = reservePause(settings: settings) {
-                let wait = max(.zero, resume - .now)
-                logger.notice(
-                    "rate limit at the reserve; pausing until the reset",
-                    metadata: [
-                        "rate.remaining": "\(settings.client.usage.rateLimit?.remaining ?? 0)",
-                        "rate.reserve": "\(settings.configuration.rateLimitReserve)",
-                        "pause.seconds": "\(wait.components.seconds)",
-                    ])
-                plan.schedule.pause(until: resume)
-                return
-            }
-            plan.schedule.started(job.repository)
-            let repository = job.repository
-            let fresh = plan.newBranches.removeValue(forKey: repository.name.description.lowercased())
-            lanes.addTask {
-                let started = ContinuousClock.now
-                let outcome = await sync(repository, settings: settings, logger: logger, newBranches: fresh?.heads)
-                continuation.yield(.finished(Finished(repository: repository, outcome: outcome, started: started)))
-            }
-        }
-    }
-
-    /// Records how a lane's sync ended and plans the repository's next one;
-    /// false when it was interrupted by a shutdown.
-    private func finish(_ finished: Finished, plan: inout PlanState, state: inout LoopState) -> Bool {
-        let (repository, outcome) = (finished.repository, finished.outcome)
-        let reader = noteFinished(finished, state: &state)
-        switch outcome {
-        case .stepEnded:
-            plan.schedule.requeue(repository, now: .now)
-        case .reserveHeld(let resume):
-            plan.schedule.completed(repository, now: .now)
-            plan.schedule.postpone(repository, until: resume)
-        case .synced(let report):
-            plan.hasSynced.insert(repository.key)
-            if let pushed = plan.pushedAt[repository.key], finished.started >= pushed {
-                metrics.recordPushToStored(.now - pushed)
-                plan.pushedAt[repository.key] = nil
-            }
-            plan.schedule.completed(repository, now: .now, activity: reader.flatMap { activity(after: report, reader: $0) })
-        case .rateLimited(let resume):
-            plan.schedule.completed(repository, now: .now)
-            plan.schedule.pause(until: resume)
-        case .interrupted:
-            notifier.stopping(status: "stopping: \(repository) interrupted at a page boundary")
-            return false
-        default:
-            plan.schedule.completed(repository, now: .now)
-        }
-        return true
     }
 
     /// The store as a sync left it, for metrics and activity; `nil` (logged) when it cannot be read.
@@ -339,7 +195,7 @@ struct SyncService: Service, CustomStringConvertible {
         case .removed, .leaseLost: metrics.recordSync(repository: repository.name, outcome: .skipped, duration: nil)
         case .stepEnded: metrics.recordSync(repository: repository.name, outcome: .step, duration: nil)
         }
-        // Both loops (the schedule's and the shared queue's) record every finished sync here.
+        // Every finished sync is recorded here.
         MallocArenas.trim(atMostEvery: Self.mallocTrimInterval)
     }
 

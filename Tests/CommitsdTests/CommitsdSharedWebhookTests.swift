@@ -45,7 +45,7 @@ import Testing
                 }
                 #expect(stored, "push \(round) to \(repository): \(daemons.map(\.log))")
             }
-            #expect(daemons[1].log.contains("push webhook: due now on the shared queue"), "\(daemons[1].log)")
+            #expect(daemons[1].log.contains("push webhook: due now"), "\(daemons[1].log)")
             #expect(simulator.webhookDeliveries().allSatisfy { $0.status == 202 }, "\(simulator.webhookDeliveries())")
             for daemon in daemons { daemon.signal(SIGTERM) }
             for daemon in daemons { #expect(await daemon.waitForExit(timeout: .seconds(30)) == 0, "\(daemon.log)") }

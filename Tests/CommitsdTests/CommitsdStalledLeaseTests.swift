@@ -77,8 +77,10 @@ import Testing
                         delay: .milliseconds(Int.random(in: 0..<400, using: &random))),
                     "round \(round): no daemon could be stopped holding a claim; \(processes.map(\.log))")
                 if stop.wasInside { stoppedInside += 1 }
+                // The taker logs its takeover a moment after its claim moved the generation on: both are waited for.
                 let takenOver = await waitUntil(timeout: .seconds(60), every: .milliseconds(100)) {
                     stop.held.allSatisfy { (CommitsdSharedQueueTests.generation(of: $0.key, server, uri) ?? 0) > $0.value }
+                        && Self.lastTakeover(of: stop.held.keys, from: names[stop.index], in: processes, after: stop.date) != nil
                 }
                 // When, by the daemons' own log lines: on a loaded machine this test process may look late.
                 let waited = Self.lastTakeover(of: stop.held.keys, from: names[stop.index], in: processes, after: stop.date)

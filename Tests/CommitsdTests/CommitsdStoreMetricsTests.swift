@@ -74,7 +74,11 @@ import Curl
             defer { daemon.stop() }
             let port = try await daemon.listeningPort("metrics.listen=")
             // Two failures: the second met a disk already full.
-            let full = try await Self.scrape(port) { ($0[Self.writeFailures("disk_full")] ?? 0) >= 2 }
+            // A sync's failure is counted once its claim ends, a moment after its write failure.
+            let full = try await Self.scrape(port) {
+                let diskFull = $0[Self.writeFailures("disk_full")] ?? 0
+                return diskFull >= 2 && ($0[Self.failures] ?? 0) >= diskFull
+            }
             let diskFull = full[Self.writeFailures("disk_full")] ?? 0
             #expect(diskFull >= 2, "\(full.filter { $0.key.contains("store_write") })\n\(daemon.log)")
             // Every other reason a series at zero from the start, for an alert's increase().

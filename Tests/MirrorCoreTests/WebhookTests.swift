@@ -123,32 +123,4 @@ import Testing
             try MirrorConfiguration.parse(yaml: "webhook_listen: nine\nrepositories: [acme/widgets]\n", source: "cfg.yaml")
         }
     }
-
-    @Test func aNudgeMakesARepositoryDueNowAndKeepsItsGrid() throws {
-        let config = try MirrorConfiguration.parse(yaml: "default_interval: 1h\nrepositories: [a/one, a/two]\n", source: "cfg.yaml")
-        let start = ContinuousClock.now
-        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
-        plan.completed(config.repositories[1], now: start + .seconds(1))
-        let later = start + .seconds(5)
-        plan.nudge(config.repositories[1], now: later)
-        #expect(plan.next(where: { _ in true })?.repository == config.repositories[0], "a/one was due at start")
-        #expect(plan.jobs[1].due == later)
-        plan.started(config.repositories[1])
-        plan.completed(config.repositories[1], now: later + .seconds(1))
-        #expect(plan.jobs[1].due - start == .seconds(1800), "back on its grid")
-    }
-
-    @Test func aNudgeDuringASyncMakesItDueAgainWhenItEnds() throws {
-        let config = try MirrorConfiguration.parse(yaml: "default_interval: 1h\nrepositories: [a/one]\n", source: "cfg.yaml")
-        let start = ContinuousClock.now
-        var plan = SyncSchedule(configuration: config, synced: Set(config.repositories.map(\.key)), now: start)
-        plan.started(config.repositories[0])
-        plan.nudge(config.repositories[0], now: start + .seconds(1))
-        #expect(plan.next == nil, "not handed out twice")
-        plan.completed(config.repositories[0], now: start + .seconds(2))
-        #expect(plan.jobs[0].due == start + .seconds(2), "the sync may have read the branch before the push")
-        plan.started(config.repositories[0])
-        plan.completed(config.repositories[0], now: start + .seconds(3))
-        #expect(plan.jobs[0].due - start == .seconds(3600), "one nudge, one extra sync")
-    }
 }

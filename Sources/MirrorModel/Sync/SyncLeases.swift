@@ -55,27 +55,31 @@ public struct SyncLease: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Used by one task at a time, like a store's connection.
 public protocol SyncLeases: AnyObject {
-    /// Whether daemons on any host claim from this queue (a database's table):
-    /// a daemon then takes its work from the queue, as claimed. `false` (one
-    /// host's `flock`s): nothing else claims but the processes of this host, and
-    /// a daemon keeps its own plan, taking each repository's lock as it syncs.
-    var isSharedAcrossHosts: Bool { get }
     /// Whether a lease its holder stops renewing runs out, by the store's clock,
     /// so another claimer takes the target over (a database's rows). `false`: a
     /// claim is held until released or until its holder exits (a `flock`).
     var leasesRunOut: Bool { get }
-    /// Adds the targets not yet in the queue, due now; known ones keep their due time and lease.
-    func addTargets(_ targets: [SyncTarget]) throws
+    /// Adds the planned targets not yet in the queue, due now (one that synced
+    /// before may be spread over its interval instead); known ones keep their due
+    /// time and lease, and take the plan's policy.
+    func follow(_ plans: [SyncTargetPlan]) throws
     /// Claims at most `limit` targets that are due and not held under a live
-    /// lease, the longest due first, each for `duration` from now. Two callers
-    /// never get the same target; none is waited for (one another holds is skipped).
-    func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease]
+    /// lease, the longest due first, each for `duration` from now; of them at
+    /// most `firstSyncLimit` whose history has not synced, where the queue knows
+    /// it. Two callers never get the same target; none is waited for: one another
+    /// process holds is skipped, or returned as `busy` and put off.
+    func claimDue(owner: String, limit: Int, firstSyncLimit: Int, duration: Duration) throws -> ClaimRound
     /// Extends the lease to `duration` from now, only while its generation still
     /// holds the target; otherwise throws `StoreError.leaseLost`.
     func renew(_ lease: SyncLease, duration: Duration) throws -> SyncLease
     /// Gives the target up, due again `nextDue` from now, only while the lease's
     /// generation still holds it; otherwise throws `StoreError.leaseLost`.
     func release(_ lease: SyncLease, nextDue: Duration) throws
+    /// Gives the target up, due again when the results of its claim's syncs say:
+    /// on its grid (`SyncResult.nextSlot`, from the due time it was claimed at)
+    /// when each asks for an interval, else when the soonest asks, `otherwise`
+    /// when there are none; as `release(_:nextDue:)`, a push while held makes it due now.
+    func release(_ lease: SyncLease, after results: [SyncResult], otherwise: Duration) throws
     /// A writer whose every write transaction first checks, inside it, that
     /// `lease` still holds its target unexpired, and otherwise fails with
     /// `StoreError.leaseLost` having written nothing.
@@ -90,9 +94,24 @@ public protocol SyncLeases: AnyObject {
     /// the others follow the listings it records in the store. Asked again, it
     /// answers the same without waiting.
     func takeDiscoveryTurn() throws -> Bool
+    /// How long until a claim may find a target due, at most `limit`: a queue
+    /// other processes change is asked again after `limit`.
+    func nextClaimable(within limit: Duration) -> Duration
     /// The claims not released, live or run out (by the store's clock, which
     /// `expiresAt` is), for `commitsctl status`; those of this object only on one host.
     func heldLeases() throws -> [SyncLease]
+}
+
+extension SyncLeases {
+    /// Adds `targets` with the default plan (tests and tools that claim by hand).
+    public func addTargets(_ targets: [SyncTarget]) throws {
+        try follow(targets.map { SyncTargetPlan(target: $0) })
+    }
+
+    /// Claims as `claimDue(owner:limit:firstSyncLimit:duration:)` with no separate limit on first syncs.
+    public func claimDue(owner: String, limit: Int, duration: Duration) throws -> [SyncLease] {
+        try claimDue(owner: owner, limit: limit, firstSyncLimit: limit, duration: duration).claimed
+    }
 }
 
 extension Duration {
