@@ -6,6 +6,10 @@ public enum TestTimings {
     /// page and stays open at most (otherwise `SyncEngine`'s own limits), so a
     /// test can kill a sync while a batch of several pages is certainly open.
     public static let batchSeconds = "COMMITS_MIRROR_TEST_BATCH_SECONDS"
+    /// `commitsctl sync`: how long a history read over git waits, once its first
+    /// batch of commits is committed, before it stores the next, so a test kills
+    /// it inside the storing with a known number of commits stored.
+    public static let gitPauseSeconds = "COMMITS_MIRROR_TEST_GIT_PAUSE_SECONDS"
     /// commitsd: how long the webhook receiver gives each request to arrive
     /// (otherwise `WebhookServer.defaultRequestTimeout`), so a test's slow connections outlast its steps.
     public static let webhookTimeoutSeconds = "COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS"
