@@ -1,18 +1,23 @@
 import Foundation
+import MirrorCore
 import MirrorTestSupport
 import Testing
 import Curl
 
-/// Issue #28 acceptance 1, shortened: commitsd configured with a GitHub App
-/// against a github-sim process whose installation tokens live 4 s polls and
-/// syncs an organisation's repositories until at least 4 tokens were issued.
-/// Every request was authorised, every 401 was answered by a new token, and no
-/// key, JWT or token is in the log (at trace), the store, `status --json`,
-/// `/metrics`, or the process's argv and environment.
+/// Issue #28 acceptance 1: commitsd configured with a GitHub App against a
+/// github-sim process polls and syncs an organisation's repositories while a
+/// clock file both read (`TestTimings.clockFile`, `--app-clock-file`) takes
+/// them past token after token's refresh time, then past one's expiry: each
+/// time commitsd mints one new token, before the old one expires, and no
+/// request is refused. Every request was authorised, and no key, JWT or token
+/// is in the log (at trace), the store, `status --json`, `/metrics`, or the
+/// process's argv and environment.
 @Suite struct CommitsdAppTests {
     static let repositories = [("alpha", 400), ("beta", 300), ("gamma", 250)]
+    /// An installation token's life (GitHub's hour); commitsd mints the next 5 minutes before its end.
+    static let tokenLifetime = 3_600
 
-    @Test func anAppInstallationKeepsAnOrganisationMirroredAcrossShortLivedTokensLeakingNothing() async throws {
+    @Test func anAppInstallationKeepsAnOrganisationMirroredAcrossTokenAfterTokenLeakingNothing() async throws {
         let directory = try TemporaryDirectory()
         let keyPath = directory.path("app.pem")
         try AppKeys.writeWithOpenSSL(.pkcs1, to: keyPath)
@@ -20,10 +25,16 @@ import Curl
         let publicKey = try directory.write("app.pub", try AppKeys.publicKeyPEM(ofPrivateKeyPEM: keyPEM))
         // No personal token is accepted: whatever commitsd sends must be the installation's.
         let noTokens = try directory.write("tokens", "")
+        let clockFile = try directory.write("clock", "0")
+        var offset = 0
+        func advanceClock(by seconds: Int) throws {
+            offset += seconds
+            try "\(offset)".write(toFile: clockFile, atomically: true, encoding: .utf8)
+        }
         let simulator = try await SimulatorProcess.start(
             Self.repositories.map { "--synthetic=acme/\($0.0)=\($0.1)" } + [
                 "--app-id", "4242", "--app-key-file", publicKey, "--app-installation", "678=acme",
-                "--app-token-lifetime-seconds", "4", "--tokens-file", noTokens,
+                "--app-token-lifetime-seconds", "\(Self.tokenLifetime)", "--tokens-file", noTokens, "--app-clock-file", clockFile,
             ])
         defer { simulator.stop() }
         let store = directory.path("state/commits.sqlite")
@@ -41,22 +52,40 @@ import Curl
               - acme/*
 
             """)
-        let daemon = try DaemonProcess(["--config", config, "--log-level", "trace"], logPath: directory.path("commitsd.log"))
+        let daemon = try DaemonProcess(
+            ["--config", config, "--log-level", "trace"], environment: [TestTimings.clockFile: clockFile],
+            logPath: directory.path("commitsd.log"))
         defer { daemon.stop() }
 
         func stats() async -> [String: Any] { (try? await simulator.control("/_sim/stats")) ?? [:] }
+        /// The simulator's count `key` once it reaches `count`, or as it is after 90 s.
+        func count(_ key: String, reaching count: Int) async throws -> Int {
+            let deadline = ContinuousClock.now + .seconds(90)
+            var seen = await stats()[key] as? Int ?? 0
+            while seen < count && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                seen = await stats()[key] as? Int ?? 0
+            }
+            return seen
+        }
         let mirrored = await waitUntil(timeout: .seconds(120)) {
             Self.repositories.allSatisfy { StoreInspection(store).memberSHAsSoFar(of: "acme/\($0.0)").count == $0.1 }
         }
         #expect(mirrored, "\(daemon.log.suffix(3000))")
-        var issued = 0
-        let deadline = ContinuousClock.now + .seconds(90)
-        while issued < 4 && ContinuousClock.now < deadline {
-            issued = await stats()["appTokensIssued"] as? Int ?? 0
-            if issued < 4 { try await Task.sleep(for: .milliseconds(250)) }
+        #expect(try await count("appTokensIssued", reaching: 1) == 1)
+        // Past each token's refresh time, short of its expiry: the next request brings exactly one new token.
+        for round in 1...3 {
+            try advanceClock(by: Self.tokenLifetime - 100)
+            let issued = try await count("appTokensIssued", reaching: round + 1)
+            #expect(issued == round + 1, "round \(round)")
         }
-        let issuedStats = await stats()
-        #expect(issued >= 4, "\(issuedStats)")
+        let refreshed = await stats()
+        #expect(refreshed["expiredTokenRefusals"] as? Int == 0, "no token was sent past its expiry: \(refreshed)")
+        // Past a token's expiry at once: a new one is minted (a request in flight meanwhile may meet the 401).
+        try advanceClock(by: 2 * Self.tokenLifetime)
+        #expect(try await count("appTokensIssued", reaching: 5) >= 5)
+        let requests = refreshed["requests"] as? Int ?? 0
+        #expect(try await count("requests", reaching: requests + 10) >= requests + 10, "the syncs go on with the new token")
 
         let port = try #require(
             daemon.log.split(separator: "\n").first { $0.contains("serving metrics") }?
@@ -120,6 +149,29 @@ import Curl
         // Start-up and one 2 s timeout; waiting out five per repository would take over 35 s.
         #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(daemon.log.contains("then it is asked again"), "\(daemon.log.suffix(2000))")
+    }
+
+    /// The test clock is checked at start-up, by commitsd and github-sim alike.
+    @Test func aClockFileHoldingNoWholeNumberOfSecondsStopsTheStartInOneLine() async throws {
+        let directory = try TemporaryDirectory()
+        let keyPath = directory.path("app.pem")
+        try AppKeys.writeWithOpenSSL(.pkcs1, to: keyPath)
+        let config = try directory.write(
+            "config.yaml", "github_app:\n  app_id: 1\n  private_key_file: \(keyPath)\nrepositories: [acme/widgets]\n")
+        let clockFile = try directory.write("clock", "soon")
+        let daemon = try await run("commitsd", ["--check-config", "--config", config], environment: [TestTimings.clockFile: clockFile])
+        #expect(daemon.status == 2)
+        #expect(
+            daemon.stderr
+                == "commitsd: error: $COMMITS_MIRROR_TEST_CLOCK_FILE must name a file holding a whole number of seconds, 0 or more, to add to the clock; \"\(clockFile)\" does not; it is for tests: unset it\n"
+        )
+        let simulator = try await run(
+            "github-sim", ["--app-id", "1", "--app-key-file", keyPath, "--app-installation", "2=acme", "--app-clock-file", clockFile])
+        #expect(simulator.status != 0)
+        #expect(simulator.stderr.split(separator: "\n").count == 1, "\(simulator.stderr)")
+        #expect(
+            simulator.stderr.contains("--app-clock-file \(clockFile): expected a file holding a whole number of seconds, 0 or more"),
+            "\(simulator.stderr)")
     }
 
     @Test func anAppBesideATokenOrWithABadKeyIsOneLineAndNoStart() async throws {

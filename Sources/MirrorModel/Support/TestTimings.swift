@@ -13,6 +13,10 @@ public enum TestTimings {
     /// commitsd: how long the webhook receiver gives each request to arrive
     /// (otherwise `WebhookServer.defaultRequestTimeout`), so a test's slow connections outlast its steps.
     public static let webhookTimeoutSeconds = "COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS"
+    /// commitsd: a file holding whole seconds its GitHub App clock is ahead of
+    /// the wall clock (`TestClock`), which github-sim's `--app-clock-file` reads
+    /// too, so a test takes installation tokens past their refresh time or expiry.
+    public static let clockFile = "COMMITS_MIRROR_TEST_CLOCK_FILE"
     /// The longest a test may set: a day.
     public static let maximumSeconds = 86_400
 }
