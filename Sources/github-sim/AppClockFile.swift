@@ -1,34 +1,23 @@
 import Foundation
-import Synchronization
 
 /// `--app-clock-file`: the App's clock for a test that moves it from outside,
 /// the wall clock plus the whole seconds the file holds, read at each use, so
 /// one write takes github-sim and commitsd past a token's expiry together.
-final class AppClockFile: Sendable {
+struct AppClockFile: Sendable {
     let path: String
-    /// What the file last held: one caught while it is replaced keeps this.
-    private let lastSeconds: Mutex<Int>
 
     init(path: String) throws {
-        guard let seconds = Self.seconds(in: path) else {
+        self.path = path
+        guard secondsAhead() != nil else {
             throw ArgumentProblem(description: "--app-clock-file \(path): expected a file holding a whole number of seconds, 0 or more")
         }
-        self.path = path
-        lastSeconds = Mutex(seconds)
     }
 
-    @Sendable func now() -> Date {
-        let ahead = lastSeconds.withLock { last in
-            last = Self.seconds(in: path) ?? last
-            return last
-        }
-        return Date(timeIntervalSinceNow: Double(ahead))
-    }
+    /// The wall clock alone while the file cannot be read: tests replace it whole, by a rename.
+    @Sendable func now() -> Date { Date(timeIntervalSinceNow: Double(secondsAhead() ?? 0)) }
 
-    private static func seconds(in path: String) -> Int? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let seconds = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), seconds >= 0
-        else { return nil }
-        return seconds
+    private func secondsAhead() -> Int? {
+        let text = try? String(contentsOfFile: path, encoding: .utf8)
+        return text.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.flatMap { $0 >= 0 ? $0 : nil }
     }
 }

@@ -14,21 +14,6 @@ import Testing
     /// Stored when the sync waits: the first REST page, then the first batch git delivered.
     static let storedAtPause = 100 + 1_000
 
-    /// The test-only variable is checked before the store is touched or a request sent.
-    @Test func aGitPauseThatIsNoWholeNumberOfSecondsIsRefusedInOneLine() async throws {
-        let directory = try TemporaryDirectory()
-        let db = directory.path("never.sqlite")
-        let result = try await run(
-            "commitsctl", ["sync", "acme/big", "--db", db, "--api-url", "http://127.0.0.1:9"],
-            environment: ["GITHUB_TOKEN": SecretScan.token, TestTimings.gitPauseSeconds: "-1"])
-        #expect(result.status != 0)
-        #expect(
-            result.stderr
-                == "commitsctl: error: $COMMITS_MIRROR_TEST_GIT_PAUSE_SECONDS must be a whole number of seconds from 1 to 86400, not \"-1\"; it is for tests: unset it\n",
-            "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: db))
-    }
-
     @Test func aKillWhileAGitHistoryIsStoredLeavesAClosedHistoryAndTheNextRunStoresExactlyTheRest() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try await startKillTarget(name: "big", id: 4545, commits: Self.commits, seed: 8)

@@ -154,10 +154,7 @@ import Curl
     /// The test clock is checked at start-up, by commitsd and github-sim alike.
     @Test func aClockFileHoldingNoWholeNumberOfSecondsStopsTheStartInOneLine() async throws {
         let directory = try TemporaryDirectory()
-        let keyPath = directory.path("app.pem")
-        try AppKeys.writeWithOpenSSL(.pkcs1, to: keyPath)
-        let config = try directory.write(
-            "config.yaml", "github_app:\n  app_id: 1\n  private_key_file: \(keyPath)\nrepositories: [acme/widgets]\n")
+        let (keyPath, config) = try Self.appConfiguration(in: directory, key: .pkcs1)
         let clockFile = try directory.write("clock", "soon")
         let daemon = try await run("commitsd", ["--check-config", "--config", config], environment: [TestTimings.clockFile: clockFile])
         #expect(daemon.status == 2)
@@ -174,12 +171,18 @@ import Curl
             "\(simulator.stderr)")
     }
 
-    @Test func anAppBesideATokenOrWithABadKeyIsOneLineAndNoStart() async throws {
-        let directory = try TemporaryDirectory()
+    /// An App key written as `format` and a configuration of App 1 with it, mirroring acme/widgets.
+    static func appConfiguration(in directory: TemporaryDirectory, key format: AppKeys.Format) throws -> (key: String, config: String) {
         let keyPath = directory.path("app.pem")
-        try AppKeys.writeWithOpenSSL(.pkcs8, to: keyPath)
+        try AppKeys.writeWithOpenSSL(format, to: keyPath)
         let config = try directory.write(
             "config.yaml", "github_app:\n  app_id: 1\n  private_key_file: \(keyPath)\nrepositories: [acme/widgets]\n")
+        return (keyPath, config)
+    }
+
+    @Test func anAppBesideATokenOrWithABadKeyIsOneLineAndNoStart() async throws {
+        let directory = try TemporaryDirectory()
+        let (keyPath, config) = try Self.appConfiguration(in: directory, key: .pkcs8)
         let both = try await run("commitsd", ["--check-config", "--config", config], environment: ["GITHUB_TOKEN": "ghp_abcdefgh12345"])
         #expect(both.status == 2)
         #expect(
