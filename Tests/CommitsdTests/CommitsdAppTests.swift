@@ -26,11 +26,6 @@ import Curl
         // No personal token is accepted: whatever commitsd sends must be the installation's.
         let noTokens = try directory.write("tokens", "")
         let clockFile = try directory.write("clock", "0")
-        var offset = 0
-        func advanceClock(by seconds: Int) throws {
-            offset += seconds
-            try "\(offset)".write(toFile: clockFile, atomically: true, encoding: .utf8)
-        }
         let simulator = try await SimulatorProcess.start(
             Self.repositories.map { "--synthetic=acme/\($0.0)=\($0.1)" } + [
                 "--app-id", "4242", "--app-key-file", publicKey, "--app-installation", "678=acme",
@@ -58,35 +53,11 @@ import Curl
         defer { daemon.stop() }
 
         func stats() async -> [String: Any] { (try? await simulator.control("/_sim/stats")) ?? [:] }
-        /// The simulator's count `key` once it reaches `count`, or as it is after 90 s.
-        func count(_ key: String, reaching count: Int) async throws -> Int {
-            let deadline = ContinuousClock.now + .seconds(90)
-            var seen = await stats()[key] as? Int ?? 0
-            while seen < count && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                seen = await stats()[key] as? Int ?? 0
-            }
-            return seen
-        }
         let mirrored = await waitUntil(timeout: .seconds(120)) {
             Self.repositories.allSatisfy { StoreInspection(store).memberSHAsSoFar(of: "acme/\($0.0)").count == $0.1 }
         }
         #expect(mirrored, "\(daemon.log.suffix(3000))")
-        #expect(try await count("appTokensIssued", reaching: 1) == 1)
-        // Past each token's refresh time, short of its expiry: the next request brings exactly one new token.
-        for round in 1...3 {
-            try advanceClock(by: Self.tokenLifetime - 100)
-            let issued = try await count("appTokensIssued", reaching: round + 1)
-            #expect(issued == round + 1, "round \(round)")
-        }
-        let refreshed = await stats()
-        #expect(refreshed["expiredTokenRefusals"] as? Int == 0, "no token was sent past its expiry: \(refreshed)")
-        // Past a token's expiry at once: a new one is minted (a request in flight meanwhile may meet the 401).
-        try advanceClock(by: 2 * Self.tokenLifetime)
-        #expect(try await count("appTokensIssued", reaching: 5) >= 5)
-        let requests = refreshed["requests"] as? Int ?? 0
-        #expect(try await count("requests", reaching: requests + 10) >= requests + 10, "the syncs go on with the new token")
-
+        try await Self.takeTokensPastRefreshAndExpiry(clockFile: clockFile, simulator: simulator)
         let port = try #require(
             daemon.log.split(separator: "\n").first { $0.contains("serving metrics") }?
                 .split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
@@ -100,7 +71,6 @@ import Curl
         #expect(environment != nil)
         let status = try await run("commitsctl", ["status", "--db", store, "--json"])
         #expect(status.status == 0, "\(status.stderr)")
-
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0)
         let final = await stats()
@@ -125,6 +95,41 @@ import Curl
         #expect(leaks.isEmpty, "\(leaks)")
         // The scan can find what it looks for: the simulator's own tokens are shaped as it expects.
         #expect(!AppKeys.leaks(in: ["probe": "Bearer ghs_x"], keyPEM: keyPEM).isEmpty)
+    }
+
+    /// Moves the clock `clockFile` holds past three tokens' refresh times, short of their expiry,
+    /// expecting exactly one new token each time and none sent expired; then past a token's expiry,
+    /// expecting a new token and the syncs going on with it.
+    static func takeTokensPastRefreshAndExpiry(clockFile: String, simulator: SimulatorProcess) async throws {
+        var offset = 0
+        func advanceClock(by seconds: Int) throws {
+            offset += seconds
+            try "\(offset)".write(toFile: clockFile, atomically: true, encoding: .utf8)
+        }
+        func stats() async -> [String: Any] { (try? await simulator.control("/_sim/stats")) ?? [:] }
+        /// The simulator's count `key` once it reaches `count`, or as it is after 90 s.
+        func count(_ key: String, reaching count: Int) async throws -> Int {
+            let deadline = ContinuousClock.now + .seconds(90)
+            var seen = await stats()[key] as? Int ?? 0
+            while seen < count && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                seen = await stats()[key] as? Int ?? 0
+            }
+            return seen
+        }
+        #expect(try await count("appTokensIssued", reaching: 1) == 1)
+        for round in 1...3 {
+            try advanceClock(by: tokenLifetime - 100)
+            let issued = try await count("appTokensIssued", reaching: round + 1)
+            #expect(issued == round + 1, "round \(round)")
+        }
+        let refreshed = await stats()
+        #expect(refreshed["expiredTokenRefusals"] as? Int == 0, "no token was sent past its expiry: \(refreshed)")
+        // A request in flight while the clock passes the expiry may meet a 401, answered by a new token.
+        try advanceClock(by: 2 * tokenLifetime)
+        #expect(try await count("appTokensIssued", reaching: 5) >= 5)
+        let requests = refreshed["requests"] as? Int ?? 0
+        #expect(try await count("requests", reaching: requests + 10) >= requests + 10, "the syncs go on with the new token")
     }
 
     /// A hung token endpoint is remembered: commitsd's first sync waits out one 2 s
