@@ -41,9 +41,10 @@ struct DaemonSettings: Sendable {
                 file: path, key: "api_url", problem: "$GITHUB_API_URL '\(APIOrigin.displayable(apiURL))' is not an http(s) URL",
                 expected: "an http(s) URL such as https://api.github.com")
         }
-        let credentials = try configuration.resolveCredentials(environment: environment) { warning in
-            logger.warning("\(warning)")
-        }
+        // A test's clock file, when set, moves the App's clock with github-sim's.
+        let appClock = try TestClock.configured(in: EnvironmentVariables(environment))
+        let credentials = try configuration.resolveCredentials(
+            environment: environment, warn: { logger.warning("\($0)") }, now: appClock?.now ?? Date.init)
         var clientConfiguration = GitHubClient.Configuration(apiURL: apiURL, token: credentials.token, app: credentials.app)
         // The client stops before a request that would dip into the reserve (or
         // hit an exhausted limit); the service then pauses everything until the reset.

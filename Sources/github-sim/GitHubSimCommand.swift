@@ -81,6 +81,12 @@ struct GitHubSimCommand: AsyncParsableCommand {
     @Option(help: "App mode: how long an installation token lives, in seconds.")
     var appTokenLifetimeSeconds = 3600
 
+    @Option(
+        help: ArgumentHelp(
+            "App mode, for tests: the App's clock is the wall clock plus the whole seconds this file holds, read at each use (commitsd follows the same file under $COMMITS_MIRROR_TEST_CLOCK_FILE).",
+            valueName: "PATH"))
+    var appClockFile: String?
+
     @Option(help: "App mode: requests per window for each installation.")
     var installationLimit = 5000
 

@@ -99,8 +99,8 @@ struct LaunchPlan {
     /// App mode from `--app-id`, `--app-key-file` and `--app-installation`, or nil without `--app-id`.
     private static func app(_ command: GitHubSimCommand) throws -> SimApp? {
         guard let appID = command.appID else {
-            if command.appKeyFile != nil || !command.appInstallations.isEmpty {
-                throw ArgumentProblem(description: "--app-key-file and --app-installation need --app-id")
+            if command.appKeyFile != nil || !command.appInstallations.isEmpty || command.appClockFile != nil {
+                throw ArgumentProblem(description: "--app-key-file, --app-installation and --app-clock-file need --app-id")
             }
             return nil
         }
@@ -122,10 +122,12 @@ struct LaunchPlan {
         guard command.appTokenLifetimeSeconds > 0 else {
             throw ArgumentProblem(description: "--app-token-lifetime-seconds must be positive")
         }
+        let clock = try command.appClockFile.map(AppClockFile.init(path:))
         do {
             var app = try SimApp(appID: appID, keyPEM: pem, installations: installations)
             app.tokenLifetime = .seconds(command.appTokenLifetimeSeconds)
             app.installationLimit = command.installationLimit
+            if let clock { app.now = clock.now }
             return app
         } catch {
             throw ArgumentProblem(description: "--app-key-file \(path): \(error)")

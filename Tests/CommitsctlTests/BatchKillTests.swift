@@ -24,17 +24,19 @@ import Testing
     /// it numbers below the page that would fill that batch.
     static let heldPage = SyncEngine.maximumPagesPerBatch + 2 + pagesFetchedAhead + 1
 
-    /// The test-only variable is checked before the store is touched or a request sent.
-    @Test func aBatchHoldThatIsNoWholeNumberOfSecondsIsRefusedInOneLine() async throws {
+    /// The test-only variables `sync` reads (a batch hold, `BootstrapKillTests`' git pause) are
+    /// checked before the store is touched or a request sent.
+    @Test(arguments: [(TestTimings.batchSeconds, "0.5"), (TestTimings.gitPauseSeconds, "-1")])
+    func aTestTimingThatIsNoWholeNumberOfSecondsIsRefusedInOneLine(variable: String, value: String) async throws {
         let directory = try TemporaryDirectory()
         let db = directory.path("never.sqlite")
         let result = try await run(
             "commitsctl", ["sync", "acme/batch", "--db", db, "--api-url", "http://127.0.0.1:9"],
-            environment: ["GITHUB_TOKEN": SecretScan.token, TestTimings.batchSeconds: "0.5"])
+            environment: ["GITHUB_TOKEN": SecretScan.token, variable: value])
         #expect(result.status != 0)
         #expect(
             result.stderr
-                == "commitsctl: error: $COMMITS_MIRROR_TEST_BATCH_SECONDS must be a whole number of seconds from 1 to 86400, not \"0.5\"; it is for tests: unset it\n",
+                == "commitsctl: error: $\(variable) must be a whole number of seconds from 1 to 86400, not \"\(value)\"; it is for tests: unset it\n",
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: db))
     }

@@ -24,14 +24,17 @@ import Testing
         }
     }
 
-    /// Claims one target for `owner` once another's lease on it ran out (a bounded poll: the server's clock decides).
-    static func claimOnceExpired(_ leases: any SyncLeases, owner: String) throws -> SyncLease? {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let lease = try leases.claimDue(owner: owner, limit: 1, duration: .seconds(60)).first { return lease }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return nil
+    /// Runs `lease` out, as the server's clock passing its end would (its row's `lease_until`, moved into
+    /// the past through a connection of the test's own), then claims one target for `owner`.
+    static func claimOnceExpired(_ leases: any SyncLeases, owner: String, expiring lease: SyncLease, in uri: String) throws
+        -> SyncLease?
+    {
+        try PostgreSQLConnection(uri: uri).execute(
+            """
+            UPDATE sync_leases SET lease_until = now() - interval '1 second'
+            WHERE lower(repository) = lower($1) AND branch = $2 AND lease_generation = $3 AND owner IS NOT NULL
+            """, [lease.target.repository.description, lease.target.branch ?? "", lease.generation])
+        return try leases.claimDue(owner: owner, limit: 1, duration: .seconds(60)).first
     }
 
     /// A page of the widgets' history written through `writer`: the repository, a walk and `commits` in one batch.
@@ -92,11 +95,11 @@ import Testing
         try first.addTargets([Self.widgets, held])
 
         let long = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(60)).first)
-        let short = try #require(try first.claimDue(owner: "a", limit: 1, duration: .milliseconds(300)).first)
+        let short = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(30)).first)
         #expect(Set([long.target, short.target]) == [Self.widgets, held])
         #expect(long.generation == 1 && short.generation == 1)
 
-        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b", expiring: short, in: uri))
         #expect(taken.target == short.target)
         #expect(taken.owner == "b" && taken.generation == 2)
         #expect(taken.expiresAt > short.expiresAt)
@@ -109,11 +112,11 @@ import Testing
         let first = try StoreLocation(uri).openSyncLeases()
         let second = try StoreLocation(uri).openSyncLeases()
         try first.addTargets([Self.widgets])
-        let old = try #require(try first.claimDue(owner: "a", limit: 1, duration: .milliseconds(300)).first)
-        let renewed = try first.renew(old, duration: .milliseconds(300))
+        let old = try #require(try first.claimDue(owner: "a", limit: 1, duration: .seconds(30)).first)
+        let renewed = try first.renew(old, duration: .seconds(30))
         #expect(renewed.generation == old.generation && renewed.expiresAt > old.expiresAt)
 
-        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b", expiring: renewed, in: uri))
         #expect(taken.generation == old.generation + 1)
         #expect { _ = try first.renew(old, duration: .seconds(60)) } throws: { Self.isLeaseLost($0, generation: old.generation) }
         #expect { try first.release(old, nextDue: .seconds(1)) } throws: { Self.isLeaseLost($0, generation: old.generation) }
@@ -144,8 +147,8 @@ import Testing
         let again = try #require(try second.claimDue(owner: "b", limit: 1, duration: .seconds(60)).first)
         #expect(again.target == other && again.takenOverFrom == nil && again.generation == 2)
         // Run out unreleased: the next claim names the owner it was taken from.
-        _ = try first.renew(try #require(claims.first { $0.target == Self.widgets }), duration: .milliseconds(1))
-        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        let unreleased = try #require(claims.first { $0.target == Self.widgets })
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b", expiring: unreleased, in: uri))
         #expect(taken.target == Self.widgets && taken.takenOverFrom == "a" && taken.generation == 2)
         let held = try first.heldLeases()
         #expect(held.map(\.owner) == ["b", "b"])
@@ -163,9 +166,7 @@ import Testing
         try await Self.writePage(paused, commits: [StoreFixtures.commit(2, parents: [1])])
         #expect(try paused.commitCount(repositoryID: nil) == 1)
         // Then its holder stops renewing (paused): the lease runs out by the server's clock.
-        _ = try first.renew(old, duration: .milliseconds(1))
-
-        let taken = try #require(try Self.claimOnceExpired(second, owner: "b"))
+        let taken = try #require(try Self.claimOnceExpired(second, owner: "b", expiring: old, in: uri))
         let observer = try PostgreSQLConnection(uri: uri)
         /// The rows of the tables a sync writes, and the indexes (a dropped and rebuilt one has a new oid).
         func counts() throws -> [String?] {
@@ -236,7 +237,7 @@ import Testing
         }
         #expect(try observer.execute("SELECT count(*) FROM commits").int(0, 0) == 2)
 
-        let short = try first.renew(lease, duration: .seconds(2))
+        let short = try first.renew(lease, duration: .seconds(30))
         var claimedMeanwhile: [SyncLease] = []
         await #expect {
             try await writer.withBatches(limits: BatchLimits(maximumPages: 100)) { batches in
@@ -245,7 +246,7 @@ import Testing
                     page: [StoreFixtures.commit(1, parents: [])], repositoryID: repositoryID, walk: walk, nextURL: nil,
                     pagesTotal: 1)
                 #expect(batches.isOpen)
-                claimedMeanwhile = try Self.claimOnceExpired(second, owner: "b").map { [$0] } ?? []
+                claimedMeanwhile = try Self.claimOnceExpired(second, owner: "b", expiring: short, in: uri).map { [$0] } ?? []
             }
         } throws: { Self.isLeaseLost($0, generation: lease.generation) }
         #expect(claimedMeanwhile.map(\.generation) == [short.generation + 1], "claimed while the transaction was open")

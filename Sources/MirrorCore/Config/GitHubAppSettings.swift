@@ -51,9 +51,11 @@ extension MirrorConfiguration {
     /// The token (`resolveToken`) or the GitHub App, never both: a token from
     /// anywhere beside `github_app` is a configuration error naming both. A
     /// key that cannot be read or is no RSA key is one too, naming the key's source.
+    /// `now`: the App's clock (`GitHubApp.now`).
     public func resolveCredentials(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        warn: (String) -> Void = { _ in }
+        warn: (String) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = Date.init
     ) throws -> ResolvedCredentials {
         let token = try resolveToken(environment: environment, warn: warn)
         guard let settings = githubApp else { return ResolvedCredentials(token: token) }
@@ -91,6 +93,6 @@ extension MirrorConfiguration {
                 problem: "missing, and the repositories name \(owners.count) owners",
                 expected: "the installation id (the number in the installation's settings URL)")
         }
-        return ResolvedCredentials(app: GitHubApp(appID: settings.appID, installation: installation, key: key))
+        return ResolvedCredentials(app: GitHubApp(appID: settings.appID, installation: installation, key: key, now: now))
     }
 }

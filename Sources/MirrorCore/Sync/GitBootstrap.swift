@@ -16,6 +16,10 @@ public struct GitBootstrap: Sendable {
     public var minimumPages: Int
     /// How fast git must send the pack; a slower fetch is `unavailable`.
     public var pace = GitFetchPace()
+    /// Set only by a test that kills a sync inside the storing of a history
+    /// (`TestTimings.gitPauseSeconds`): how long to wait once the first batch
+    /// of commits is committed, before storing the next.
+    public var pauseAfterFirstBatch: Duration?
 
     public static let defaultMinimumPages = 20
     /// Commits stored per write transaction: what a kill mid-bootstrap costs.
@@ -25,9 +29,13 @@ public struct GitBootstrap: Sendable {
     /// batches (one being stored, one being read), ~1.2 KB a commit.
     static let commitsPerBatch = 1_000
 
-    public init(minimumPages: Int = GitBootstrap.defaultMinimumPages, pace: GitFetchPace = GitFetchPace()) {
+    public init(
+        minimumPages: Int = GitBootstrap.defaultMinimumPages, pace: GitFetchPace = GitFetchPace(),
+        pauseAfterFirstBatch: Duration? = nil
+    ) {
         self.minimumPages = minimumPages
         self.pace = pace
+        self.pauseAfterFirstBatch = pauseAfterFirstBatch
     }
 
     /// What a bootstrap did.
@@ -75,7 +83,7 @@ public struct GitBootstrap: Sendable {
                 maximumCommits: target.sharesTheStore ? Self.commitsPerBatch : Self.commitsPerTransaction,
                 expectedCommits: target.expectedCommits)
             return try await store.withBatches(limits: limits) { batches in
-                let delivery = Delivery(batches: batches, repositoryID: target.repositoryID)
+                let delivery = Delivery(batches: batches, repositoryID: target.repositoryID, pause: pauseAfterFirstBatch)
                 do {
                     let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
                     let branches = target.tips.keys.sorted()
@@ -118,15 +126,18 @@ public struct GitBootstrap: Sendable {
         private let slots = DispatchSemaphore(value: 1)
         private var added = 0
         private var failure: (any Error)?
+        /// Waited once, after the first batch is stored and committed; then nil.
+        private var pause: Duration?
 
         /// A store error, told apart from the fetch's own failures.
         struct StoreFailure: Error {
             let error: any Error
         }
 
-        init(batches: any PageBatches, repositoryID: Int64) {
+        init(batches: any PageBatches, repositoryID: Int64, pause: Duration?) {
             self.batches = batches
             self.repositoryID = repositoryID
+            self.pause = pause
         }
 
         /// Called on the fetcher's queue; waits while the previous batch is being stored.
@@ -138,6 +149,11 @@ public struct GitBootstrap: Sendable {
                 guard failure == nil else { return }
                 do {
                     added += try batches.storeFromGit(commits, repositoryID: repositoryID)
+                    if let pause {
+                        self.pause = nil
+                        try batches.commit()
+                        Thread.sleep(forTimeInterval: Double(pause.components.seconds))
+                    }
                 } catch {
                     failure = error
                 }

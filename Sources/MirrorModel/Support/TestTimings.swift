@@ -6,9 +6,17 @@ public enum TestTimings {
     /// page and stays open at most (otherwise `SyncEngine`'s own limits), so a
     /// test can kill a sync while a batch of several pages is certainly open.
     public static let batchSeconds = "COMMITS_MIRROR_TEST_BATCH_SECONDS"
+    /// `commitsctl sync`: how long a history read over git waits, once its first
+    /// batch of commits is committed, before it stores the next, so a test kills
+    /// it inside the storing with a known number of commits stored.
+    public static let gitPauseSeconds = "COMMITS_MIRROR_TEST_GIT_PAUSE_SECONDS"
     /// commitsd: how long the webhook receiver gives each request to arrive
     /// (otherwise `WebhookServer.defaultRequestTimeout`), so a test's slow connections outlast its steps.
     public static let webhookTimeoutSeconds = "COMMITS_MIRROR_TEST_WEBHOOK_TIMEOUT_SECONDS"
+    /// commitsd: a file holding whole seconds its GitHub App clock is ahead of
+    /// the wall clock (`TestClock`), which github-sim's `--app-clock-file` reads
+    /// too, so a test takes installation tokens past their refresh time or expiry.
+    public static let clockFile = "COMMITS_MIRROR_TEST_CLOCK_FILE"
     /// The longest a test may set: a day.
     public static let maximumSeconds = 86_400
 }

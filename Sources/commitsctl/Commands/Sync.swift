@@ -118,6 +118,7 @@ extension Commitsctl {
                 var (targets, selections) = try namedTargets(configuration)
                 let clientConfiguration = try self.clientConfiguration(settings, configuration)
                 let heldBatches = try EnvironmentVariables.process.testSeconds(TestTimings.batchSeconds).map { Duration.seconds($0) }
+                let gitPause = try EnvironmentVariables.process.testSeconds(TestTimings.gitPauseSeconds).map { Duration.seconds($0) }
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
@@ -132,7 +133,7 @@ extension Commitsctl {
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
                 var sync = RepositorySync(
                     store: settings.store, client: client, logger: logger, holder: "commitsctl",
-                    gitBootstrap: overGit ? GitBootstrap() : nil)
+                    gitBootstrap: overGit ? GitBootstrap(pauseAfterFirstBatch: gitPause) : nil)
                 sync.heldBatches = heldBatches
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
