@@ -64,34 +64,30 @@ extension Commitsctl {
     }
 }
 
-/// What `stats` counts of a repository and of a branch alike.
-protocol CommitCounts {
-    var commits: Int { get }
-    var merges: Int { get }
-    var authors: Int { get }
-    var firstCommitDate: String? { get }
-    var lastCommitDate: String? { get }
-    var lastSyncAt: String? { get }
+/// A `stats` row, a repository's or a branch's, each ending with the same counts.
+protocol CountedRow {
+    var counts: CommitCounts { get }
 }
 
-extension RepositoryStatistics: CommitCounts {}
-extension BranchStatistics: CommitCounts {}
+extension RepositoryStatistics: CountedRow {}
+extension BranchStatistics: CountedRow {}
 
 extension Commitsctl.Stats {
     /// The fields every `stats` record ends with.
-    static func countFields<Row: CommitCounts>() -> [RecordFields<Row>.Field] {
+    static func countFields<Row: CountedRow>() -> [RecordFields<Row>.Field] {
         [
-            ("commits", { .int($0.commits) }),
-            ("merges", { .int($0.merges) }),
-            ("authors", { .int($0.authors) }),
-            ("first_commit_date", { .optional($0.firstCommitDate) }),
-            ("last_commit_date", { .optional($0.lastCommitDate) }),
-            ("last_sync_at", { .optional($0.lastSyncAt) }),
+            ("commits", { .int($0.counts.commits) }),
+            ("merges", { .int($0.counts.merges) }),
+            ("authors", { .int($0.counts.authors) }),
+            ("first_commit_date", { .optional($0.counts.firstCommitDate) }),
+            ("last_commit_date", { .optional($0.counts.lastCommitDate) }),
+            ("last_sync_at", { .optional($0.counts.lastSyncAt) }),
         ]
     }
 
     /// `5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
-    static func counts(_ row: some CommitCounts) -> String {
+    static func counts(_ row: some CountedRow) -> String {
+        let row = row.counts
         var line = "\(plural(row.commits, "commit")), \(plural(row.merges, "merge")), \(plural(row.authors, "author"))"
         if let first = row.firstCommitDate, let last = row.lastCommitDate {
             line += ", \(first.prefix(10)) to \(last.prefix(10))"
@@ -108,8 +104,9 @@ extension Commitsctl.Stats {
     ]
 
     /// The table cells every `stats` row ends with: counts, days, last sync.
-    static func countCells(_ row: some CommitCounts) -> [String] {
-        [
+    static func countCells(_ row: some CountedRow) -> [String] {
+        let row = row.counts
+        return [
             String(row.commits), String(row.merges), String(row.authors),
             row.firstCommitDate.map { String($0.prefix(10)) } ?? "-",
             row.lastCommitDate.map { String($0.prefix(10)) } ?? "-", row.lastSyncAt ?? "never",
