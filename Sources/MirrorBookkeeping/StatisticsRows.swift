@@ -9,9 +9,7 @@ public enum StatisticsRows {
     public static func repositories(_ name: RepositoryName?, in session: some SQLSession) throws -> [RepositoryStatistics] {
         guard let (scope, values) = try scope(name, "\nWHERE r.id = ?", in: session) else { return [] }
         return try session.rows(perRepository + scope + repositoryOrder, values) { row in
-            RepositoryStatistics(
-                repository: row.string(0) ?? "", commits: row.int(1) ?? 0, merges: row.int(2) ?? 0, authors: row.int(3) ?? 0,
-                firstCommitDate: row.string(4), lastCommitDate: row.string(5), lastSyncAt: row.string(6))
+            RepositoryStatistics(repository: row.string(0) ?? "", counts: counts(of: row, from: 1))
         }
     }
 
@@ -21,9 +19,15 @@ public enum StatisticsRows {
         return try session.rows(perBranch + scope + branchOrder, values) { row in
             BranchStatistics(
                 repository: row.string(0) ?? "", branch: row.string(1) ?? "", state: row.string(2) ?? "active",
-                commits: row.int(3) ?? 0, merges: row.int(4) ?? 0, authors: row.int(5) ?? 0,
-                firstCommitDate: row.string(6), lastCommitDate: row.string(7), lastSyncAt: row.string(8))
+                counts: counts(of: row, from: 3))
         }
+    }
+
+    /// The counts a repository's and a branch's row end with, in the same six columns from `first`.
+    private static func counts(of row: some SQLRow, from first: Int) -> CommitCounts {
+        CommitCounts(
+            commits: row.int(first) ?? 0, merges: row.int(first + 1) ?? 0, authors: row.int(first + 2) ?? 0,
+            firstCommitDate: row.string(first + 3), lastCommitDate: row.string(first + 4), lastSyncAt: row.string(first + 5))
     }
 
     /// Per identity (authors row), of every commit or only `name`'s: its authored

@@ -35,30 +35,15 @@ public struct PostgreSQLDriver: StoreDriver {
     }
 
     public func openWriter(address uri: String) throws -> any MirrorWriter {
-        try validate(address: uri)
-        do {
-            return try PostgreSQLStore(uri: uri, password: try credentialPassword())
-        } catch let error as PostgreSQLError {
-            throw PostgreSQLStoreError(error, uri: uri)
-        }
+        try connecting(uri) { try PostgreSQLStore(uri: $0, password: $1) }
     }
 
     public func openCopySource(address uri: String) throws -> any MirrorSnapshotSource {
-        try validate(address: uri)
-        do {
-            return try PostgreSQLSnapshotSource(uri: uri, password: try credentialPassword())
-        } catch let error as PostgreSQLError {
-            throw PostgreSQLStoreError(error, uri: uri)
-        }
+        try connecting(uri) { try PostgreSQLSnapshotSource(uri: $0, password: $1) }
     }
 
     public func openCopyDestination(address uri: String) throws -> any MirrorCopyDestination {
-        try validate(address: uri)
-        do {
-            return try PostgreSQLStore(uri: uri, password: try credentialPassword())
-        } catch let error as PostgreSQLError {
-            throw PostgreSQLStoreError(error, uri: uri)
-        }
+        try connecting(uri) { try PostgreSQLStore(uri: $0, password: $1) }
     }
 
     public func openReader(address uri: String) throws -> any MirrorReading {
@@ -81,18 +66,24 @@ public struct PostgreSQLDriver: StoreDriver {
     public func claimRepository(address uri: String, repository: RepositoryName, holder: String) throws
         -> StoreLocation.DatabaseClaim
     {
-        do {
-            return .held(
-                try QueueClaim.acquire(uri: uri, password: try credentialPassword(), repository: repository, holder: holder))
-        } catch let error as PostgreSQLError {
-            throw PostgreSQLStoreError(error, uri: uri)
-        }
+        .held(
+            try connecting(uri, validating: false) {
+                try QueueClaim.acquire(uri: $0, password: $1, repository: repository, holder: holder)
+            })
     }
 
     public func openSyncLeases(address uri: String) throws -> any SyncLeases {
-        try validate(address: uri)
+        try connecting(uri) { try PostgreSQLSyncLeases(uri: $0, password: $1) }
+    }
+
+    /// Connects to `uri` with the credential's password, so that every opener
+    /// reports a refused connection as the same store error naming the URI.
+    private func connecting<Connection>(
+        _ uri: String, validating: Bool = true, _ connect: (String, String?) throws -> Connection
+    ) throws -> Connection {
+        if validating { try validate(address: uri) }
         do {
-            return try PostgreSQLSyncLeases(uri: uri, password: try credentialPassword())
+            return try connect(uri, try credentialPassword())
         } catch let error as PostgreSQLError {
             throw PostgreSQLStoreError(error, uri: uri)
         }

@@ -15,19 +15,10 @@ extension PostgreSQLReader {
                 "SELECT id FROM commits WHERE \(range) ORDER BY sha COLLATE \"C\" LIMIT $3::bigint",
                 [prefix, prefix + "g", CommitResolution.ambiguityListLimit + 1])
             let ids = (0..<matches.count).compactMap { matches.int64($0, 0) }
-            switch ids.count {
-            case 0:
-                return .notFound
-            case 1:
-                return .found(try detail(commitID: ids[0], mailmap: mailmap))
-            default:
-                let total =
-                    ids.count > CommitResolution.ambiguityListLimit
-                    ? try connection.execute("SELECT count(*) FROM commits WHERE \(range)", [prefix, prefix + "g"]).int(0, 0) ?? 0
-                    : ids.count
-                let candidates = try ids.prefix(CommitResolution.ambiguityListLimit).compactMap(summary(commitID:))
-                return .ambiguous(candidates, total: total)
-            }
+            return try CommitResolution.matching(
+                ids, detail: { try detail(commitID: $0, mailmap: mailmap) },
+                total: { try connection.execute("SELECT count(*) FROM commits WHERE \(range)", [prefix, prefix + "g"]).int(0, 0) ?? 0 },
+                summaries: { try $0.compactMap(summary(commitID:)) })
         }
     }
 

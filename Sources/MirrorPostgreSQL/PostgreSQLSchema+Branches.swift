@@ -8,6 +8,8 @@
 // statement-level triggers, once per statement, and `check` counts rows that
 // name a missing commit or branch (PostgreSQLReader+Check.swift).
 
+import MirrorBookkeeping
+
 extension PostgreSQLSchema {
     static let branchMembership = Migration(
         version: 3, name: "branches and the commits each one reaches",
@@ -46,16 +48,8 @@ extension PostgreSQLSchema {
                 REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION repository_branches_deleted_cascade();
 
             -- Stores made before: a branch per sync_state row, its rows by reachability from its head.
-            INSERT INTO repository_branches (repository_id, name) SELECT repository_id, branch FROM sync_state;
-            WITH RECURSIVE reach(branch_id, sha) AS (
-                SELECT b.id, s.head_sha FROM repository_branches b
-                JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
-                WHERE s.head_sha IS NOT NULL
-                UNION
-                SELECT r.branch_id, cp.parent_sha FROM reach r
-                JOIN commits c ON c.sha = r.sha
-                JOIN commit_parents cp ON cp.commit_id = c.id
-            )
+            \(BranchMembershipBackfill.branches)
+            \(BranchMembershipBackfill.reach)
             INSERT INTO branch_commits (branch_id, commit_id)
                 SELECT r.branch_id, c.id FROM reach r JOIN commits c ON c.sha = r.sha
             ON CONFLICT DO NOTHING;

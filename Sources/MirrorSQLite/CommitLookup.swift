@@ -20,22 +20,13 @@ extension MirrorReader {
             SELECT id FROM commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT ?
             """
         ).bind([prefix, prefix + "g", CommitResolution.ambiguityListLimit + 1]).map { $0.int64(0) }
-        switch matches.count {
-        case 0:
-            return .notFound
-        case 1:
-            return .found(try detail(commitID: matches[0], mailmap: mailmap))
-        default:
-            let total =
-                matches.count > CommitResolution.ambiguityListLimit
-                ? try db.scalarInt("SELECT count(*) FROM commits WHERE sha >= ? AND sha < ?", [prefix, prefix + "g"]) ?? 0
-                : matches.count
-            let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
-            let candidates = try matches.prefix(CommitResolution.ambiguityListLimit).compactMap {
-                try fetch.bind([$0]).first(Self.commitSummary(from:))
-            }
-            return .ambiguous(candidates, total: total)
-        }
+        return try CommitResolution.matching(
+            matches, detail: { try detail(commitID: $0, mailmap: mailmap) },
+            total: { try db.scalarInt("SELECT count(*) FROM commits WHERE sha >= ? AND sha < ?", [prefix, prefix + "g"]) ?? 0 },
+            summaries: { ids in
+                let fetch = try db.prepare(Self.commitSelect() + "\nWHERE c.id = ?")
+                return try ids.compactMap { try fetch.bind([$0]).first(Self.commitSummary(from:)) }
+            })
     }
 
     private func detail(commitID: Int64, mailmap: Mailmap?) throws -> CommitDetail {

@@ -3,6 +3,8 @@
 // records each branch's head (MirrorStore.recordSuccess, BranchMembership.swift),
 // so `show` and `query --branch` read rows instead of walking the graph.
 
+import MirrorBookkeeping
+
 extension Schema {
     static let branchMembership = """
         -- One row per mirrored branch (one per sync_state row): what `show` names and
@@ -24,16 +26,8 @@ extension Schema {
         CREATE INDEX branch_commits_commit_id ON branch_commits (commit_id);
 
         -- Stores made before: a branch per sync_state row, its rows by reachability from its head.
-        INSERT INTO repository_branches (repository_id, name) SELECT repository_id, branch FROM sync_state;
-        WITH RECURSIVE reach(branch_id, sha) AS (
-            SELECT b.id, s.head_sha FROM repository_branches b
-            JOIN sync_state s ON s.repository_id = b.repository_id AND s.branch = b.name
-            WHERE s.head_sha IS NOT NULL
-            UNION
-            SELECT r.branch_id, cp.parent_sha FROM reach r
-            JOIN commits c ON c.sha = r.sha
-            JOIN commit_parents cp ON cp.commit_id = c.id
-        )
+        \(BranchMembershipBackfill.branches)
+        \(BranchMembershipBackfill.reach)
         INSERT OR IGNORE INTO branch_commits (branch_id, commit_id)
             SELECT r.branch_id, c.id FROM reach r JOIN commits c ON c.sha = r.sha;
         """

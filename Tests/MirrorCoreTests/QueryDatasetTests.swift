@@ -230,8 +230,8 @@ struct QueryDatasetTests {
 
         let stats = try store.repositoryStatistics()
         #expect(stats.count == 1)
-        #expect(stats.first?.commits == 7_807)
-        #expect(stats.first?.merges == 1_344)
-        #expect(stats.first?.authors == names.count)
+        #expect(stats.first?.counts.commits == 7_807)
+        #expect(stats.first?.counts.merges == 1_344)
+        #expect(stats.first?.counts.authors == names.count)
     }
 }

@@ -65,7 +65,7 @@ extension StoreContractTests {
         let statistics = try store.location.openCommitReader().branchStatistics(repository: nil)
         #expect(statistics.map(\.branch) == ["main", "topic"])
         #expect(statistics.map(\.state) == ["active", "gone"])
-        #expect(statistics.map(\.commits) == [Self.reached(from: 5).count, Self.reached(from: 6).count])
+        #expect(statistics.map(\.counts.commits) == [Self.reached(from: 5).count, Self.reached(from: 6).count])
 
         // It reappears, now at 7: active again, its rows those of its new head.
         try Self.recordHead(7, of: "topic", in: store, repositoryID: repositoryID)

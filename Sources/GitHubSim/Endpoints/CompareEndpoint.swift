@@ -9,9 +9,7 @@ import NIOHTTP1
 enum CompareEndpoint {
     static func respond(_ context: EndpointContext, spec: String) -> SimResponse {
         guard let graph = context.repository.graph, let head = context.state.head else {
-            return .error(
-                .conflict, "Git Repository is empty.",
-                documentationURL: "https://docs.github.com/rest/commits/commits#compare-two-commits")
+            return .emptyRepository(section: "compare-two-commits")
         }
         let refs = spec.components(separatedBy: "...")
         guard refs.count == 2,

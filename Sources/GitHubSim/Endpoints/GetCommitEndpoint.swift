@@ -7,9 +7,7 @@ import NIOHTTP1
 enum GetCommitEndpoint {
     static func respond(_ context: EndpointContext, ref: String) -> SimResponse {
         guard let graph = context.repository.graph, let head = context.state.head else {
-            return .error(
-                .conflict, "Git Repository is empty.",
-                documentationURL: "https://docs.github.com/rest/commits/commits#get-a-commit")
+            return .emptyRepository(section: "get-a-commit")
         }
         guard let node = context.repository.resolve(ref: ref, head: head, branches: context.state.branches) else {
             return .error(

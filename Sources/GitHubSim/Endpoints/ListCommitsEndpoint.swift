@@ -8,9 +8,7 @@ enum ListCommitsEndpoint {
     static func respond(_ context: EndpointContext) -> SimResponse {
         let request = context.request
         guard let graph = context.repository.graph, let head = context.state.head else {
-            return .error(
-                .conflict, "Git Repository is empty.",
-                documentationURL: "https://docs.github.com/rest/commits/commits#list-commits")
+            return .emptyRepository(section: "list-commits")
         }
         guard let start = context.repository.resolve(ref: request.queryValue("sha"), head: head, branches: context.state.branches) else {
             return .notFound()  // GitHub's answer to an unknown sha/branch is [I] in the spec

@@ -54,6 +54,12 @@ struct SimResponse: Sendable {
         error(.notFound, "Not Found", documentationURL: "https://docs.github.com/rest")
     }
 
+    /// 409 as GitHub answers a commits endpoint of a repository with no commits; `section` is
+    /// the endpoint's anchor on the commits page of the REST documentation.
+    static func emptyRepository(section: String) -> SimResponse {
+        error(.conflict, "Git Repository is empty.", documentationURL: "https://docs.github.com/rest/commits/commits#" + section)
+    }
+
     /// 301 as GitHub sends it for a renamed or transferred repository.
     static func movedPermanently(to location: String) -> SimResponse {
         var body = ByteBuffer()

@@ -14,13 +14,7 @@ extension ConfigurationLoader {
         }
         var appID: Int?
         var settings = GitHubAppSettings(appID: 0, line: line)
-        for (keyNode, value) in mapping {
-            let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
-            guard let key = GitHubAppKeyName(rawValue: keyText) else {
-                throw error(
-                    at: keyNode, key: "github_app.\(keyText)", problem: "unknown key",
-                    expected: "one of \(GitHubAppKeyName.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+        try forEachSetting(of: mapping, path: "github_app.", keys: GitHubAppKeyName.self) { key, _, value in
             switch key {
             case .app_id:
                 appID = try identifier(value, key: "github_app.app_id", expected: "the App's numeric id (its settings page: App ID)")

@@ -53,13 +53,7 @@ extension ConfigurationLoader {
     private func entryFields(_ mapping: Node.Mapping, of entry: Node, path: String) throws -> EntryFields {
         var name: RepositorySelector?
         var options = EntryOptions()
-        for (keyNode, value) in mapping {
-            let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
-            guard let key = RepositoryKey(rawValue: keyText) else {
-                throw error(
-                    at: keyNode, key: "\(path).\(keyText)", problem: "unknown key",
-                    expected: "one of \(RepositoryKey.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+        try forEachSetting(of: mapping, path: "\(path).", keys: RepositoryKey.self) { key, keyNode, value in
             switch key {
             case .name: name = try repositorySelector(value, key: "\(path).name")
             case .branch: options.branch = try branchName(value, key: "\(path).branch")

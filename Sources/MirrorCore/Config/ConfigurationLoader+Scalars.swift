@@ -81,6 +81,22 @@ extension ConfigurationLoader {
         ConfigurationError(file: file, line: node.mark?.line, key: key, problem: problem, expected: expected)
     }
 
+    /// Each setting of `mapping` with the `Key` it names, so that every mapping of the file
+    /// refuses an unknown key alike: naming it after `path` and listing the keys there are.
+    func forEachSetting<Key: RawRepresentable<String> & CaseIterable>(
+        of mapping: Node.Mapping, path: String, keys: Key.Type, _ body: (_ key: Key, _ keyNode: Node, _ value: Node) throws -> Void
+    ) throws {
+        for (keyNode, value) in mapping {
+            let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
+            guard let key = Key(rawValue: keyText) else {
+                throw error(
+                    at: keyNode, key: path + keyText, problem: "unknown key",
+                    expected: "one of \(Key.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            try body(key, keyNode, value)
+        }
+    }
+
     /// At most `limit` characters of a value from the file, on one line: an
     /// error message quotes a node, never dumps it.
     static func excerpt(_ text: String, limit: Int = 80) -> String {

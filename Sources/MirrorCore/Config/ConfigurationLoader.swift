@@ -99,13 +99,8 @@ struct ConfigurationLoader {
         var configuration = MirrorConfiguration(source: file)
         var sawRepositories = false
         var rangeLines: (minimum: Int?, maximum: Int?) = (nil, nil)
-        for (keyNode, value) in mapping {
-            let keyText = Self.excerpt(keyNode.scalar?.string ?? kind(of: keyNode))
-            guard let key = TopKey(rawValue: keyText) else {
-                throw error(
-                    at: keyNode, key: keyText, problem: "unknown key",
-                    expected: "one of \(TopKey.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+        try forEachSetting(of: mapping, path: "", keys: TopKey.self) { key, keyNode, value in
+            let keyText = key.rawValue
             switch key {
             case .store:
                 configuration.store = try store(value, key: keyText)

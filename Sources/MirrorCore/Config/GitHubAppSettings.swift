@@ -14,13 +14,6 @@ public struct GitHubAppSettings: Sendable, Equatable {
     /// The line of `github_app`, for messages about it (not part of equality).
     public var line: Int?
 
-    public init(appID: Int, installationID: Int? = nil, privateKeyFile: String? = nil, line: Int? = nil) {
-        self.appID = appID
-        self.installationID = installationID
-        self.privateKeyFile = privateKeyFile
-        self.line = line
-    }
-
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.appID == rhs.appID && lhs.installationID == rhs.installationID && lhs.privateKeyFile == rhs.privateKeyFile
     }

@@ -6,11 +6,12 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// 0 asks the kernel for a free port (tests).
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
 
+extension ListenAddress {
+    /// `HOST:PORT` or `[IPv6]:PORT`; `nil` for anything else. Declared here so that the
+    /// address keeps its memberwise initialiser.
     public init?(parsing text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
@@ -21,8 +22,6 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         guard !host.isEmpty, !host.contains(" ") else { return nil }
         self.init(host: host, port: port)
     }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether one of the two would fail to bind once the other is bound: one
     /// port (not 0, which the kernel picks anew for each) on one host, or on a

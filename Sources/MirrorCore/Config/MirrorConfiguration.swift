@@ -57,18 +57,6 @@ public struct MirrorConfiguration: Sendable, Equatable {
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
-        public init(
-            pattern: RepositoryPattern, interval: Duration? = nil, includeForks: Bool? = nil, includeArchived: Bool? = nil,
-            branches: BranchSelection? = nil, line: Int? = nil
-        ) {
-            self.pattern = pattern
-            self.interval = interval
-            self.includeForks = includeForks
-            self.includeArchived = includeArchived
-            self.branches = branches
-            self.line = line
-        }
-
         /// The branch globs of a repository it selected, polled on its interval.
         public func branchGlobs(of repository: RepositoryName) -> BranchGlobs? {
             branches.map { BranchGlobs(name: repository, selection: $0, interval: interval, line: line) }
@@ -98,7 +86,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var tokenFileLine: Int?
     /// `github_app`: authenticate as a GitHub App installation (exclusive with a token).
     public var githubApp: GitHubAppSettings?
-    public var repositories: [Repository]
+    public var repositories: [Repository] = []
     /// The pattern entries of `repositories`, expanded by listing each owner's repositories.
     public var patterns: [Pattern] = []
     /// The branch globs of repository entries, expanded by listing each repository's branches.
@@ -116,15 +104,15 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var gitBootstrap = true
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
-    public var defaultInterval: Duration
+    public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
     /// `min_interval`: the shortest interval adaptive polling chooses (`nil`: `default_interval`).
     public var minimumInterval: Duration?
     /// `max_interval`: the longest interval adaptive polling chooses (`nil`: `default_interval`).
     public var maximumInterval: Duration?
     /// `rate_limit_reserve`: requests left unused for other clients of the same token.
-    public var rateLimitReserve: Int
+    public var rateLimitReserve: Int = MirrorConfiguration.defaultRateLimitReserve
     /// `log_level`: the service's log level.
-    public var logLevel: Logger.Level
+    public var logLevel: Logger.Level = MirrorConfiguration.defaultLogLevel
     /// `metrics_listen`: where the service serves /metrics, /healthz and /readyz (off when `nil`).
     public var metricsListen: ListenAddress?
     /// `webhook_listen`: where the service receives GitHub webhooks at `POST /webhook` (off when `nil`).
@@ -147,24 +135,6 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public static let defaultInterval: Duration = .seconds(15 * 60)
     public static let defaultRateLimitReserve = 0
     public static let defaultLogLevel: Logger.Level = .info
-
-    public init(
-        source: String, store: String? = nil, apiURL: String? = nil, tokenFile: String? = nil,
-        tokenFileLine: Int? = nil, repositories: [Repository] = [],
-        defaultInterval: Duration = MirrorConfiguration.defaultInterval,
-        rateLimitReserve: Int = MirrorConfiguration.defaultRateLimitReserve,
-        logLevel: Logger.Level = MirrorConfiguration.defaultLogLevel
-    ) {
-        self.source = source
-        self.store = store
-        self.apiURL = apiURL
-        self.tokenFile = tokenFile
-        self.tokenFileLine = tokenFileLine
-        self.repositories = repositories
-        self.defaultInterval = defaultInterval
-        self.rateLimitReserve = rateLimitReserve
-        self.logLevel = logLevel
-    }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.store == rhs.store && lhs.apiURL == rhs.apiURL && lhs.tokenFile == rhs.tokenFile && lhs.githubApp == rhs.githubApp

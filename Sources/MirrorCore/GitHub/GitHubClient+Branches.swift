@@ -34,11 +34,7 @@ extension GitHubClient {
         if let etag { headers.add(name: "If-None-Match", value: etag) }
         return try await send(url: url, headers: headers, kind: .branchListing, repository: repository) { response -> BranchesPage in
             if response.status == 304 { return .notModified }
-            var links: LinkHeader?
-            if let header = response.headers["link"].map(redact) {
-                guard let parsed = LinkHeader(header) else { throw PayloadError("malformed Link header: \(header.prefix(200))") }
-                links = parsed
-            }
+            let links = try LinkHeader.of(response.headers["link"], redact: redact)
             let elements = try PayloadDecoder().decode([Element].self, from: response.body)
             let branches = elements.map { ListedBranch(name: $0.name, head: $0.commit.sha) }
             return .listed(branches: branches, etag: response.headers["etag"], next: links?.next)

@@ -58,11 +58,7 @@ extension GitHubClient {
         let label = RepositoryName(owner: owner, name: "*")
         return try await send(url: url, headers: headers, kind: .ownerListing, repository: label) { response -> OwnerRepositoriesPage in
             if response.status == 304 { return .notModified }
-            var links: LinkHeader?
-            if let header = response.headers["link"].map(redact) {
-                guard let parsed = LinkHeader(header) else { throw PayloadError("malformed Link header: \(header.prefix(200))") }
-                links = parsed
-            }
+            let links = try LinkHeader.of(response.headers["link"], redact: redact)
             let elements =
                 installation
                 ? try PayloadDecoder().decode(InstallationPage.self, from: response.body).repositories

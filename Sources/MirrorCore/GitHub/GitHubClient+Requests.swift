@@ -267,3 +267,16 @@ extension GitHubClient {
         try await Task.sleep(for: duration)
     }
 }
+
+extension LinkHeader {
+    /// The links of a response's `Link` header, `nil` without one. The header is redacted
+    /// first, since its URLs are the server's text, and one with no well-formed link is
+    /// refused as a malformed payload rather than read as the last page.
+    static func of(_ header: String?, redact: (String) -> String) throws -> LinkHeader? {
+        guard let header = header.map(redact) else { return nil }
+        guard let parsed = LinkHeader(header) else {
+            throw GitHubClient.PayloadError("malformed Link header: \(header.prefix(200))")
+        }
+        return parsed
+    }
+}

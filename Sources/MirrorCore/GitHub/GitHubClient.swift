@@ -224,14 +224,7 @@ public final class GitHubClient: Sendable {
         var body: [UInt8]
 
         init(_ response: HTTPResponse, redact: (String) -> String) throws {
-            if let header = response.headers["link"].map(redact) {
-                guard let parsed = LinkHeader(header) else {
-                    throw PayloadError("malformed Link header: \(header.prefix(200))")
-                }
-                links = parsed
-            } else {
-                links = nil
-            }
+            links = try LinkHeader.of(response.headers["link"], redact: redact)
             body = response.body
         }
 

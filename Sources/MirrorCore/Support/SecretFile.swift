@@ -51,3 +51,28 @@ public enum SecretFile {
         return text
     }
 }
+
+/// A secret that a service reads from its systemd credential or from the file
+/// its configuration names, in the token's order, so each kind of secret says
+/// only what its credential is called and how its file is read.
+public protocol CredentialSecret {
+    /// The systemd credential name (`LoadCredential=`).
+    static var credentialName: String { get }
+    /// The secret in the file at `path`; `source` names where it came from (default: the file).
+    static func fromFile(_ path: String, source: String?, warn: (String) -> Void) throws -> Self
+}
+
+extension CredentialSecret {
+    /// The secret, first match wins: the systemd credential
+    /// `$CREDENTIALS_DIRECTORY/<credentialName>`, then `configuredFile` (the
+    /// configuration's setting). `nil` when neither is there.
+    public static func resolve(
+        configuredFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        warn: (String) -> Void = { _ in }
+    ) throws -> Self? {
+        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
+            return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
+        }
+        return try configuredFile.map { try fromFile($0, source: nil, warn: warn) }
+    }
+}

@@ -41,12 +41,6 @@ public struct SelectedRepository: Sendable, Equatable {
     public var state: RepositoryState
     /// It was gone and is back.
     public var returned: Bool
-
-    public init(repository: StoredRepository, state: RepositoryState, returned: Bool) {
-        self.repository = repository
-        self.state = state
-        self.returned = returned
-    }
 }
 
 /// What `HistoryRemoval.removeAndPurge` deleted.

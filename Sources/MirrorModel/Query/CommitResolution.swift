@@ -64,4 +64,22 @@ extension CommitResolution {
     public static func isCommitPrefix(_ text: String) -> Bool {
         (4...40).contains(text.utf8.count) && text.utf8.allSatisfy(\.isHexDigit)
     }
+
+    /// The answer for the ids of the commits a prefix matched, oldest sha first and at most
+    /// `ambiguityListLimit + 1` of them, so that every store tells one match from many alike;
+    /// `total` counts the matches only when more were found than are listed.
+    public static func matching(
+        _ ids: [Int64], detail: (Int64) throws -> CommitDetail, total: () throws -> Int,
+        summaries: (ArraySlice<Int64>) throws -> [CommitSummary]
+    ) rethrows -> CommitResolution {
+        switch ids.count {
+        case 0:
+            return .notFound
+        case 1:
+            return .found(try detail(ids[0]))
+        default:
+            let total = ids.count > ambiguityListLimit ? try total() : ids.count
+            return .ambiguous(try summaries(ids.prefix(ambiguityListLimit)), total: total)
+        }
+    }
 }

@@ -44,9 +44,8 @@ public struct AuthorTally: Sendable, Equatable {
     }
 }
 
-/// What the store holds for one repository.
-public struct RepositoryStatistics: Sendable, Equatable {
-    public var repository: String
+/// What `stats` counts of the commits a repository, or a branch, holds.
+public struct CommitCounts: Sendable, Equatable {
     public var commits: Int
     public var merges: Int
     /// Distinct author names.
@@ -54,20 +53,29 @@ public struct RepositoryStatistics: Sendable, Equatable {
     /// Committer dates of the oldest and newest commit; nil when there are none.
     public var firstCommitDate: String?
     public var lastCommitDate: String?
-    /// The last successful sync of any of its branches.
+    /// The last successful sync: of any of a repository's branches, or of the branch.
     public var lastSyncAt: String?
 
     public init(
-        repository: String, commits: Int, merges: Int, authors: Int, firstCommitDate: String?, lastCommitDate: String?,
-        lastSyncAt: String?
+        commits: Int, merges: Int, authors: Int, firstCommitDate: String?, lastCommitDate: String?, lastSyncAt: String?
     ) {
-        self.repository = repository
         self.commits = commits
         self.merges = merges
         self.authors = authors
         self.firstCommitDate = firstCommitDate
         self.lastCommitDate = lastCommitDate
         self.lastSyncAt = lastSyncAt
+    }
+}
+
+/// What the store holds for one repository.
+public struct RepositoryStatistics: Sendable, Equatable {
+    public var repository: String
+    public var counts: CommitCounts
+
+    public init(repository: String, counts: CommitCounts) {
+        self.repository = repository
+        self.counts = counts
     }
 }
 
@@ -78,29 +86,13 @@ public struct BranchStatistics: Sendable, Equatable {
     public var branch: String
     /// `active`, or `gone` for a branch deleted on GitHub (its commits kept).
     public var state: String
-    public var commits: Int
-    public var merges: Int
-    /// Distinct author names.
-    public var authors: Int
-    /// Committer dates of the oldest and newest commit; nil when there are none.
-    public var firstCommitDate: String?
-    public var lastCommitDate: String?
-    /// The branch's last successful sync.
-    public var lastSyncAt: String?
+    public var counts: CommitCounts
 
-    public init(
-        repository: String, branch: String, state: String, commits: Int, merges: Int, authors: Int, firstCommitDate: String?,
-        lastCommitDate: String?, lastSyncAt: String?
-    ) {
+    public init(repository: String, branch: String, state: String, counts: CommitCounts) {
         self.repository = repository
         self.branch = branch
         self.state = state
-        self.commits = commits
-        self.merges = merges
-        self.authors = authors
-        self.firstCommitDate = firstCommitDate
-        self.lastCommitDate = lastCommitDate
-        self.lastSyncAt = lastSyncAt
+        self.counts = counts
     }
 }
 

@@ -26,16 +26,16 @@ extension Commitsctl {
 
         @OptionGroup var store: StoreOptions
 
-        static let fields = RecordFields<RepositoryStatistics>([("repository", { .string($0.repository) })])
-            .appending(countFields())
+        static let fields =
+            RecordFields<RepositoryStatistics>([("repository", { .string($0.repository) })]) + countFields.reading { $0.counts }
 
         /// `acme/widgets: 5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
         static func oneline(_ repository: RepositoryStatistics) -> String {
-            TextCleaning.singleLine("\(repository.repository): " + counts(repository))
+            TextCleaning.singleLine("\(repository.repository): " + counts(repository.counts))
         }
 
         static func cells(_ repository: RepositoryStatistics) -> [String] {
-            [repository.repository] + countCells(repository)
+            [repository.repository] + countCells(repository.counts)
         }
 
         func run() throws {
@@ -64,34 +64,19 @@ extension Commitsctl {
     }
 }
 
-/// What `stats` counts of a repository and of a branch alike.
-protocol CommitCounts {
-    var commits: Int { get }
-    var merges: Int { get }
-    var authors: Int { get }
-    var firstCommitDate: String? { get }
-    var lastCommitDate: String? { get }
-    var lastSyncAt: String? { get }
-}
-
-extension RepositoryStatistics: CommitCounts {}
-extension BranchStatistics: CommitCounts {}
-
 extension Commitsctl.Stats {
-    /// The fields every `stats` record ends with.
-    static func countFields<Row: CommitCounts>() -> [RecordFields<Row>.Field] {
-        [
-            ("commits", { .int($0.commits) }),
-            ("merges", { .int($0.merges) }),
-            ("authors", { .int($0.authors) }),
-            ("first_commit_date", { .optional($0.firstCommitDate) }),
-            ("last_commit_date", { .optional($0.lastCommitDate) }),
-            ("last_sync_at", { .optional($0.lastSyncAt) }),
-        ]
-    }
+    /// The fields every `stats` record ends with, read from a row's `counts`.
+    static let countFields = RecordFields<CommitCounts>([
+        ("commits", { .int($0.commits) }),
+        ("merges", { .int($0.merges) }),
+        ("authors", { .int($0.authors) }),
+        ("first_commit_date", { .optional($0.firstCommitDate) }),
+        ("last_commit_date", { .optional($0.lastCommitDate) }),
+        ("last_sync_at", { .optional($0.lastSyncAt) }),
+    ])
 
     /// `5 commits, 1 merge, 4 authors, 2024-03-01 to 2024-03-05, last sync never`
-    static func counts(_ row: some CommitCounts) -> String {
+    static func counts(_ row: CommitCounts) -> String {
         var line = "\(plural(row.commits, "commit")), \(plural(row.merges, "merge")), \(plural(row.authors, "author"))"
         if let first = row.firstCommitDate, let last = row.lastCommitDate {
             line += ", \(first.prefix(10)) to \(last.prefix(10))"
@@ -108,7 +93,7 @@ extension Commitsctl.Stats {
     ]
 
     /// The table cells every `stats` row ends with: counts, days, last sync.
-    static func countCells(_ row: some CommitCounts) -> [String] {
+    static func countCells(_ row: CommitCounts) -> [String] {
         [
             String(row.commits), String(row.merges), String(row.authors),
             row.firstCommitDate.map { String($0.prefix(10)) } ?? "-",

@@ -4,7 +4,7 @@ import _CryptoExtras
 /// A GitHub App's private key and where it came from. Neither the key nor
 /// anything derived from it is ever printed: the description names only the
 /// source, so it is safe in any log or error.
-public struct GitHubAppKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct GitHubAppKey: Sendable, CredentialSecret, CustomStringConvertible, CustomDebugStringConvertible {
     let key: _RSA.Signing.PrivateKey
     /// e.g. "file /etc/commits-mirror/app.pem" or "systemd credential github-app-key".
     public let source: String
@@ -12,26 +12,13 @@ public struct GitHubAppKey: Sendable, CustomStringConvertible, CustomDebugString
     public var description: String { "<GitHub App key from \(source)>" }
     public var debugDescription: String { description }
 
-    /// The systemd credential name (`LoadCredential=github-app-key:…`).
+    /// The systemd credential name (`LoadCredential=github-app-key:…`), read before the
+    /// configuration's `private_key_file`.
     public static let credentialName = "github-app-key"
 
     init(key: _RSA.Signing.PrivateKey, source: String) {
         self.key = key
         self.source = source
-    }
-
-    /// The key, first match wins: the systemd credential
-    /// `$CREDENTIALS_DIRECTORY/github-app-key`, then `configuredFile` (the
-    /// configuration's `private_key_file`); the same order as the token's.
-    /// `nil` when neither is there.
-    public static func resolve(
-        configuredFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-        warn: (String) -> Void = { _ in }
-    ) throws -> GitHubAppKey? {
-        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
-            return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
-        }
-        return try configuredFile.map { try fromFile($0, source: "file \($0)", warn: warn) }
     }
 
     /// Reads a PEM private key as GitHub hands it out (PKCS#1, `BEGIN RSA

@@ -4,7 +4,7 @@ import Foundation
 /// The shared secret GitHub signs webhook deliveries with, and where it came
 /// from. The secret is never printed: the description names only the source,
 /// so it is safe in any log or error.
-public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct WebhookSecret: Sendable, CredentialSecret, CustomStringConvertible, CustomDebugStringConvertible {
     let key: SymmetricKey
     /// e.g. "file /etc/commits-mirror/webhook-secret" or "systemd credential github-webhook-secret".
     public let source: String
@@ -12,27 +12,14 @@ public struct WebhookSecret: Sendable, CustomStringConvertible, CustomDebugStrin
     public var description: String { "<webhook secret from \(source)>" }
     public var debugDescription: String { description }
 
-    /// The systemd credential name (`LoadCredential=github-webhook-secret:…`).
+    /// The systemd credential name (`LoadCredential=github-webhook-secret:…`), read before the
+    /// configuration's `webhook_secret_file`.
     public static let credentialName = "github-webhook-secret"
 
     /// The secret as typed into GitHub's "Secret" field.
     public init(_ secret: String, source: String) {
         key = SymmetricKey(data: Array(secret.utf8))
         self.source = source
-    }
-
-    /// The secret, first match wins: the systemd credential
-    /// `$CREDENTIALS_DIRECTORY/github-webhook-secret`, then `configuredFile`
-    /// (the configuration's `webhook_secret_file`); the same order as the
-    /// token's. `nil` when neither is there.
-    public static func resolve(
-        configuredFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-        warn: (String) -> Void = { _ in }
-    ) throws -> WebhookSecret? {
-        if let path = SecretFile.systemdCredential(credentialName, environment: environment) {
-            return try fromFile(path, source: "systemd credential \(credentialName)", warn: warn)
-        }
-        return try configuredFile.map { try fromFile($0, warn: warn) }
     }
 
     /// Reads a secret file: the secret alone; surrounding whitespace and newlines are trimmed.
