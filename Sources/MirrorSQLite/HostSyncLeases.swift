@@ -81,10 +81,12 @@ public final class HostSyncLeases: SyncLeases {
         var firstSyncs = held.keys.count { entries[$0]?.plan.hasSynced == false }
         var round = ClaimRound(claimed: [])
         var failure: (any Error)?
-        for target in dueTargets(at: now) where round.claimed.count < limit {
-            guard let entry = entries[target], entry.plan.hasSynced || firstSyncs < firstSyncLimit,
-                !holdsRepository(of: target)
-            else { continue }
+        var tried: Set<SyncTarget> = []
+        while round.claimed.count < limit,
+            let target = nextDue(at: now, firstSyncsMayStart: firstSyncs < firstSyncLimit, excluding: tried)
+        {
+            tried.insert(target)
+            guard let entry = entries[target] else { continue }
             let lock: RepositoryLock
             do {
                 // The lock file names the process (`commitsd`), which another process's busy message shows.
@@ -111,17 +113,21 @@ public final class HostSyncLeases: SyncLeases {
         return round
     }
 
-    /// Whether a claim of this object holds `target`'s repository: branches of one repository share its lock.
-    private func holdsRepository(of target: SyncTarget) -> Bool {
-        let name = target.repository.description.lowercased()
-        return held.keys.contains { $0.repository.description.lowercased() == name }
-    }
-
-    /// The targets due at `now` and not held, the longest due first.
-    private func dueTargets(at now: ContinuousClock.Instant) -> [SyncTarget] {
-        entries.filter { $0.value.due <= now && held[$0.key] == nil }
-            .sorted { ($0.value.due, $0.value.order) < ($1.value.due, $1.value.order) }
-            .map(\.key)
+    /// The target due longest at `now` that a claim may take: not held, its repository not held
+    /// by another of this object's claims (branches of one repository share its lock), not a first
+    /// sync unless one may start, not in `excluding`. One pass: a daemon asks after every sync, of
+    /// thousands of targets, and takes one or two of them.
+    private func nextDue(at now: ContinuousClock.Instant, firstSyncsMayStart: Bool, excluding: Set<SyncTarget>) -> SyncTarget? {
+        let heldRepositories = Set(held.keys.map { $0.repository.description.lowercased() })
+        var best: (target: SyncTarget, entry: Entry)?
+        for (target, entry) in entries where entry.due <= now {
+            if let best, (best.entry.due, best.entry.order) < (entry.due, entry.order) { continue }
+            guard held[target] == nil, firstSyncsMayStart || entry.plan.hasSynced, !excluding.contains(target),
+                !heldRepositories.contains(target.repository.description.lowercased())
+            else { continue }
+            best = (target, entry)
+        }
+        return best?.target
     }
 
     public func nextClaimable(within limit: Duration) -> Duration {

@@ -24,6 +24,11 @@ extension SyncService {
         var pushedAt: [String: ContinuousClock.Instant] = [:]
         /// A database that does not answer is logged once, not at every claim poll.
         var failing = false
+        /// The configuration with what discovery selected, worked out again only when either changed:
+        /// a daemon of thousands of repositories takes an event after every sync.
+        private var selection: MirrorConfiguration?
+        /// Whether the queue has yet to follow the latest selection.
+        private(set) var followPending = true
 
         init(configuration: MirrorConfiguration, startup: StoreStartup) {
             discoveryDue = configuration.patterns.isEmpty ? nil : .now
@@ -39,16 +44,30 @@ extension SyncService {
             failing = true
         }
 
+        /// `configuration` with the repositories and globs its patterns selected.
+        mutating func selected(from configuration: MirrorConfiguration) -> MirrorConfiguration {
+            if let selection { return selection }
+            let expanded = discovery.expanded(configuration)
+            selection = expanded
+            return expanded
+        }
+
+        /// A reload or a discovery may have changed what is selected: it is worked out and followed again.
+        mutating func selectionChanged() {
+            selection = nil
+            followPending = true
+        }
+
         /// Has the queue follow every repository of `configuration` (a repository with
         /// branch globs too: its branches are listed under its claim), each on the
         /// shortest interval of its entries; only what changed since the last call is sent.
         mutating func follow(_ configuration: MirrorConfiguration, in queue: ClaimQueue, logger: Logger) {
             let plans = Self.plans(of: configuration, hasSynced: hasSynced, activity: activityAtStart)
             let changed = plans.filter { followed[$0.target] != $0 }
-            guard !changed.isEmpty else { return }
             do {
-                try queue.with { try $0.follow(changed) }
+                if !changed.isEmpty { try queue.with { try $0.follow(changed) } }
                 for plan in changed { followed[plan.target] = plan }
+                followPending = false
             } catch {
                 trouble("could not add repositories to the queue; trying again", error, logger: logger)
             }

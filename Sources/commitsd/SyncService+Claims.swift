@@ -76,9 +76,11 @@ extension SyncService {
         yield: @escaping @Sendable (Event) -> Void
     ) async {
         await takeDiscoveryTurn(claims: &claims, queue: queue, state: state)
-        let configuration = claims.discovery.expanded(state.settings.configuration)
-        webhookTargets?.publish(configuration, store: state.settings.store)
-        claims.follow(configuration, in: queue, logger: state.logger)
+        let configuration = claims.selected(from: state.settings.configuration)
+        if claims.followPending {
+            webhookTargets?.publish(configuration, store: state.settings.store)
+            claims.follow(configuration, in: queue, logger: state.logger)
+        }
         if let until = claims.pausedUntil, until > .now { return }
         if let resume = reservePause(settings: state.settings) {
             logReservePause(resume, settings: state.settings, logger: state.logger)

@@ -10,6 +10,7 @@ extension SyncService {
         case .reload(let new):
             reload(new, state: &state)
             claims.discoveryDue = state.settings.configuration.patterns.isEmpty ? nil : .now
+            claims.selectionChanged()
         case .finished(let finished):
             noteFinished(finished, claims: &claims, state: &state)
         case .claimEnded:
@@ -61,6 +62,7 @@ extension SyncService {
                     : "another daemon lists the patterns' owners; this one follows the listings it records")
         }
         claims.listsPatterns = turn
+        defer { claims.selectionChanged() }
         guard turn else {
             await claims.discovery.adoptStoredListings(settings: settings, logger: logger)
             claims.discoveryDue = .now + Self.followListings
@@ -134,7 +136,7 @@ extension SyncService {
         state: LoopState
     ) {
         let (settings, logger) = (state.settings, state.logger)
-        let configuration = claims.discovery.expanded(settings.configuration)
+        let configuration = claims.selected(from: settings.configuration)
         let metadata: Logger.Metadata = ["repo": "\(push.repositoryName)", "branch": "\(push.branch ?? "")"]
         // A push to a branch the globs select: the repository's claim lists its branches again.
         let candidates = Self.candidates(for: push, in: configuration)
