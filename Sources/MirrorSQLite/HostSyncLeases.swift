@@ -134,9 +134,10 @@ public final class HostSyncLeases: SyncLeases {
         let now = ContinuousClock.now
         let firstSyncsHeld = held.keys.count { entries[$0]?.plan.hasSynced == false }
         var soonest = limit
-        for (target, entry) in entries where held[target] == nil {
-            guard entry.plan.hasSynced || firstSyncsHeld < firstSyncLimit else { continue }
-            soonest = min(soonest, max(.zero, entry.due - now))
+        for (target, entry) in entries {
+            let wait = max(.zero, entry.due - now)
+            guard wait < soonest, entry.plan.hasSynced || firstSyncsHeld < firstSyncLimit, held[target] == nil else { continue }
+            soonest = wait
         }
         return soonest
     }

@@ -15,6 +15,9 @@ extension SyncService {
         /// The client's requests already counted in the metrics (syncs overlap: not per sync).
         var usageRecorded: GitHubClient.Usage
         private(set) var lastStatus = "no sync yet"
+        /// The reader the metrics of finished syncs are read through, kept between syncs (opening
+        /// one costs more than an idle poll's reads) and opened again every `readerReuse`.
+        private var reader: (reader: any MirrorReading, opened: ContinuousClock.Instant)?
 
         init(settings: DaemonSettings, logger: Logger) {
             self.settings = settings
@@ -45,6 +48,13 @@ extension SyncService {
             self.logger = logger
         }
 
+        /// The store's reader for metrics, `nil` (logged) when the store cannot be read.
+        mutating func metricsReader(_ open: () -> (any MirrorReading)?) -> (any MirrorReading)? {
+            if let reader, ContinuousClock.now - reader.opened < SyncService.readerReuse { return reader.reader }
+            reader = open().map { ($0, ContinuousClock.now) }
+            return reader?.reader
+        }
+
         /// Notes how a sync ended for systemd's STATUS; `nil` when a shutdown interrupted it.
         mutating func status(after finished: Finished) -> String? {
             guard let line = SyncService.statusLine(finished.outcome, of: finished.repository.name) else { return nil }
@@ -71,7 +81,8 @@ extension SyncService {
     /// Records a finished sync's metrics and systemd's STATUS, and writes the
     /// requests spent when due.
     func noteFinished(_ finished: Finished, state: inout LoopState) {
-        let reader = openReader(settings: state.settings, logger: state.logger)
+        let (settings, logger) = (state.settings, state.logger)
+        let reader = state.metricsReader { openReader(settings: settings, logger: logger) }
         record(
             finished.outcome, of: finished.repository, reader: reader, settings: state.settings,
             counted: &state.usageRecorded, duration: ContinuousClock.now - finished.started)

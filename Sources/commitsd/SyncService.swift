@@ -60,6 +60,9 @@ struct SyncService: Service, CustomStringConvertible {
     static let pagesPerStep = 10
     /// How often the requests spent are written to the store (and when commitsd stops).
     static let requestsWriteInterval: Duration = .seconds(30)
+    /// How long the loop reads metrics through one reader before it opens another
+    /// (a store file replaced meanwhile is then read again).
+    static let readerReuse: Duration = .seconds(30)
     /// How often the daemon hands freed memory back to the system (`MallocArenas.trim`).
     static let mallocTrimInterval: Duration = .seconds(10)
     /// Syncs under way at once. Two: every sync writes the one store, whose

@@ -175,7 +175,8 @@ import Testing
                 processes[index].signal(SIGCONT)
                 continue
             }
-            let idleInside = await waitUntil(timeout: .seconds(2), every: .milliseconds(10)) {
+            // Another daemon's writer may be ahead of it for the lock, and write its batch first.
+            let idleInside = await waitUntil(timeout: .seconds(15), every: .milliseconds(10)) {
                 waitingPort.map { Self.state(ofSessionAt: $0, server, database: database) == "idle in transaction" } ?? false
             }
             return Stop(index: index, held: held, date: date, wasInside: inside && idleInside)
