@@ -133,10 +133,13 @@ public final class HostSyncLeases: SyncLeases {
     public func nextClaimable(within limit: Duration) -> Duration {
         let now = ContinuousClock.now
         let firstSyncsHeld = held.keys.count { entries[$0]?.plan.hasSynced == false }
+        let heldRepositories = Set(held.keys.map { $0.repository.description.lowercased() })
         var soonest = limit
         for (target, entry) in entries {
             let wait = max(.zero, entry.due - now)
-            guard wait < soonest, entry.plan.hasSynced || firstSyncsHeld < firstSyncLimit, held[target] == nil else { continue }
+            guard wait < soonest, entry.plan.hasSynced || firstSyncsHeld < firstSyncLimit,
+                !heldRepositories.contains(target.repository.description.lowercased())
+            else { continue }
             soonest = wait
         }
         return soonest

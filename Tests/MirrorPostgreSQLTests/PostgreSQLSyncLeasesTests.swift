@@ -290,6 +290,7 @@ import Testing
 
         let held = try first.claimDue(owner: "a", limit: 5, duration: .seconds(60))
         #expect(held.count == 1, "branches of one repository share its lock")
+        #expect(first.nextClaimable(within: .seconds(60)) == .seconds(60), "the other branch waits for the lock, not due now")
         #expect(try second.claimDue(owner: "b", limit: 5, duration: .seconds(60)).isEmpty, "the flock is held")
         #expect {
             _ = try RepositoryLock.acquire(store: store, repository: main.repository, holder: "commitsctl")
