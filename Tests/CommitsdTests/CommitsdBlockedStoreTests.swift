@@ -139,8 +139,9 @@ import Testing
             let critical = daemon.log.split(separator: "\n").filter { $0.contains("critical") }
             #expect(
                 critical.contains { $0.contains("receiving webhooks on 127.0.0.1:\(port) failed") }, "\(daemon.log)")
+            // The first sync may have begun before the listener failed: sound, its walk pending (3), or nothing (0).
             let check = try await run("commitsctl", ["check", "--db", store])
-            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            #expect([0, 3].contains(check.status) && check.stdout.contains("integrity: ok"), "\(check.stdout)\(check.stderr)")
         }
     }
 
