@@ -139,15 +139,7 @@ final class PostgreSQLSyncLeases: SyncLeases {
     }
 
     func release(_ lease: SyncLease, nextDue: Duration) throws {
-        let rows = try storeErrors {
-            try connection.execute(
-                """
-                UPDATE sync_leases SET owner = NULL, lease_until = NULL, pushed_at = NULL,
-                    due_at = CASE WHEN pushed_at IS NULL THEN now() + $5::float8 * interval '1 millisecond' ELSE now() END
-                WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
-                """, Self.key(lease) + [nextDue.leaseMilliseconds])
-        }
-        guard rows.affectedRows == 1 else { throw StoreError.leaseLost(lease) }
+        try release(lease, dueAt: "now() + $5::float8 * interval '1 millisecond'", milliseconds: nextDue.leaseMilliseconds)
     }
 
     /// On the grid: the first `due_at + k × interval` later than the server's `now()` (`SyncResult.nextSlot`).
@@ -155,16 +147,25 @@ final class PostgreSQLSyncLeases: SyncLeases {
         guard let interval = SyncResult.interval(after: results), interval.leaseMilliseconds > 0 else {
             return try release(lease, nextDue: SyncResult.dueIn(after: results) ?? otherwise)
         }
+        try release(
+            lease,
+            dueAt: """
+                due_at + greatest(floor(extract(epoch FROM now() - due_at) * 1000 / $5::float8) + 1, 1)
+                    * $5::float8 * interval '1 millisecond'
+                """,
+            milliseconds: interval.leaseMilliseconds)
+    }
+
+    /// Gives the lease's row up, due at `dueAt` (one of the expressions above, of `$5` milliseconds),
+    /// or now when a push came while it was held.
+    private func release(_ lease: SyncLease, dueAt: String, milliseconds: Int64) throws {
         let rows = try storeErrors {
             try connection.execute(
                 """
                 UPDATE sync_leases SET owner = NULL, lease_until = NULL, pushed_at = NULL,
-                    due_at = CASE WHEN pushed_at IS NULL
-                        THEN due_at + greatest(floor(extract(epoch FROM now() - due_at) * 1000 / $5::float8) + 1, 1)
-                            * $5::float8 * interval '1 millisecond'
-                        ELSE now() END
+                    due_at = CASE WHEN pushed_at IS NULL THEN \(dueAt) ELSE now() END
                 WHERE lower(repository) = lower($1) AND branch = $2 AND owner = $3 AND lease_generation = $4
-                """, Self.key(lease) + [interval.leaseMilliseconds])
+                """, Self.key(lease) + [milliseconds])
         }
         guard rows.affectedRows == 1 else { throw StoreError.leaseLost(lease) }
     }

@@ -78,7 +78,7 @@ public final class HostSyncLeases: SyncLeases {
     public func claimDue(owner: String, limit: Int, firstSyncLimit: Int, duration: Duration) throws -> ClaimRound {
         self.firstSyncLimit = firstSyncLimit
         let now = ContinuousClock.now
-        var firstSyncs = held.keys.count { entries[$0]?.plan.hasSynced == false }
+        var firstSyncs = firstSyncsHeld
         var round = ClaimRound(claimed: [])
         var failure: (any Error)?
         var tried: Set<SyncTarget> = []
@@ -118,7 +118,7 @@ public final class HostSyncLeases: SyncLeases {
     /// sync unless one may start, not in `excluding`. One pass: a daemon asks after every sync, of
     /// thousands of targets, and takes one or two of them.
     private func nextDue(at now: ContinuousClock.Instant, firstSyncsMayStart: Bool, excluding: Set<SyncTarget>) -> SyncTarget? {
-        let heldRepositories = Set(held.keys.map { $0.repository.description.lowercased() })
+        let heldRepositories = heldRepositories
         var best: (target: SyncTarget, entry: Entry)?
         for (target, entry) in entries where entry.due <= now {
             if let best, (best.entry.due, best.entry.order) < (entry.due, entry.order) { continue }
@@ -130,10 +130,15 @@ public final class HostSyncLeases: SyncLeases {
         return best?.target
     }
 
+    /// How many of the claims held are first syncs.
+    private var firstSyncsHeld: Int { held.keys.count { entries[$0]?.plan.hasSynced == false } }
+
+    /// The repositories (lowercased names) this object's claims hold: branches of one repository share its lock.
+    private var heldRepositories: Set<String> { Set(held.keys.map { $0.repository.description.lowercased() }) }
+
     public func nextClaimable(within limit: Duration) -> Duration {
         let now = ContinuousClock.now
-        let firstSyncsHeld = held.keys.count { entries[$0]?.plan.hasSynced == false }
-        let heldRepositories = Set(held.keys.map { $0.repository.description.lowercased() })
+        let (firstSyncsHeld, heldRepositories) = (firstSyncsHeld, heldRepositories)
         var soonest = limit
         for (target, entry) in entries {
             let wait = max(.zero, entry.due - now)

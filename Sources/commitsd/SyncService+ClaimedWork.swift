@@ -66,7 +66,13 @@ extension SyncService {
         for result in results {
             finished(Finished(repository: result.repository, outcome: result.outcome, started: result.started))
         }
-        let syncResults = results.map { syncResult(of: $0, hasSynced: hasSynced, configuration: configuration) }
+        // One reader for the claim's syncs, opened only when one of them completed.
+        let reader =
+            results.contains { if case .synced = $0.outcome { true } else { false } }
+            ? openReader(settings: settings, logger: logger) : nil
+        let syncResults = results.map {
+            syncResult(of: $0, hasSynced: hasSynced, reader: reader, configuration: configuration)
+        }
         await release(held.lease, lease: lease, queue: queue, logger: logger) {
             try $0.release(held.lease, after: syncResults, otherwise: configuration.defaultInterval)
         }
@@ -171,7 +177,9 @@ extension SyncService {
     /// the reset after a rate limit, else on the interval its policy chooses from
     /// what the sync saw. A sync that stored new commits of a repository synced
     /// before found it moved.
-    private func syncResult(of sync: ClaimedSync, hasSynced: Bool, configuration: MirrorConfiguration) -> SyncResult {
+    private func syncResult(
+        of sync: ClaimedSync, hasSynced: Bool, reader: (any MirrorReading)?, configuration: MirrorConfiguration
+    ) -> SyncResult {
         let policy = configuration.pollingPolicy(for: sync.repository)
         switch sync.outcome {
         case .stepEnded: return SyncResult(policy: policy, ending: .stepEnded)
@@ -179,7 +187,6 @@ extension SyncService {
         case .rateLimited(let resume), .reserveHeld(let resume): return SyncResult(policy: policy, ending: .resumesIn(resume - .now))
         case .failed, .skipped, .removed: return SyncResult(policy: policy, ending: .attempted)
         case .synced(let report):
-            let reader = openReader(settings: initial, logger: Logger(label: "commitsd"))
             let seen = reader.flatMap { self.activity(after: report, reader: $0) }
             let moved = hasSynced && report.added + report.leftBranch + report.returned > 0
             return SyncResult(policy: policy, ending: .polled(seen, moved: moved))

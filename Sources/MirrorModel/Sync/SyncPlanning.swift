@@ -89,15 +89,13 @@ public struct SyncResult: Sendable, Equatable {
     /// The first point of the grid `due + k × interval` (k ≥ 1) later than `now`:
     /// a repository's polls stay an interval apart however long each takes, and
     /// a slot a long sync overran is skipped, not made up for.
-    public static func nextSlot<Instant: InstantProtocol>(after due: Instant, interval: Duration, now: Instant) -> Instant
-    where Instant.Duration == Duration {
+    public static func nextSlot(
+        after due: ContinuousClock.Instant, interval: Duration, now: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant {
         guard interval > .zero else { return max(due, now) }
-        var next = due.advanced(by: interval)
-        if next <= now {
-            let behind = due.duration(to: now)
-            next = due.advanced(by: interval * ((behind / interval).rounded(.down) + 1))
-        }
-        while next <= now { next = next.advanced(by: interval) }
+        var next = due + interval
+        if next <= now { next = due + interval * (((now - due) / interval).rounded(.down) + 1) }
+        while next <= now { next += interval }
         return next
     }
 }
