@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
-        // Git's SHA-1 and object id on their own, because MirrorCore, GitTrees and GitHubSim need them and must not depend on each other.
+        // Git's SHA-1 and object id on their own, because MirrorCore, GitTrees and GitHubSim need them and GitHubSim must depend on neither other.
         .target(
             name: "GitHash", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         // Git's tree objects verified, and the paths each commit changed, apart from any transport or store.
@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "MirrorCore",
             dependencies: [
-                "MirrorModel", "Curl", "CZlib", "CMalloc", "GitHash",
+                "MirrorModel", "Curl", "CZlib", "CMalloc", "GitHash", "GitTrees",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Yams", package: "Yams"),
@@ -165,7 +165,12 @@ let package = Package(
             path: "Tests/MirrorTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlTests", dependencies: ["MirrorTestSupport", "Curl", "GitHubSim"], swiftSettings: swiftSettings),
         .testTarget(name: "GitHashTests", dependencies: ["MirrorTestSupport", "GitHash"], swiftSettings: swiftSettings),
-        .testTarget(name: "GitTreesTests", dependencies: ["MirrorTestSupport", "GitTrees", "GitHash"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GitTreesTests",
+            dependencies: [
+                "MirrorTestSupport", "GitTrees", "GitHash", "MirrorCore", "MirrorModel", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["MirrorTestSupport", "PostgreSQL"], swiftSettings: swiftSettings),
         .testTarget(name: "MirrorModelTests", dependencies: ["MirrorTestSupport", "MirrorModel"], swiftSettings: swiftSettings),

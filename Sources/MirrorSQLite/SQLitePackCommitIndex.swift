@@ -13,6 +13,7 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
     static let cacheBytes = 2 << 20
     private let db: Connection
     private var commits = 0
+    private var trees = 0
     /// The most parents one commit has (an octopus merge may have dozens).
     private var mostParents = 0
 
@@ -25,26 +26,49 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
                 id INTEGER PRIMARY KEY,
                 sha BLOB NOT NULL,
                 offset INTEGER NOT NULL,
+                -- The commit's tree, for the changes of the commits whose parent it is.
+                tree BLOB NOT NULL,
                 -- The distinct parents' names, 20 bytes each: one row a commit keeps the first pass fast.
                 parents BLOB NOT NULL
             );
+            -- A pack's trees, when it holds them; indexed by name once, after the last.
+            CREATE TABLE tree(sha BLOB NOT NULL, offset INTEGER NOT NULL);
             BEGIN;
             """)
     }
 
-    package func add(commit id: ObjectID, parents: [ObjectID], offset: Int) throws {
+    package func add(commit id: ObjectID, tree: ObjectID, parents: [ObjectID], offset: Int) throws {
         // A hostile object may name thousands of parents, or one twice.
         var seen: Set<ObjectID> = []
         let distinct = parents.count < 2 ? parents : parents.filter { seen.insert($0).inserted }
         commits += 1
         mostParents = max(mostParents, distinct.count)
         // `id` is the pack position: `node.id` orders the commits as the pack does.
-        let insert = try db.cachedStatement("INSERT INTO node(id, sha, offset, parents) VALUES (?, ?, ?, ?)")
+        let insert = try db.cachedStatement("INSERT INTO node(id, sha, offset, tree, parents) VALUES (?, ?, ?, ?, ?)")
         try insert.bind(.integer(Int64(commits)), at: 1)
         try insert.bind(.blob(id.digest), at: 2)
         try insert.bind(.integer(Int64(offset)), at: 3)
-        try insert.bind(.blob(distinct.flatMap(\.digest)), at: 4)
+        try insert.bind(.blob(tree.digest), at: 4)
+        try insert.bind(.blob(distinct.flatMap(\.digest)), at: 5)
         try insert.run()
+    }
+
+    package func add(tree id: ObjectID, offset: Int) throws {
+        trees += 1
+        let insert = try db.cachedStatement("INSERT INTO tree(sha, offset) VALUES (?, ?)")
+        try insert.bind(.blob(id.digest), at: 1)
+        try insert.bind(.integer(Int64(offset)), at: 2)
+        try insert.run()
+    }
+
+    package func tree(ofCommit id: ObjectID) throws -> ObjectID? {
+        let select = try db.cachedStatement("SELECT tree FROM node WHERE sha = ?")
+        return try select.bind([SQLiteValue.blob(id.digest)]).first { Self.objectID($0, 0) }
+    }
+
+    package func offset(ofTree id: ObjectID) throws -> Int? {
+        let select = try db.cachedStatement("SELECT offset FROM tree WHERE sha = ?")
+        return try select.bind([SQLiteValue.blob(id.digest)]).first { $0.int(0) }
     }
 
     package func forEachCommit(
@@ -74,6 +98,8 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
             let twice = try db.prepare("SELECT sha FROM node GROUP BY sha HAVING count(*) > 1 LIMIT 1").first { Self.objectID($0, 0) }
             throw GitError.malformedPack("commit \(twice?.hex ?? "?") appears twice")
         }
+        // The same tree twice in a pack is harmless: either copy has the one content its name allows.
+        if trees > 0 { try db.execute("CREATE INDEX tree_sha ON tree(sha)") }
         try db.executeScript(
             """
             CREATE TABLE ordinal(i INTEGER PRIMARY KEY);

@@ -46,5 +46,10 @@ public func packFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let summary = try? history.read(storage, tip: firstCommit, deliver: { delivered += $0.count }) {
         precondition(summary.commits == delivered, "delivered \(delivered) but counted \(summary.commits)")
     }
+    // With its trees: whatever they hold, a batch's changes are its commits' or the read throws.
+    history.readsChanges = true
+    _ = try? history.read(storage, tips: [firstCommit]) { commits, changes in
+        precondition(commits.count == changes.count, "\(commits.count) commits with \(changes.count) changes")
+    }
     return 0
 }

@@ -37,14 +37,18 @@ git=Sources/MirrorCore/Git
 git_errors="$git/GitError.swift Sources/MirrorModel/Names/BranchName.swift"
 git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift"
 
-# The git targets import GitHash (SHA-1) and SQLite (the pack's commit index) as modules of
-# their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite. GitHash's
+# The git targets import GitHash (SHA-1), GitTrees (a pack's trees) and SQLite (the pack's commit
+# index) as modules of their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite. GitHash's
 # SHA-1 is swift-crypto's, which swiftc alone cannot build: the fuzz targets get a Swift core
 # with the same API (Tests/Fuzz/SHA1ForFuzzing.swift) and GitHash's own conveniences.
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitHash -emit-module -emit-module-path "$out/GitHash.swiftmodule" \
     -emit-library -static Tests/Fuzz/SHA1ForFuzzing.swift Sources/GitHash/SHA1+Conveniences.swift Sources/GitHash/ObjectID.swift -o "$out/libGitHash.a" \
     2> "$out/GitHash.build.log" \
     || { cat "$out/GitHash.build.log" >&2; exit 1; }
+# shellcheck disable=SC2046
+swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name GitTrees -emit-module -emit-module-path "$out/GitTrees.swiftmodule" \
+    -I "$out" -emit-library -static $(ls Sources/GitTrees/*.swift) -o "$out/libGitTrees.a" 2> "$out/GitTrees.build.log" \
+    || { cat "$out/GitTrees.build.log" >&2; exit 1; }
 # shellcheck disable=SC2046
 swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name SQLite -emit-module -emit-module-path "$out/SQLite.swiftmodule" \
     -I Sources/CSQLite -emit-library -static $(ls Sources/SQLite/*.swift) -o "$out/libSQLite.a" 2> "$out/SQLite.build.log" \
@@ -65,7 +69,7 @@ for target in "${targets[@]}"; do
     # -package-name: some of them declare `package` access (shared with MirrorSQLite).
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -g -Onone -module-name MirrorCoreFuzz -package-name commits_mirror_fuzz \
-        -I "$out" -I Sources/CZlib -I Sources/CSQLite -L "$out" -lGitHash -lSQLite $sources -o "$out/$target" 2> "$out/$target.build.log" \
+        -I "$out" -I Sources/CZlib -I Sources/CSQLite -L "$out" -lGitTrees -lGitHash -lSQLite $sources -o "$out/$target" 2> "$out/$target.build.log" \
         || { cat "$out/$target.build.log" >&2; exit 1; }
     # The committed seeds are copied, so fuzzing never edits the repository.
     corpus="$out/corpus-$target"

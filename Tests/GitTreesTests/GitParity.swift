@@ -72,7 +72,7 @@ struct GitParity {
     }
 
     /// Git's output split at each commit's `%H` line; every other non-empty line belongs to the commit above it.
-    private static func byCommit(_ lines: [String]) throws -> [ObjectID: [String]] {
+    static func byCommit(_ lines: [String]) throws -> [ObjectID: [String]] {
         var result: [ObjectID: [String]] = [:]
         var current: ObjectID?
         for line in lines where !line.isEmpty {

@@ -1,3 +1,5 @@
+import GitTrees
+
 /// Why reading history over git's smart HTTP failed. Each case says what went
 /// wrong in one line, for the sync to log before it falls back to REST; none
 /// ever holds a token. URLs are shown as `APIOrigin.displayable` makes them.
@@ -44,6 +46,10 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case tipMissing(tip: String)
     /// A commit of the pack names a parent the pack does not hold.
     case parentMissing(commit: String, parent: String)
+    /// A pack fetched with its trees lacks one that a commit's changes need.
+    case treeMissing(tree: String, commit: String)
+    /// A tree of the pack failed its checks (`GitTree`), or is another type of object.
+    case badTree(TreeError, commit: String)
 
     // MARK: Local
     case temporaryFile(String)
@@ -102,6 +108,10 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the pack does not contain the announced tip \(tip) (its commits hash to other names)"
         case .parentMissing(let commit, let parent):
             return "the pack is incomplete: commit \(commit) names parent \(parent), which it does not hold"
+        case .treeMissing(let tree, let commit):
+            return "the pack is incomplete: the changes of commit \(commit) need tree \(tree), which it does not hold"
+        case .badTree(let error, let commit):
+            return "\(error) (reading the changes of commit \(commit))"
         case .temporaryFile(let detail):
             return "cannot spool the pack to a temporary file: \(detail)"
         case .noPackIndex:

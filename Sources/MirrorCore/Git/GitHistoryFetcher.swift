@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import GitHash
+import GitTrees
 import Logging
 import Synchronization
 
@@ -72,25 +73,10 @@ public final class GitHistoryFetcher: Sendable {
         self.logger = logger
     }
 
-    /// Fetches `branch` and hands its commits to `deliver` in batches, every
-    /// commit after its parents, so the batches stored so far always form a
-    /// closed history. `deliver` runs off the cooperative pool and is never
-    /// called for a pack that fails a check. With `expectedTip`, a branch whose
-    /// tip is another commit fails before the pack is fetched.
-    /// - Throws: `GitError`, or what `deliver` threw.
-    public func fetchHistory(
-        branch: String, expectedTip: String? = nil, deliver: @escaping @Sendable ([Commit]) throws -> Void
-    ) async throws -> Result {
-        try await fetchHistory(branches: [branch], expectedTips: expectedTip.map { [branch: $0] } ?? [:], deliver: deliver)
-    }
-
-    /// Several branches in one pack (docs/BRANCHES.md): one `ls-refs` naming each,
-    /// one `fetch` wanting every tip, each commit handed on once, parents first.
-    /// A branch missing, or whose tip is not its `expectedTips` entry, fails
-    /// before the pack is fetched.
-    /// - Throws: `GitError`, or what `deliver` threw.
-    public func fetchHistory(
-        branches: [String], expectedTips: [String: String] = [:], deliver: @escaping @Sendable ([Commit]) throws -> Void
+    /// The fetch behind both kinds (`GitHistoryFetcher+Fetches.swift`).
+    func fetch(
+        branches: [String], expectedTips: [String: String], contents: PackContents,
+        deliver: @escaping @Sendable ([Commit], [CommitChanges]) throws -> Void
     ) async throws -> Result {
         for branch in branches {
             if let problem = BranchName.problem(with: branch) {
@@ -122,9 +108,11 @@ public final class GitHistoryFetcher: Sendable {
         }
         var wanted: [ObjectID] = []
         for (_, tip) in ordered where !wanted.contains(tip) { wanted.append(tip) }
+        let reader = packHistoryReader(readsChanges: contents == .commitsAndTrees)
         let (storage, firstPass) = try await fetchPack(
-            base: base, tips: wanted, capabilities: capabilities, deadline: (deadline, allowed), requests: &requests)
-        let summary = try await readPack(storage, tips: wanted, firstPass: firstPass, deliver: deliver)
+            base: base, tips: wanted, filter: contents.filter, reader: reader, capabilities: capabilities,
+            deadline: (deadline, allowed), requests: &requests)
+        let summary = try await readPack(storage, reader: reader, tips: wanted, firstPass: firstPass, deliver: deliver)
         logger.debug(
             "git: history read",
             metadata: [
@@ -224,24 +212,24 @@ public final class GitHistoryFetcher: Sendable {
         return tips
     }
 
-    /// `fetch` of the tips' commits only, the response streamed into a spool
+    /// `fetch` of the tips' commits (and trees, by `filter`), the response streamed into a spool
     /// file at the pace `configuration.pace` asks, until `deadline`; the pack's
     /// first pass runs on the spool as it fills (nil if it could not finish:
     /// `readPack` then makes it again, and says what is wrong).
     private func fetchPack(
-        base: String, tips: [ObjectID], capabilities: Capabilities, deadline: (at: ContinuousClock.Instant, allowed: Duration),
-        requests: inout Int
+        base: String, tips: [ObjectID], filter: String, reader: PackHistoryReader, capabilities: Capabilities,
+        deadline: (at: ContinuousClock.Instant, allowed: Duration), requests: inout Int
     ) async throws -> (FilePackStorage, SendableReceiver<PackHistoryReader.FirstPass>?) {
         var body = commandHeader("fetch", capabilities)
         body.write("no-progress")
         body.write("ofs-delta")
-        body.write("filter tree:0")
+        body.write("filter \(filter)")
         for tip in tips { body.write("want \(tip.hex)") }
         body.write("done")
         body.writeFlush()
         let url = base + "/git-upload-pack"
         let spool = try PackSpoolWriter(directory: configuration.temporaryDirectory, limit: configuration.maximumPackSize)
-        let firstPass = startFirstPass(over: spool)
+        let firstPass = startFirstPass(over: spool, reader: reader)
         let receiver = SendableReceiver(
             FetchResponseReceiver(
                 spool: spool, watch: FetchPaceWatch(pace: configuration.pace, deadline: deadline.at, allowed: deadline.allowed)))
@@ -275,9 +263,11 @@ public final class GitHistoryFetcher: Sendable {
     /// The pack's first pass on the spool while the response fills it, on the
     /// parsing queue: the transfer then waits on the server, not on this. Any
     /// failure is nil, left for `readPack` to meet again in the whole pack.
-    private func startFirstPass(over spool: PackSpoolWriter) -> Task<SendableReceiver<PackHistoryReader.FirstPass>?, Never> {
+    private func startFirstPass(
+        over spool: PackSpoolWriter, reader: PackHistoryReader
+    ) -> Task<SendableReceiver<PackHistoryReader.FirstPass>?, Never> {
         guard let storage = try? spool.growingStorage() else { return Task { nil } }
-        let work = SendableReceiver((packHistoryReader, storage))
+        let work = SendableReceiver((reader, storage))
         let cancelled = CancelFlag()
         return Task {
             await withTaskCancellationHandler {
@@ -294,20 +284,21 @@ public final class GitHistoryFetcher: Sendable {
         }
     }
 
-    private var packHistoryReader: PackHistoryReader {
+    private func packHistoryReader(readsChanges: Bool) -> PackHistoryReader {
         var reader = PackHistoryReader()
         reader.limits = configuration.limits
         reader.batchSize = configuration.batchSize
         reader.htmlURLPrefix = configuration.htmlURLPrefix
+        reader.readsChanges = readsChanges
         return reader
     }
 
     private func readPack(
-        _ storage: FilePackStorage, tips: [ObjectID], firstPass: SendableReceiver<PackHistoryReader.FirstPass>?,
-        deliver: @escaping @Sendable ([Commit]) throws -> Void
+        _ storage: FilePackStorage, reader: PackHistoryReader, tips: [ObjectID],
+        firstPass: SendableReceiver<PackHistoryReader.FirstPass>?, deliver: @escaping @Sendable ([Commit], [CommitChanges]) throws -> Void
     ) async throws -> PackHistoryReader.Summary {
         let cancelled = CancelFlag()
-        let work = SendableReceiver((packHistoryReader, storage, firstPass?.value))
+        let work = SendableReceiver((reader, storage, firstPass?.value))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 parsing.async {

@@ -11,7 +11,9 @@ import Synchronization
 /// Not `Sendable`: used on the thread that reads the pack.
 package protocol PackCommitIndex: AnyObject {
     /// Records one commit of the pack, in pack order.
-    func add(commit id: ObjectID, parents: [ObjectID], offset: Int) throws
+    func add(commit id: ObjectID, tree: ObjectID, parents: [ObjectID], offset: Int) throws
+    /// Records one tree of the pack (a pack fetched with its trees), in pack order.
+    func add(tree id: ObjectID, offset: Int) throws
     /// Calls `body` with every commit the tips reach (once each, however many
     /// reach it), where it is in the pack, every commit after all its parents;
     /// returns how many. Throws before the first call when a tip or a reached
@@ -20,6 +22,12 @@ package protocol PackCommitIndex: AnyObject {
     func forEachCommit(
         reachedFrom tips: [ObjectID], parentsFirst body: (_ offset: Int, _ id: ObjectID) throws -> Void
     ) throws -> Int
+    /// The tree a commit of the pack names; nil for a commit the pack lacks.
+    /// Only once `forEachCommit` has begun.
+    func tree(ofCommit id: ObjectID) throws -> ObjectID?
+    /// Where a tree is in the pack; nil for a tree the pack lacks. Only once
+    /// `forEachCommit` has begun.
+    func offset(ofTree id: ObjectID) throws -> Int?
 }
 
 /// How new pack indexes are made: registered once by each executable, beside the store drivers.

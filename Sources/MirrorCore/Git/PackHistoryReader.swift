@@ -1,5 +1,6 @@
 import Foundation
 import GitHash
+import GitTrees
 
 /// Turns a received pack into the history of one tip (or several: branches
 /// fetched together, each commit handed on once), in two passes over the
@@ -14,6 +15,10 @@ struct PackHistoryReader {
     var batchSize = 1000
     /// Prefixed to `/commit/<sha>` for each commit's `htmlURL` (the repository's web page), when known.
     var htmlURLPrefix: String?
+    /// The pack holds the commits' trees (`filter blob:none`): each commit is
+    /// handed on with what it changed, every tree verified as it is read.
+    var readsChanges = false
+    var treeLimits = TreeLimits.default
 
     struct Summary: Sendable, Equatable {
         /// Commits handed on: those the tip reaches.
@@ -44,6 +49,17 @@ struct PackHistoryReader {
         _ storage: any PackStorage, tips: [ObjectID], firstPass: FirstPass? = nil, isCancelled: () -> Bool = { false },
         deliver: ([Commit]) throws -> Void
     ) throws -> Summary {
+        try read(storage, tips: tips, firstPass: firstPass, isCancelled: isCancelled) { commits, _ in try deliver(commits) }
+    }
+
+    /// The histories of the tips with, when `readsChanges`, what each commit
+    /// changed: `changes[i]` belongs to `commits[i]` (empty otherwise). A tree
+    /// missing or failing its checks ends the read there, after the batches
+    /// before it, which are a closed history with their changes.
+    func read(
+        _ storage: any PackStorage, tips: [ObjectID], firstPass: FirstPass? = nil, isCancelled: () -> Bool = { false },
+        deliver: ([Commit], [CommitChanges]) throws -> Void
+    ) throws -> Summary {
         let pack = try PackReader(storage: storage, limits: limits)
         try pack.verifyChecksum()
         let index: any PackCommitIndex
@@ -55,18 +71,22 @@ struct PackHistoryReader {
             index = try indexCommits(pack, isCancelled: isCancelled)
             deltaObjects = pack.deltaCount
         }
+        let trees = readsChanges ? PackTrees(pack: pack, index: index, limits: treeLimits) : nil
         var batch: [Commit] = []
+        var changes: [CommitChanges] = []
         batch.reserveCapacity(batchSize)
         let commits = try index.forEachCommit(reachedFrom: tips) { offset, id in
             // The name was computed from these very bytes in the first pass.
             let commit = try GitCommitObject(parsing: try pack.object(at: offset).body, id: id)
             batch.append(Commit(commit, id: id, htmlURLPrefix: htmlURLPrefix))
+            if let trees { changes.append(try trees.changes(of: commit, id: id)) }
             guard batch.count >= batchSize else { return }
             if isCancelled() { throw GitError.cancelled }
-            try deliver(batch)
+            try deliver(batch, changes)
             batch.removeAll(keepingCapacity: true)
+            changes.removeAll(keepingCapacity: true)
         }
-        if !batch.isEmpty { try deliver(batch) }
+        if !batch.isEmpty { try deliver(batch, changes) }
         return Summary(
             commits: commits, packObjects: pack.objectCount, skippedObjects: pack.objectCount - commits,
             deltaObjects: deltaObjects, firstPassWhileArriving: reused)
@@ -91,9 +111,10 @@ struct PackHistoryReader {
     private func indexCommits(_ pack: PackReader, checkingTheEnd: Bool = true, isCancelled: () -> Bool) throws -> any PackCommitIndex {
         let index = try PackCommitIndexes.make()
         try pack.forEachObject(checkingTheEnd: checkingTheEnd) { (object) throws in
+            if object.type == .tree, readsChanges { try index.add(tree: object.id, offset: object.offset) }
             guard object.type == .commit else { return }
             let commit = try GitCommitObject(parsing: object.body, id: object.id)
-            try index.add(commit: object.id, parents: commit.parents, offset: object.offset)
+            try index.add(commit: object.id, tree: commit.tree, parents: commit.parents, offset: object.offset)
             if isCancelled() { throw GitError.cancelled }
         }
         return index

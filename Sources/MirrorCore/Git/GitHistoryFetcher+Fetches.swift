@@ -1,0 +1,58 @@
+import GitHash
+import GitTrees
+import MirrorModel
+
+/// A commit read with its trees, and the paths it changed; only the git layer makes them.
+public struct ChangedCommit: Sendable {
+    public let commit: Commit
+    public let changes: CommitChanges
+}
+
+extension GitHistoryFetcher {
+    /// Fetches `branch` and hands its commits to `deliver` in batches, every
+    /// commit after its parents, so the batches stored so far always form a
+    /// closed history. `deliver` runs off the cooperative pool and is never
+    /// called for a pack that fails a check. With `expectedTip`, a branch whose
+    /// tip is another commit fails before the pack is fetched.
+    /// - Throws: `GitError`, or what `deliver` threw.
+    public func fetchHistory(
+        branch: String, expectedTip: String? = nil, deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> Result {
+        try await fetchHistory(branches: [branch], expectedTips: expectedTip.map { [branch: $0] } ?? [:], deliver: deliver)
+    }
+
+    /// Several branches in one pack (docs/BRANCHES.md): one `ls-refs` naming each,
+    /// one `fetch` wanting every tip, each commit handed on once, parents first.
+    /// A branch missing, or whose tip is not its `expectedTips` entry, fails
+    /// before the pack is fetched.
+    /// - Throws: `GitError`, or what `deliver` threw.
+    public func fetchHistory(
+        branches: [String], expectedTips: [String: String] = [:], deliver: @escaping @Sendable ([Commit]) throws -> Void
+    ) async throws -> Result {
+        try await fetch(branches: branches, expectedTips: expectedTips, contents: .commits) { commits, _ in try deliver(commits) }
+    }
+
+    /// The same fetch with the commits' trees (`filter blob:none`: no file
+    /// contents), each commit handed on with the paths it changed, every tree
+    /// verified as it is read (docs/GIT-TREES.md). A tree missing or failing a
+    /// check ends the fetch after the batches before it, which stay a closed
+    /// history with their changes.
+    /// - Throws: `GitError`, or what `deliver` threw.
+    public func fetchChanges(
+        branches: [String], expectedTips: [String: String] = [:], deliver: @escaping @Sendable ([ChangedCommit]) throws -> Void
+    ) async throws -> Result {
+        try await fetch(branches: branches, expectedTips: expectedTips, contents: .commitsAndTrees) { commits, changes in
+            try deliver(zip(commits, changes).map(ChangedCommit.init))
+        }
+    }
+
+    /// What a fetch asks the server for.
+    enum PackContents {
+        /// `filter tree:0`: what the history needs.
+        case commits
+        /// `filter blob:none`: also what each commit changed.
+        case commitsAndTrees
+
+        var filter: String { self == .commits ? "tree:0" : "blob:none" }
+    }
+}
