@@ -168,7 +168,8 @@ let package = Package(
         .testTarget(
             name: "GitTreesTests",
             dependencies: [
-                "MirrorTestSupport", "GitTrees", "GitHash", "MirrorCore", "MirrorModel", .product(name: "Logging", package: "swift-log"),
+                "MirrorTestSupport", "GitTrees", "GitHash", "MirrorCore", "MirrorModel", "GitHubSim",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["MirrorTestSupport", "SQLite"], swiftSettings: swiftSettings),

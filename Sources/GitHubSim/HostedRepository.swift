@@ -54,6 +54,8 @@ final class HostedRepository: Sendable {
     let isPrivate: Bool
     /// nil for an empty repository.
     let graph: (any CommitGraph)?
+    /// Where a repository served from git's own objects is on disk, for the packs only git can make.
+    let gitRepositoryPath: String?
     let elementCache: ElementCache?
     /// Its pull requests, derived from the history on first use.
     let pulls = PullRequestBook()
@@ -64,6 +66,7 @@ final class HostedRepository: Sendable {
         fork = repository.fork
         archived = repository.archived
         isPrivate = repository.isPrivate
+        gitRepositoryPath = if case .gitRepository(let path) = repository.source { path } else { nil }
         switch repository.source {
         case .empty:
             graph = nil

@@ -1,5 +1,6 @@
 import Foundation
 import GitHash
+import GitHubSim
 import GitTrees
 import Logging
 import MirrorCore
@@ -8,13 +9,35 @@ import MirrorTestSupport
 import Synchronization
 import Testing
 
-/// Every commit's changes read from a blobless fetch over real `git http-backend`, through our libcurl client and
-/// pack reader, equal what real git prints for the same repository.
+/// Every commit's changes read from a blobless fetch, through our libcurl client and pack reader, from real
+/// `git http-backend` and from github-sim serving the same repository, equal what real git prints for it.
 @Suite struct FetchedChangesTests {
     @Test(.enabled(if: BareRepository.hasAlamofire, "needs ../shared/datasets/alamofire.bundle"))
     func alamofireOverGitEqualsGitLog() async throws {
         let repository = try await onThread { try BareRepository.cloning(BareRepository.alamofireBundle) }
         let fetched = try await fetchChanges(of: repository, branch: "master")
+        try await expectAgreement(fetched, with: repository, branch: "master")
+        #expect(fetched.count >= 1678)
+    }
+
+    @Test(.enabled(if: BareRepository.hasAlamofire, "needs ../shared/datasets/alamofire.bundle"))
+    func alamofireFromGitHubSimEqualsGitLog() async throws {
+        let repository = try await onThread { try BareRepository.cloning(BareRepository.alamofireBundle) }
+        var configuration = SimConfiguration()
+        configuration.validTokens = ["ghp_treesovergit"]
+        let simulator = try GitHubSimulator(
+            configuration: configuration,
+            repositories: [
+                SimRepository(owner: "Alamofire", name: "Alamofire", id: 9, source: .gitRepository(path: repository.gitDirectory))
+            ])
+        try await simulator.start()
+        let fetched = try await withRunning(simulator) { simulator in
+            let url = simulator.baseURL + "/Alamofire/Alamofire.git"
+            let credentials = GitCredentials.forClone(
+                url: url, apiURL: simulator.baseURL, token: GitHubToken(value: "ghp_treesovergit", source: "the test"))
+            #expect(credentials != nil)
+            return try await fetchChanges(cloneURL: url, credentials: credentials, branch: "master")
+        }
         try await expectAgreement(fetched, with: repository, branch: "master")
         #expect(fetched.count >= 1678)
     }
@@ -28,11 +51,16 @@ import Testing
 
     /// The changes of every commit `branch` reaches, fetched with `filter blob:none` from `git http-backend`.
     private func fetchChanges(of repository: BareRepository, branch: String) async throws -> [String: CommitChanges] {
-        TestStoreDrivers.register()  // the pack index is the SQLite backend's
         let scratch = try TemporaryDirectory()
         let server = try await GitHTTPServer(root: repository.directory.url.path, scratch: scratch)
-        var configuration = GitHistoryFetcher.Configuration(
-            cloneURL: server.baseURL + "/" + URL(fileURLWithPath: repository.gitDirectory).lastPathComponent, credentials: nil)
+        let url = server.baseURL + "/" + URL(fileURLWithPath: repository.gitDirectory).lastPathComponent
+        return try await fetchChanges(cloneURL: url, credentials: nil, branch: branch)
+    }
+
+    private func fetchChanges(cloneURL: String, credentials: GitCredentials?, branch: String) async throws -> [String: CommitChanges] {
+        TestStoreDrivers.register()  // the pack index is the SQLite backend's
+        let scratch = try TemporaryDirectory()
+        var configuration = GitHistoryFetcher.Configuration(cloneURL: cloneURL, credentials: credentials)
         configuration.temporaryDirectory = scratch.url.path
         configuration.batchSize = 100
         let fetcher = try GitHistoryFetcher(configuration: configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })

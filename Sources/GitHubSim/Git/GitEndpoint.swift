@@ -1,7 +1,7 @@
 // git's smart HTTP, protocol version 2, for synthetic repositories and git repositories on disk
 // (docs/GIT-PROTOCOL.md, "What github-sim serves"):
 //   GET  /{owner}/{name}.git/info/refs?service=git-upload-pack   the capability advertisement
-//   POST /{owner}/{name}.git/git-upload-pack                     ls-refs, fetch (filter tree:0)
+//   POST /{owner}/{name}.git/git-upload-pack                     ls-refs, fetch (filter tree:0; blob:none from git's own objects)
 // Credentials are HTTP Basic with the token as the password (`x-access-token:<token>`), the same
 // tokens the API accepts; git requests spend no rate limit.
 
@@ -205,10 +205,12 @@ enum GitEndpoint {
             }
             // have, thin-pack, no-progress, sideband-all…: a whole pack answers them all.
         }
-        // Synthetic commits name trees that do not exist, and a git repository's trees are not read:
-        // only a commits-only fetch can be served.
-        guard filter == "tree:0" else { return refuse("github-sim: only 'filter tree:0' can be served (its commits have no trees)") }
         guard let objects = graph?.gitObjects, !wants.isEmpty else { return refuse("github-sim: fetch without a want") }
+        // Synthetic commits name trees that do not exist: their trees (and blobs) only a git repository on disk can serve.
+        let withTrees = filter == "blob:none" && repository.gitRepositoryPath != nil
+        guard filter == "tree:0" || withTrees else {
+            return refuse("github-sim: only 'filter tree:0' can be served here (and 'filter blob:none' for a git repository)")
+        }
         guard done else {
             // Nothing in common without haves: "NAK", and the client comes back with done.
             return packetResponse { body in
@@ -219,6 +221,16 @@ enum GitEndpoint {
         }
         var response = gitResponse(ByteBuffer(), contentType: "application/x-git-upload-pack-result")
         response.body = nil
+        if withTrees, let path = repository.gitRepositoryPath {
+            // The commits and their trees; tag objects go only with commits-only packs.
+            let shas = wants.compactMap { graph?.sha(of: $0) }
+            do {
+                response.streamedBody = try GitMadePackBody(repository: path, wants: shas, countPackBytes: core.recordPackBytes)
+            } catch {
+                return refuse("github-sim: \(error)")
+            }
+            return response
+        }
         response.streamedBody = PackResponseBody(
             graph: objects, wants: wants, tags: wantedTags, followedTags: includeTag ? followableTags(repository) : [],
             useDeltas: useDeltas, fault: fault, authorization: authorization, countPackBytes: core.recordPackBytes)

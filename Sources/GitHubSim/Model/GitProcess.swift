@@ -61,13 +61,26 @@ struct GitProcess {
     /// Runs `git -C PATH arguments`, stdin read from `input` (a file, so nothing waits on a pipe
     /// both ways); returns its exit status and stdout. A status outside `accepting` throws with
     /// git's stderr.
-    func run(_ arguments: [String], input: URL? = nil, accepting: Set<Int32> = [0]) throws -> (status: Int32, output: Data) {
+    /// With `output`, stdout goes to that file instead, and the data returned is empty.
+    func run(
+        _ arguments: [String], input: URL? = nil, output file: URL? = nil, accepting: Set<Int32> = [0]
+    ) throws -> (status: Int32, output: Data) {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["-C", path] + arguments
         process.environment = environment
         let output = Pipe()
-        process.standardOutput = output
+        var outputFile: FileHandle?
+        if let file {
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                throw GitRepositoryError(path: path, reason: "cannot create \(file.path) for git's output")
+            }
+            outputFile = try FileHandle(forWritingTo: file)
+            process.standardOutput = outputFile
+        } else {
+            process.standardOutput = output
+        }
+        defer { try? outputFile?.close() }
         // stderr goes to a file: a pipe nobody reads while stdout is drained could fill and stall git.
         let errorURL = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: errorURL.path, contents: nil) else {
@@ -84,7 +97,7 @@ struct GitProcess {
         } catch {
             throw GitRepositoryError(path: path, reason: "cannot run \(executable.path): \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = outputFile == nil ? output.fileHandleForReading.readDataToEndOfFile() : Data()
         process.waitUntilExit()
         guard accepting.contains(process.terminationStatus) else {
             let message = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
