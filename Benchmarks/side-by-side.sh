@@ -53,9 +53,15 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
+# Benchmarks/run compares against a baseline commitsctl it builds with git archive, which a
+# checkout outside git cannot run: built here, once, into the directory both checkouts share.
+(BASELINE_REV=${BASELINE_REV:-95f2b9b} && source Benchmarks/against-baseline.sh && baseline_build) > "$OUT/baseline.log" 2>&1 \
+    || { tail -20 "$OUT/baseline.log" >&2; exit 1; }
+
 echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rev in "$OLD" "$NEW"; do
-    in_checkout "$rev" run env OUT=/dev/stdout Benchmarks/run --quick
+    # Benchmarks/run writes its report beside OUT and renames it into place: a file, never /dev/stdout.
+    in_checkout "$rev" run env OUT="$OUT/run-$rev.report.md" BASELINE_REPEATS=${BASELINE_REPEATS:-3} Benchmarks/run --quick
 done
 for rev in "$OLD" "$NEW"; do
     in_checkout "$rev" postgresql env RUNS=1 SIZE=20000 Benchmarks/postgresql-store.sh
@@ -65,10 +71,12 @@ for rev in "$OLD" "$NEW"; do
 done
 echo "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# The table rows that carry a ratio (a figure followed by ×), OLD's then NEW's.
+# The lines that carry a ratio (a figure followed by ×), OLD's then NEW's.
 for name in run postgresql daemons; do
     for rev in "$OLD" "$NEW"; do
         echo "### $name on $rev"
-        grep -E '^\|.*[0-9]×' "$OUT/$name-$rev.md" || true
+        file=$OUT/$name-$rev.md
+        [ "$name" = run ] && file=$OUT/run-$rev.report.md
+        grep -E '[0-9]×' "$file" || true
     done
 done
