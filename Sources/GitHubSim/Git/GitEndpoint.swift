@@ -206,7 +206,7 @@ enum GitEndpoint {
             // have, thin-pack, no-progress, sideband-all…: a whole pack answers them all.
         }
         guard let objects = graph?.gitObjects, !wants.isEmpty else { return refuse("github-sim: fetch without a want") }
-        // Synthetic commits name trees that do not exist: their trees (and blobs) only a git repository on disk can serve.
+        // Synthetic commits name trees that do not exist, so only a repository of git's own objects answers blob:none.
         let withTrees = filter == "blob:none" && repository.gitRepositoryPath != nil
         guard filter == "tree:0" || withTrees else {
             return refuse("github-sim: only 'filter tree:0' can be served here (and 'filter blob:none' for a git repository)")

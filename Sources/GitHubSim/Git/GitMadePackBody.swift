@@ -15,6 +15,8 @@ final class GitMadePackBody: StreamedBody, @unchecked Sendable {
 
     /// Runs `git pack-objects --revs --filter=blob:none` in the repository at `path` for the wants,
     /// into an unlinked temporary file the body then streams (so a large pack is never in memory).
+    /// git runs before the response starts, on the request's thread: a simulator's trade, simpler
+    /// than streaming a child process, which a large repository's fetch waits on.
     init(repository path: String, wants: [String], countPackBytes: @escaping @Sendable (Int) -> Void) throws {
         let git = try GitProcess(repository: path)
         defer { git.finish() }
