@@ -51,6 +51,13 @@ import Testing
         return rows?.first?.first ?? nil
     }
 
+    /// How many sessions of `database` come from `port`; nil when the server could not be asked.
+    static func sessionCount(at port: String, _ server: PostgreSQLServer, database: String) -> Int? {
+        let rows = try? server.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND client_port = $2::int", [database, port])
+        return rows?.first?.first.flatMap { $0 }.flatMap { Int($0) }
+    }
+
     @Test func aDaemonStoppedInsideOrBetweenTransactionsIsTakenOverWithinTwoLeases() async throws {
         let server = try await PostgreSQLServer.shared()
         let count = 3
@@ -175,9 +182,13 @@ import Testing
                 processes[index].signal(SIGCONT)
                 continue
             }
-            // Another daemon's writer may be ahead of it for the lock, and write its batch first.
+            // Another daemon's writer may be ahead of it for the lock, and write its batch first. The server
+            // ends a session idle in a transaction after half a lease, and nothing else ends a stopped
+            // daemon's session this soon, so a session gone is one that was seen inside, only too late.
             let idleInside = await waitUntil(timeout: .seconds(15), every: .milliseconds(10)) {
-                waitingPort.map { Self.state(ofSessionAt: $0, server, database: database) == "idle in transaction" } ?? false
+                guard let port = waitingPort else { return false }
+                return Self.state(ofSessionAt: port, server, database: database) == "idle in transaction"
+                    || Self.sessionCount(at: port, server, database: database) == 0
             }
             return Stop(index: index, held: held, date: date, wasInside: inside && idleInside)
         }
