@@ -26,8 +26,8 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
                 id INTEGER PRIMARY KEY,
                 sha BLOB NOT NULL,
                 offset INTEGER NOT NULL,
-                -- The commit's tree, for the changes of the commits whose parent it is.
-                tree BLOB NOT NULL,
+                -- The commit's tree, for the changes of the commits whose parent it is; null in a commits-only pack.
+                tree BLOB,
                 -- The distinct parents' names, 20 bytes each: one row a commit keeps the first pass fast.
                 parents BLOB NOT NULL
             );
@@ -37,7 +37,7 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
             """)
     }
 
-    package func add(commit id: ObjectID, tree: ObjectID, parents: [ObjectID], offset: Int) throws {
+    package func add(commit id: ObjectID, tree: ObjectID?, parents: [ObjectID], offset: Int) throws {
         // A hostile object may name thousands of parents, or one twice.
         var seen: Set<ObjectID> = []
         let distinct = parents.count < 2 ? parents : parents.filter { seen.insert($0).inserted }
@@ -48,7 +48,7 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
         try insert.bind(.integer(Int64(commits)), at: 1)
         try insert.bind(.blob(id.digest), at: 2)
         try insert.bind(.integer(Int64(offset)), at: 3)
-        try insert.bind(.blob(tree.digest), at: 4)
+        try insert.bind(tree.map { .blob($0.digest) } ?? .null, at: 4)
         try insert.bind(.blob(distinct.flatMap(\.digest)), at: 5)
         try insert.run()
     }
@@ -62,7 +62,7 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
     }
 
     package func tree(ofCommit id: ObjectID) throws -> ObjectID? {
-        let select = try db.cachedStatement("SELECT tree FROM node WHERE sha = ?")
+        let select = try db.cachedStatement("SELECT tree FROM node WHERE sha = ? AND tree IS NOT NULL")
         return try select.bind([SQLiteValue.blob(id.digest)]).first { Self.objectID($0, 0) }
     }
 

@@ -55,7 +55,7 @@ import Testing
     static func sessionCount(at port: String, _ server: PostgreSQLServer, database: String) -> Int? {
         let rows = try? server.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND client_port = $2::int", [database, port])
-        return rows?.first?.first.flatMap { $0 }.flatMap { Int($0) }
+        return (rows?.first?.first ?? nil).flatMap { Int($0) }
     }
 
     @Test func aDaemonStoppedInsideOrBetweenTransactionsIsTakenOverWithinTwoLeases() async throws {

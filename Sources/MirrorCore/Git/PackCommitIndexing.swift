@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Not `Sendable`: used on the thread that reads the pack.
 package protocol PackCommitIndex: AnyObject {
-    /// Records one commit of the pack, in pack order.
-    func add(commit id: ObjectID, tree: ObjectID, parents: [ObjectID], offset: Int) throws
+    /// Records one commit of the pack, in pack order, with its tree when the
+    /// pack holds trees (nil for a commits-only pack, which never asks for it).
+    func add(commit id: ObjectID, tree: ObjectID?, parents: [ObjectID], offset: Int) throws
     /// Records one tree of the pack (a pack fetched with its trees), in pack order.
     func add(tree id: ObjectID, offset: Int) throws
     /// Calls `body` with every commit the tips reach (once each, however many
@@ -22,7 +23,7 @@ package protocol PackCommitIndex: AnyObject {
     func forEachCommit(
         reachedFrom tips: [ObjectID], parentsFirst body: (_ offset: Int, _ id: ObjectID) throws -> Void
     ) throws -> Int
-    /// The tree a commit of the pack names; nil for a commit the pack lacks.
+    /// The tree a commit of the pack names; nil for a commit the pack lacks, or recorded without its tree.
     /// Only once `forEachCommit` has begun.
     func tree(ofCommit id: ObjectID) throws -> ObjectID?
     /// Where a tree is in the pack; nil for a tree the pack lacks. Only once

@@ -18,7 +18,6 @@ struct PackHistoryReader {
     /// The pack holds the commits' trees (`filter blob:none`): each commit is
     /// handed on with what it changed, every tree verified as it is read.
     var readsChanges = false
-    var treeLimits = TreeLimits.default
 
     struct Summary: Sendable, Equatable {
         /// Commits handed on: those the tip reaches.
@@ -71,7 +70,7 @@ struct PackHistoryReader {
             index = try indexCommits(pack, isCancelled: isCancelled)
             deltaObjects = pack.deltaCount
         }
-        let trees = readsChanges ? PackTrees(pack: pack, index: index, limits: treeLimits) : nil
+        let trees = readsChanges ? PackTrees(pack: pack, index: index) : nil
         var batch: [Commit] = []
         var changes: [CommitChanges] = []
         batch.reserveCapacity(batchSize)
@@ -114,7 +113,7 @@ struct PackHistoryReader {
             if object.type == .tree, readsChanges { try index.add(tree: object.id, offset: object.offset) }
             guard object.type == .commit else { return }
             let commit = try GitCommitObject(parsing: object.body, id: object.id)
-            try index.add(commit: object.id, tree: commit.tree, parents: commit.parents, offset: object.offset)
+            try index.add(commit: object.id, tree: readsChanges ? commit.tree : nil, parents: commit.parents, offset: object.offset)
             if isCancelled() { throw GitError.cancelled }
         }
         return index

@@ -14,13 +14,12 @@ final class PackTrees {
     private var cache: [ObjectID: GitTree] = [:]
     private var cachedEntries = 0
     /// Entries kept parsed before the cache is emptied and begins again.
-    private let cacheEntryLimit: Int
+    private static let cacheEntryLimit = 1 << 16
 
-    init(pack: PackReader, index: any PackCommitIndex, limits: TreeLimits = .default, cacheEntryLimit: Int = 1 << 16) {
+    init(pack: PackReader, index: any PackCommitIndex, limits: TreeLimits = .default) {
         self.pack = pack
         self.index = index
         self.limits = limits
-        self.cacheEntryLimit = cacheEntryLimit
     }
 
     /// What `commit` changed against its parents, each of which must be in the pack.
@@ -51,7 +50,7 @@ final class PackTrees {
             throw GitError.malformedPack("the object at offset \(offset) is a \(object.type.name), indexed as tree \(id.hex)")
         }
         let tree = try GitTree(parsing: object.body, id: id, limits: limits)
-        if cachedEntries + tree.entries.count > cacheEntryLimit {
+        if cachedEntries + tree.entries.count > Self.cacheEntryLimit {
             cache.removeAll(keepingCapacity: true)
             cachedEntries = 0
         }
