@@ -32,25 +32,39 @@ public struct CommitChanges: Sendable {
     /// every parent's, in the first-parent diff's order; empty otherwise.
     public let mergePaths: [MergePath]
 
+    /// For a merge read with `everyParent`, the whole diff against each parent
+    /// after the first, in the order of the parents: what git's history
+    /// simplification asks of a merge for a pathspec naming a directory or a
+    /// glob. Empty otherwise.
+    public let otherParents: [[TreeChange]]
+
     /// A path differs from every parent exactly when it is a changed path of the
     /// diff against each parent, so the set is the intersection of those diffs.
-    /// Each further parent's diff enters only directories holding a path still
-    /// in the intersection, so a merge costs little more than its first parent.
-    public init(tree: ObjectID, parentTrees: [ObjectID], limits: TreeLimits = .default, lookup: TreeLookup) throws {
+    /// Without `everyParent`, each further parent's diff enters only directories
+    /// holding a path still in the intersection, so a merge costs little more
+    /// than its first parent.
+    public init(
+        tree: ObjectID, parentTrees: [ObjectID], limits: TreeLimits = .default, everyParent: Bool = false,
+        lookup: TreeLookup
+    ) throws {
         firstParent = try TreeDiff.changes(from: parentTrees.first, to: tree, limits: limits, lookup: lookup)
         guard parentTrees.count > 1 else {
             mergePaths = []
+            otherParents = []
             return
         }
         var candidates = firstParent
         var others: [[[UInt8]: TreeChange]] = []
-        for parent in parentTrees.dropFirst() where !candidates.isEmpty {
-            let scope = PathScope(paths: candidates.map(\.path))
+        var whole: [[TreeChange]] = []
+        for parent in parentTrees.dropFirst() where everyParent || !candidates.isEmpty {
+            let scope = everyParent ? nil : PathScope(paths: candidates.map(\.path))
             let changes = try TreeDiff.changes(from: parent, to: tree, limits: limits, within: scope, lookup: lookup)
+            if everyParent { whole.append(changes) }
             let byPath = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             candidates = candidates.filter { byPath[$0.path] != nil }
             others.append(byPath)
         }
+        otherParents = whole
         mergePaths = candidates.map { change in
             MergePath(path: change.path, new: change.new, changes: [change] + others.compactMap { $0[change.path] })
         }

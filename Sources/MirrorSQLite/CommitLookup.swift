@@ -61,7 +61,7 @@ extension MirrorReader {
         ).bind([commitID]).map { (repository: $0.string(0), branch: $0.string(1)) }
         return CommitDetail(
             commit: commit, authorPosition: position, authorCommitCount: count, coAuthors: coAuthors,
-            branches: RepositoryBranches.grouping(branches))
+            branches: RepositoryBranches.grouping(branches), changes: try changes(commitID: commitID))
     }
 
     /// The commit's place among the commits by the author rows `ids`, oldest

@@ -104,5 +104,6 @@ extension MirrorStore: BatchingStore {
     func rollBackBatch() {
         batch = nil
         if db.isInTransaction { try? db.execute("ROLLBACK TRANSACTION") }
+        forgetUncommittedIDs()
     }
 }

@@ -16,6 +16,8 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// Where this writer writes, as every other part names a store.
     public var location: StoreLocation { .sqliteFile(path) }
     private var authorCache: [AuthorKey: (id: Int64, login: String?)] = [:]
+    /// Path ids already read or written (MirrorStore+Changes.swift), until it holds `pathCacheLimit`.
+    var pathCache: [[UInt8]: Int64] = [:]
     /// The schema upgrade made when this store was opened, with the backup it wrote first.
     public private(set) var upgraded: StoreUpgrade?
     /// The open batch, if any (MirrorStore+Batches.swift); what a scope of
@@ -74,7 +76,14 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     /// rolls the whole batch back.
     public func write<T>(_ body: () throws -> T) throws -> T {
         try classifyingErrors {
-            guard batch != nil else { return try db.transaction(.immediate, body) }
+            guard batch != nil else {
+                do {
+                    return try db.transaction(.immediate, body)
+                } catch {
+                    forgetUncommittedIDs()
+                    throw error
+                }
+            }
             do {
                 return try body()
             } catch {
@@ -82,6 +91,12 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
                 throw error
             }
         }
+    }
+
+    /// A rolled-back transaction may have held the rows the caches name.
+    func forgetUncommittedIDs() {
+        authorCache.removeAll()
+        pathCache.removeAll()
     }
 
     /// `body`'s SQLite errors as the store's (a busy store, a full disk, …).
@@ -144,7 +159,11 @@ public final class MirrorStore: SyncStore, RepositoryCatalogue, RequestRecords {
     }
 
     package func writeFromGit(_ commits: [Commit], repositoryID: Int64, scope: inout SQLiteBatchScope) throws -> Int {
-        try write { try upsert(commits, repositoryID: repositoryID, replacingStored: false).added }
+        try write {
+            let added = try upsert(commits, repositoryID: repositoryID, replacingStored: false).added
+            try storeChanges(of: commits)
+            return added
+        }
     }
 
     /// Upserts commits (and their authors, parents and membership) without

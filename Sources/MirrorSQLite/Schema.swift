@@ -305,5 +305,6 @@ enum Schema {
         .init(version: 10, name: "branch listings kept between runs", sql: branchListings),
         .init(version: messageIndexWatermarkVersion, name: "message index behind a watermark", sql: messageIndexWatermark),
         .init(version: messageIndexMergesVersion, name: "message index merges 16 segments at a time", sql: messageIndexMerges),
+        .init(version: changesVersion, name: "the paths each commit changed", sql: changes),
     ])
 }

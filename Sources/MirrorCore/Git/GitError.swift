@@ -57,6 +57,16 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case noPackIndex
     case cancelled
 
+    /// Whether the failure is of the trees a fetch with them asked for (a
+    /// server refusing `filter blob:none`, a tree missing or failing a check),
+    /// which the same fetch without trees does not meet.
+    public var concernsTrees: Bool {
+        switch self {
+        case .remoteError, .filterUnsupported, .treeMissing, .badTree: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .invalidCloneURL(let url):

@@ -6,6 +6,28 @@ import MirrorModel
 public struct ChangedCommit: Sendable {
     public let commit: Commit
     public let changes: CommitChanges
+
+    /// The commit as the stores keep it: its diff against each parent.
+    public var commitWithChanges: Commit {
+        var stored = commit
+        let againstEach = [changes.firstParent] + changes.otherParents
+        stored.changes = againstEach.enumerated().flatMap { parent, diff in
+            diff.map { FileChange($0, parent: parent) }
+        }
+        return stored
+    }
+}
+
+extension FileChange {
+    init(_ change: TreeChange, parent: Int) {
+        self.init(path: change.path, parent: parent, old: change.old.map(Side.init), new: change.new.map(Side.init))
+    }
+}
+
+extension FileChange.Side {
+    init(_ version: TreeChange.Version) {
+        self.init(mode: UInt32(version.kind.modeText, radix: 8) ?? 0, objectID: version.id.hex)
+    }
 }
 
 extension GitHistoryFetcher {
@@ -55,4 +77,9 @@ extension GitHistoryFetcher {
 
         var filter: String { self == .commits ? "tree:0" : "blob:none" }
     }
+}
+
+extension FileChange {
+    /// The path as git prints it with `core.quotePath` on (its default).
+    public var quotedPath: String { GitPathQuoting.quoted(path) }
 }

@@ -32,7 +32,7 @@ final class PackTrees {
             return tree
         }
         do {
-            return try CommitChanges(tree: commit.tree, parentTrees: parentTrees, limits: limits) { tree in
+            return try CommitChanges(tree: commit.tree, parentTrees: parentTrees, limits: limits, everyParent: true) { tree in
                 try self.tree(tree, for: id)
             }
         } catch let error as TreeError {

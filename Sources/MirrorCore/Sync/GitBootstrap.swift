@@ -16,6 +16,11 @@ public struct GitBootstrap: Sendable {
     public var minimumPages: Int
     /// How fast git must send the pack; a slower fetch is `unavailable`.
     public var pace = GitFetchPace()
+    /// Whether the history is read with its trees, so that every commit is
+    /// stored with the paths it changed (`filter blob:none`). A server that
+    /// cannot give the trees still gives the commits: the fetch is made again
+    /// commits-only, and those commits' paths stay not yet known.
+    public var readsChanges = true
     /// Set only by a test that kills a sync inside the storing of a history
     /// (`TestTimings.gitPauseSeconds`): how long to wait once the first batch
     /// of commits is committed, before storing the next.
@@ -78,34 +83,61 @@ public struct GitBootstrap: Sendable {
         configuration.batchSize = Self.commitsPerBatch
         configuration.pace = pace
         configuration.expectedCommits = target.expectedCommits
+        let limits = BatchLimits(
+            maximumCommits: target.sharesTheStore ? Self.commitsPerBatch : Self.commitsPerTransaction,
+            expectedCommits: target.expectedCommits)
+        if readsChanges {
+            do {
+                return try await fetchAndStore(target, configuration, limits, store, logger, withChanges: true)
+            } catch let error as GitError where error.concernsTrees {
+                logger.info("git gave no trees; reading the commits alone", metadata: ["reason": "\(client.redact("\(error)"))"])
+            } catch {
+                return try Self.unavailable(error, client: client)
+            }
+        }
         do {
-            let limits = BatchLimits(
-                maximumCommits: target.sharesTheStore ? Self.commitsPerBatch : Self.commitsPerTransaction,
-                expectedCommits: target.expectedCommits)
-            return try await store.withBatches(limits: limits) { batches in
-                let delivery = Delivery(batches: batches, repositoryID: target.repositoryID, pause: pauseAfterFirstBatch)
-                do {
-                    let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
-                    let branches = target.tips.keys.sorted()
-                    let result = try await fetcher.fetchHistory(branches: branches, expectedTips: target.tips) { commits in
+            return try await fetchAndStore(target, configuration, limits, store, logger, withChanges: false)
+        } catch {
+            return try Self.unavailable(error, client: client)
+        }
+    }
+
+    /// Throws what stops the sync anyway (cancellation, a store that cannot be
+    /// written); anything else leaves the walk to REST.
+    private static func unavailable(_ error: any Error, client: GitHubClient) throws -> Outcome {
+        switch error {
+        case let failure as Delivery.StoreFailure: throw failure.error
+        case is CancellationError, GitError.cancelled: throw CancellationError()
+        default:
+            // A server's words may echo what it was sent: the client's redactor knows the token
+            // in every encoding, the Basic credentials git hosts receive included.
+            return .unavailable(reason: client.redact("\(error)"))
+        }
+    }
+
+    private func fetchAndStore(
+        _ target: Target, _ configuration: GitHistoryFetcher.Configuration, _ limits: BatchLimits, _ store: any SyncStore,
+        _ logger: Logger, withChanges: Bool
+    ) async throws -> Outcome {
+        try await store.withBatches(limits: limits) { batches in
+            let delivery = Delivery(batches: batches, repositoryID: target.repositoryID, pause: pauseAfterFirstBatch)
+            do {
+                let fetcher = try GitHistoryFetcher(configuration: configuration, logger: logger)
+                let branches = target.tips.keys.sorted()
+                let result =
+                    withChanges
+                    ? try await fetcher.fetchChanges(branches: branches, expectedTips: target.tips) { changed in
+                        try delivery.hand(changed.map(\.commitWithChanges))
+                    }
+                    : try await fetcher.fetchHistory(branches: branches, expectedTips: target.tips) { commits in
                         try delivery.hand(commits)
                     }
-                    let added = try await delivery.finish()
-                    return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
-                } catch {
-                    // The store is the engine's again only once no batch is left to write.
-                    _ = try? await delivery.finish()
-                    throw error
-                }
-            }
-        } catch {
-            switch error {
-            case let failure as Delivery.StoreFailure: throw failure.error
-            case is CancellationError, GitError.cancelled: throw CancellationError()
-            default:
-                // A server's words may echo what it was sent: the client's redactor knows the token
-                // in every encoding, the Basic credentials git hosts receive included.
-                return .unavailable(reason: client.redact("\(error)"))
+                let added = try await delivery.finish()
+                return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
+            } catch {
+                // The store is the engine's again only once no batch is left to write.
+                _ = try? await delivery.finish()
+                throw error
             }
         }
     }

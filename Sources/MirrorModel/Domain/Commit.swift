@@ -20,6 +20,10 @@ public struct Commit: Sendable, Equatable {
     public var treeSHA: String?
     /// The commit's page on GitHub, when the source knows it.
     public var htmlURL: String?
+    /// What the commit changed against each parent, first parent's first; nil
+    /// when the commit was read without its trees (a REST listing, an import,
+    /// a history read commits-only), which leaves its paths not yet known.
+    public var changes: [FileChange]?
 
     public init(
         sha: String, message: String, author: Signature, committer: Signature, parents: [String],

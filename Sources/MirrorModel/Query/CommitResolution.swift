@@ -10,16 +10,20 @@ public struct CommitDetail: Sendable, Equatable {
     /// The mirrored branches whose recorded head reaches it (`branch_commits`),
     /// per repository: repositories by name (ASCII case ignored), branches in byte order.
     public var branches: [RepositoryBranches] = []
+    /// What it changed against each parent (by parent, then path bytes); nil
+    /// while its paths are not known yet.
+    public var changes: [FileChange]?
 
     public init(
         commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = [],
-        branches: [RepositoryBranches] = []
+        branches: [RepositoryBranches] = [], changes: [FileChange]? = nil
     ) {
         self.commit = commit
         self.authorPosition = authorPosition
         self.authorCommitCount = authorCommitCount
         self.coAuthors = coAuthors
         self.branches = branches
+        self.changes = changes
     }
 }
 

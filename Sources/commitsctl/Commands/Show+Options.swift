@@ -18,10 +18,17 @@ extension Commitsctl.Show {
                 "Count the author's commits over every identity this git .mailmap file gives the person (default: the configuration's mailmap).",
                 valueName: "file")
         ) { $0.mailmap = $1 }
+        static let nameStatus = Declared.flag(
+            .long("name-status"),
+            help: "After the commit, list the paths it changed with git's status letters, as git show --name-status."
+        ) { $0.nameStatus = $1 }
+        static let nameOnly = Declared.flag(
+            .long("name-only"), help: "After the commit, list the paths it changed, as git show --name-only."
+        ) { $0.nameOnly = $1 }
     }
 
     /// The table `show`'s everyday command lines are parsed from.
     static let directParser = DirectParser<Self>(
-        [Options.format.row, Options.mailmap.row], arguments: [Options.sha],
+        [Options.format.row, Options.mailmap.row, Options.nameStatus.row, Options.nameOnly.row], arguments: [Options.sha],
         groups: [.group(PagerOptions.directParser) { $0.pager = $1 }, .group(StoreOptions.directParser) { $0.store = $1 }])
 }

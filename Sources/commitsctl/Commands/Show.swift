@@ -15,6 +15,8 @@ extension Commitsctl {
         @Argument(Options.sha) var sha: String
         @Option(Options.format) var format: ShowFormat
         @Option(Options.mailmap) var mailmap: String?
+        @Flag(Options.nameStatus) var nameStatus: Bool
+        @Flag(Options.nameOnly) var nameOnly: Bool
 
         @OptionGroup var pager: PagerOptions
 
@@ -24,11 +26,21 @@ extension Commitsctl {
         @OptionGroup var store: StoreOptions
 
         /// query's formats, plus the default `text`, the git show-like view.
-        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv }
+        /// An empty `--format=`, as git's, prints only the list of changed paths.
+        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv, none = "" }
+
+        /// The list of changed paths asked for, if any.
+        var changeList: ChangeList? { nameStatus ? .nameStatus : nameOnly ? .nameOnly : nil }
 
         func validate() throws {
             guard CommitResolution.isCommitPrefix(sha) else {
                 throw ValidationError("'\(sha)' is not a commit sha; give 4 to 40 hex digits")
+            }
+            if nameStatus && nameOnly { throw ValidationError("--name-status and --name-only exclude each other; give one") }
+            if changeList != nil, ![.text, .none, .oneline].contains(format) {
+                throw ValidationError(
+                    "--name-status and --name-only go with --format text, oneline or an empty --format=; json, ndjson and csv carry the files"
+                )
             }
         }
 
@@ -44,11 +56,19 @@ extension Commitsctl {
                 case .ambiguous(let candidates, let total):
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
                 case .found(let detail):
+                    var changeLines: [String] = []
+                    if let changeList {
+                        guard let changes = detail.changes else { throw ChangesNotStored(sha: detail.commit.sha) }
+                        changeLines = Self.changeLines(changes, parents: detail.commit.parents.count, list: changeList)
+                    }
                     pager.start()
                     let output = OutputWriter()
                     defer { output.flush() }
                     switch format {
-                    case .text: output.write(Self.text(detail))
+                    case .none: break
+                    case .text:
+                        output.write(Self.text(detail))
+                        if !changeLines.isEmpty { output.line("") }
                     case .table:
                         for line in CommitRendering.table([detail.commit], width: Terminal.outputWidth) { output.line(line) }
                     case .oneline: output.line(CommitRendering.oneline(detail.commit))
@@ -56,6 +76,7 @@ extension Commitsctl {
                         RecordWriter.write(
                             [detail], fields: Self.fields, as: RecordFormat(format)!, to: output, layout: .singleObject)
                     }
+                    for line in changeLines { output.line(line) }
                 }
             }
         }
@@ -99,6 +120,7 @@ extension Commitsctl {
                 ("author_commit_count", { .int($0.authorCommitCount) }),
                 ("co_authors", { .array($0.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) }) }),
                 ("branches", { .object($0.branches.map { ($0.repository, .array($0.names.map { .string($0) })) }) }),
+                ("files", { filesField($0.changes) }),
             ])
     }
 }
