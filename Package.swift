@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "GitTreesTests",
             dependencies: [
-                "MirrorTestSupport", "GitTrees", "GitHash", "MirrorCore", "MirrorModel", "GitHubSim",
+                "MirrorTestSupport", "GitTrees", "GitHash", "MirrorCore", "MirrorModel", "GitHubSim", "MirrorSQLite", "commitsctl",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -53,6 +53,8 @@ package final class SQLitePackCommitIndex: PackCommitIndex {
         try insert.run()
     }
 
+    package var treeCount: Int { trees }
+
     package func add(tree id: ObjectID, offset: Int) throws {
         trees += 1
         let insert = try db.cachedStatement("INSERT INTO tree(sha, offset) VALUES (?, ?)")

@@ -67,10 +67,10 @@ import Testing
         let collected = Mutex<[String: CommitChanges]>([:])
         let result = try await fetcher.fetchChanges(branches: [branch]) { batch in
             #expect(batch.count <= 100)
-            collected.withLock { changes in
+            try collected.withLock { changes in
                 for changed in batch {
                     #expect(changes[changed.commit.sha] == nil, "\(changed.commit.sha) handed on twice")
-                    changes[changed.commit.sha] = changed.changes
+                    changes[changed.commit.sha] = try #require(changed.changes)
                 }
             }
         }

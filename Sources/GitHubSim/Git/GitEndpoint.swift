@@ -206,10 +206,11 @@ enum GitEndpoint {
             // have, thin-pack, no-progress, sideband-all…: a whole pack answers them all.
         }
         guard let objects = graph?.gitObjects, !wants.isEmpty else { return refuse("github-sim: fetch without a want") }
-        // Synthetic commits name trees that do not exist, so only a repository of git's own objects answers blob:none.
+        // Synthetic and dataset commits name trees that do not exist, so only a repository of git's
+        // own objects sends trees; the others answer blob:none as a server holding no trees would.
         let withTrees = filter == "blob:none" && repository.gitRepositoryPath != nil
-        guard filter == "tree:0" || withTrees else {
-            return refuse("github-sim: only 'filter tree:0' can be served here (and 'filter blob:none' for a git repository)")
+        guard filter == "tree:0" || filter == "blob:none" else {
+            return refuse("github-sim: only 'filter tree:0' and 'filter blob:none' can be served here")
         }
         guard done else {
             // Nothing in common without haves: "NAK", and the client comes back with done.

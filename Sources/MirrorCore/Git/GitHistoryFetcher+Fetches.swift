@@ -5,11 +5,13 @@ import MirrorModel
 /// A commit read with its trees, and the paths it changed; only the git layer makes them.
 public struct ChangedCommit: Sendable {
     public let commit: Commit
-    public let changes: CommitChanges
+    /// Nil when the server sent no trees at all (see `fetchChanges`).
+    public let changes: CommitChanges?
 
     /// The commit as the stores keep it: its diff against each parent.
     public var commitWithChanges: Commit {
         var stored = commit
+        guard let changes else { return stored }
         let againstEach = [changes.firstParent] + changes.otherParents
         stored.changes = againstEach.enumerated().flatMap { parent, diff in
             diff.map { FileChange($0, parent: parent) }
@@ -56,7 +58,8 @@ extension GitHistoryFetcher {
 
     /// The same fetch with the commits' trees (`filter blob:none`: no file
     /// contents), each commit handed on with the paths it changed, every tree
-    /// verified as it is read (docs/GIT-TREES.md). A tree missing or failing a
+    /// verified as it is read (docs/GIT-TREES.md); from a server that sends no
+    /// tree at all, each commit without changes. A tree missing or failing a
     /// check ends the fetch after the batches before it, which stay a closed
     /// history with their changes.
     /// - Throws: `GitError`, or what `deliver` threw.
@@ -64,7 +67,8 @@ extension GitHistoryFetcher {
         branches: [String], expectedTips: [String: String] = [:], deliver: @escaping @Sendable ([ChangedCommit]) throws -> Void
     ) async throws -> Result {
         try await fetch(branches: branches, expectedTips: expectedTips, contents: .commitsAndTrees) { commits, changes in
-            try deliver(zip(commits, changes).map(ChangedCommit.init))
+            try deliver(
+                commits.indices.map { ChangedCommit(commit: commits[$0], changes: changes.isEmpty ? nil : changes[$0]) })
         }
     }
 

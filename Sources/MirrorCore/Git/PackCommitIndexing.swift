@@ -15,6 +15,8 @@ package protocol PackCommitIndex: AnyObject {
     func add(commit id: ObjectID, tree: ObjectID?, parents: [ObjectID], offset: Int) throws
     /// Records one tree of the pack (a pack fetched with its trees), in pack order.
     func add(tree id: ObjectID, offset: Int) throws
+    /// How many trees were recorded.
+    var treeCount: Int { get }
     /// Calls `body` with every commit the tips reach (once each, however many
     /// reach it), where it is in the pack, every commit after all its parents;
     /// returns how many. Throws before the first call when a tip or a reached
