@@ -18,6 +18,14 @@ public protocol SQLBookkeeping: AnyObject {
     func remark(repositoryID: Int64, heads: [String], at date: Date) throws -> BranchMarks
 }
 
+// MARK: - Changed paths
+
+extension SQLBookkeeping {
+    public func commitsWithoutChanges(repositoryID: Int64) throws -> Int {
+        try session.scalarInt(BookkeepingStatements.commitsWithoutChanges, [repositoryID]) ?? 0
+    }
+}
+
 // MARK: - Sync state
 
 extension SQLBookkeeping {
@@ -122,6 +130,11 @@ extension SQLBookkeeping {
 
 /// The bookkeeping's statements, each written once for both dialects.
 enum BookkeepingStatements {
+    static let commitsWithoutChanges = PortableSQL(
+        """
+        SELECT count(*) FROM repository_commits rc WHERE rc.repository_id = ?
+        AND NOT EXISTS (SELECT 1 FROM commit_changes_read r WHERE r.commit_id = rc.commit_id)
+        """)
     static let recordAttempt = PortableSQL(
         """
         INSERT INTO sync_state (repository_id, branch, last_attempt_at) VALUES (?, ?, ?)

@@ -91,6 +91,10 @@ extension PostgreSQLReader {
                 statement.conditions.append("\(first) <= \(statement.bind(through, as: "bigint"))")
             }
         }
+        if let ids = filter.commitIDs {
+            guard !ids.isEmpty else { return nil }
+            statement.conditions.append("c.id = ANY(\(statement.bind(BigIntArray(ids.sorted()), as: "bigint[]")))")
+        }
         switch filter.merges {
         case .include: break
         case .exclude: statement.conditions.append("c.parent_count <= 1")

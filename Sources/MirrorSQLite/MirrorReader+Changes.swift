@@ -31,3 +31,51 @@ extension MirrorReader {
         return FileChange.Side(mode: UInt32(truncatingIfNeeded: mode), objectIDBytes: bytes(object))
     }
 }
+
+extension MirrorReader {
+    public func forEachStoredPath(_ body: (_ id: Int64, _ path: [UInt8]) throws -> Void) throws {
+        try db.prepare("SELECT id, path FROM paths").forEachRow { try body($0.int64(0), Self.bytes($0.value(1))) }
+    }
+
+    public func parentsChanging(pathIDs: [Int64]) throws -> [Int64: Set<Int>] {
+        guard !pathIDs.isEmpty else { return [:] }
+        let list = Self.idList(pathIDs)
+        var parents: [Int64: Set<Int>] = [:]
+        try db.prepare("SELECT commit_id, parent FROM commit_changes WHERE path_id IN (\(list.sql))").bind(list.arguments)
+            .forEachRow { parents[$0.int64(0), default: []].insert($0.int(1)) }
+        return parents
+    }
+
+    public func historyGraph(repositoryID: Int64, branches: BranchSelection?) throws -> HistoryGraph {
+        try db.transaction(.deferred) {
+            let heads = try db.prepare(
+                "SELECT s.branch, c.id FROM sync_state s JOIN commits c ON c.sha = s.head_sha WHERE s.repository_id = ?"
+            ).bind([repositoryID]).map { (branch: $0.string(0), id: $0.int64(1)) }
+            var parents: [Int64: [Int64?]] = [:]
+            try db.prepare(
+                """
+                SELECT rc.commit_id, cp.position, p.id FROM repository_commits rc
+                LEFT JOIN commit_parents cp ON cp.commit_id = rc.commit_id
+                LEFT JOIN commits p ON p.sha = cp.parent_sha
+                WHERE rc.repository_id = ? ORDER BY rc.commit_id, cp.position
+                """
+            ).bind([repositoryID]).forEachRow { row in
+                let commit = row.int64(0)
+                if row.isNull(1) {
+                    parents[commit] = parents[commit] ?? []
+                } else {
+                    parents[commit, default: []].append(row.isNull(2) ? nil : row.int64(2))
+                }
+            }
+            let withoutChanges = try db.prepare(
+                """
+                SELECT rc.commit_id FROM repository_commits rc WHERE rc.repository_id = ?
+                AND NOT EXISTS (SELECT 1 FROM commit_changes_read r WHERE r.commit_id = rc.commit_id)
+                """
+            ).bind([repositoryID]).map { $0.int64(0) }
+            return HistoryGraph(
+                tips: heads.filter { branches?.matches($0.branch) ?? true }.map(\.id), parents: parents,
+                withoutChanges: Set(withoutChanges))
+        }
+    }
+}

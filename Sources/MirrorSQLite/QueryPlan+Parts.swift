@@ -29,6 +29,14 @@ extension MirrorReader {
             }
         }
         guard try addPeople(filter, indexed: indexed, to: &parts), try addPlaces(filter, to: &parts) else { return nil }
+        if let ids = filter.commitIDs {
+            // A path query's answer: the smallest set there is, more often than not.
+            guard !ids.isEmpty else { return nil }
+            let list = Self.idList(ids.sorted())
+            parts.conditions.append(QueryCondition(sql: "+c.id IN (\(list.sql))", arguments: list.arguments))
+            parts.sets.append(
+                CandidateSet(name: "paths", sql: "SELECT id FROM commits WHERE id IN (\(list.sql))", arguments: list.arguments))
+        }
         switch filter.merges {
         case .include: break
         case .exclude: parts.conditions.append(QueryCondition(sql: "+c.parent_count <= 1", arguments: []))

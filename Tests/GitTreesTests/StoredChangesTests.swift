@@ -33,14 +33,36 @@ import Testing
 
     /// Mirrors `branch` over REST, reads its paths over git, compares every commit with git; returns how many commits have their paths.
     private func expectShowAgreement(_ repository: BareRepository, branch: String) async throws -> Int {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try await Self.mirror(repository, branch: branch, into: path)
+        let expected = try Self.gitShowLines(repository, branch: branch, option: "--name-status")
+        let names = try Self.gitShowLines(repository, branch: branch, option: "--name-only")
+        let reader = try MirrorReader(path: path)
+        var covered = 0
+        for (sha, lines) in expected {
+            guard case .found(let detail) = try reader.resolveCommit(sha), let changes = detail.changes else {
+                Issue.record("commit \(sha) has no stored changes")
+                continue
+            }
+            covered += 1
+            let parents = detail.commit.parents.count
+            #expect(Commitsctl.Show.changeLines(changes, parents: parents, list: .nameStatus) == lines, "\(sha)")
+            #expect(Commitsctl.Show.changeLines(changes, parents: parents, list: .nameOnly) == names[sha], "\(sha)")
+        }
+        return covered
+    }
+
+    /// Mirrors `branch` of `repository` into a new SQLite store at `path` over
+    /// REST, then reads its paths with one blobless fetch, as a backfill does,
+    /// checking that no other row changed.
+    static func mirror(_ repository: BareRepository, branch: String, into path: String) async throws {
         var configuration = SimConfiguration()
         configuration.validTokens = [Self.token]
         let simulator = try GitHubSimulator(
             configuration: configuration,
             repositories: [SimRepository(owner: "o", name: "r", id: 9, source: .gitRepository(path: repository.gitDirectory))])
         try await simulator.start()
-        let directory = try TemporaryDirectory()
-        let path = directory.path("store.sqlite")
         let name = RepositoryName(parsing: "o/r")!
         let (before, added) = try await withRunning(simulator) { simulator in
             let client = GitHubClient.Configuration(apiURL: simulator.baseURL, token: GitHubToken(value: Self.token, source: "test"))
@@ -65,22 +87,6 @@ import Testing
         }
         #expect(added == 0, "every commit was stored already")
         #expect(try StoreInspection(path).commitFacts(of: "o/r") == before, "no other row changed")
-
-        let expected = try Self.gitShowLines(repository, branch: branch, option: "--name-status")
-        let names = try Self.gitShowLines(repository, branch: branch, option: "--name-only")
-        let reader = try MirrorReader(path: path)
-        var covered = 0
-        for (sha, lines) in expected {
-            guard case .found(let detail) = try reader.resolveCommit(sha), let changes = detail.changes else {
-                Issue.record("commit \(sha) has no stored changes")
-                continue
-            }
-            covered += 1
-            let parents = detail.commit.parents.count
-            #expect(Commitsctl.Show.changeLines(changes, parents: parents, list: .nameStatus) == lines, "\(sha)")
-            #expect(Commitsctl.Show.changeLines(changes, parents: parents, list: .nameOnly) == names[sha], "\(sha)")
-        }
-        return covered
     }
 
     /// What `git show OPTION --format=` prints for every commit of `branch`, by sha, read from one

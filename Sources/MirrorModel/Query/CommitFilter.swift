@@ -54,6 +54,9 @@ public struct CommitFilter: Sendable, Equatable {
     /// Only commits that were in the result by this change number (following a query:
     /// what was there at the start).
     public var arrivedThrough: Int64?
+    /// Only these commits, by the ids of the store's reader that gave them
+    /// (a path query's answer, `PathHistory`); nil: no such restriction.
+    public var commitIDs: Set<Int64>?
     /// Whether each commit's `parents` and `repositories` are wanted. Not a
     /// filter: a caller that prints neither (`--format oneline`, `table`) says
     /// so, and a store may then leave them empty instead of reading two more

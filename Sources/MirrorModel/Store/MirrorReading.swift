@@ -66,6 +66,17 @@ public protocol MirrorReading: AnyObject {
     func branchStatistics(repository name: RepositoryName?) throws -> [BranchStatistics]
     /// The store's soundness, and per branch how complete its history is.
     func check() throws -> StoreCheck
+    // MARK: Paths
+
+    /// Calls `body` with every path the stored changes name and the store's id for it.
+    func forEachStoredPath(_ body: (_ id: Int64, _ path: [UInt8]) throws -> Void) throws
+    /// For each commit that changed one of `pathIDs`, the positions of the
+    /// parents it changed them against (0 also for a root commit).
+    func parentsChanging(pathIDs: [Int64]) throws -> [Int64: Set<Int>]
+    /// One repository's stored history from the heads of its branches (those
+    /// `branches` selects, or all of them), for a path query's walk.
+    func historyGraph(repositoryID: Int64, branches: BranchSelection?) throws -> HistoryGraph
+
     /// How many stored commits the message index does not cover yet (`StoreCheck.messageIndexLag`),
     /// in one query cheap enough to run after every sync.
     func messageIndexLag() throws -> Int

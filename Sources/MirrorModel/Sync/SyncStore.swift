@@ -11,6 +11,8 @@ import Foundation
 /// store is used by one task at a time (a sync owns its connection).
 public protocol SyncStore: RepositoryRecords {
     func commitCount(repositoryID: Int64?) throws -> Int
+    /// Commits of the repository whose changed paths are not stored yet.
+    func commitsWithoutChanges(repositoryID: Int64) throws -> Int
 
     // MARK: Sync state
 

@@ -81,6 +81,17 @@ extension Commitsctl.Query {
         static let format = Declared.option(
             .long("format"), default: OutputFormat.oneline, help: "How to print the commits (JSON fields: docs/QUERY.md)."
         ) { $0.format = $1 }
+        static let fullHistory = Declared.flag(
+            .long("full-history"),
+            help: "With paths, follow every parent of a merge and list the merges that differ from any parent, as git log --full-history."
+        ) { $0.fullHistory = $1 }
+        static let firstParent = Declared.flag(
+            .long("first-parent"),
+            help: "With paths, follow only first parents and judge each commit against its first parent, as git log --first-parent."
+        ) { $0.firstParent = $1 }
+        static let pathsHelp = ArgumentHelp(
+            "Only commits that changed these paths, as git log -- PATH… lists them (its default history simplification): files, directories, * ? [...] wildcards, :(exclude)PATH or :!PATH.",
+            valueName: "path")
     }
 
     /// The table `query`'s everyday command lines are parsed from.
@@ -89,10 +100,11 @@ extension Commitsctl.Query {
             Options.author.row, Options.committer.row, Options.coAuthor.row, Options.grep.row, Options.allMatch.row,
             Options.invertGrep.row, Options.ignoreCase.row, Options.noMerges.row, Options.merges.row, Options.since.row,
             Options.until.row, Options.mailmap.row, Options.follow.row, Options.branch.row, Options.limit.row, Options.reverse.row,
-            Options.includeRewritten.row, Options.format.row,
+            Options.includeRewritten.row, Options.format.row, Options.fullHistory.row, Options.firstParent.row,
         ],
         groups: [
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },
             .group(StoreOptions.directParser) { $0.store = $1 },
-        ])
+        ],
+        rest: { $0.paths = $1 })
 }

@@ -39,6 +39,9 @@ extension Commitsctl {
         @Flag(Options.reverse) var reverse: Bool
         @Flag(Options.includeRewritten) var includeRewritten: Bool
         @Option(Options.format) var format: OutputFormat
+        @Flag(Options.fullHistory) var fullHistory: Bool
+        @Flag(Options.firstParent) var firstParent: Bool
+        @Argument(help: Options.pathsHelp) var paths: [String] = []
 
         @OptionGroup var pager: PagerOptions
 
@@ -62,6 +65,14 @@ extension Commitsctl {
             }
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             try validateBranches()
+            if !paths.isEmpty {
+                do {
+                    _ = try Pathspec(paths)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+                if follow { throw ValidationError("--follow cannot follow paths yet; give paths or --follow, not both") }
+            }
             let bounds = try dateBounds()
             if let since = bounds.since, let until = bounds.until, since > until {
                 throw ValidationError("--since (\(ISO8601Timestamp.format(since))) is after --until (\(ISO8601Timestamp.format(until)))")
@@ -106,6 +117,7 @@ extension Commitsctl {
                 filter.needsParentsAndRepositories = RecordFormat(format) != nil
                 _ = try repository.resolve(in: mirror)
                 try checkBranchesMirrored(in: mirror)
+                try restrictToPaths(&filter, in: mirror)
                 // --follow: what the store holds at its latest change is listed first;
                 // what arrives after that change is printed below it.
                 let start = follow ? try mirror.latestChange() : nil
@@ -141,6 +153,19 @@ extension Commitsctl {
                     }
                     output.flush()
                 }
+            }
+        }
+
+        /// With paths, narrows `filter` to what `git log -- PATH…` lists, and says
+        /// how many commits of the walked histories have no stored paths yet.
+        private func restrictToPaths(_ filter: inout CommitFilter, in mirror: any MirrorReading) throws {
+            guard !paths.isEmpty else { return }
+            let simplification: HistorySimplification = firstParent ? .firstParent : fullHistory ? .fullHistory : .simplified
+            let coverage = try PathQuery.restrict(&filter, to: try Pathspec(paths), simplification: simplification, in: mirror)
+            if coverage.notCovered > 0 {
+                printWarning(
+                    "\(plural(coverage.notCovered, "commit")) of these histories have no stored paths yet and are not listed; "
+                        + "`commitsctl status` shows how far the paths are read")
             }
         }
 

@@ -78,12 +78,18 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
     /// The arguments that are not options, in order, each required: whatever does not
     /// start with `-` and is not an option's value. False when the text is refused.
     private let positionals: [@Sendable (inout Command, String) -> Bool]
+    /// Sets the arguments after `positionals` (none, when not given), for a command taking any number.
+    private let rest: (@Sendable (inout Command, [String]) -> Void)?
 
-    init(_ rows: [Row], arguments: [DeclaredArgument<Command, String>] = [], groups: [Group] = []) {
+    init(
+        _ rows: [Row], arguments: [DeclaredArgument<Command, String>] = [], groups: [Group] = [],
+        rest: (@Sendable (inout Command, [String]) -> Void)? = nil
+    ) {
         entries = rows.map(\.entry) + groups.flatMap(\.entries)
         self.rows = rows
         self.groups = groups
         positionals = arguments.map(\.read)
+        self.rest = rest
     }
 
     /// The entry a name belongs to. A scan, not a dictionary: with two dozen names it
@@ -107,7 +113,7 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if !argument.hasPrefix("-") {
-                guard positionalTexts.count < positionals.count else { return nil }
+                guard positionalTexts.count < positionals.count || rest != nil else { return nil }
                 positionalTexts.append(argument)
                 continue
             }
@@ -128,7 +134,9 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
             guard !value.isEmpty else { return nil }
             given[index] = (given[index] ?? []) + [value]
         }
-        guard positionalTexts.count == positionals.count else { return nil }
+        guard positionalTexts.count >= positionals.count, rest != nil || positionalTexts.count == positionals.count else {
+            return nil
+        }
         return build(given[...], positionals: positionalTexts)
     }
 
@@ -148,6 +156,7 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
             next = end
         }
         for (read, text) in zip(positionals, texts) where !read(&command, text) { return nil }
+        rest?(&command, Array(texts.dropFirst(positionals.count)))
         do {
             try command.validate()
         } catch {
