@@ -57,11 +57,22 @@ public struct FileChange: Sendable, Hashable {
 
 extension FileChange.Side {
     /// The id as the 20 bytes its hex digits spell, how stores keep it.
-    package var objectIDBytes: [UInt8] {
+    package var objectIDBytes: [UInt8] { FileChange.bytes(hexDigits: objectID) }
+
+    /// A side read back from a store: the id's bytes written as hex digits.
+    package init(mode: UInt32, objectIDBytes bytes: [UInt8]) {
+        self.init(mode: mode, objectID: FileChange.hexDigits(bytes))
+    }
+}
+
+extension FileChange {
+    /// Hex digits (either case) as the bytes they spell: how a store that hands
+    /// bytes over as text (PostgreSQL's `encode`, copy-store's rows) gives them.
+    package static func bytes(hexDigits: some StringProtocol) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(20)
+        bytes.reserveCapacity(hexDigits.utf8.count / 2)
         var high: UInt8?
-        for digit in objectID.utf8 {
+        for digit in hexDigits.utf8 {
             let value = digit <= 0x39 ? digit &- 0x30 : (digit | 0x20) &- 0x57
             if let first = high {
                 bytes.append(first << 4 | value)
@@ -73,8 +84,8 @@ extension FileChange.Side {
         return bytes
     }
 
-    /// A side read back from a store: the id's bytes written as hex digits.
-    package init(mode: UInt32, objectIDBytes bytes: [UInt8]) {
+    /// `bytes` as lowercase hex digits, two a byte.
+    package static func hexDigits(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(bytes.count * 2)
@@ -82,6 +93,6 @@ extension FileChange.Side {
             hex.append(digits[Int(byte >> 4)])
             hex.append(digits[Int(byte & 0x0f)])
         }
-        self.init(mode: mode, objectID: String(decoding: hex, as: UTF8.self))
+        return String(decoding: hex, as: UTF8.self)
     }
 }
