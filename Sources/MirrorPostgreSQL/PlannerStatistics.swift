@@ -9,8 +9,9 @@ import PostgreSQL
 /// are empty and the branch holds 0.5 % of them, and it answers each page with a
 /// hash join over everything stored so far, a scan that makes a first sync
 /// quadratic. So the writer refreshes the statistics of the tables those probes
-/// read whenever what it added has doubled them since it last did: a handful of
-/// times in a first sync, never once the mirror is in its steady state.
+/// read (the changed paths' among them) whenever what it added has doubled them
+/// since it last did: a handful of times in a first sync, never once the mirror
+/// is in its steady state.
 ///
 /// `SKIP_LOCKED`, because a refresh is an optimisation and must never wait: a
 /// table another writer (or autovacuum) is analysing is skipped, so two daemons
@@ -18,8 +19,10 @@ import PostgreSQL
 struct PlannerStatistics {
     /// Below this, a scan costs as little as the probes and a refresh is not worth it.
     static let smallestRefresh = 1_000
-    static let refresh =
-        "ANALYZE (SKIP_LOCKED) commits (sha), repository_commits, commit_parents (parent_sha), authors"
+    static let refresh = """
+        ANALYZE (SKIP_LOCKED) commits (sha), repository_commits, commit_parents (parent_sha), authors, paths (path),
+            commit_changes_read
+        """
 
     /// Rows the statistics counted when last refreshed (as the memberships stored).
     private var rowsAtLastRefresh: Int

@@ -72,7 +72,8 @@ extension PostgreSQLReader {
         ("commit_parents", "commit_id", "commits"), ("commit_coauthors", "commit_id", "commits"),
         ("commit_coauthors", "author_id", "authors"), ("repository_commits", "commit_id", "commits"),
         ("repository_commits", "repository_id", "repositories"), ("branch_commits", "commit_id", "commits"),
-        ("branch_commits", "branch_id", "repository_branches"),
+        ("branch_commits", "branch_id", "repository_branches"), ("commit_changes", "commit_id", "commits"),
+        ("commit_changes", "path_id", "paths"), ("commit_changes_read", "commit_id", "commits"),
     ]
 
     private func danglingReferences() throws -> [String] {

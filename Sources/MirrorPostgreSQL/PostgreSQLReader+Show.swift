@@ -63,7 +63,8 @@ extension PostgreSQLReader {
                     login: coAuthors.string(row, 3))
             },
             branches: RepositoryBranches.grouping(
-                (0..<branches.count).map { (repository: branches.string($0, 0) ?? "", branch: branches.string($0, 1) ?? "") }))
+                (0..<branches.count).map { (repository: branches.string($0, 0) ?? "", branch: branches.string($0, 1) ?? "") }),
+            changes: try changes(commitID: commitID))
     }
 
     /// The commit's place among the commits by the author rows `ids`, oldest first

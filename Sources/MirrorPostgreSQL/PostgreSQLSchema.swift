@@ -8,7 +8,7 @@
 //   runs `ILIKE`, and an index hit is always rechecked, so its answers are exact
 //   whatever the index holds. New entries wait in GIN's pending list, which
 //   searches also read, until merged in bulk (PostgreSQLSchema+BulkPages.swift).
-// - The page tables (commits, parents, co-authors, memberships) carry no foreign
+// - The page tables (commits, parents, co-authors, memberships, changes) carry no foreign
 //   keys since version 2: see PostgreSQLSchema+BulkPages.swift for why and what
 //   keeps them consistent.
 // - Triggers are PL/pgSQL; the author counts are statement-level with transition
@@ -209,6 +209,7 @@ enum PostgreSQLSchema {
         bulkPageTables,
         branchMembership,
         leaseTables, pushedTargets, branchListings,
+        changes,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

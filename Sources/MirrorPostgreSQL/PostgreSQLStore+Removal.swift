@@ -81,6 +81,6 @@ extension PostgreSQLStore {
     }
 
     private func lockPageTables() throws {
-        try connection.execute("LOCK TABLE commits, repository_commits, branch_commits IN SHARE ROW EXCLUSIVE MODE")
+        try connection.execute("LOCK TABLE commits, repository_commits, branch_commits, commit_changes_read IN SHARE ROW EXCLUSIVE MODE")
     }
 }

@@ -22,7 +22,13 @@ final class PostgreSQLSnapshotSource: MirrorSnapshotSource {
     }
 
     func forEachRow(of table: MirrorTable, _ body: ([String?]) throws -> Void) throws {
-        let columns = table.columns.map { $0.kind == .flag ? "\($0.name)::int" : $0.name }.joined(separator: ", ")
+        let columns = table.columns.map { column in
+            switch column.kind {
+            case .flag: "\(column.name)::int"
+            case .bytes: "encode(\(column.name), 'hex')"
+            case .text, .integer: column.name
+            }
+        }.joined(separator: ", ")
         // COLLATE "C": text keys in byte order, as SQLite reads them.
         let key = table.key.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespaces)) COLLATE \"C\"" }
         let order = table.key.split(separator: ",").enumerated().map { index, column in
@@ -48,7 +54,7 @@ extension PostgreSQLStore: MirrorCopyDestination {
             try connection.execute("DELETE FROM change_counter")
             try body()
             // Ids were copied as they were: new rows take numbers after them.
-            for table in ["repositories", "authors", "commits", "repository_branches", "sync_walks"] {
+            for table in ["repositories", "authors", "commits", "repository_branches", "sync_walks", "paths"] {
                 try connection.execute(
                     "SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM \(table)), 0) + 1, false)",
                     [table])
@@ -57,8 +63,11 @@ extension PostgreSQLStore: MirrorCopyDestination {
     }
 
     public func load(_ rows: [[String?]], into table: MirrorTable) throws {
-        // COPY reads "0"/"1" as booleans; text is passed through COPY's escaping.
-        let storable = rows.lazy.map { $0.map { $0.map(PageStaging.storable) } }
+        // COPY reads "0"/"1" as booleans and `\x` and hex digits as bytea; text is passed through COPY's escaping.
+        let bytes = table.columns.map { $0.kind == .bytes }
+        let storable = rows.lazy.map { row in
+            zip(row, bytes).map { value, isBytes in value.map { isBytes ? "\\x" + $0 : PageStaging.storable($0) } }
+        }
         try connection.copyIn("COPY \(table.name) (\(table.columnList)) FROM STDIN", rows: storable)
     }
 }

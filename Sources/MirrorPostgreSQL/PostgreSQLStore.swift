@@ -141,6 +141,7 @@ public final class PostgreSQLStore: MirrorWriter {
             let added = try PageStaging.upsert(
                 commits, repositoryID: repositoryID, replacingStored: false, statistics: &stagingStatistics, on: connection
             ).added
+            try PageStaging.storeChanges(of: commits, on: connection)
             try plannerStatistics.noteAdded(added, on: connection)
             messageIndex.noteAdded(added)
             return added

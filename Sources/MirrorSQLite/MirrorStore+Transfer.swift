@@ -12,7 +12,10 @@ extension MirrorReader: MirrorSnapshotSource {
     }
 
     public func forEachRow(of table: MirrorTable, _ body: ([String?]) throws -> Void) throws {
-        let statement = try db.prepare("SELECT \(table.columnList) FROM \(table.name) ORDER BY \(table.key)")
+        let columns = table.columns.map { column in
+            column.kind == .bytes ? "iif(\(column.name) IS NULL, NULL, lower(hex(\(column.name))))" : column.name
+        }.joined(separator: ", ")
+        let statement = try db.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.key)")
         let count = table.columns.count
         try statement.forEachRow { row in
             try body((0..<count).map { row.optionalString($0) })
@@ -39,9 +42,14 @@ extension MirrorStore: MirrorCopyDestination {
     public func load(_ rows: [[String?]], into table: MirrorTable) throws {
         let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
         let insert = try db.cachedStatement("INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(placeholders))")
+        let bytes = table.columns.map { $0.kind == .bytes }
         for row in rows {
-            // Text into integer columns: SQLite's column affinity stores them as integers.
-            try insert.bind(row.map { $0 as any SQLiteBindable }).run()
+            // Text into integer columns: SQLite's column affinity stores them as integers; bytes go as blobs.
+            let values = zip(row, bytes).map { value, isBytes -> any SQLiteBindable in
+                guard isBytes else { return value }
+                return value.map { SQLiteValue.blob(FileChange.bytes(hexDigits: $0)) }
+            }
+            try insert.bind(values).run()
         }
     }
 }

@@ -9,6 +9,10 @@ public enum BinaryArray: Sendable, Equatable {
     case text([String?])
     /// For an `integer[]` (int4) parameter.
     case integer([Int32])
+    /// For an `integer[]` parameter whose `nil` elements are NULL.
+    case nullableInteger([Int32?])
+    /// For a `bytea[]` parameter, each element its bytes as they are; `nil` elements are NULL.
+    case bytea([[UInt8]?])
 
     /// Appends the array's bytes to `bytes`: dimensions (one, or none when empty),
     /// whether any element is NULL, the element type, the length and lower bound
@@ -33,6 +37,26 @@ public enum BinaryArray: Sendable, Equatable {
                 Self.append(Int32(4), to: &bytes)
                 Self.append(element, to: &bytes)
             }
+        case .nullableInteger(let elements):
+            Self.appendHeader(count: elements.count, hasNull: elements.contains(nil), elementType: Self.int4OID, to: &bytes)
+            for element in elements {
+                guard let element else {
+                    Self.append(Int32(-1), to: &bytes)
+                    continue
+                }
+                Self.append(Int32(4), to: &bytes)
+                Self.append(element, to: &bytes)
+            }
+        case .bytea(let elements):
+            Self.appendHeader(count: elements.count, hasNull: elements.contains(nil), elementType: Self.byteaOID, to: &bytes)
+            for element in elements {
+                guard let element else {
+                    Self.append(Int32(-1), to: &bytes)
+                    continue
+                }
+                Self.append(Int32(element.count), to: &bytes)
+                bytes.append(contentsOf: element)
+            }
         }
     }
 
@@ -41,13 +65,16 @@ public enum BinaryArray: Sendable, Equatable {
         switch self {
         case .text(let elements): 20 + elements.reduce(0) { $0 + 4 + ($1?.utf8.count ?? 0) }
         case .integer(let elements): 20 + 8 * elements.count
+        case .nullableInteger(let elements): 20 + 8 * elements.count
+        case .bytea(let elements): 20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) }
         }
     }
 
-    /// pg_type's ids for `text` and `int4`: the server checks that the element
-    /// type sent is the one the parameter's type has.
+    /// pg_type's ids for `text`, `int4` and `bytea`: the server checks that the
+    /// element type sent is the one the parameter's type has.
     static let textOID: UInt32 = 25
     static let int4OID: UInt32 = 23
+    static let byteaOID: UInt32 = 17
 
     private static func appendHeader(count: Int, hasNull: Bool, elementType: UInt32, to bytes: inout [UInt8]) {
         append(Int32(count == 0 ? 0 : 1), to: &bytes)

@@ -95,7 +95,7 @@ import Testing
             _ = try await harness.sync("acme/widgets", branch: "release/1.0")
             #expect(try Self.membership(harness.storePath) == expected, "the sync kept the rows")
 
-            // The same store as version 8 left it: the tables versions 9 to 11 added dropped,
+            // The same store as version 8 left it: the tables later versions added dropped,
             // and the message index's triggers as version 5 left them.
             let old = harness.directory.path("old.sqlite")
             try FileManager.default.copyItem(atPath: harness.storePath, toPath: old)
@@ -104,6 +104,9 @@ import Testing
                 try connection.executeScript(
                     """
                     BEGIN;
+                    DROP TABLE commit_changes_read;
+                    DROP TABLE commit_changes;
+                    DROP TABLE paths;
                     DROP TABLE branch_listings;
                     DROP TABLE branch_commits;
                     DROP TABLE repository_branches;

@@ -31,6 +31,17 @@ import Testing
         #expect((0..<rows.count).map { rows.string($0, 1) } == ["a", "b", "c", "d", "e"])
     }
 
+    @Test func byteaAndNullableIntegerArraysArriveByteForByteWithTheirNulls() async throws {
+        let connection = try await connectToNewDatabase()
+        let elements: [[UInt8]?] = [[0xff, 0x00, 0x5c, 0x22], nil, [], Array("a/b.txt".utf8)]
+        let rows = try connection.executePrepared(
+            "SELECT encode(b, 'hex'), b IS NULL, n FROM unnest($1::bytea[], $2::integer[]) AS t(b, n)",
+            arrays: [.bytea(elements), .nullableInteger([7, nil, 0, Int32.max])])
+        #expect((0..<rows.count).map { rows.string($0, 0) } == ["ff005c22", nil, "", "612f622e747874"])
+        #expect((0..<rows.count).map { rows.bool($0, 1) } == [false, true, false, false])
+        #expect((0..<rows.count).map { rows.int64($0, 2) } == [7, nil, 0, Int64(Int32.max)])
+    }
+
     @Test func emptyArraysAreEmpty() async throws {
         let connection = try await connectToNewDatabase()
         let rows = try connection.executePrepared(

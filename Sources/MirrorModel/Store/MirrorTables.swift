@@ -8,6 +8,8 @@ public struct MirrorTable: Sendable, Equatable {
         case integer
         /// 0 or 1 (SQLite's integer, PostgreSQL's boolean).
         case flag
+        /// Bytes (SQLite's BLOB, PostgreSQL's bytea), carried as lowercase hex digits.
+        case bytes
     }
 
     public struct Column: Sendable, Equatable {
@@ -80,6 +82,14 @@ public struct MirrorTable: Sendable, Equatable {
             "owner_listings", key: "owner", [("owner", .text), ("kind", .text), ("pages", .text), ("listed_at", .text)]),
         MirrorTable(
             "branch_listings", key: "repository_id", [("repository_id", .integer), ("pages", .text), ("listed_at", .text)]),
+        MirrorTable("paths", key: "id", [("id", .integer), ("path", .bytes)]),
+        MirrorTable(
+            "commit_changes", key: "commit_id, parent, path_id",
+            [
+                ("commit_id", .integer), ("parent", .integer), ("path_id", .integer), ("old_mode", .integer),
+                ("old_object", .bytes), ("new_mode", .integer), ("new_object", .bytes),
+            ]),
+        MirrorTable("commit_changes_read", key: "commit_id", [("commit_id", .integer)]),
         MirrorTable(
             "request_counts", key: "token, minute, kind",
             [
