@@ -50,6 +50,7 @@ public struct Pathspec: Sendable, Equatable {
         items = try arguments.map(Self.item(parsing:))
     }
 
+    /// Items already parsed, for patterns held as bytes rather than as command-line strings.
     public init(items: [Item]) {
         self.items = items
     }
@@ -126,7 +127,7 @@ public struct PathspecError: Error, CustomStringConvertible, Equatable {
 private let slash = UInt8(ascii: "/")
 
 extension Pathspec {
-    /// The magic a `:`-prefixed argument sets, and where its pattern starts.
+    /// The magic a `:`-prefixed argument sets.
     private struct Magic {
         var exclude = false
         var literal = false
@@ -198,7 +199,7 @@ extension Pathspec {
     /// `/` (which a trailing `.` or `..` leaves too); nil when `..` climbs above the root.
     static func normalized(_ path: [UInt8]) -> [UInt8]? {
         var components: [ArraySlice<UInt8>] = []
-        var endsWithSlash = path.last == slash
+        var endsWithSlash = false
         for component in path.split(separator: slash, omittingEmptySubsequences: true) {
             endsWithSlash = path.last == slash
             if component.elementsEqual(".".utf8) {
