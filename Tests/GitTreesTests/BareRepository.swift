@@ -6,8 +6,8 @@ import MirrorTestSupport
 /// A bare repository in a temporary directory, read and written by the real `git` binary.
 final class BareRepository: @unchecked Sendable {
     /// Alamofire's real history (trees, blobs, tags), read-only shared data, absent on some machines.
-    static let alamofireBundle = PackagePaths.shared.appendingPathComponent("datasets/alamofire.bundle").path
-    static var hasAlamofire: Bool { FileManager.default.fileExists(atPath: alamofireBundle) }
+    static let alamofireBundle = PackagePaths.alamofireBundle
+    static var hasAlamofire: Bool { PackagePaths.hasAlamofire }
 
     let directory: TemporaryDirectory
     let gitDirectory: String

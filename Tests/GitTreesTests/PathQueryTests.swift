@@ -48,17 +48,23 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         try await StoredChangesTests.mirror(repository, branch: branch, into: path)
-        let reader = try MirrorReader(path: path)
+        // The same store on PostgreSQL, by copy-store: both stores answer alike.
+        let database = try StoreLocation(try await PostgreSQLServer.shared().createDatabase())
+        _ = try StoreTransfer.copy(from: .sqliteFile(path), to: database)
+        let readers: [any MirrorReading] = [try MirrorReader(path: path), try database.openCommitReader()]
         var nonEmpty = 0
         for spec in specs {
             for mode in Self.modes {
                 let expected = try Self.gitLog(repository, branch: branch, options: mode.gitOptions, spec: spec)
-                var filter = CommitFilter(merges: mode.merges)
-                let coverage = try PathQuery.restrict(&filter, to: try Pathspec(spec), simplification: mode.simplification, in: reader)
-                var listed: Set<String> = []
-                try reader.forEachCommit(matching: filter) { listed.insert($0.sha) }
-                #expect(coverage.notCovered == 0)
-                #expect(listed == expected, "git log \(mode.gitOptions.joined(separator: " ")) -- \(spec)")
+                for reader in readers {
+                    var filter = CommitFilter(merges: mode.merges)
+                    let coverage = try PathQuery.restrict(
+                        &filter, to: try Pathspec(spec), simplification: mode.simplification, in: reader)
+                    var listed: Set<String> = []
+                    try reader.forEachCommit(matching: filter) { listed.insert($0.sha) }
+                    #expect(coverage.notCovered == 0)
+                    #expect(listed == expected, "\(reader.location): git log \(mode.gitOptions.joined(separator: " ")) -- \(spec)")
+                }
                 if !expected.isEmpty { nonEmpty += 1 }
             }
         }

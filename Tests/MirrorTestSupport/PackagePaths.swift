@@ -16,5 +16,8 @@ public enum PackagePaths {
     public static let swiftEvolutionDataset = shared.appendingPathComponent("datasets/swift-evolution.commits.jsonl.gz").path
     public static let examples = shared.appendingPathComponent("github-api/examples")
     public static var hasDataset: Bool { FileManager.default.fileExists(atPath: swiftEvolutionDataset) }
+    /// Alamofire's real history (trees, blobs, tags) as a git bundle.
+    public static let alamofireBundle = shared.appendingPathComponent("datasets/alamofire.bundle").path
+    public static var hasAlamofire: Bool { FileManager.default.fileExists(atPath: alamofireBundle) }
     public static var hasSharedExamples: Bool { FileManager.default.fileExists(atPath: examples.path) }
 }

@@ -33,6 +33,9 @@ public struct RepositorySync: Sendable {
     public let logger: Logger
     /// Written into the lock file, so a skipped writer can say who holds it.
     public let holder: String
+    /// After a complete sync, the branch's paths are read over git when at least
+    /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
+    public var pathBackfillMinimum: Int?
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue
@@ -93,7 +96,14 @@ public struct RepositorySync: Sendable {
             let engine = SyncEngine(
                 client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit,
                 sharesTheStore: openWriter != nil, heldBatches: heldBatches)
-            let report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
+            var report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
+            if report.complete, let minimum = pathBackfillMinimum,
+                case .stored(let commits, let requests, _) = try await engine.backfillPaths(
+                    repository, branch: report.branch, minimumUncovered: minimum)
+            {
+                report.pathsRead = commits
+                report.gitRequests += requests
+            }
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).
             if let stored, let state, state != .active, try store.repository(named: repository)?.id == stored.id {

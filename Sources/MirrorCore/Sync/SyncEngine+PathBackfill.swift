@@ -10,8 +10,8 @@ extension SyncEngine {
     public enum PathBackfill: Sendable, Equatable {
         /// Paths are off, the branch has no complete head, or fewer commits than asked lack paths.
         case notNeeded
-        /// The branch's history was read with its trees: `uncovered` commits lacked paths before.
-        case stored(uncovered: Int, gitRequests: Int, packBytes: Int)
+        /// The branch's history was read with its trees: `commits` stored commits got their paths.
+        case stored(commits: Int, gitRequests: Int, packBytes: Int)
         /// Git could not give the trees (`reason`, one line); nothing was changed.
         case unavailable(reason: String)
     }
@@ -57,7 +57,7 @@ extension SyncEngine {
                     "paths.commits_read": "\(uncovered - left)", "paths.commits_left": "\(left)", "git.requests": "\(requests)",
                     "git.pack.bytes": "\(packBytes)",
                 ])
-            return .stored(uncovered: uncovered, gitRequests: requests, packBytes: packBytes)
+            return .stored(commits: uncovered - left, gitRequests: requests, packBytes: packBytes)
         }
     }
 }

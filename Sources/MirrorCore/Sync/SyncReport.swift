@@ -29,6 +29,8 @@ public struct SyncReport: Sendable, Equatable {
     /// The default branch's name before GitHub renamed it to `branch`: that branch is
     /// gone from GitHub, its rows kept (`SyncEngine.followRenamedDefaultBranch`).
     public var renamedFrom: String?
+    /// Commits stored before whose changed paths this sync read over git (`SyncEngine.backfillPaths`).
+    public var pathsRead = 0
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
@@ -39,6 +41,7 @@ public struct SyncReport: Sendable, Equatable {
         if returned > 0 { text += ", \(returned) back on the branch" }
         text += ", \(plural(requests, "request"))"
         if notModified > 0 { text += " (\(notModified) not modified)" }
+        if pathsRead > 0 { text += ", paths of \(plural(pathsRead, "commit")) read" }
         if gitRequests > 0 { text += ", \(plural(gitRequests, "git request"))" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

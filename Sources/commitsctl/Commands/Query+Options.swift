@@ -106,5 +106,5 @@ extension Commitsctl.Query {
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },
             .group(StoreOptions.directParser) { $0.store = $1 },
         ],
-        rest: { $0.paths = $1 })
+        unparsedDefaults: { $0.paths = [] })
 }

@@ -10,7 +10,8 @@ extension Commitsctl.Show {
         }
         static let format = Declared.option(
             .long("format"), default: ShowFormat.text,
-            help: "How to print the commit: text (git show-like), or query's table, oneline, json, ndjson or csv."
+            help:
+                "How to print the commit: text (git show-like), query's table, oneline, json, ndjson or csv, or none (with --name-status or --name-only: the paths alone)."
         ) { $0.format = $1 }
         static let mailmap = Declared.optional(
             .long("mailmap"),

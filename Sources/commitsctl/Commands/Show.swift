@@ -26,8 +26,8 @@ extension Commitsctl {
         @OptionGroup var store: StoreOptions
 
         /// query's formats, plus the default `text`, the git show-like view.
-        /// An empty `--format=`, as git's, prints only the list of changed paths.
-        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv, none = "" }
+        /// `none` (git's empty `--format=`) prints only the list of changed paths.
+        enum ShowFormat: String, CaseIterable, ExpressibleByArgument { case text, table, oneline, json, ndjson, csv, none }
 
         /// The list of changed paths asked for, if any.
         var changeList: ChangeList? { nameStatus ? .nameStatus : nameOnly ? .nameOnly : nil }
@@ -36,10 +36,13 @@ extension Commitsctl {
             guard CommitResolution.isCommitPrefix(sha) else {
                 throw ValidationError("'\(sha)' is not a commit sha; give 4 to 40 hex digits")
             }
+            if format == .none && changeList == nil {
+                throw ValidationError("--format none prints only the changed paths; add --name-status or --name-only")
+            }
             if nameStatus && nameOnly { throw ValidationError("--name-status and --name-only exclude each other; give one") }
             if changeList != nil, ![.text, .none, .oneline].contains(format) {
                 throw ValidationError(
-                    "--name-status and --name-only go with --format text, oneline or an empty --format=; json, ndjson and csv carry the files"
+                    "--name-status and --name-only go with --format text, oneline or none; json, ndjson and csv carry the files"
                 )
             }
         }

@@ -59,6 +59,12 @@ extension Commitsctl {
         )
         var noGitBootstrap = false
 
+        @Flag(
+            help:
+                "After each branch is synced, read the changed paths its stored commits lack over git (one blobless fetch of the branch)."
+        )
+        var paths = false
+
         @Option(help: "After the run, write its metrics (Prometheus text) to this file atomically, for node_exporter's textfile collector.")
         var metricsTextfile: String?
 
@@ -68,6 +74,7 @@ extension Commitsctl {
         @OptionGroup var github: GitHubOptions
 
         func validate() throws {
+            if paths && noGitBootstrap { throw ValidationError("--paths reads over git, which --no-git-bootstrap turns off; give one") }
             if let repository, repository.contains("*"), let problem = RepositoryPattern.problem(with: repository) {
                 throw ValidationError(
                     "'\(repository)' is not a repository pattern: \(problem); expected \(RepositorySelector.expectedForm)")
@@ -135,6 +142,7 @@ extension Commitsctl {
                     store: settings.store, client: client, logger: logger, holder: "commitsctl",
                     gitBootstrap: overGit ? GitBootstrap(pauseAfterFirstBatch: gitPause) : nil)
                 sync.heldBatches = heldBatches
+                if paths { sync.pathBackfillMinimum = 1 }
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client)

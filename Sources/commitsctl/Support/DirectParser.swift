@@ -78,18 +78,19 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
     /// The arguments that are not options, in order, each required: whatever does not
     /// start with `-` and is not an option's value. False when the text is refused.
     private let positionals: [@Sendable (inout Command, String) -> Bool]
-    /// Sets the arguments after `positionals` (none, when not given), for a command taking any number.
-    private let rest: (@Sendable (inout Command, [String]) -> Void)?
+    /// Sets the arguments the table never parses (a list of any length) to
+    /// their defaults: a command line that gives any is left to ArgumentParser.
+    private let unparsedDefaults: (@Sendable (inout Command) -> Void)?
 
     init(
         _ rows: [Row], arguments: [DeclaredArgument<Command, String>] = [], groups: [Group] = [],
-        rest: (@Sendable (inout Command, [String]) -> Void)? = nil
+        unparsedDefaults: (@Sendable (inout Command) -> Void)? = nil
     ) {
         entries = rows.map(\.entry) + groups.flatMap(\.entries)
         self.rows = rows
         self.groups = groups
         positionals = arguments.map(\.read)
-        self.rest = rest
+        self.unparsedDefaults = unparsedDefaults
     }
 
     /// The entry a name belongs to. A scan, not a dictionary: with two dozen names it
@@ -113,7 +114,7 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if !argument.hasPrefix("-") {
-                guard positionalTexts.count < positionals.count || rest != nil else { return nil }
+                guard positionalTexts.count < positionals.count else { return nil }
                 positionalTexts.append(argument)
                 continue
             }
@@ -134,9 +135,7 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
             guard !value.isEmpty else { return nil }
             given[index] = (given[index] ?? []) + [value]
         }
-        guard positionalTexts.count >= positionals.count, rest != nil || positionalTexts.count == positionals.count else {
-            return nil
-        }
+        guard positionalTexts.count == positionals.count else { return nil }
         return build(given[...], positionals: positionalTexts)
     }
 
@@ -156,7 +155,7 @@ struct DirectParser<Command: ParsableArguments>: Sendable {
             next = end
         }
         for (read, text) in zip(positionals, texts) where !read(&command, text) { return nil }
-        rest?(&command, Array(texts.dropFirst(positionals.count)))
+        unparsedDefaults?(&command)
         do {
             try command.validate()
         } catch {
