@@ -41,7 +41,7 @@ extension SyncService {
         // Its own count of requests: other lanes' requests are not this sync's.
         var configured = RepositorySync(
             store: settings.store, client: settings.client.countingSeparately(), logger: logger, holder: "commitsd",
-            gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap() : nil)
+            gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap(readsChanges: settings.configuration.paths) : nil)
         configured.openWriter = openWriter
         let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.

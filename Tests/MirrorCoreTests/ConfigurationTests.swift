@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests: ConfigurationParsing {
     static let allKeys =
-        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, name, lease_duration, request_timeout"
+        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, name, lease_duration, request_timeout"
 
     // MARK: - Valid files
 
@@ -41,6 +41,13 @@ import Testing
         #expect(
             message("git_bootstrap: sometimes\nrepositories: [a/b]")
                 == "cfg.yaml:1: git_bootstrap: 'sometimes' is not true or false; expected true or false")
+    }
+
+    @Test func pathsAreReadUnlessTurnedOff() throws {
+        #expect(try parse("repositories: [a/b]").paths)
+        #expect(try parse("paths: false\nrepositories: [a/b]").paths == false)
+        #expect(
+            message("paths: maybe\nrepositories: [a/b]") == "cfg.yaml:1: paths: 'maybe' is not true or false; expected true or false")
     }
 
     @Test(arguments: [

@@ -36,11 +36,12 @@ public struct GitBootstrap: Sendable {
 
     public init(
         minimumPages: Int = GitBootstrap.defaultMinimumPages, pace: GitFetchPace = GitFetchPace(),
-        pauseAfterFirstBatch: Duration? = nil
+        pauseAfterFirstBatch: Duration? = nil, readsChanges: Bool = true
     ) {
         self.minimumPages = minimumPages
         self.pace = pace
         self.pauseAfterFirstBatch = pauseAfterFirstBatch
+        self.readsChanges = readsChanges
     }
 
     /// What a bootstrap did.

@@ -138,9 +138,11 @@ extension Commitsctl {
                     do { try ledger.write(client, into: store) } catch { printWarning("could not record the requests spent: \(error)") }
                 }
                 let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
+                var bootstrap = GitBootstrap(pauseAfterFirstBatch: gitPause)
+                bootstrap.readsChanges = configuration?.paths != false
                 var sync = RepositorySync(
                     store: settings.store, client: client, logger: logger, holder: "commitsctl",
-                    gitBootstrap: overGit ? GitBootstrap(pauseAfterFirstBatch: gitPause) : nil)
+                    gitBootstrap: overGit ? bootstrap : nil)
                 sync.heldBatches = heldBatches
                 if paths { sync.pathBackfillMinimum = 1 }
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
