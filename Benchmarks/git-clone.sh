@@ -31,11 +31,7 @@ CTL=$BIN/commitsctl
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
-log "writing a history of $COMMITS commits with git fast-import"
-git init -q --bare -b main "$WORK/history.git"
-python3 Benchmarks/git-history.py "$COMMITS" | git -C "$WORK/history.git" fast-import --quiet
-git -C "$WORK/history.git" update-ref -d refs/heads/scratch
-git -C "$WORK/history.git" gc -q
+write_history "$COMMITS" "$WORK/history.git"
 ON_MAIN=$(git -C "$WORK/history.git" rev-list --count main)
 MERGES=$(git -C "$WORK/history.git" rev-list --count --merges main)
 MESSAGE_BYTES=$(git -C "$WORK/history.git" log --format=%B main | wc -c)
@@ -47,24 +43,14 @@ start_sim --git-repository "$REPO=$WORK/history.git"
 BASIC=$(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=http.extraHeader GIT_CONFIG_VALUE_0="Authorization: Basic $BASIC"
 
-# timed NAME COMMAND… : runs it under /usr/bin/time; appends "seconds MB" to $WORK/NAME
-timed() {
-    local name=$1; shift
-    local s e
-    s=$(date +%s%N)
-    /usr/bin/time -v -o "$WORK/time.txt" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
-    e=$(date +%s%N)
-    echo "$(calc "round(($e - $s) / 1e9, 2)") $(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$WORK/time.txt")" \
-        >> "$WORK/$name"
-    log "  $name: $(tail -n 1 "$WORK/$name") $(head -c 200 "$WORK/out.txt")"
-}
-
+# What #30 measured: commits without their trees (Benchmarks/paths.sh times the sync with them).
+printf 'paths: false\nrepositories: [%s]\n' "$REPO" > "$WORK/commits-only.yaml"
 for run in $(seq "$RUNS"); do
     log "run $run of $RUNS"
     rm -rf "$WORK/clone.git"
     timed clone git clone -q --bare --filter=tree:0 "$SIM/$REPO.git" "$WORK/clone.git"
     rm -rf "$WORK"/store.sqlite*
-    timed sync env GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM"
+    timed sync env GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM" --config "$WORK/commits-only.yaml"
 done
 # Where the sync's time goes: the same rows written by the sqlite3 CLI into a
 # table without indexes, and the store's trigram message index built alone
@@ -102,7 +88,7 @@ grep_ms() {  # NEEDLE : median milliseconds of 5 whole `query --grep NEEDLE` pro
 }
 LAGGING_ASCII=$(grep_ms xyzzy) LAGGING_ACCENT=$(grep_ms école)
 s=$(date +%s%N)
-GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM" > /dev/null
+GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --db "$WORK/store.sqlite" --api-url "$SIM" --config "$WORK/commits-only.yaml" > /dev/null
 e=$(date +%s%N)
 CATCH_UP_S=$(calc "round(($e - $s) / 1e9, 2)")
 LAG_AFTER=$(index_lag)

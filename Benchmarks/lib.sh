@@ -7,6 +7,28 @@ commas() { python3 -c 'import sys; print(f"{int(float(sys.argv[1])):,}")' "$1"; 
 # median VALUE… : their median, unrounded (callers round with calc)
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
+# timed NAME COMMAND… : runs it under /usr/bin/time; appends "seconds MB" to $WORK/NAME
+timed() {
+    local name=$1; shift
+    local s e
+    s=$(date +%s%N)
+    /usr/bin/time -v -o "$WORK/time.txt" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
+    e=$(date +%s%N)
+    echo "$(calc "round(($e - $s) / 1e9, 2)") $(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$WORK/time.txt")" \
+        >> "$WORK/$name"
+    log "  $name: $(tail -n 1 "$WORK/$name") $(head -c 200 "$WORK/out.txt")"
+}
+
+# write_history COMMITS DIRECTORY : a bare repository of Benchmarks/git-history.py's
+# history, written by git fast-import, every commit on main.
+write_history() {
+    log "writing a history of $1 commits with git fast-import"
+    git init -q --bare -b main "$2"
+    python3 Benchmarks/git-history.py "$1" | git -C "$2" fast-import --quiet
+    git -C "$2" update-ref -d refs/heads/scratch
+    git -C "$2" gc -q
+}
+
 # need_commands COMMAND… : installs the Debian package of each missing command
 # (each named as its command: sqlite3, jq, hyperfine).
 need_commands() {

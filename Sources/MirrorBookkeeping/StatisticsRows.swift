@@ -4,6 +4,18 @@ import MirrorCore
 // the ranking rules are MirrorCore's.
 
 public enum StatisticsRows {
+    /// Per repository (by its current name), how many of its commits have their changed paths stored.
+    public static func commitsWithPaths(in session: some SQLSession) throws -> [String: Int] {
+        let rows = try session.rows(withPaths, []) { row in (row.string(0) ?? "", row.int(1) ?? 0) }
+        return Dictionary(rows, uniquingKeysWith: +)
+    }
+
+    private static let withPaths = PortableSQL(
+        """
+        SELECT r.full_name, count(*) FROM repositories r JOIN repository_commits rc ON rc.repository_id = r.id
+        JOIN commit_changes_read cr ON cr.commit_id = rc.commit_id GROUP BY r.id, r.full_name
+        """)
+
     /// Per repository (sorted by name, as `repos` lists them), or only `name`'s;
     /// none for a name the store does not know.
     public static func repositories(_ name: RepositoryName?, in session: some SQLSession) throws -> [RepositoryStatistics] {

@@ -13,6 +13,10 @@ extension PostgreSQLReader {
         }
     }
 
+    public func commitsWithPaths() throws -> [String: Int] {
+        try read { try StatisticsRows.commitsWithPaths(in: connection) }
+    }
+
     public func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics] {
         try read { try StatisticsRows.repositories(name, in: connection) }
     }

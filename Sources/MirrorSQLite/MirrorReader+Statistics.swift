@@ -38,4 +38,8 @@ extension MirrorReader {
     public func branchStatistics(repository name: RepositoryName? = nil) throws -> [BranchStatistics] {
         try StatisticsRows.branches(name, in: db)
     }
+
+    public func commitsWithPaths() throws -> [String: Int] {
+        try StatisticsRows.commitsWithPaths(in: db)
+    }
 }

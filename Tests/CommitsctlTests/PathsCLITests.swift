@@ -61,6 +61,10 @@ struct PathsCLITests {
         #expect(files.count == (try await git(["show", "--format=", "--name-only", root])).split(separator: "\n").count)
         #expect(files.allSatisfy { $0["status"] as? String == "A" && $0["old_id"] is NSNull && ($0["new_id"] as? String)?.count == 40 })
 
+        let status = try await commitsctl(["status", "--format", "json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.first?["repository_commits_with_paths"] as? Int == 1678, "\(status.stdout)")
+
         let bad = try await commitsctl(["query", "--", ":(icase)readme"])
         #expect(bad.status != 0 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
     }

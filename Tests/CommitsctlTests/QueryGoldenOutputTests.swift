@@ -255,7 +255,8 @@ private let goldenShowJSON = #"""
       "co_authors": [],
       "branches": {
         "acme/widgets": ["main"]
-      }
+      },
+      "files": null
     }
     """#
 

@@ -158,7 +158,7 @@ import Testing
                 Set(rows[0].keys) == [
                     "repository", "branch", "configured", "commits", "complete", "head_sha", "head_etag", "last_attempt_at",
                     "last_success_at", "last_error", "rate_limit_remaining", "rate_limit_reset_at", "pending_walks", "state",
-                    "state_reason", "held_by", "lease_until",
+                    "state_reason", "held_by", "lease_until", "repository_commits_with_paths",
                 ])
             #expect(rows[0]["repository"] as? String == "acme/alpha")
             #expect(rows[0]["head_sha"] as? String == head)

@@ -57,12 +57,13 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case noPackIndex
     case cancelled
 
-    /// Whether the failure is of the trees a fetch with them asked for (a
-    /// server refusing `filter blob:none`, a tree missing or failing a check),
-    /// which the same fetch without trees does not meet.
+    /// Whether the failure is of the trees a fetch with them asked for (a tree
+    /// the pack lacks, or one failing a check), which the same fetch without
+    /// trees does not meet. A server's own error is not: it would answer a
+    /// commits-only fetch alike.
     public var concernsTrees: Bool {
         switch self {
-        case .remoteError, .filterUnsupported, .treeMissing, .badTree: true
+        case .treeMissing, .badTree: true
         default: false
         }
     }

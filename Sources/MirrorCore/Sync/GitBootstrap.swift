@@ -17,9 +17,9 @@ public struct GitBootstrap: Sendable {
     /// How fast git must send the pack; a slower fetch is `unavailable`.
     public var pace = GitFetchPace()
     /// Whether the history is read with its trees, so that every commit is
-    /// stored with the paths it changed (`filter blob:none`). A server that
-    /// cannot give the trees still gives the commits: the fetch is made again
-    /// commits-only, and those commits' paths stay not yet known.
+    /// stored with the paths it changed (`filter blob:none`). A pack whose trees
+    /// are missing or fail a check still gives the commits: the fetch is made
+    /// again commits-only, and those commits' paths stay not yet known.
     public var readsChanges = true
     /// Set only by a test that kills a sync inside the storing of a history
     /// (`TestTimings.gitPauseSeconds`): how long to wait once the first batch
@@ -87,20 +87,33 @@ public struct GitBootstrap: Sendable {
         let limits = BatchLimits(
             maximumCommits: target.sharesTheStore ? Self.commitsPerBatch : Self.commitsPerTransaction,
             expectedCommits: target.expectedCommits)
+        // Commits a fetch with trees stored before its trees failed: they count in what the sync added.
+        var addedWithTrees = 0
         if readsChanges {
             do {
                 return try await fetchAndStore(target, configuration, limits, store, logger, withChanges: true)
-            } catch let error as GitError where error.concernsTrees {
-                logger.info("git gave no trees; reading the commits alone", metadata: ["reason": "\(client.redact("\(error)"))"])
+            } catch let failure as TreesFailed {
+                addedWithTrees = failure.added
+                logger.info(
+                    "git gave no trees; reading the commits alone", metadata: ["reason": "\(client.redact("\(failure.error)"))"])
             } catch {
                 return try Self.unavailable(error, client: client)
             }
         }
         do {
-            return try await fetchAndStore(target, configuration, limits, store, logger, withChanges: false)
+            let outcome = try await fetchAndStore(target, configuration, limits, store, logger, withChanges: false)
+            guard case .stored(let added, let requests, let packBytes) = outcome else { return outcome }
+            return .stored(added: added + addedWithTrees, requests: requests, packBytes: packBytes)
         } catch {
             return try Self.unavailable(error, client: client)
         }
+    }
+
+    /// A fetch with trees that failed on them (`GitError.concernsTrees`), after
+    /// storing `added` commits with their changes.
+    private struct TreesFailed: Error {
+        let error: GitError
+        let added: Int
     }
 
     /// Throws what stops the sync anyway (cancellation, a store that cannot be
@@ -137,7 +150,10 @@ public struct GitBootstrap: Sendable {
                 return .stored(added: added, requests: result.requests, packBytes: result.packBytes)
             } catch {
                 // The store is the engine's again only once no batch is left to write.
-                _ = try? await delivery.finish()
+                let added = try? await delivery.finish()
+                if withChanges, let error = error as? GitError, error.concernsTrees {
+                    throw TreesFailed(error: error, added: added ?? 0)
+                }
                 throw error
             }
         }

@@ -68,6 +68,9 @@ public protocol MirrorReading: AnyObject {
     func check() throws -> StoreCheck
     // MARK: Paths
 
+    /// Per repository (by its current name), how many of its commits have their changed paths stored.
+    func commitsWithPaths() throws -> [String: Int]
+
     /// Calls `body` with every path the stored changes name and the store's id for it.
     func forEachStoredPath(_ body: (_ id: Int64, _ path: [UInt8]) throws -> Void) throws
     /// For each commit that changed one of `pathIDs`, the positions of the

@@ -53,6 +53,8 @@ extension Commitsctl {
             /// repository is not released, and when its lease ends (or ended).
             var heldBy: String?
             var leaseUntil: String?
+            /// Of the repository's commits (every branch's), those whose changed paths are stored.
+            var commitsWithPaths: Int?
 
             /// json, ndjson and csv: every field always present (null when unknown), so scripts can rely
             /// on the shape. The order is docs/QUERY.md's, the one csv columns always had.
@@ -74,6 +76,7 @@ extension Commitsctl {
                 ("state_reason", { .optional($0.stateReason) }),
                 ("held_by", { .optional($0.heldBy) }),
                 ("lease_until", { .optional($0.leaseUntil) }),
+                ("repository_commits_with_paths", { $0.commitsWithPaths.map(JSONValue.int) ?? .null }),
             ])
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
@@ -86,6 +89,12 @@ extension Commitsctl {
                 if let heldBy { line += ", held by \(heldBy) until \(leaseUntil ?? "?")" }
                 if let lastError { line += ", last error: \(lastError)" }
                 return TextCleaning.singleLine(line)
+            }
+
+            func withPaths(_ count: Int) -> Row {
+                var row = self
+                row.commitsWithPaths = count
+                return row
             }
 
             /// A branch deleted on GitHub (of a repository still there) shows as gone, saying since when.
@@ -168,10 +177,12 @@ extension Commitsctl {
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
             var held: [SyncLease] = []
+            var withPaths: [String: Int] = [:]
             if try configuration == nil || store.exists() {
                 let mirror = try store.openCommitReader()
                 states = try mirror.allSyncStates()
                 held = try mirror.heldClaims()
+                withPaths = try mirror.commitsWithPaths()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
@@ -198,13 +209,15 @@ extension Commitsctl {
                     pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason
                 )
                 .withBranchGone(since: state.branchGoneSince)
+                .withPaths(withPaths[state.repository] ?? 0)
             }
             for repository in unsynced {
                 rows.append(
                     Row(
                         repository: repository.name,
                         configured: configuration.map { _ in configured(repository.name) },
-                        commits: repository.commits, complete: false, pendingWalks: 0))
+                        commits: repository.commits, complete: false, pendingWalks: 0
+                    ).withPaths(withPaths[repository.name] ?? 0))
             }
             let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })
             for repository in configuration?.repositories ?? [] where !seen.contains(repository.name.description.lowercased()) {
