@@ -47,21 +47,33 @@ public enum StatisticsRows {
     /// identities on one commit counts once); nil for a name the store does not
     /// know. `wholeStoreAuthored`, when given, counts the whole store's authored
     /// commits (author id, commits, first and last date) a faster way.
+    /// With `commits`, only those commits count (by store id: a path query's answer).
     public static func authorTallies(
-        _ name: RepositoryName?, wholeStoreAuthored: PortableSQL? = nil, in session: some SQLSession
+        _ name: RepositoryName?, wholeStoreAuthored: PortableSQL? = nil, commits: Set<Int64>? = nil,
+        in session: some SQLSession
     ) throws -> [Int64: AuthorTally]? {
         let clause = "\nWHERE EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id)"
         guard let (scope, values) = try scope(name, clause, in: session) else { return nil }
         var tallies: [Int64: AuthorTally] = [:]
-        let authored = (name == nil ? wholeStoreAuthored : nil) ?? perAuthor + scope + PortableSQL("\nGROUP BY c.author_id")
-        try session.forEachRow(authored, values) {
-            let count = $0.int(1) ?? 0
-            AuthorTally.note($0.int64(0) ?? 0, first: $0.string(2) ?? "", last: $0.string(3) ?? "", in: &tallies) {
-                $0.commits += count
+        if let commits {
+            // Tallied here, commit by commit: the set is no statement's parameter.
+            try session.forEachRow(perCommit + scope, values) {
+                guard let commit = $0.int64(1), commits.contains(commit) else { return }
+                let date = $0.string(2) ?? ""
+                AuthorTally.note($0.int64(0) ?? 0, first: date, last: date, in: &tallies) { $0.commits += 1 }
+            }
+        } else {
+            let authored = (name == nil ? wholeStoreAuthored : nil) ?? perAuthor + scope + PortableSQL("\nGROUP BY c.author_id")
+            try session.forEachRow(authored, values) {
+                let count = $0.int(1) ?? 0
+                AuthorTally.note($0.int64(0) ?? 0, first: $0.string(2) ?? "", last: $0.string(3) ?? "", in: &tallies) {
+                    $0.commits += count
+                }
             }
         }
         try session.forEachRow(credited + scope, values) {
             let commit = $0.int64(1) ?? 0
+            guard commits?.contains(commit) ?? true else { return }
             let date = $0.string(2) ?? ""
             AuthorTally.note($0.int64(0) ?? 0, first: date, last: date, in: &tallies) { $0.coAuthored.insert(commit) }
         }
@@ -113,6 +125,7 @@ public enum StatisticsRows {
         FROM commits c
         """
     })
+    private static let perCommit = PortableSQL("SELECT c.author_id, c.id, c.committer_date FROM commits c")
     private static let credited = PortableSQL(
         "SELECT ca.author_id, c.id, c.committer_date FROM commit_coauthors ca JOIN commits c ON c.id = ca.commit_id")
 }

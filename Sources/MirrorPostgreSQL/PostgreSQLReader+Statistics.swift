@@ -13,6 +13,15 @@ extension PostgreSQLReader {
         }
     }
 
+    public func authorStatistics(
+        repository name: RepositoryName?, commits: Set<Int64>, top: Int?, mailmap: Mailmap?
+    ) throws -> [AuthorStatistics] {
+        try read {
+            guard let tallies = try StatisticsRows.authorTallies(name, commits: commits, in: connection) else { return [] }
+            return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
+        }
+    }
+
     public func commitsWithPaths() throws -> [String: Int] {
         try read { try StatisticsRows.commitsWithPaths(in: connection) }
     }

@@ -17,6 +17,15 @@ extension MirrorReader {
         return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
     }
 
+    public func authorStatistics(
+        repository name: RepositoryName?, commits: Set<Int64>, top: Int?, mailmap: Mailmap?
+    ) throws -> [AuthorStatistics] {
+        try db.transaction(.deferred) {
+            guard let tallies = try StatisticsRows.authorTallies(name, commits: commits, in: db) else { return [] }
+            return AuthorStatistics.ranked(try people(mailmap: mailmap), tallies: tallies, mailmap: mailmap, top: top)
+        }
+    }
+
     /// Every author's commits from `author_commit_counts` (kept by triggers), and
     /// its first and last dates from the two ends of its range of the
     /// `commits_author_id` index: two seeks per author where grouping the

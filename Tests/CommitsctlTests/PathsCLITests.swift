@@ -61,6 +61,22 @@ struct PathsCLITests {
         #expect(files.count == (try await git(["show", "--format=", "--name-only", root])).split(separator: "\n").count)
         #expect(files.allSatisfy { $0["status"] as? String == "A" && $0["old_id"] is NSNull && ($0["new_id"] as? String)?.count == 40 })
 
+        // Who changed these files: git shortlog's counts per name, no merges.
+        for spec in [["Source/Session.swift"], ["Tests"]] {
+            var expected: [String: Int] = [:]
+            for line in try await git(["shortlog", "-sn", "--no-merges", "master", "--"] + spec).split(separator: "\n") {
+                let fields = line.split(separator: "\t", maxSplits: 1)
+                expected[String(fields[1]), default: 0] += Int(fields[0].trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+            let authors = try await commitsctl(["authors", "--format", "json", "--"] + spec)
+            let people = try #require(try JSONSerialization.jsonObject(with: Data(authors.stdout.utf8)) as? [[String: Any]])
+            // Those only co-authoring are listed too (with their co-authored commits); shortlog has no such column.
+            let counted = Dictionary(
+                people.map { ($0["name"] as? String ?? "", $0["commits"] as? Int ?? 0) }.filter { $0.1 > 0 }, uniquingKeysWith: +)
+            #expect(counted == expected, "authors -- \(spec): \(authors.stderr)")
+            #expect(expected.count > 3)
+        }
+
         let status = try await commitsctl(["status", "--format", "json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
         #expect(rows.first?["repository_commits_with_paths"] as? Int == 1678, "\(status.stdout)")

@@ -60,6 +60,10 @@ public protocol MirrorReading: AnyObject {
     func resolveCommit(_ prefix: String, mailmap: Mailmap?) throws -> CommitResolution
     /// People by commits authored (`AuthorStatistics.ranked`), optionally of one repository.
     func authorStatistics(repository name: RepositoryName?, top: Int?, mailmap: Mailmap?) throws -> [AuthorStatistics]
+    /// The same over only `commits` (store ids, this reader's: a path query's answer).
+    func authorStatistics(
+        repository name: RepositoryName?, commits: Set<Int64>, top: Int?, mailmap: Mailmap?
+    ) throws -> [AuthorStatistics]
     /// Per repository (by name), or only `repository`.
     func repositoryStatistics(repository name: RepositoryName?) throws -> [RepositoryStatistics]
     /// Per mirrored branch (by repository, then branch), or only `repository`'s: what its rows hold.

@@ -17,6 +17,9 @@ extension Commitsctl.Authors {
                 "Merge identities with this git .mailmap file, and by GitHub login (default: the configuration's mailmap).",
                 valueName: "file")
         ) { $0.mailmap = $1 }
+        static let pathsHelp = ArgumentHelp(
+            "Only commits that changed these paths, as git shortlog -sne --no-merges -- PATH… counts them (pathspecs as query's).",
+            valueName: "path")
     }
 
     /// The table `authors`' everyday command lines are parsed from.
@@ -25,5 +28,6 @@ extension Commitsctl.Authors {
         groups: [
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },
             .group(StoreOptions.directParser) { $0.store = $1 },
-        ])
+        ],
+        unparsedDefaults: { $0.paths = [] })
 }

@@ -15,6 +15,7 @@ extension Commitsctl {
         @Option(Options.top) var top: Int?
         @Option(Options.format) var format: ReportFormat
         @Option(Options.mailmap) var mailmap: String?
+        @Argument(help: Options.pathsHelp) var paths: [String] = []
 
         @OptionGroup var pager: PagerOptions
 
@@ -52,6 +53,31 @@ extension Commitsctl {
 
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
+            if !paths.isEmpty {
+                do {
+                    _ = try Pathspec(paths)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+            }
+        }
+
+        /// With paths, the people of the commits `git shortlog --no-merges -- PATH…` counts.
+        private func authorStatistics(
+            in mirror: any MirrorReading, repository name: RepositoryName?, mailmap: Mailmap?
+        ) throws -> [AuthorStatistics] {
+            guard !paths.isEmpty else { return try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap) }
+            var filter = CommitFilter(merges: .exclude, repository: name)
+            filter.needsParentsAndRepositories = false
+            let coverage = try PathQuery.restrict(&filter, to: try Pathspec(paths), simplification: .simplified, in: mirror)
+            if coverage.notCovered > 0 {
+                printWarning(
+                    "\(plural(coverage.notCovered, "commit")) of these histories have no stored paths yet and are not counted; "
+                        + "`commitsctl status` shows how far the paths are read")
+            }
+            var commits: Set<Int64> = []
+            try mirror.forEachCommit(matching: filter) { commits.insert($0.storeID) }
+            return try mirror.authorStatistics(repository: name, commits: commits, top: top, mailmap: mailmap)
         }
 
         func run() throws {
@@ -61,7 +87,7 @@ extension Commitsctl {
                 let mirror = try settings.store.openCommitReader()
                 let name = try repository.resolve(in: mirror)
                 let mailmap = try MailmapSource(flag: mailmap, configuration: configuration).load()
-                let authors = try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap)
+                let authors = try authorStatistics(in: mirror, repository: name, mailmap: mailmap)
                 pager.start()
                 let output = OutputWriter()
                 defer { output.flush() }
