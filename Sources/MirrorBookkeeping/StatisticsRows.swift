@@ -10,6 +10,79 @@ public enum StatisticsRows {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
+    /// `MirrorReading.pathActivity`, for every store.
+    public static func pathActivity(_ scope: PathActivityScope, in session: some SQLSession) throws -> [PathActivity] {
+        guard let (conditions, values) = try activityConditions(scope, in: session) else { return [] }
+        return try session.rows(activityPerPath + PortableSQL(conditions + "\nGROUP BY p.id, p.path"), values) { row in
+            PathActivity(
+                pathID: row.int64(0) ?? 0, path: FileChange.bytes(hexDigits: row.string(1) ?? ""), commits: row.int(2) ?? 0,
+                lastCommitDate: row.string(3) ?? "")
+        }
+    }
+
+    /// `MirrorReading.pathAuthors`, for every store.
+    public static func pathAuthors(
+        _ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int, in session: some SQLSession
+    ) throws -> [Int64: [(name: String, commits: Int)]] {
+        guard !pathIDs.isEmpty, let (conditions, values) = try activityConditions(scope, in: session) else { return [:] }
+        let list = " AND cc.path_id IN (" + pathIDs.map { _ in "?" }.joined(separator: ", ") + ")"
+        var authors: [Int64: [(name: String, commits: Int)]] = [:]
+        try session.forEachRow(authorsPerPath + PortableSQL(conditions + list + "\nGROUP BY cc.path_id, a.name"), values + pathIDs) {
+            authors[$0.int64(0) ?? 0, default: []].append(($0.string(1) ?? "", $0.int(2) ?? 0))
+        }
+        return authors.mapValues { names in
+            let ranked = names.sorted { lhs, rhs in
+                lhs.commits != rhs.commits
+                    ? lhs.commits > rhs.commits : Array(lhs.name.utf8).lexicographicallyPrecedes(Array(rhs.name.utf8))
+            }
+            return Array(ranked.prefix(limit))
+        }
+    }
+
+    /// The conditions `scope` puts on `commits c`, after the statements' own; nil for an unknown repository.
+    private static func activityConditions(
+        _ scope: PathActivityScope, in session: some SQLSession
+    ) throws -> (String, [any SQLBindable])? {
+        var conditions = ""
+        var values: [any SQLBindable] = []
+        if let name = scope.repository {
+            guard let repository = try RepositoryRows.repository(named: name, in: session) else { return nil }
+            conditions +=
+                " AND EXISTS (SELECT 1 FROM repository_commits rc WHERE rc.repository_id = ? AND rc.commit_id = c.id"
+                + " AND rc.off_branch_since IS NULL)"
+            values.append(repository.id)
+        } else {
+            conditions += " AND NOT c.off_branch"
+        }
+        if let since = scope.since {
+            conditions += " AND c.committer_date >= ?"
+            values.append(ISO8601Timestamp.format(since))
+        }
+        if let until = scope.until {
+            conditions += " AND c.committer_date <= ?"
+            values.append(ISO8601Timestamp.format(until))
+        }
+        return (conditions, values)
+    }
+
+    private static let activityPerPath = PortableSQL(
+        sqlite: """
+            SELECT p.id, hex(p.path), count(*), max(c.committer_date)
+            FROM commit_changes cc JOIN commits c ON c.id = cc.commit_id JOIN paths p ON p.id = cc.path_id
+            WHERE cc.parent = 0 AND c.parent_count <= 1
+            """,
+        postgreSQL: """
+            SELECT p.id, encode(p.path, 'hex'), count(*), max(c.committer_date COLLATE "C")
+            FROM commit_changes cc JOIN commits c ON c.id = cc.commit_id JOIN paths p ON p.id = cc.path_id
+            WHERE cc.parent = 0 AND c.parent_count <= 1
+            """)
+    private static let authorsPerPath = PortableSQL(
+        """
+        SELECT cc.path_id, a.name, count(*)
+        FROM commit_changes cc JOIN commits c ON c.id = cc.commit_id JOIN authors a ON a.id = c.author_id
+        WHERE cc.parent = 0 AND c.parent_count <= 1
+        """)
+
     private static let withPaths = PortableSQL(
         """
         SELECT r.full_name, count(*) FROM repositories r JOIN repository_commits rc ON rc.repository_id = r.id

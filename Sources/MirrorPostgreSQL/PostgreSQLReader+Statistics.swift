@@ -22,6 +22,14 @@ extension PostgreSQLReader {
         }
     }
 
+    public func pathActivity(_ scope: PathActivityScope) throws -> [PathActivity] {
+        try read { try StatisticsRows.pathActivity(scope, in: connection) }
+    }
+
+    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]] {
+        try read { try StatisticsRows.pathAuthors(pathIDs, scope, limit: limit, in: connection) }
+    }
+
     public func commitsWithPaths() throws -> [String: Int] {
         try read { try StatisticsRows.commitsWithPaths(in: connection) }
     }

@@ -51,4 +51,12 @@ extension MirrorReader {
     public func commitsWithPaths() throws -> [String: Int] {
         try StatisticsRows.commitsWithPaths(in: db)
     }
+
+    public func pathActivity(_ scope: PathActivityScope) throws -> [PathActivity] {
+        try StatisticsRows.pathActivity(scope, in: db)
+    }
+
+    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]] {
+        try StatisticsRows.pathAuthors(pathIDs, scope, limit: limit, in: db)
+    }
 }

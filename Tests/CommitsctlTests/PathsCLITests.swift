@@ -77,6 +77,19 @@ struct PathsCLITests {
             #expect(expected.count > 3)
         }
 
+        // The hot spots: git's counts of non-merge commits naming each path, most first.
+        for spec in [[], ["Tests"]] {
+            var counts: [String: Int] = [:]
+            let names = try await git(["log", "--no-merges", "--no-renames", "--format=", "--name-only", "master", "--"] + spec)
+            for name in names.split(separator: "\n") { counts[String(name), default: 0] += 1 }
+            let hot = try await commitsctl(["paths", "--format", "json", "--top", "5"] + spec)
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(hot.stdout.utf8)) as? [[String: Any]])
+            #expect(rows.count == 5, "\(hot.stderr)")
+            let top = counts.values.sorted(by: >).prefix(5)
+            #expect(rows.map { $0["commits"] as? Int ?? 0 } == Array(top), "paths \(spec)")
+            for row in rows { #expect(counts[row["path"] as? String ?? ""] == row["commits"] as? Int) }
+        }
+
         let status = try await commitsctl(["status", "--format", "json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
         #expect(rows.first?["repository_commits_with_paths"] as? Int == 1678, "\(status.stdout)")

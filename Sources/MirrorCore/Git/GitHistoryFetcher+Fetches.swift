@@ -85,5 +85,11 @@ extension GitHistoryFetcher {
 
 extension FileChange {
     /// The path as git prints it with `core.quotePath` on (its default).
-    public var quotedPath: String { GitPathQuoting.quoted(path) }
+    public var quotedPath: String { GitPathText.quoted(path) }
+}
+
+/// Paths as git prints them, for the executables (GitTrees is the core's).
+public enum GitPathText {
+    /// `path` as git prints it with `core.quotePath` on (its default).
+    public static func quoted(_ path: [UInt8]) -> String { GitPathQuoting.quoted(path) }
 }

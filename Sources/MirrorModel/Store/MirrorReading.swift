@@ -74,6 +74,11 @@ public protocol MirrorReading: AnyObject {
 
     /// Per repository (by its current name), how many of its commits have their changed paths stored.
     func commitsWithPaths() throws -> [String: Int]
+    /// Every changed path of the commits `scope` selects, with how often it
+    /// changed (`PathActivity`, unranked, without authors); empty for a repository the store does not know.
+    func pathActivity(_ scope: PathActivityScope) throws -> [PathActivity]
+    /// Each of `pathIDs`' authors in `scope`: by path id, names with their commits, most first, at most `limit` each.
+    func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]]
 
     /// Calls `body` with every path the stored changes name and the store's id for it.
     func forEachStoredPath(_ body: (_ id: Int64, _ path: [UInt8]) throws -> Void) throws
