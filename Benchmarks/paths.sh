@@ -47,7 +47,7 @@ start_sim --git-repository "$REPO=$WORK/history.git"
 BASIC=$(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=http.extraHeader GIT_CONFIG_VALUE_0="Authorization: Basic $BASIC"
 printf 'paths: false\nrepositories: [%s]\n' "$REPO" > "$WORK/commits-only.yaml"
-sync() { env GITHUB_TOKEN=$TOKEN "$CTL" sync "$REPO" --api-url "$SIM" "$@"; }
+SYNC=(env "GITHUB_TOKEN=$TOKEN" "$CTL" sync "$REPO" --api-url "$SIM")
 
 for run in $(seq "$RUNS"); do
     log "run $run of $RUNS"
@@ -55,10 +55,10 @@ for run in $(seq "$RUNS"); do
     timed git sh -c "git clone -q --bare --filter=blob:none '$SIM/$REPO.git' '$WORK/clone.git' &&
         git -C '$WORK/clone.git' log --raw --no-renames --diff-merges=first-parent --format=%H main | wc -l"
     rm -rf "$WORK"/store.sqlite*
-    timed sync sync --db "$WORK/store.sqlite"
+    timed sync "${SYNC[@]}" --db "$WORK/store.sqlite"
     rm -rf "$WORK"/backfill.sqlite*
-    sync --db "$WORK/backfill.sqlite" --config "$WORK/commits-only.yaml" > /dev/null
-    timed backfill sync --db "$WORK/backfill.sqlite" --paths
+    "${SYNC[@]}" --db "$WORK/backfill.sqlite" --config "$WORK/commits-only.yaml" > /dev/null
+    timed backfill "${SYNC[@]}" --db "$WORK/backfill.sqlite" --paths
 done
 RAW_LINES=$(git -C "$WORK/clone.git" log --raw --no-renames --diff-merges=first-parent --format= main | grep -c '^:')
 
