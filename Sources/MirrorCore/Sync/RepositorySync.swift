@@ -97,12 +97,14 @@ public struct RepositorySync: Sendable {
                 client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit,
                 sharesTheStore: openWriter != nil, heldBatches: heldBatches)
             var report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
-            if report.complete, let minimum = pathBackfillMinimum,
-                case .stored(let commits, let requests, _) = try await engine.backfillPaths(
-                    repository, branch: report.branch, minimumUncovered: minimum)
-            {
-                report.pathsRead = commits
-                report.gitRequests += requests
+            if report.complete, let minimum = pathBackfillMinimum {
+                let started = ContinuousClock.now
+                let backfill = try await engine.backfillPaths(repository, branch: report.branch, minimumUncovered: minimum)
+                if case .stored(let commits, let requests, _) = backfill {
+                    report.pathsRead = commits
+                    report.gitRequests += requests
+                    report.elapsed += .now - started
+                }
             }
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).
