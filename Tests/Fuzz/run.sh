@@ -26,7 +26,7 @@ mkdir -p "$out"
 sources_for() {
     case "$1" in
         link) echo "Tests/Fuzz/LinkHeaderFuzz.swift Sources/MirrorCore/GitHub/LinkHeader.swift Sources/MirrorModel/Sync/PageNumber.swift" ;;
-        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorModel/Names/HexDigits.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
+        payload) echo "Tests/Fuzz/PayloadFuzz.swift Sources/MirrorCore/GitHub/PayloadDecoder.swift Sources/MirrorCore/GitHub/CommitPayload.swift Sources/MirrorModel/Names/HexDigits.swift Sources/MirrorCore/Support/ISO8601Timestamp.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/FileChange.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift Sources/MirrorCore/GitHub/CommitPayload+Commit.swift" ;;
         pktline) echo "Tests/Fuzz/PacketLineFuzz.swift $git/PacketLine.swift $git/SideBand.swift $git_errors" ;;
         pack) echo "Tests/Fuzz/PackFuzz.swift $git/Pack*.swift Sources/MirrorSQLite/SQLitePackCommitIndex.swift $git/GrowingPackStorage.swift $git/Inflater.swift $git/DeltaInstructions.swift $git_commits $git_errors" ;;
         commit) echo "Tests/Fuzz/CommitObjectFuzz.swift $git_commits $git_errors" ;;
@@ -35,7 +35,7 @@ sources_for() {
 }
 git=Sources/MirrorCore/Git
 git_errors="$git/GitError.swift Sources/MirrorModel/Names/BranchName.swift"
-git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift"
+git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/FileChange.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift"
 
 # The git targets import GitHash (SHA-1), GitTrees (a pack's trees) and SQLite (the pack's commit
 # index) as modules of their own, as MirrorCore does, and zlib and libsqlite3 through CZlib and CSQLite. GitHash's

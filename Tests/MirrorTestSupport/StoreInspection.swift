@@ -138,6 +138,20 @@ public struct StoreInspection: Sendable {
 
     public func committedWalkPages() -> Int { count("SELECT coalesce(sum(pages_done), 0) FROM sync_walks") }
 
+    /// Commits whose changed paths are stored.
+    public func commitsWithChanges() -> Int { count("SELECT count(*) FROM commit_changes_read") }
+
+    /// Every stored change, one line each (sha, parent, path, sides), in one order.
+    public func changeFacts() throws -> [String] {
+        try connection().prepare(
+            """
+            SELECT c.sha, cc.parent, hex(p.path), cc.old_mode, hex(cc.old_object), cc.new_mode, hex(cc.new_object)
+            FROM commit_changes cc JOIN commits c ON c.id = cc.commit_id JOIN paths p ON p.id = cc.path_id
+            ORDER BY c.sha, cc.parent, p.path
+            """
+        ).map { row in (0..<7).map { "\(row.value($0))" }.joined(separator: " ") }
+    }
+
     /// `PRAGMA integrity_check`: "ok" for a sound file.
     public func integrity() throws -> String { try connection().pragma("integrity_check") }
 
