@@ -53,13 +53,7 @@ extension Commitsctl {
 
         func validate() throws {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
-            if !paths.isEmpty {
-                do {
-                    _ = try Pathspec(paths)
-                } catch {
-                    throw ValidationError("\(error)")
-                }
-            }
+            if !paths.isEmpty { _ = try PathArguments.pathspec(paths) }
         }
 
         /// With paths, the people of the commits `git shortlog --no-merges -- PATH…` counts.
@@ -69,12 +63,7 @@ extension Commitsctl {
             guard !paths.isEmpty else { return try mirror.authorStatistics(repository: name, top: top, mailmap: mailmap) }
             var filter = CommitFilter(merges: .exclude, repository: name)
             filter.needsParentsAndRepositories = false
-            let coverage = try PathQuery.restrict(&filter, to: try Pathspec(paths), simplification: .simplified, in: mirror)
-            if coverage.notCovered > 0 {
-                printWarning(
-                    "\(plural(coverage.notCovered, "commit")) of these histories have no stored paths yet and are not counted; "
-                        + "`commitsctl status` shows how far the paths are read")
-            }
+            try PathArguments.restrict(&filter, to: paths, simplification: .simplified, in: mirror, leftOut: "not counted")
             var commits: Set<Int64> = []
             try mirror.forEachCommit(matching: filter) { commits.insert($0.storeID) }
             return try mirror.authorStatistics(repository: name, commits: commits, top: top, mailmap: mailmap)

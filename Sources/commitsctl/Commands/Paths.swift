@@ -58,14 +58,8 @@ extension Commitsctl {
         func validate() throws {
             if top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
             if authors < 0 { throw ValidationError("--authors must be 0 or more, not \(authors)") }
-            do {
-                if !paths.isEmpty { _ = try Pathspec(paths) }
-                _ = try scope()
-            } catch let error as ValidationError {
-                throw error
-            } catch {
-                throw ValidationError("\(error)")
-            }
+            if !paths.isEmpty { _ = try PathArguments.pathspec(paths) }
+            _ = try scope()
         }
 
         func scope() throws -> PathActivityScope {

@@ -66,11 +66,7 @@ extension Commitsctl {
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             try validateBranches()
             if !paths.isEmpty {
-                do {
-                    _ = try Pathspec(paths)
-                } catch {
-                    throw ValidationError("\(error)")
-                }
+                _ = try PathArguments.pathspec(paths)
                 if follow { throw ValidationError("--follow cannot follow paths yet; give paths or --follow, not both") }
             }
             let bounds = try dateBounds()
@@ -161,12 +157,7 @@ extension Commitsctl {
         private func restrictToPaths(_ filter: inout CommitFilter, in mirror: any MirrorReading) throws {
             guard !paths.isEmpty else { return }
             let simplification: HistorySimplification = firstParent ? .firstParent : fullHistory ? .fullHistory : .simplified
-            let coverage = try PathQuery.restrict(&filter, to: try Pathspec(paths), simplification: simplification, in: mirror)
-            if coverage.notCovered > 0 {
-                printWarning(
-                    "\(plural(coverage.notCovered, "commit")) of these histories have no stored paths yet and are not listed; "
-                        + "`commitsctl status` shows how far the paths are read")
-            }
+            try PathArguments.restrict(&filter, to: paths, simplification: simplification, in: mirror, leftOut: "not listed")
         }
 
         /// Streams unless --reverse needs the whole result first.
