@@ -23,12 +23,12 @@ public enum StatisticsRows {
     /// `MirrorReading.pathAuthors`, for every store.
     public static func pathAuthors(
         _ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int, in session: some SQLSession
-    ) throws -> [Int64: [(name: String, commits: Int)]] {
+    ) throws -> [Int64: [PathAuthor]] {
         guard !pathIDs.isEmpty, let (conditions, values) = try activityConditions(scope, in: session) else { return [:] }
         let list = " AND cc.path_id IN (" + pathIDs.map { _ in "?" }.joined(separator: ", ") + ")"
-        var authors: [Int64: [(name: String, commits: Int)]] = [:]
+        var authors: [Int64: [PathAuthor]] = [:]
         try session.forEachRow(authorsPerPath + PortableSQL(conditions + list + "\nGROUP BY cc.path_id, a.name"), values + pathIDs) {
-            authors[$0.int64(0) ?? 0, default: []].append(($0.string(1) ?? "", $0.int(2) ?? 0))
+            authors[$0.int64(0) ?? 0, default: []].append(PathAuthor(name: $0.string(1) ?? "", commits: $0.int(2) ?? 0))
         }
         return authors.mapValues { names in
             let ranked = names.sorted { lhs, rhs in

@@ -1,3 +1,4 @@
+import MirrorBookkeeping
 import MirrorCore
 import PostgreSQL
 
@@ -25,37 +26,6 @@ extension PostgreSQLReader {
     }
 
     public func historyGraph(repositoryID: Int64, branches: BranchSelection?) throws -> HistoryGraph {
-        try read {
-            let heads = try connection.execute(
-                "SELECT s.branch, c.id FROM sync_state s JOIN commits c ON c.sha = s.head_sha WHERE s.repository_id = $1::bigint",
-                [repositoryID])
-            let tips = (0..<heads.count).compactMap { row -> Int64? in
-                guard let branch = heads.string(row, 0), branches?.matches(branch) ?? true else { return nil }
-                return heads.int64(row, 1)
-            }
-            let links = try connection.execute(
-                """
-                SELECT rc.commit_id, cp.position, p.id FROM repository_commits rc
-                LEFT JOIN commit_parents cp ON cp.commit_id = rc.commit_id
-                LEFT JOIN commits p ON p.sha = cp.parent_sha
-                WHERE rc.repository_id = $1::bigint ORDER BY rc.commit_id, cp.position
-                """, [repositoryID])
-            var parents: [Int64: [Int64?]] = [:]
-            for row in 0..<links.count {
-                guard let commit = links.int64(row, 0) else { continue }
-                if links.isNull(row, 1) {
-                    parents[commit] = parents[commit] ?? []
-                } else {
-                    parents[commit, default: []].append(links.int64(row, 2))
-                }
-            }
-            let uncovered = try connection.execute(
-                """
-                SELECT rc.commit_id FROM repository_commits rc WHERE rc.repository_id = $1::bigint
-                AND NOT EXISTS (SELECT 1 FROM commit_changes_read r WHERE r.commit_id = rc.commit_id)
-                """, [repositoryID])
-            return HistoryGraph(
-                tips: tips, parents: parents, withoutChanges: Set((0..<uncovered.count).compactMap { uncovered.int64($0, 0) }))
-        }
+        try read { try HistoryGraphRows.graph(repositoryID: repositoryID, branches: branches, in: connection) }
     }
 }

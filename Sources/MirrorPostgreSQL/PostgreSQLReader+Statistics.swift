@@ -26,7 +26,7 @@ extension PostgreSQLReader {
         try read { try StatisticsRows.pathActivity(scope, in: connection) }
     }
 
-    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]] {
+    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [PathAuthor]] {
         try read { try StatisticsRows.pathAuthors(pathIDs, scope, limit: limit, in: connection) }
     }
 

@@ -1,3 +1,4 @@
+import MirrorBookkeeping
 import MirrorCore
 import SQLite
 
@@ -47,35 +48,6 @@ extension MirrorReader {
     }
 
     public func historyGraph(repositoryID: Int64, branches: BranchSelection?) throws -> HistoryGraph {
-        try db.transaction(.deferred) {
-            let heads = try db.prepare(
-                "SELECT s.branch, c.id FROM sync_state s JOIN commits c ON c.sha = s.head_sha WHERE s.repository_id = ?"
-            ).bind([repositoryID]).map { (branch: $0.string(0), id: $0.int64(1)) }
-            var parents: [Int64: [Int64?]] = [:]
-            try db.prepare(
-                """
-                SELECT rc.commit_id, cp.position, p.id FROM repository_commits rc
-                LEFT JOIN commit_parents cp ON cp.commit_id = rc.commit_id
-                LEFT JOIN commits p ON p.sha = cp.parent_sha
-                WHERE rc.repository_id = ? ORDER BY rc.commit_id, cp.position
-                """
-            ).bind([repositoryID]).forEachRow { row in
-                let commit = row.int64(0)
-                if row.isNull(1) {
-                    parents[commit] = parents[commit] ?? []
-                } else {
-                    parents[commit, default: []].append(row.isNull(2) ? nil : row.int64(2))
-                }
-            }
-            let withoutChanges = try db.prepare(
-                """
-                SELECT rc.commit_id FROM repository_commits rc WHERE rc.repository_id = ?
-                AND NOT EXISTS (SELECT 1 FROM commit_changes_read r WHERE r.commit_id = rc.commit_id)
-                """
-            ).bind([repositoryID]).map { $0.int64(0) }
-            return HistoryGraph(
-                tips: heads.filter { branches?.matches($0.branch) ?? true }.map(\.id), parents: parents,
-                withoutChanges: Set(withoutChanges))
-        }
+        try db.transaction(.deferred) { try HistoryGraphRows.graph(repositoryID: repositoryID, branches: branches, in: db) }
     }
 }

@@ -56,7 +56,7 @@ extension MirrorReader {
         try StatisticsRows.pathActivity(scope, in: db)
     }
 
-    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]] {
+    public func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [PathAuthor]] {
         try StatisticsRows.pathAuthors(pathIDs, scope, limit: limit, in: db)
     }
 }

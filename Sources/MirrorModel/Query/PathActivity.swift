@@ -10,19 +10,13 @@ public struct PathActivity: Sendable, Equatable {
     /// The newest of their committer dates (ISO 8601 UTC).
     public var lastCommitDate: String
     /// The people who authored the most of them (by author name, most first).
-    public var topAuthors: [(name: String, commits: Int)] = []
+    public var topAuthors: [PathAuthor] = []
 
     public init(pathID: Int64, path: [UInt8], commits: Int, lastCommitDate: String) {
         self.pathID = pathID
         self.path = path
         self.commits = commits
         self.lastCommitDate = lastCommitDate
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.pathID == rhs.pathID && lhs.path == rhs.path && lhs.commits == rhs.commits
-            && lhs.lastCommitDate == rhs.lastCommitDate && lhs.topAuthors.map(\.name) == rhs.topAuthors.map(\.name)
-            && lhs.topAuthors.map(\.commits) == rhs.topAuthors.map(\.commits)
     }
 
     /// Most changed first, then the most recently changed, then by path bytes.
@@ -32,6 +26,17 @@ public struct PathActivity: Sendable, Equatable {
             if lhs.lastCommitDate != rhs.lastCommitDate { return lhs.lastCommitDate > rhs.lastCommitDate }
             return lhs.path.lexicographicallyPrecedes(rhs.path)
         }
+    }
+}
+
+/// Someone who changed a path, by author name, and how many of its commits they authored.
+public struct PathAuthor: Sendable, Equatable {
+    public var name: String
+    public var commits: Int
+
+    public init(name: String, commits: Int) {
+        self.name = name
+        self.commits = commits
     }
 }
 

@@ -8,7 +8,7 @@ import Foundation
 /// with the same code and print the same bytes.
 ///
 /// A reader never writes. One reader is used by one task at a time.
-public protocol MirrorReading: AnyObject {
+public protocol MirrorReading: PathReading {
     /// Where this reader reads, as every other part names a store.
     var location: StoreLocation { get }
 
@@ -70,25 +70,6 @@ public protocol MirrorReading: AnyObject {
     func branchStatistics(repository name: RepositoryName?) throws -> [BranchStatistics]
     /// The store's soundness, and per branch how complete its history is.
     func check() throws -> StoreCheck
-    // MARK: Paths
-
-    /// Per repository (by its current name), how many of its commits have their changed paths stored.
-    func commitsWithPaths() throws -> [String: Int]
-    /// Every changed path of the commits `scope` selects, with how often it
-    /// changed (`PathActivity`, unranked, without authors); empty for a repository the store does not know.
-    func pathActivity(_ scope: PathActivityScope) throws -> [PathActivity]
-    /// Each of `pathIDs`' authors in `scope`: by path id, names with their commits, most first, at most `limit` each.
-    func pathAuthors(_ pathIDs: [Int64], _ scope: PathActivityScope, limit: Int) throws -> [Int64: [(name: String, commits: Int)]]
-
-    /// Calls `body` with every path the stored changes name and the store's id for it.
-    func forEachStoredPath(_ body: (_ id: Int64, _ path: [UInt8]) throws -> Void) throws
-    /// For each commit that changed one of `pathIDs`, the positions of the
-    /// parents it changed them against (0 also for a root commit).
-    func parentsChanging(pathIDs: [Int64]) throws -> [Int64: Set<Int>]
-    /// One repository's stored history from the heads of its branches (those
-    /// `branches` selects, or all of them), for a path query's walk.
-    func historyGraph(repositoryID: Int64, branches: BranchSelection?) throws -> HistoryGraph
-
     /// How many stored commits the message index does not cover yet (`StoreCheck.messageIndexLag`),
     /// in one query cheap enough to run after every sync.
     func messageIndexLag() throws -> Int
