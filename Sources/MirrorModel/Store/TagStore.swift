@@ -1,0 +1,49 @@
+import Foundation
+
+/// What tags, revision names and containment ask of a store (`MirrorReading`
+/// refines it). Commit ids are the reader's own, as in `HistoryGraph`.
+public protocol TagReading: AnyObject {
+    /// The tags of one repository, or of every one (by repository, then name,
+    /// then when first seen); with `includingEnded`, also where moved or deleted tags pointed.
+    func tags(repositoryID: Int64?, includingEnded: Bool) throws -> [StoredTag]
+    /// What `name` can mean in one repository: its current tag, its branch's
+    /// recorded head, and the commits whose sha starts with it.
+    func revisionTargets(_ name: String, repositoryID: Int64) throws -> RevisionTargets
+    /// The stored shas of `commitIDs`, for the answers that name them.
+    func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String]
+}
+
+/// The commits a revision name can stand for in one repository, in git's order
+/// of precedence: a tag, then a branch, then a sha prefix.
+public struct RevisionTargets: Sendable, Equatable {
+    /// The commit the current tag of that name peels to; `.some(nil)` for a tag
+    /// whose commit is not stored (or that does not end at a commit).
+    public var tag: Int64??
+    /// The recorded head of the branch of that name.
+    public var branch: Int64?
+    /// Commits whose sha starts with the name (a name of 4 to 40 hex digits), at
+    /// most `CommitResolution.ambiguityListLimit + 1`, with their shas.
+    public var commits: [(id: Int64, sha: String)]
+
+    public init(tag: Int64?? = nil, branch: Int64? = nil, commits: [(id: Int64, sha: String)] = []) {
+        self.tag = tag
+        self.branch = branch
+        self.commits = commits
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.tag == rhs.tag && lhs.branch == rhs.branch && lhs.commits.map(\.id) == rhs.commits.map(\.id)
+            && lhs.commits.map(\.sha) == rhs.commits.map(\.sha)
+    }
+}
+
+/// What a sync records of a repository's tags (`SyncStore` refines it).
+public protocol TagRecords: AnyObject {
+    /// Records the repository's whole tag listing, in one write: a new name is
+    /// added, a name that points elsewhere now ends its row and starts another
+    /// (moved), a name no longer listed ends its row (deleted). Nothing is ever
+    /// deleted. An annotation given fills the row's when it has none.
+    func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges
+    /// The tag objects of the repository's current annotated tags whose annotation is not stored yet.
+    func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String]
+}
