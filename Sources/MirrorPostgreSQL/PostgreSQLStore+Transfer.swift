@@ -54,7 +54,7 @@ extension PostgreSQLStore: MirrorCopyDestination {
             try connection.execute("DELETE FROM change_counter")
             try body()
             // Ids were copied as they were: new rows take numbers after them.
-            for table in ["repositories", "authors", "commits", "repository_branches", "sync_walks", "paths"] {
+            for table in ["repositories", "authors", "commits", "repository_branches", "sync_walks", "paths", "tags"] {
                 try connection.execute(
                     "SELECT setval(pg_get_serial_sequence($1, 'id'), coalesce((SELECT max(id) FROM \(table)), 0) + 1, false)",
                     [table])

@@ -306,5 +306,6 @@ enum Schema {
         .init(version: messageIndexWatermarkVersion, name: "message index behind a watermark", sql: messageIndexWatermark),
         .init(version: messageIndexMergesVersion, name: "message index merges 16 segments at a time", sql: messageIndexMerges),
         .init(version: changesVersion, name: "the paths each commit changed", sql: changes),
+        .init(version: tagsVersion, name: "tags, and where each one pointed", sql: tags),
     ])
 }

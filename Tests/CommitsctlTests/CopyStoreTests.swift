@@ -19,7 +19,7 @@ import Testing
         for table in [
             "repositories", "repository_names", "authors", "commits", "commit_parents", "commit_coauthors", "change_counter",
             "repository_commits", "sync_state", "repository_branches", "branch_commits", "sync_walks", "sync_frontier", "owner_listings",
-            "request_counts", "paths", "commit_changes", "commit_changes_read",
+            "request_counts", "paths", "commit_changes", "commit_changes_read", "tags",
             "author_commit_counts",
         ] {
             let statement = try db.prepare("SELECT * FROM \(table)")

@@ -91,6 +91,13 @@ public struct MirrorTable: Sendable, Equatable {
             ]),
         MirrorTable("commit_changes_read", key: "commit_id", [("commit_id", .integer)]),
         MirrorTable(
+            "tags", key: "id",
+            [
+                ("id", .integer), ("repository_id", .integer), ("name", .text), ("object_sha", .text),
+                ("commit_sha", .text), ("annotated", .flag), ("tagger_name", .text), ("tagger_email", .text),
+                ("tagged_at", .text), ("message", .text), ("first_seen_at", .text), ("ended_at", .text),
+            ]),
+        MirrorTable(
             "request_counts", key: "token, minute, kind",
             [
                 ("token", .text), ("minute", .text), ("kind", .text), ("requests", .integer), ("not_modified", .integer),

@@ -1,0 +1,28 @@
+extension Schema {
+    static let tagsVersion = 14
+
+    /// Each repository's tags, kept as rows of where each name pointed so a moved tag stays answerable.
+    static let tags = """
+        -- A row per place a tag name pointed to: a moved tag ends its row and starts another,
+        -- a deleted one ends its row, so what a name meant stays answerable.
+        CREATE TABLE tags (
+            id INTEGER PRIMARY KEY,
+            repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            -- The ref's own target (a tag object for an annotated tag), and the commit it peels
+            -- to (NULL when it ends at a tree or a blob).
+            object_sha TEXT NOT NULL,
+            commit_sha TEXT,
+            annotated INTEGER NOT NULL DEFAULT 0 CHECK (annotated IN (0, 1)),
+            -- The tag object's fields, NULL until it is read (and always for a lightweight tag).
+            tagger_name TEXT,
+            tagger_email TEXT,
+            tagged_at TEXT,
+            message TEXT,
+            first_seen_at TEXT NOT NULL,
+            ended_at TEXT
+        );
+        CREATE UNIQUE INDEX tags_current ON tags (repository_id, name) WHERE ended_at IS NULL;
+        CREATE INDEX tags_commit ON tags (commit_sha);
+        """
+}
