@@ -1,0 +1,98 @@
+import Foundation
+import MirrorCore
+
+// `TagRecords` written once for both stores: a listing is compared with the
+// repository's current rows, and only what changed is written.
+
+extension SQLBookkeeping {
+    public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges {
+        let seenAt = ISO8601Timestamp.format(date)
+        return try write {
+            var current: [String: CurrentTag] = [:]
+            try session.forEachRow(TagStatements.current, [repositoryID]) { row in
+                let tag = CurrentTag(row)
+                current[tag.name] = tag
+            }
+            var changes = TagChanges()
+            var listed = Set<String>()
+            for tag in tags where listed.insert(tag.name).inserted {
+                guard let row = current[tag.name] else {
+                    try insertTag(tag, repositoryID: repositoryID, at: seenAt)
+                    changes.added += 1
+                    continue
+                }
+                if row.objectSHA == tag.objectSHA && row.commitSHA == tag.commitSHA {
+                    // The same place: only an annotation read since is worth writing.
+                    if let annotation = tag.annotation, tag.isAnnotated, !row.hasAnnotation {
+                        try session.run(
+                            TagStatements.fillAnnotation,
+                            [annotation.taggerName, annotation.taggerEmail, annotation.taggedAt, annotation.message, row.id])
+                    }
+                    continue
+                }
+                try session.run(TagStatements.end, [seenAt, row.id])
+                try insertTag(tag, repositoryID: repositoryID, at: seenAt)
+                changes.moved += 1
+            }
+            for row in current.values where !listed.contains(row.name) {
+                try session.run(TagStatements.end, [seenAt, row.id])
+                changes.deleted += 1
+            }
+            return changes
+        }
+    }
+
+    public func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String] {
+        try session.rows(TagStatements.withoutAnnotation, [repositoryID]) { $0.string(0) }.compactMap { $0 }
+    }
+
+    private func insertTag(_ tag: AnnouncedTag, repositoryID: Int64, at seenAt: String) throws {
+        // Only an annotated tag's object has an annotation to keep.
+        let annotation = tag.isAnnotated ? tag.annotation : nil
+        try session.run(
+            TagStatements.insert,
+            [
+                repositoryID, tag.name, tag.objectSHA, tag.commitSHA, tag.isAnnotated, annotation?.taggerName,
+                annotation?.taggerEmail, annotation?.taggedAt, annotation?.message, seenAt,
+            ])
+    }
+}
+
+/// A current row of the repository's tags, as a listing is compared with it.
+private struct CurrentTag {
+    let id: Int64
+    let name: String
+    let objectSHA: String
+    let commitSHA: String?
+    let hasAnnotation: Bool
+
+    init(_ row: any SQLRow) {
+        id = row.int64(0) ?? 0
+        name = row.string(1) ?? ""
+        objectSHA = row.string(2) ?? ""
+        commitSHA = row.string(3)
+        hasAnnotation = row.bool(4) ?? false
+    }
+}
+
+private enum TagStatements {
+    static let current = PortableSQL(
+        """
+        SELECT id, name, object_sha, commit_sha, message IS NOT NULL FROM tags
+        WHERE repository_id = ? AND ended_at IS NULL
+        """)
+    static let insert = PortableSQL(
+        """
+        INSERT INTO tags (repository_id, name, object_sha, commit_sha, annotated, tagger_name, tagger_email, tagged_at,
+                          message, first_seen_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    static let fillAnnotation = PortableSQL(
+        "UPDATE tags SET tagger_name = ?, tagger_email = ?, tagged_at = ?, message = ? WHERE id = ? AND message IS NULL")
+    static let end = PortableSQL("UPDATE tags SET ended_at = ? WHERE id = ?")
+    static let withoutAnnotation = PortableSQL(
+        """
+        SELECT object_sha FROM tags WHERE repository_id = ? AND ended_at IS NULL AND annotated AND message IS NULL
+        ORDER BY object_sha
+        """)
+}
