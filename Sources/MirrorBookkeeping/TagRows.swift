@@ -51,7 +51,15 @@ public enum TagRows {
         return shas
     }
 
+    /// The current tags of one repository, or of every one.
+    public static func count(repositoryID: Int64?, in session: some SQLSession) throws -> Int {
+        guard let repositoryID else { return try session.scalarInt(countEverywhere, []) ?? 0 }
+        return try session.scalarInt(countOne, [repositoryID]) ?? 0
+    }
+
     private static let shaChunk = 500
+    private static let countEverywhere = PortableSQL("SELECT count(*) FROM tags WHERE ended_at IS NULL")
+    private static let countOne = PortableSQL("SELECT count(*) FROM tags WHERE repository_id = ? AND ended_at IS NULL")
 
     private static func storedTag(from row: any SQLRow) -> StoredTag {
         let repository = row.string(0) ?? ""

@@ -16,4 +16,8 @@ extension PostgreSQLReader {
     public func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String] {
         try read { try TagRows.shas(ofCommits: commitIDs, in: connection) }
     }
+
+    public func tagCount(repositoryID: Int64?) throws -> Int {
+        try read { try TagRows.count(repositoryID: repositoryID, in: connection) }
+    }
 }

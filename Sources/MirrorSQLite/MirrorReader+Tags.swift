@@ -16,4 +16,8 @@ extension MirrorReader {
     public func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String] {
         try db.transaction(.deferred) { try TagRows.shas(ofCommits: commitIDs, in: db) }
     }
+
+    public func tagCount(repositoryID: Int64?) throws -> Int {
+        try db.transaction(.deferred) { try TagRows.count(repositoryID: repositoryID, in: db) }
+    }
 }

@@ -101,6 +101,7 @@ extension StoreContractTests {
         #expect(v3.commitDate == ISO8601Timestamp.format(Date(timeIntervalSince1970: 1_700_000_000 + 0xb3)))
         #expect(v3.creatorDate == v3.commitDate)
         #expect(try store.committedCount("SELECT count(*) FROM tags") == 7, "nothing is ever deleted")
+        #expect(try reader.tagCount(repositoryID: repositoryID) == 5 && reader.tagCount(repositoryID: nil) == 5)
     }
 
     @Test(arguments: Backend.allCases)
@@ -146,6 +147,7 @@ extension StoreContractTests {
         #expect(try reader.shas(ofCommits: []).isEmpty)
         let everywhere = try reader.tags(repositoryID: nil, includingEnded: false)
         #expect(everywhere.map(\.tag.name) == ["gadget", "tree-tag", "unstored", "v1.0"], "acme/gadgets first")
+        #expect(try reader.tagCount(repositoryID: otherID) == 1 && reader.tagCount(repositoryID: nil) == 4)
     }
 
     @Test func copyStoreCarriesTagsBothWays() async throws {

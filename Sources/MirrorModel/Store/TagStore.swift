@@ -11,6 +11,8 @@ public protocol TagReading: AnyObject {
     func revisionTargets(_ name: String, repositoryID: Int64) throws -> RevisionTargets
     /// The stored shas of `commitIDs`, for the answers that name them.
     func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String]
+    /// The current tags of one repository, or of every one, as `status` counts them.
+    func tagCount(repositoryID: Int64?) throws -> Int
 }
 
 /// The commits a revision name can stand for in one repository, in git's order
