@@ -64,7 +64,7 @@ public final class GitHistoryFetcher: Sendable {
 
     public let configuration: Configuration
     private let http: HTTPClient
-    private let logger: Logger
+    let logger: Logger
     private let parsing = DispatchQueue(label: "commits-mirror.git-pack")
 
     public init(configuration: Configuration, logger: Logger) throws {
@@ -127,14 +127,17 @@ public final class GitHistoryFetcher: Sendable {
 
     // MARK: - The three requests
 
-    private struct Capabilities {
+    struct Capabilities {
         // A v2 client sends only capabilities the server advertised.
         var sendsAgent: Bool
         var sendsObjectFormat: Bool
     }
 
-    /// `GET info/refs?service=git-upload-pack`; follows redirects within the clone URL's origin.
-    private func advertisement(base: inout String, origin: APIOrigin, requests: inout Int) async throws -> Capabilities {
+    /// `GET info/refs?service=git-upload-pack`; follows redirects within the clone URL's origin. A
+    /// listing that fetches no pack passes `requiresFilter: false`.
+    func advertisement(
+        base: inout String, origin: APIOrigin, requests: inout Int, requiresFilter: Bool = true
+    ) async throws -> Capabilities {
         let suffix = "/info/refs?service=git-upload-pack"
         var response: HTTPResponse
         var redirects = 0
@@ -178,7 +181,7 @@ public final class GitHistoryFetcher: Sendable {
             }
         }
         guard let fetchFeatures, hasLsRefs else { throw GitError.protocolV2Unsupported(url: shownURL) }
-        guard fetchFeatures.contains("filter") else { throw GitError.filterUnsupported(url: shownURL) }
+        guard fetchFeatures.contains("filter") || !requiresFilter else { throw GitError.filterUnsupported(url: shownURL) }
         if let objectFormat, objectFormat != "sha1" { throw GitError.unsupportedObjectFormat(objectFormat) }
         return Capabilities(sendsAgent: hasAgent, sendsObjectFormat: objectFormat != nil)
     }
@@ -323,14 +326,14 @@ public final class GitHistoryFetcher: Sendable {
         return headers
     }
 
-    private func uploadPackRequest(url: String, body: PacketLineWriter) -> HTTPRequest {
+    func uploadPackRequest(url: String, body: PacketLineWriter) -> HTTPRequest {
         var headers = headers()
         headers.add(name: "Content-Type", value: "application/x-git-upload-pack-request")
         headers.add(name: "Accept", value: "application/x-git-upload-pack-result")
         return HTTPRequest(url: url, method: "POST", headers: headers, body: body.bytes)
     }
 
-    private func commandHeader(_ command: String, _ capabilities: Capabilities) -> PacketLineWriter {
+    func commandHeader(_ command: String, _ capabilities: Capabilities) -> PacketLineWriter {
         var body = PacketLineWriter()
         body.write("command=\(command)")
         if capabilities.sendsAgent {
@@ -341,7 +344,7 @@ public final class GitHistoryFetcher: Sendable {
         return body
     }
 
-    private func send(
+    func send(
         _ request: HTTPRequest, requests: inout Int,
         streamingBodyTo consumer: (@Sendable (UnsafeRawBufferPointer) throws -> Void)? = nil
     ) async throws -> HTTPResponse {
@@ -355,7 +358,7 @@ public final class GitHistoryFetcher: Sendable {
         }
     }
 
-    private func checkStatus(_ response: HTTPResponse, url: String) throws {
+    func checkStatus(_ response: HTTPResponse, url: String) throws {
         let shown = APIOrigin.displayable(url)
         switch response.status {
         case 200..<300: return

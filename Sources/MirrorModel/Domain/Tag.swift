@@ -7,7 +7,8 @@ public struct AnnouncedTag: Sendable, Equatable, Hashable {
     public var name: String
     /// The ref's own target: a tag object for an annotated tag, else the commit.
     public var objectSHA: String
-    /// The commit it peels to through any tag objects; nil when it ends at a tree or blob.
+    /// The commit it peels to through any tag objects; nil when it ends at a tree or blob, and for
+    /// an annotated tag listed over REST until its tag object is read (`GitHubClient.readAnnotations`).
     public var commitSHA: String?
     /// An annotated tag: its ref names a tag object, not the commit itself.
     public var isAnnotated: Bool

@@ -17,6 +17,10 @@ public enum RequestKind: String, Sendable, CaseIterable, Codable, Comparable {
     case compare
     /// A GitHub App's own request (its JWT): minting an installation token, finding the installation.
     case appToken = "app_token"
+    /// `GET /repos/{o}/{r}/git/refs/tags`: a repository's tag refs.
+    case tagRefs = "tag_refs"
+    /// `GET /repos/{o}/{r}/git/tags/{sha}`: an annotated tag's object, read once per object.
+    case tagObject = "tag_object"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
