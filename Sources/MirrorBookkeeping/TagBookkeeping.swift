@@ -5,9 +5,10 @@ import MirrorCore
 // repository's current rows, and only what changed is written.
 
 extension SQLBookkeeping {
-    public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges {
+    public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, at date: Date) throws -> TagChanges {
         let seenAt = ISO8601Timestamp.format(date)
         return try write {
+            try session.run(TagStatements.recordListing, [repositoryID, etag, seenAt])
             var current: [String: CurrentTag] = [:]
             try session.forEachRow(TagStatements.current, [repositoryID]) { row in
                 let tag = CurrentTag(row)
@@ -40,6 +41,12 @@ extension SQLBookkeeping {
             }
             return changes
         }
+    }
+
+    public func tagListing(repositoryID: Int64) throws -> StoredTagListing {
+        let etag = try session.firstRow(TagStatements.listingETag, [repositoryID]) { $0.string(0) } ?? nil
+        let tags = try TagRows.tags(repositoryID: repositoryID, includingEnded: false, in: session).map(\.tag)
+        return StoredTagListing(etag: etag, tags: tags)
     }
 
     public func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String] {
@@ -90,6 +97,12 @@ private enum TagStatements {
     static let fillAnnotation = PortableSQL(
         "UPDATE tags SET tagger_name = ?, tagger_email = ?, tagged_at = ?, message = ? WHERE id = ? AND message IS NULL")
     static let end = PortableSQL("UPDATE tags SET ended_at = ? WHERE id = ?")
+    static let recordListing = PortableSQL(
+        """
+        INSERT INTO tag_listings (repository_id, etag, listed_at) VALUES (?, ?, ?)
+        ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, listed_at = excluded.listed_at
+        """)
+    static let listingETag = PortableSQL("SELECT etag FROM tag_listings WHERE repository_id = ?")
     static let withoutAnnotation = PortableSQL(
         """
         SELECT object_sha FROM tags WHERE repository_id = ? AND ended_at IS NULL AND annotated AND message IS NULL

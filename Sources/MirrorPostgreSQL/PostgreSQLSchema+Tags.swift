@@ -26,5 +26,11 @@ extension PostgreSQLSchema {
             );
             CREATE UNIQUE INDEX tags_current ON tags (repository_id, name) WHERE ended_at IS NULL;
             CREATE INDEX tags_commit ON tags (commit_sha);
+            -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
+            CREATE TABLE tag_listings (
+                repository_id bigint PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
+                etag text,
+                listed_at text NOT NULL
+            );
             """)
 }

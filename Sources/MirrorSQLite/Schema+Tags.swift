@@ -24,5 +24,11 @@ extension Schema {
         );
         CREATE UNIQUE INDEX tags_current ON tags (repository_id, name) WHERE ended_at IS NULL;
         CREATE INDEX tags_commit ON tags (commit_sha);
+        -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
+        CREATE TABLE tag_listings (
+            repository_id INTEGER PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
+            etag TEXT,
+            listed_at TEXT NOT NULL
+        );
         """
 }

@@ -104,6 +104,7 @@ import Testing
                 try connection.executeScript(
                     """
                     BEGIN;
+                    DROP TABLE tag_listings;
                     DROP TABLE tags;
                     DROP TABLE commit_changes_read;
                     DROP TABLE commit_changes;

@@ -44,8 +44,31 @@ public protocol TagRecords: AnyObject {
     /// Records the repository's whole tag listing, in one write: a new name is
     /// added, a name that points elsewhere now ends its row and starts another
     /// (moved), a name no longer listed ends its row (deleted). Nothing is ever
-    /// deleted. An annotation given fills the row's when it has none.
-    func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges
+    /// deleted. An annotation given fills the row's when it has none. `etag`
+    /// is kept for the next listing to be asked for conditionally.
+    func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, at date: Date) throws -> TagChanges
     /// The tag objects of the repository's current annotated tags whose annotation is not stored yet.
     func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String]
+    /// The repository's current tags and the ETag of the listing they were recorded from.
+    func tagListing(repositoryID: Int64) throws -> StoredTagListing
+}
+
+extension TagRecords {
+    /// A listing recorded without an ETag to ask with next time.
+    public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges {
+        try recordTags(tags, repositoryID: repositoryID, etag: nil, at: date)
+    }
+}
+
+/// What the store holds of a repository's last tag listing.
+public struct StoredTagListing: Sendable, Equatable {
+    /// The listing's ETag (nil before the first listing, or when GitHub gave none).
+    public var etag: String?
+    /// The current tags, as they were announced and read.
+    public var tags: [AnnouncedTag]
+
+    public init(etag: String?, tags: [AnnouncedTag]) {
+        self.etag = etag
+        self.tags = tags
+    }
 }
