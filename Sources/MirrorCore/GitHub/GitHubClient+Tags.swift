@@ -15,9 +15,11 @@ extension GitHubClient {
         case listed(TagListing, etag: String?)
     }
 
-    /// `GET /repos/{o}/{r}/git/refs/tags`, every tag ref in one unpaged answer.
+    /// `GET /repos/{o}/{r}/git/matching-refs/tags`, every tag ref in one unpaged
+    /// answer: `[]` with an ETag for a repository without tags, where `git/refs/tags`
+    /// answers a 404 that no ETag makes free the next time.
     public func tagRefsURL(_ repository: RepositoryName) -> String {
-        "\(configuration.apiURL)/repos/\(repository.owner)/\(repository.name)/git/refs/tags"
+        "\(configuration.apiURL)/repos/\(repository.owner)/\(repository.name)/git/matching-refs/tags"
     }
 
     /// Every tag ref of `repository`, sent with `If-None-Match: <etag>` when one is

@@ -102,7 +102,13 @@ import Testing
             let overGit = try await TagReaders.fetcher(simulator).listTags()
             #expect(overGit.tags.isEmpty && overGit.skipped.isEmpty && overGit.requests == 2)
             let client = try TagReaders.client(simulator)
-            #expect(try await client.tagRefs(TagReaders.widgets, etag: nil) == .listed(TagListing(requests: 1), etag: nil))
+            // An empty listing carries an ETag, so the next one is a free 304.
+            guard case .listed(let listing, let etag?) = try await client.tagRefs(TagReaders.widgets, etag: nil) else {
+                Issue.record("no ETag for an empty tag listing")
+                return
+            }
+            #expect(listing == TagListing(requests: 1))
+            #expect(try await client.tagRefs(TagReaders.widgets, etag: etag) == .notModified)
         }
     }
 
