@@ -16,9 +16,11 @@ public enum PathQuery {
     /// histories of the repositories it selects (every one, or `filter.repository`),
     /// from the heads of their branches (those `filter.branches` selects).
     /// The other filters still apply on top, as git applies them to its walk.
+    /// Within a revision range (`selection`), each repository's walk starts and
+    /// stops where the range says, and repositories outside it are not walked.
     public static func restrict(
         _ filter: inout CommitFilter, to pathspec: Pathspec, simplification: HistorySimplification,
-        in reader: any MirrorReading
+        within selection: RevisionQuery.Selection? = nil, in reader: any MirrorReading
     ) throws -> Coverage {
         var pathIDs: [Int64] = []
         try reader.forEachStoredPath { id, path in
@@ -31,12 +33,14 @@ public enum PathQuery {
         var commits: Set<Int64> = []
         var notCovered = 0
         for repository in repositories {
+            let range = selection?.walks[repository.id]
+            if selection != nil && range == nil { continue }
             let graph = try reader.historyGraph(repositoryID: repository.id, branches: filter.branches)
-            let history = PathHistory.walk(graph, touched: touched, simplification: simplification)
+            let history = PathHistory.walk(graph, touched: touched, simplification: simplification, within: range)
             commits.formUnion(history.commits)
             notCovered += history.notCovered
         }
-        filter.commitIDs = commits
+        filter.commitIDs = filter.commitIDs.map { $0.intersection(commits) } ?? commits
         return Coverage(notCovered: notCovered)
     }
 }

@@ -13,6 +13,8 @@ public struct CommitDetail: Sendable, Equatable {
     /// What it changed against each parent (by parent, then path bytes); nil
     /// while its paths are not known yet.
     public var changes: [FileChange]?
+    /// Per repository, the earliest tag that contains it (`git tag --contains --sort=creatordate`).
+    public var includedIn: [RepositoryTag] = []
 
     public init(
         commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = [],
@@ -24,6 +26,17 @@ public struct CommitDetail: Sendable, Equatable {
         self.coAuthors = coAuthors
         self.branches = branches
         self.changes = changes
+    }
+}
+
+/// A repository's tag, by name.
+public struct RepositoryTag: Sendable, Equatable {
+    public var repository: String
+    public var tag: String
+
+    public init(repository: String, tag: String) {
+        self.repository = repository
+        self.tag = tag
     }
 }
 

@@ -50,40 +50,62 @@ public struct PathHistory: Sendable, Equatable {
     /// commit `c` changed a path the pathspec matches (position 0 also for a
     /// root commit, against the empty tree). A commit whose paths are not
     /// stored counts as changing nothing, and is counted in `notCovered`.
+    /// Within a revision range, `range` says what the walk leaves out.
     public static func walk(
-        _ graph: HistoryGraph, touched: [Int64: Set<Int>], simplification: HistorySimplification
+        _ graph: HistoryGraph, touched: [Int64: Set<Int>], simplification: HistorySimplification,
+        within range: RevisionWalk? = nil
     ) -> PathHistory {
         var listed: Set<Int64> = []
         var visited: Set<Int64> = []
         var notCovered = 0
-        var pending = graph.tips
+        var pending = range?.tips ?? graph.tips
+        let excluded = range?.excluded ?? []
+        // Git's "relevant" parents: those the range keeps, and the excluded revisions themselves.
+        let relevance = Relevance(excluded: excluded, bottoms: range?.bottoms ?? [])
         while let commit = pending.popLast() {
-            guard visited.insert(commit).inserted, let parents = graph.parents[commit] else { continue }
+            guard !excluded.contains(commit), visited.insert(commit).inserted, let parents = graph.parents[commit]
+            else { continue }
             if graph.withoutChanges.contains(commit) { notCovered += 1 }
             let changed = touched[commit] ?? []
-            let (listedHere, followed) = step(parents: parents, changed: changed, simplification)
+            let (listedHere, followed) = step(parents: parents, changed: changed, simplification, relevance)
             if listedHere { listed.insert(commit) }
             for parent in followed.reversed() {
-                if let parent, !visited.contains(parent) { pending.append(parent) }
+                if let parent, !visited.contains(parent), !excluded.contains(parent) { pending.append(parent) }
             }
         }
         return PathHistory(commits: listed, notCovered: notCovered)
     }
 
+    /// Which parents of a merge count when a range leaves some out.
+    struct Relevance {
+        var excluded: Set<Int64>
+        var bottoms: Set<Int64>
+
+        func isRelevant(_ parent: Int64?) -> Bool {
+            guard let parent else { return true }
+            return !excluded.contains(parent) || bottoms.contains(parent)
+        }
+    }
+
     /// Whether one commit is listed, and which of its parents the walk follows.
     private static func step(
-        parents: [Int64?], changed: Set<Int>, _ simplification: HistorySimplification
+        parents: [Int64?], changed: Set<Int>, _ simplification: HistorySimplification, _ relevance: Relevance
     ) -> (listed: Bool, followed: [Int64?]) {
         guard parents.count > 1 else { return (changed.contains(0), parents) }
+        // A merge is judged against its relevant parents when it has any, as git's TREESAME is.
+        let relevant = parents.indices.filter { relevance.isRelevant(parents[$0]) }
+        let judged = relevant.isEmpty ? Array(parents.indices) : relevant
         switch simplification {
         case .firstParent:
             return (changed.contains(0), [parents[0]])
         case .fullHistory:
-            return (!changed.isEmpty, parents)
+            return (judged.contains { changed.contains($0) }, parents)
         case .simplified:
-            // The first parent the merge is TREESAME to is the only one followed.
-            if let same = parents.indices.first(where: { !changed.contains($0) }) { return (false, [parents[same]]) }
-            return (true, parents)
+            // The first relevant parent the merge is TREESAME to is the only one followed.
+            if let same = parents.indices.first(where: { !changed.contains($0) && relevance.isRelevant(parents[$0]) }) {
+                return (false, [parents[same]])
+            }
+            return (judged.contains { changed.contains($0) }, parents)
         }
     }
 }
