@@ -79,7 +79,7 @@ struct ConfigurationLoader {
         case store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve,
             log_level
         case mailmap, metrics_listen, webhook_listen, webhook_secret_file
-        case include_forks, include_archived, git_bootstrap, paths
+        case include_forks, include_archived, git_bootstrap, paths, tags
         case name, lease_duration
         case request_timeout
     }
@@ -126,6 +126,8 @@ struct ConfigurationLoader {
                 configuration.gitBootstrap = try bool(value, key: keyText)
             case .paths:
                 configuration.paths = try bool(value, key: keyText)
+            case .tags:
+                configuration.tags = try bool(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
             case .min_interval:

@@ -105,6 +105,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `paths`: whether a history read over git is read with its trees, and
     /// stored with the paths each commit changed (default: yes).
     public var paths = true
+    /// `tags`: whether each sync of a default branch records the repository's tags (default: yes).
+    public var tags = true
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
@@ -147,6 +149,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.maximumInterval == rhs.maximumInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap && lhs.paths == rhs.paths
+            && lhs.tags == rhs.tags
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
             && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
     }
@@ -310,6 +313,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         for globs in branchGlobs where !newGlobs.contains(globs.key) { changes.append("branches removed: \(globs)") }
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("paths", paths, new.paths, { "\($0)" })
+        compare("tags", tags, new.tags, { "\($0)" })
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
         let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -36,6 +36,8 @@ public struct RepositorySync: Sendable {
     /// After a complete sync, the branch's paths are read over git when at least
     /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
     public var pathBackfillMinimum: Int?
+    /// Whether a sync of the default branch also records the repository's tags.
+    public var readsTags = true
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue
@@ -82,6 +84,30 @@ public struct RepositorySync: Sendable {
         }
     }
 
+    /// The tags after a branch's sync: their failure is reported beside the sync, which stands,
+    /// except for what stops every sync (a rate limit, cancellation, a store that cannot be written).
+    private func recordTags(of repository: RepositoryName, engine: SyncEngine, into report: inout SyncReport) async throws {
+        let before = client.usage
+        do {
+            report.tags = try await engine.syncTags(repository)
+        } catch let error as GitHubError where error.isRateLimit {
+            throw error
+        } catch let error as StoreError {
+            throw error
+        } catch let error as any StoreFailureReporting {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            report.tagsFailure = client.redact("\(error)")
+            logger.warning("tags not read", metadata: ["repo": "\(repository)", "error": "\(report.tagsFailure ?? "")"])
+        }
+        let usage = client.usage
+        report.requests += usage.requests - before.requests
+        report.notModified += usage.notModified - before.notModified
+        report.rateLimit = usage.rateLimit ?? report.rateLimit
+    }
+
     private func syncHolding(
         _ lock: RepositoryLock?, _ repository: RepositoryName, branch: String?, listedHead: String?, mirrorRemoved: Bool,
         pageLimit: Int?, progress: ((SyncProgress) -> Void)?
@@ -105,6 +131,9 @@ public struct RepositorySync: Sendable {
                     report.gitRequests += requests
                     report.elapsed += .now - started
                 }
+            }
+            if readsTags, report.branch == (try store.repository(named: repository)?.defaultBranch) {
+                try await recordTags(of: repository, engine: engine, into: &report)
             }
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).

@@ -31,6 +31,10 @@ public struct SyncReport: Sendable, Equatable {
     public var renamedFrom: String?
     /// Commits stored before whose changed paths this sync read over git (`SyncEngine.backfillPaths`).
     public var pathsRead = 0
+    /// What the repository's tag listing changed in this sync (nil: not read, or unchanged).
+    public var tags: TagChanges?
+    /// Why the tags could not be read, when they could not (one line); the sync itself stands.
+    public var tagsFailure: String?
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
@@ -42,6 +46,8 @@ public struct SyncReport: Sendable, Equatable {
         text += ", \(plural(requests, "request"))"
         if notModified > 0 { text += " (\(notModified) not modified)" }
         if pathsRead > 0 { text += ", paths of \(plural(pathsRead, "commit")) read" }
+        if let tags, !tags.isEmpty { text += ", tags: \(tags.added) new, \(tags.moved) moved, \(tags.deleted) deleted" }
+        if let tagsFailure { text += ", tags not read (\(tagsFailure))" }
         if gitRequests > 0 { text += ", \(plural(gitRequests, "git request"))" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

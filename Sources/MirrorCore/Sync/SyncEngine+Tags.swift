@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+
+/// A repository's tags, read once per sync of its default branch: one
+/// conditional request (a free 304 when nothing changed), and each annotated
+/// tag object read once ever (docs/SYNC.md, "Tags").
+extension SyncEngine {
+    /// Records `name`'s tag listing; nil when GitHub answered that nothing changed.
+    /// A tag naming a commit the mirror does not hold is recorded all the same:
+    /// what it reaches is answered once a branch brings it.
+    public func syncTags(_ name: RepositoryName) async throws -> TagChanges? {
+        guard name.isGitHubName, let repository = try store.repository(named: name) else { return nil }
+        let stored = try store.tagListing(repositoryID: repository.id)
+        let requestsBefore = client.usage.requests
+        guard case .listed(let listing, let etag) = try await client.tagRefs(name, etag: stored.etag) else { return nil }
+        var logger = self.logger
+        logger[metadataKey: "repo"] = "\(name)"
+        // An empty answer for a repository with tags is more likely a server's fault than every tag deleted.
+        if listing.tags.isEmpty && !stored.tags.isEmpty {
+            logger.warning("an empty tag listing was not recorded", metadata: ["tags.stored": "\(stored.tags.count)"])
+            return nil
+        }
+        let read = try await client.readAnnotations(of: listing, in: name, known: stored.tags)
+        for skipped in read.skipped { logger.warning("tag not recorded", metadata: ["tag.skipped": "\(skipped)"]) }
+        let changes = try store.recordTags(read.tags, repositoryID: repository.id, etag: etag, at: Date())
+        if !changes.isEmpty {
+            logger.info(
+                "tags recorded",
+                metadata: [
+                    "tags.added": "\(changes.added)", "tags.moved": "\(changes.moved)", "tags.deleted": "\(changes.deleted)",
+                    "tags.requests": "\(client.usage.requests - requestsBefore)",
+                ])
+        }
+        return changes
+    }
+}
