@@ -21,7 +21,7 @@ struct Commitsctl: AsyncParsableCommand {
         version: MirrorVersion.current,
         subcommands: [
             Sync.self, Query.self, Show.self, Authors.self, Stats.self, Status.self, Repos.self, Import.self, Backup.self, Check.self,
-            Prune.self, CopyStore.self, Paths.self,
+            Prune.self, CopyStore.self, Paths.self, Tags.self,
         ]
     )
 

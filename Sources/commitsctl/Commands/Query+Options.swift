@@ -89,9 +89,9 @@ extension Commitsctl.Query {
             .long("first-parent"),
             help: "With paths, follow only first parents and judge each commit against its first parent, as git log --first-parent."
         ) { $0.firstParent = $1 }
-        static let pathsHelp = ArgumentHelp(
-            "Only commits that changed these paths, as git log -- PATH… lists them (its default history simplification): files, directories, * ? [...] wildcards, :(exclude)PATH or :!PATH.",
-            valueName: "path")
+        static let revisionsHelp = ArgumentHelp(
+            "Revisions as git log takes them (A..B, A...B, ^A, B~3, B^2: tags, branches, shas), then paths: only commits that changed them, as git log -- PATH… lists them (files, directories, * ? [...] wildcards, :!PATH); after -- only paths.",
+            valueName: "revision-or-path")
     }
 
     /// The table `query`'s everyday command lines are parsed from.
@@ -106,5 +106,8 @@ extension Commitsctl.Query {
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },
             .group(StoreOptions.directParser) { $0.store = $1 },
         ],
-        unparsedDefaults: { $0.paths = [] })
+        unparsedDefaults: {
+            $0.revisionsOrPaths = []
+            $0.paths = []
+        })
 }

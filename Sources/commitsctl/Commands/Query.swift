@@ -41,7 +41,9 @@ extension Commitsctl {
         @Option(Options.format) var format: OutputFormat
         @Flag(Options.fullHistory) var fullHistory: Bool
         @Flag(Options.firstParent) var firstParent: Bool
-        @Argument(help: Options.pathsHelp) var paths: [String] = []
+        @Argument(help: Options.revisionsHelp) var revisionsOrPaths: [String] = []
+        /// What followed `--`, every one a path: `GitLogArguments` passes each as `--path PATH`.
+        @Option(name: .customLong("path"), parsing: .unconditionalSingleValue, help: .hidden) var paths: [String] = []
 
         @OptionGroup var pager: PagerOptions
 
@@ -65,9 +67,10 @@ extension Commitsctl {
             }
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             try validateBranches()
-            if !paths.isEmpty {
-                _ = try PathArguments.pathspec(paths)
-                if follow { throw ValidationError("--follow cannot follow paths yet; give paths or --follow, not both") }
+            if !paths.isEmpty || !revisionsOrPaths.isEmpty {
+                if follow {
+                    throw ValidationError("--follow cannot follow revisions or paths yet; give them or --follow, not both")
+                }
             }
             let bounds = try dateBounds()
             if let since = bounds.since, let until = bounds.until, since > until {
@@ -113,7 +116,7 @@ extension Commitsctl {
                 filter.needsParentsAndRepositories = RecordFormat(format) != nil
                 _ = try repository.resolve(in: mirror)
                 try checkBranchesMirrored(in: mirror)
-                try restrictToPaths(&filter, in: mirror)
+                try restrictToRevisionsAndPaths(&filter, in: mirror)
                 // --follow: what the store holds at its latest change is listed first;
                 // what arrives after that change is printed below it.
                 let start = follow ? try mirror.latestChange() : nil
@@ -152,12 +155,17 @@ extension Commitsctl {
             }
         }
 
-        /// With paths, narrows `filter` to what `git log -- PATH…` lists, and says
-        /// how many commits of the walked histories have no stored paths yet.
-        private func restrictToPaths(_ filter: inout CommitFilter, in mirror: any MirrorReading) throws {
-            guard !paths.isEmpty else { return }
+        /// With revisions, narrows `filter` to what `git log A..B` lists; with paths,
+        /// to what `git log -- PATH…` lists, and says how many commits of the
+        /// walked histories have no stored paths yet.
+        private func restrictToRevisionsAndPaths(_ filter: inout CommitFilter, in mirror: any MirrorReading) throws {
+            let (revisions, leadingPaths) = try RevisionArguments.split(revisionsOrPaths, filter: filter, in: mirror)
+            let selection = try RevisionArguments.restrict(&filter, to: revisions, in: mirror)
+            let allPaths = leadingPaths + paths
+            guard !allPaths.isEmpty else { return }
             let simplification: HistorySimplification = firstParent ? .firstParent : fullHistory ? .fullHistory : .simplified
-            try PathArguments.restrict(&filter, to: paths, simplification: simplification, in: mirror, leftOut: "not listed")
+            try PathArguments.restrict(
+                &filter, to: allPaths, simplification: simplification, within: selection, in: mirror, leftOut: "not listed")
         }
 
         /// Streams unless --reverse needs the whole result first.

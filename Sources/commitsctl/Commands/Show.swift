@@ -58,7 +58,8 @@ extension Commitsctl {
                     throw ShowError.notFound(sha, path: mirror.location.description)
                 case .ambiguous(let candidates, let total):
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
-                case .found(let detail):
+                case .found(var detail):
+                    detail.includedIn = try Self.earliestTags(containing: detail.commit, in: mirror)
                     var changeLines: [String] = []
                     if let changeList {
                         guard let changes = detail.changes else { throw ChangesNotStored(sha: detail.commit.sha) }
@@ -84,6 +85,18 @@ extension Commitsctl {
             }
         }
 
+        /// Per repository holding `commit`, the earliest of its tags that contains it.
+        static func earliestTags(containing commit: CommitSummary, in mirror: any MirrorReading) throws -> [RepositoryTag] {
+            var found: [RepositoryTag] = []
+            for repository in try mirror.repositories() where commit.repositories.contains(repository.name.description) {
+                guard let id = try mirror.revisionTargets(commit.sha, repositoryID: repository.id).commits.first?.id,
+                    let first = try TagContainment.tags(containing: id, repositoryID: repository.id, in: mirror).first
+                else { continue }
+                found.append(RepositoryTag(repository: repository.name.description, tag: first.tag.name))
+            }
+            return found
+        }
+
         /// `git show --format=fuller`-like, plus URL, repositories and the author's tally.
         static func text(_ detail: CommitDetail) -> String {
             let commit = detail.commit
@@ -106,6 +119,9 @@ extension Commitsctl {
             for held in detail.branches {
                 text += "Branches:   \(held.repository): \(TextCleaning.singleLine(held.names.joined(separator: ", ")))\n"
             }
+            for included in detail.includedIn {
+                text += "Included in: \(included.repository): \(TextCleaning.singleLine(included.tag))\n"
+            }
             text +=
                 "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
             text += "\n"
@@ -124,6 +140,7 @@ extension Commitsctl {
                 ("co_authors", { .array($0.coAuthors.map { .object([("name", .string($0.name)), ("email", .string($0.email))]) }) }),
                 ("branches", { .object($0.branches.map { ($0.repository, .array($0.names.map { .string($0) })) }) }),
                 ("files", { filesField($0.changes) }),
+                ("included_in", { .object($0.includedIn.map { ($0.repository, .string($0.tag)) }) }),
             ])
     }
 }

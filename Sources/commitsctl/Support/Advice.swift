@@ -15,10 +15,20 @@ enum Advice {
         case let error as GitHubError: return advice(for: error)
         case let error as StoreError: return advice(for: error)
         case let error as SyncError: return advice(for: error)
+        case let error as RevisionError: return advice(for: error)
         case let error as any StoreFailureReporting where !error.includesRemedy: return advice(for: error.storeFailure)
         case GitHubAppError.tokenEndpointFailed:
             return "nothing more was synced in this run; check the network and --api-url (or api_url), then sync again"
         default: return nil
+        }
+    }
+
+    private static func advice(for error: RevisionError) -> String? {
+        switch error {
+        case .unknown: "`commitsctl tags` lists the tags and `commitsctl status` the branches; give -- before paths"
+        case .ambiguous: "give more digits of the sha"
+        case .notMirrored: "`commitsctl sync` mirrors what the tag reaches once a branch does"
+        case .malformed, .noSuchAncestor: nil
         }
     }
 

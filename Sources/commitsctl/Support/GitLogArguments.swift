@@ -13,7 +13,9 @@ enum GitLogArguments {
         var result: [String] = []
         var expectsValue = false
         for (index, argument) in arguments.enumerated() {
-            if argument == "--" { return result + arguments[index...] }
+            // What follows `--` is paths, whatever they look like: passed on as `--path PATH` so
+            // that `query` can tell them from the revisions and paths before it.
+            if argument == "--" { return result + arguments[(index + 1)...].flatMap { ["--path", $0] } }
             defer { expectsValue = Self.takesValue(argument) }
             // A value such as `--grep -5` stays as it is; `--` ends the options.
             if !expectsValue, argument.count > 1, argument.first == "-",

@@ -16,10 +16,11 @@ enum PathArguments {
     /// warns, on stderr, of the walked commits whose paths are not stored yet,
     /// which the answer leaves out (`leftOut`: how the command says so).
     static func restrict(
-        _ filter: inout CommitFilter, to paths: [String], simplification: HistorySimplification, in mirror: any MirrorReading,
-        leftOut: String
+        _ filter: inout CommitFilter, to paths: [String], simplification: HistorySimplification,
+        within selection: RevisionQuery.Selection? = nil, in mirror: any MirrorReading, leftOut: String
     ) throws {
-        let coverage = try PathQuery.restrict(&filter, to: try pathspec(paths), simplification: simplification, in: mirror)
+        let coverage = try PathQuery.restrict(
+            &filter, to: try pathspec(paths), simplification: simplification, within: selection, in: mirror)
         guard coverage.notCovered > 0 else { return }
         printWarning(
             "\(plural(coverage.notCovered, "commit")) of these histories have no stored paths yet and are \(leftOut); "
