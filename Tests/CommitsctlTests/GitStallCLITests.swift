@@ -86,12 +86,12 @@ import Testing
             #expect(StoreInspection(db).commitsWithMissingParents() == 0)
             #expect(try StoreInspection(db).integrity() == "ok")
 
-            // Sane again: the next sync is one free 304, and the history stays exact.
+            // Sane again: the next sync is two free 304s (the head, the tags), and the history stays exact.
             simulator.setFaults(FaultPlan())
             simulator.resetStats()
             let again = try sync("stalled", as: "again")
             #expect(await onThread { again.wait() } == 0, "\(again.stderr)")
-            #expect(simulator.stats().requests == 1 && simulator.stats().gitRequests == 0)
+            #expect(simulator.stats().requests == 2 && simulator.stats().notModified == 2 && simulator.stats().gitRequests == 0)
             #expect(try StoreInspection(db).memberSHAs(of: "acme/stalled") == (try simulator.reachableSHAs(owner: "acme", name: "stalled")))
 
             let outputs = ["stdout": stalled.stdout, "stderr": stalled.stderr, "again": again.stdout + again.stderr]

@@ -153,10 +153,10 @@ import Testing
             #expect(try harness.store.onBranchSHAs() == mirrored)
             let check = try await harness.commitsctl(["check"])
             #expect(check.status == 0, "\(check.stdout)")
-            // Nothing more to do: the next sync is one conditional request.
+            // Nothing more to do: the next sync is two conditional requests (the head, the tags).
             let idle = try await harness.sync()
             #expect(idle.status == 0, "\(idle.stderr)")
-            #expect(idle.stdout.contains("@main: 0 new, 0 updated, 1 request (1 not modified)"), "\(idle.stdout)")
+            #expect(idle.stdout.contains("@main: 0 new, 0 updated, 2 requests (2 not modified)"), "\(idle.stdout)")
         }
     }
 

@@ -65,7 +65,7 @@ import Testing
             #expect(stored.walks == 0 && stored.frontier == 0)
             let second = try await sync("pg", uri, simulator, extra: extra)
             #expect(second.status == 0, "\(second.stderr)")
-            #expect(second.stdout.contains("0 new, 0 updated, 1 request (1 not modified)"), "\(second.stdout)")
+            #expect(second.stdout.contains("0 new, 0 updated, 2 requests (2 not modified)"), "\(second.stdout)")
         }
     }
 
@@ -183,7 +183,7 @@ import Testing
             try credentials.write("postgresql-password", Self.securedPassword + "\n")
             let withCredential = try await sync("auth", uri, simulator, environment: ["CREDENTIALS_DIRECTORY": credentials.url.path])
             #expect(withCredential.status == 0, "\(withCredential.stderr)")
-            #expect(withCredential.stdout.contains("1 request (1 not modified)"), "\(withCredential.stdout)")
+            #expect(withCredential.stdout.contains("2 requests (2 not modified)"), "\(withCredential.stdout)")
         }
     }
 

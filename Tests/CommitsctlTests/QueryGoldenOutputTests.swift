@@ -256,7 +256,8 @@ private let goldenShowJSON = #"""
       "branches": {
         "acme/widgets": ["main"]
       },
-      "files": null
+      "files": null,
+      "included_in": {}
     }
     """#
 

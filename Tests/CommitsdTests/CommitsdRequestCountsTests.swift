@@ -63,15 +63,16 @@ import Testing
                 #expect(result.status == 0, "\(result.stderr)")
             }
             let rows = try await spent()
-            // First run: lookup, probe, 3 pages; second: one probe answered 304.
+            // First run: lookup, probe, 3 pages, the tag listing; second: the probe and the tag listing answered 304.
             #expect(total(rows, "requests", kind: "repository_lookup") == 1)
             #expect(total(rows, "requests", kind: "poll") == 2 && total(rows, "not_modified", kind: "poll") == 1)
             #expect(total(rows, "requests", kind: "page") == 3)
-            #expect(total(rows, "points") == 5)
+            #expect(total(rows, "requests", kind: "tag_refs") == 2 && total(rows, "not_modified", kind: "tag_refs") == 1)
+            #expect(total(rows, "points") == 6)
             let oneline = try await run("commitsctl", ["status", "--requests", "--format", "oneline", "--db", store])
             #expect(
                 oneline.stdout
-                    == "environment variable GITHUB_TOKEN: 6 requests in the last hour (poll 2, page 3, repository_lookup 1; 1 not modified), 5 points\n"
+                    == "environment variable GITHUB_TOKEN: 8 requests in the last hour (poll 2, page 3, repository_lookup 1, tag_refs 2; 2 not modified), 6 points\n"
             )
             #expect(SecretScan.leaks(inStoreAt: store).isEmpty)
         }

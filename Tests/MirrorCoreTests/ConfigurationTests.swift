@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests: ConfigurationParsing {
     static let allKeys =
-        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, name, lease_duration, request_timeout"
+        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, name, lease_duration, request_timeout"
 
     // MARK: - Valid files
 
