@@ -89,6 +89,9 @@ extension Commitsctl.Query {
             .long("first-parent"),
             help: "With paths, follow only first parents and judge each commit against its first parent, as git log --first-parent."
         ) { $0.firstParent = $1 }
+        static let path = Declared.repeating(
+            .long("path"), help: ArgumentHelp("A path that followed --.", visibility: .hidden)
+        ) { $0.paths = $1 }
         static let revisionsHelp = ArgumentHelp(
             "Revisions as git log takes them (A..B, A...B, ^A, B~3, B^2: tags, branches, shas), then paths: only commits that changed them, as git log -- PATH… lists them (files, directories, * ? [...] wildcards, :!PATH); after -- only paths.",
             valueName: "revision-or-path")
@@ -101,13 +104,11 @@ extension Commitsctl.Query {
             Options.invertGrep.row, Options.ignoreCase.row, Options.noMerges.row, Options.merges.row, Options.since.row,
             Options.until.row, Options.mailmap.row, Options.follow.row, Options.branch.row, Options.limit.row, Options.reverse.row,
             Options.includeRewritten.row, Options.format.row, Options.fullHistory.row, Options.firstParent.row,
+            Options.path.row,
         ],
         groups: [
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },
             .group(StoreOptions.directParser) { $0.store = $1 },
         ],
-        unparsedDefaults: {
-            $0.revisionsOrPaths = []
-            $0.paths = []
-        })
+        unparsedDefaults: { $0.revisionsOrPaths = [] })
 }

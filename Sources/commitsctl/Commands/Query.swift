@@ -43,7 +43,7 @@ extension Commitsctl {
         @Flag(Options.firstParent) var firstParent: Bool
         @Argument(help: Options.revisionsHelp) var revisionsOrPaths: [String] = []
         /// What followed `--`, every one a path: `GitLogArguments` passes each as `--path PATH`.
-        @Option(name: .customLong("path"), parsing: .unconditionalSingleValue, help: .hidden) var paths: [String] = []
+        @Option(Options.path, parsing: .unconditionalSingleValue) var paths: [String]
 
         @OptionGroup var pager: PagerOptions
 

@@ -148,8 +148,10 @@ extension Option {
         self.init(name: declared.nameSpecification, help: declared.help)
     }
 
-    init<Root: ParsableArguments, Element: ExpressibleByArgument>(_ declared: DeclaredOption<Root, [Element]>) where Value == [Element] {
-        self.init(wrappedValue: declared.defaultValue, name: declared.nameSpecification, help: declared.help)
+    init<Root: ParsableArguments, Element: ExpressibleByArgument>(
+        _ declared: DeclaredOption<Root, [Element]>, parsing: ArrayParsingStrategy = .singleValue
+    ) where Value == [Element] {
+        self.init(wrappedValue: declared.defaultValue, name: declared.nameSpecification, parsing: parsing, help: declared.help)
     }
 }
 
