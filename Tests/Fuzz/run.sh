@@ -34,7 +34,7 @@ sources_for() {
     esac
 }
 git=Sources/MirrorCore/Git
-git_errors="$git/GitError.swift Sources/MirrorModel/Names/BranchName.swift"
+git_errors="$git/GitError.swift Sources/MirrorModel/Names/BranchName.swift Sources/MirrorModel/Names/RefNameRules.swift"
 git_commits="$git/GitCommitObject.swift $git/GitCommitObject+Commit.swift $git/GitTextDecoding.swift Sources/MirrorModel/Domain/Commit.swift Sources/MirrorModel/Domain/FileChange.swift Sources/MirrorModel/Domain/CoAuthorTrailers.swift"
 
 # The git targets import GitHash (SHA-1), GitTrees (a pack's trees) and SQLite (the pack's commit

@@ -7,27 +7,9 @@ public enum BranchName {
     /// `nil` when `name` is a valid branch name, else why it is not (a short phrase).
     /// Git's rules (git-check-ref-format(1)), plus `@` alone, which git reads as HEAD.
     public static func problem(with name: String) -> String? {
-        if name.isEmpty { return "it is empty" }
-        if name == "@" { return "'@' alone means HEAD" }
         if name == "HEAD" { return "HEAD is not a branch" }
         if name.hasPrefix("-") { return "it starts with '-'" }
-        if name.hasPrefix("/") || name.hasSuffix("/") { return "it starts or ends with '/'" }
-        if name.contains("//") { return "it contains '//'" }
-        if name.contains("..") { return "it contains '..'" }
-        if name.contains("@{") { return "it contains '@{'" }
-        if name.hasSuffix(".") { return "it ends with '.'" }
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\u{00}"..."\u{1F}", "\u{7F}": return "it contains a control character"
-            case " ", "~", "^", ":", "?", "*", "[", "\\": return "it contains '\(scalar)'"
-            default: continue
-            }
-        }
-        for component in name.split(separator: "/") {
-            if component.hasPrefix(".") { return "a component starts with '.'" }
-            if component.hasSuffix(".lock") { return "a component ends with '.lock'" }
-        }
-        return nil
+        return RefNameRules.problem(with: name)
     }
 
     /// `name` in single quotes with control characters escaped and at most 80
