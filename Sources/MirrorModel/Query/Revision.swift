@@ -123,6 +123,8 @@ public enum RevisionError: Error, Equatable, CustomStringConvertible {
     case notMirrored(String)
     /// `^N` past the commit's parents, or `~N` past its root.
     case noSuchAncestor(String)
+    /// An argument before `--` that names no revision and matches no stored path.
+    case neitherRevisionNorPath(String)
 
     public var description: String {
         switch self {
@@ -132,6 +134,8 @@ public enum RevisionError: Error, Equatable, CustomStringConvertible {
             "revision '\(prefix)' is ambiguous: commits \(candidates.joined(separator: ", ")) start with it"
         case .notMirrored(let name): "revision '\(name)' names a commit the mirror does not hold"
         case .noSuchAncestor(let text): "revision '\(text)' goes past the commit's parents"
+        case .neitherRevisionNorPath(let text):
+            "'\(text)' is neither a revision (no tag, branch or stored commit has that name) nor a stored path"
         }
     }
 }

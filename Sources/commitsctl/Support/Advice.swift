@@ -28,6 +28,7 @@ enum Advice {
         case .unknown: "`commitsctl tags` lists the tags and `commitsctl status` the branches; give -- before paths"
         case .ambiguous: "give more digits of the sha"
         case .notMirrored: "`commitsctl sync` mirrors what the tag reaches once a branch does"
+        case .neitherRevisionNorPath: "give paths after -- to ask for them all the same; `commitsctl tags` lists the tags"
         case .malformed, .noSuchAncestor: nil
         }
     }

@@ -13,10 +13,31 @@ enum RevisionArguments {
             let isRevision =
                 try RevisionRange.isWrittenAsRevision(argument)
                 || RevisionQuery.isRevisionName(argument, filter: filter, in: mirror)
-            guard isRevision else { return (revisions, Array(arguments[index...])) }
+            guard isRevision else {
+                let paths = Array(arguments[index...])
+                try expectStoredPaths(paths, in: mirror)
+                return (revisions, paths)
+            }
             revisions.append(argument)
         }
         return (revisions, [])
+    }
+
+    /// As git refuses an argument before `--` that is neither a revision nor a path it
+    /// has, so that a mistyped tag is an error and not an empty answer: each path
+    /// given before `--` must match a stored path, once the store holds any.
+    private static func expectStoredPaths(_ paths: [String], in mirror: any MirrorReading) throws {
+        var specs = try paths.map { (argument: $0, spec: try PathArguments.pathspec([$0]), matched: false) }
+        var holdsPaths = false
+        try mirror.forEachStoredPath { _, path in
+            holdsPaths = true
+            for index in specs.indices where !specs[index].matched && specs[index].spec.matches(path) {
+                specs[index].matched = true
+            }
+        }
+        if holdsPaths, let unmatched = specs.first(where: { !$0.matched }) {
+            throw RevisionError.neitherRevisionNorPath(unmatched.argument)
+        }
     }
 
     /// Narrows `filter` to what `revisions` select (nothing to do without any).
