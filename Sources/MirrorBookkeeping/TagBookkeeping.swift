@@ -49,6 +49,37 @@ extension SQLBookkeeping {
         return StoredTagListing(etag: etag, tags: tags)
     }
 
+    @discardableResult
+    public func refreshTagContainment(repositoryID: Int64) throws -> Int {
+        try write {
+            let tips = try session.rows(TagStatements.tips, [repositoryID]) { row -> TagContainment.Tip? in
+                guard let tagID = row.int64(0), let commitID = row.int64(2) else { return nil }
+                let date = (row.string(3) ?? row.string(4)).flatMap(ISO8601Timestamp.parse)
+                return TagContainment.Tip(tagID: tagID, name: row.string(1) ?? "", commitID: commitID, creatorDate: date)
+            }.compactMap { $0 }
+            // No tag reaches a stored commit: nothing to walk.
+            if tips.isEmpty { return try session.run(TagStatements.dropAllContainment, [repositoryID]) }
+            let graph = try HistoryGraphRows.graph(repositoryID: repositoryID, branches: nil, in: session)
+            let wanted = TagContainment.earliestTags(of: tips, in: graph)
+            var stored: [Int64: Int64] = [:]
+            try session.forEachRow(TagStatements.containment, [repositoryID]) { row in
+                if let commit = row.int64(0), let tag = row.int64(1) { stored[commit] = tag }
+            }
+            // Only what differs is written, a chunk of rows a statement: a poll's few new commits change few rows, if any.
+            let dropped = stored.keys.filter { wanted[$0] == nil }.sorted()
+            let set = wanted.filter { stored[$0.key] != $0.value }.sorted { $0.key < $1.key }
+            for start in stride(from: 0, to: dropped.count, by: TagStatements.chunk) {
+                let chunk = dropped[start..<min(start + TagStatements.chunk, dropped.count)]
+                _ = try session.run(TagStatements.dropContainment(chunk.count), [repositoryID] + Array(chunk))
+            }
+            for start in stride(from: 0, to: set.count, by: TagStatements.chunk) {
+                let chunk = set[start..<min(start + TagStatements.chunk, set.count)]
+                _ = try session.run(TagStatements.setContainment(chunk.count), chunk.flatMap { [repositoryID, $0.key, $0.value] })
+            }
+            return dropped.count + set.count
+        }
+    }
+
     public func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String] {
         try session.rows(TagStatements.withoutAnnotation, [repositoryID]) { $0.string(0) }.compactMap { $0 }
     }
@@ -103,6 +134,28 @@ private enum TagStatements {
         ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, listed_at = excluded.listed_at
         """)
     static let listingETag = PortableSQL("SELECT etag FROM tag_listings WHERE repository_id = ?")
+    /// The current tags whose commit is stored, with what git's creatordate is made of.
+    static let tips = PortableSQL(
+        """
+        SELECT t.id, t.name, c.id, t.tagged_at, c.committer_date FROM tags t JOIN commits c ON c.sha = t.commit_sha
+        WHERE t.repository_id = ? AND t.ended_at IS NULL
+        """)
+    static let dropAllContainment = PortableSQL("DELETE FROM tag_containment WHERE repository_id = ?")
+    static let containment = PortableSQL("SELECT commit_id, tag_id FROM tag_containment WHERE repository_id = ?")
+    /// Rows of the containment table written or dropped by one statement.
+    static let chunk = 300
+    static func dropContainment(_ count: Int) -> PortableSQL {
+        let list = Array(repeating: "?", count: count).joined(separator: ", ")
+        return PortableSQL("DELETE FROM tag_containment WHERE repository_id = ? AND commit_id IN (\(list))")
+    }
+    static func setContainment(_ count: Int) -> PortableSQL {
+        let rows = Array(repeating: "(?, ?, ?)", count: count).joined(separator: ", ")
+        return PortableSQL(
+            """
+            INSERT INTO tag_containment (repository_id, commit_id, tag_id) VALUES \(rows)
+            ON CONFLICT (repository_id, commit_id) DO UPDATE SET tag_id = excluded.tag_id
+            """)
+    }
     static let withoutAnnotation = PortableSQL(
         """
         SELECT object_sha FROM tags WHERE repository_id = ? AND ended_at IS NULL AND annotated AND message IS NULL

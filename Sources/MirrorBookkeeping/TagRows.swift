@@ -51,6 +51,11 @@ public enum TagRows {
         return shas
     }
 
+    /// The tag `refreshTagContainment` recorded as the earliest to contain the commit.
+    public static func earliestTag(containing commitID: Int64, repositoryID: Int64, in session: some SQLSession) throws -> String? {
+        try session.firstRow(earliestContaining, [repositoryID, commitID]) { $0.string(0) } ?? nil
+    }
+
     /// The current tags of one repository, or of every one.
     public static func count(repositoryID: Int64?, in session: some SQLSession) throws -> Int {
         guard let repositoryID else { return try session.scalarInt(countEverywhere, []) ?? 0 }
@@ -58,6 +63,11 @@ public enum TagRows {
     }
 
     private static let shaChunk = 500
+    private static let earliestContaining = PortableSQL(
+        """
+        SELECT t.name FROM tag_containment tc JOIN tags t ON t.id = tc.tag_id
+        WHERE tc.repository_id = ? AND tc.commit_id = ?
+        """)
     private static let countEverywhere = PortableSQL("SELECT count(*) FROM tags WHERE ended_at IS NULL")
     private static let countOne = PortableSQL("SELECT count(*) FROM tags WHERE repository_id = ? AND ended_at IS NULL")
 

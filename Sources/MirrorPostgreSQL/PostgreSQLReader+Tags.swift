@@ -17,6 +17,10 @@ extension PostgreSQLReader {
         try read { try TagRows.shas(ofCommits: commitIDs, in: connection) }
     }
 
+    public func earliestTag(containing commitID: Int64, repositoryID: Int64) throws -> String? {
+        try read { try TagRows.earliestTag(containing: commitID, repositoryID: repositoryID, in: connection) }
+    }
+
     public func tagCount(repositoryID: Int64?) throws -> Int {
         try read { try TagRows.count(repositoryID: repositoryID, in: connection) }
     }

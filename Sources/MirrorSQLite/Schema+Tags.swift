@@ -24,6 +24,14 @@ extension Schema {
         );
         CREATE UNIQUE INDEX tags_current ON tags (repository_id, name) WHERE ended_at IS NULL;
         CREATE INDEX tags_commit ON tags (commit_sha);
+        -- Per commit, the earliest tag (by git's creatordate) whose commit reaches it: what `show`
+        -- names, kept as tags and commits arrive instead of walked for every `show`.
+        CREATE TABLE tag_containment (
+            repository_id INTEGER NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+            commit_id INTEGER NOT NULL,
+            tag_id INTEGER NOT NULL REFERENCES tags (id) ON DELETE CASCADE,
+            PRIMARY KEY (repository_id, commit_id)
+        ) WITHOUT ROWID;
         -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
         CREATE TABLE tag_listings (
             repository_id INTEGER PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,

@@ -25,6 +25,10 @@ import Testing
         #expect(changes.added == 107)
         let database = try StoreLocation(try await PostgreSQLServer.shared().createDatabase())
         _ = try StoreTransfer.copy(from: .sqliteFile(path), to: database)
+        // PostgreSQL computes the same table the copy brought: nothing to change.
+        let writer = try database.openSyncWriter()
+        let copied = try #require(try writer.repository(named: RepositoryName(parsing: "o/r")!))
+        #expect(try writer.refreshTagContainment(repositoryID: copied.id) == 0)
         let readers: [any MirrorReading] = [try MirrorReader(path: path), try database.openCommitReader()]
         let onMaster = try Self.lines(repository, ["tag", "--merged", "master", "--sort=creatordate"])
         #expect(onMaster.count >= 100)
@@ -52,6 +56,8 @@ import Testing
             let id = try #require(try reader.revisionTargets(sha, repositoryID: stored.id).commits.first?.id)
             let first = try TagContainment.tags(containing: id, repositoryID: stored.id, in: reader).first
             #expect(first?.tag.name == expected, "\(reader.location): git tag --contains \(sha)")
+            // What `show` reads: the table each sync keeps.
+            #expect(try reader.earliestTag(containing: id, repositoryID: stored.id) == expected, "\(reader.location): \(sha)")
         }
     }
 

@@ -105,6 +105,7 @@ import Testing
                     """
                     BEGIN;
                     DROP TABLE tag_listings;
+                    DROP TABLE tag_containment;
                     DROP TABLE tags;
                     DROP TABLE commit_changes_read;
                     DROP TABLE commit_changes;

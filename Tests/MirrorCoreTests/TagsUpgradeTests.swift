@@ -57,6 +57,7 @@ import Testing
         // The database as the previous version left it.
         let connection = try PostgreSQLConnection(uri: uri)
         try connection.execute("DROP TABLE tag_listings")
+        try connection.execute("DROP TABLE tag_containment")
         try connection.execute("DROP TABLE tags")
         try connection.execute("DELETE FROM commits_mirror_schema WHERE version = $1", [PostgreSQLSchema.tags.version])
         #expect { _ = try location.openCommitReader() } throws: { "\($0)".contains("needs a schema upgrade") }

@@ -89,7 +89,7 @@ public struct RepositorySync: Sendable {
     private func recordTags(of repository: RepositoryName, engine: SyncEngine, into report: inout SyncReport) async throws {
         let before = client.usage
         do {
-            report.tags = try await engine.syncTags(repository)
+            report.tags = try await engine.syncTags(repository, commitsAdded: report.added > 0)
         } catch let error as GitHubError where error.isRateLimit {
             throw error
         } catch let error as StoreError {

@@ -7,10 +7,19 @@ import Logging
 extension SyncEngine {
     /// Records `name`'s tag listing; nil when GitHub answered that nothing changed.
     /// A tag naming a commit the mirror does not hold is recorded all the same:
-    /// what it reaches is answered once a branch brings it.
-    public func syncTags(_ name: RepositoryName) async throws -> TagChanges? {
+    /// what it reaches is answered once a branch brings it. When the tags changed
+    /// or `commitsAdded`, each commit's earliest containing tag is brought up to date.
+    public func syncTags(_ name: RepositoryName, commitsAdded: Bool = false) async throws -> TagChanges? {
         guard name.isGitHubName, let repository = try store.repository(named: name) else { return nil }
-        let stored = try store.tagListing(repositoryID: repository.id)
+        let changes = try await readTags(name, repositoryID: repository.id)
+        if commitsAdded || changes.map({ !$0.isEmpty }) == true {
+            try store.refreshTagContainment(repositoryID: repository.id)
+        }
+        return changes
+    }
+
+    private func readTags(_ name: RepositoryName, repositoryID: Int64) async throws -> TagChanges? {
+        let stored = try store.tagListing(repositoryID: repositoryID)
         let requestsBefore = client.usage.requests
         guard case .listed(let listing, let etag) = try await client.tagRefs(name, etag: stored.etag) else { return nil }
         var logger = self.logger
@@ -22,7 +31,7 @@ extension SyncEngine {
         }
         let read = try await client.readAnnotations(of: listing, in: name, known: stored.tags)
         for skipped in read.skipped { logger.warning("tag not recorded", metadata: ["tag.skipped": "\(skipped)"]) }
-        let changes = try store.recordTags(read.tags, repositoryID: repository.id, etag: etag, at: Date())
+        let changes = try store.recordTags(read.tags, repositoryID: repositoryID, etag: etag, at: Date())
         if !changes.isEmpty {
             logger.info(
                 "tags recorded",

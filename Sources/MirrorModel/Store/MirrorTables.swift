@@ -97,6 +97,9 @@ public struct MirrorTable: Sendable, Equatable {
                 ("commit_sha", .text), ("annotated", .flag), ("tagger_name", .text), ("tagger_email", .text),
                 ("tagged_at", .text), ("message", .text), ("first_seen_at", .text), ("ended_at", .text),
             ]),
+        MirrorTable(
+            "tag_containment", key: "repository_id, commit_id",
+            [("repository_id", .integer), ("commit_id", .integer), ("tag_id", .integer)]),
         MirrorTable("tag_listings", key: "repository_id", [("repository_id", .integer), ("etag", .text), ("listed_at", .text)]),
         MirrorTable(
             "request_counts", key: "token, minute, kind",

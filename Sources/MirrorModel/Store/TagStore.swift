@@ -9,6 +9,9 @@ public protocol TagReading: AnyObject {
     /// What `name` can mean in one repository: its current tag, its branch's
     /// recorded head, and the commits whose sha starts with it.
     func revisionTargets(_ name: String, repositoryID: Int64) throws -> RevisionTargets
+    /// The earliest current tag (git's `--sort=creatordate`) whose commit reaches
+    /// the commit, as the last refresh of the repository's tags recorded it.
+    func earliestTag(containing commitID: Int64, repositoryID: Int64) throws -> String?
     /// The stored shas of `commitIDs`, for the answers that name them.
     func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String]
     /// The current tags of one repository, or of every one, as `status` counts them.
@@ -51,6 +54,10 @@ public protocol TagRecords: AnyObject {
     func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String]
     /// The repository's current tags and the ETag of the listing they were recorded from.
     func tagListing(repositoryID: Int64) throws -> StoredTagListing
+    /// Brings each stored commit's earliest containing tag up to date with the
+    /// repository's tags and graph, in one write; returns how many rows changed.
+    @discardableResult
+    func refreshTagContainment(repositoryID: Int64) throws -> Int
 }
 
 extension TagRecords {

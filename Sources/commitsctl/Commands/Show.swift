@@ -85,14 +85,14 @@ extension Commitsctl {
             }
         }
 
-        /// Per repository holding `commit`, the earliest of its tags that contains it.
+        /// Per repository holding `commit`, the earliest of its tags that contains it, as the store keeps it.
         static func earliestTags(containing commit: CommitSummary, in mirror: any MirrorReading) throws -> [RepositoryTag] {
             var found: [RepositoryTag] = []
             for repository in try mirror.repositories() where commit.repositories.contains(repository.name.description) {
                 guard let id = try mirror.revisionTargets(commit.sha, repositoryID: repository.id).commits.first?.id,
-                    let first = try TagContainment.tags(containing: id, repositoryID: repository.id, in: mirror).first
+                    let tag = try mirror.earliestTag(containing: id, repositoryID: repository.id)
                 else { continue }
-                found.append(RepositoryTag(repository: repository.name.description, tag: first.tag.name))
+                found.append(RepositoryTag(repository: repository.name.description, tag: tag))
             }
             return found
         }
