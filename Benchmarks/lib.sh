@@ -5,6 +5,18 @@ log() { printf '== %s\n' "$*" >&2; }
 calc() { python3 -c "print($1)"; }
 commas() { python3 -c 'import sys; print(f"{int(float(sys.argv[1])):,}")' "$1"; }
 # median VALUE… : their median, unrounded (callers round with calc)
+# ms COMMAND… : the median of 5 runs in milliseconds (DIGITS decimals, whole by default); the
+# last run's output in $WORK/ms.out.
+ms() {
+    local times=() s e
+    for _ in 1 2 3 4 5; do
+        s=$(date +%s%N)
+        "$@" > "$WORK/ms.out"
+        e=$(date +%s%N)
+        times+=("$(calc "($e - $s) / 1e6")")
+    done
+    calc "round($(median "${times[@]}")${DIGITS:+, $DIGITS})"
+}
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 # timed NAME COMMAND… : runs it under /usr/bin/time; appends "seconds MB" to $WORK/NAME

@@ -69,16 +69,6 @@ e=$(date +%s%N)
 GRAPH_S=$(calc "round(($e - $s) / 1e9, 2)")
 FILE=$(git -C "$WORK/clone.git" log --format= --name-only main | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 DIRECTORY=${FILE%%/*}
-ms() {  # COMMAND… : median milliseconds of 5 runs; its output (lines) in $WORK/ms.out
-    local times=() s e
-    for _ in 1 2 3 4 5; do
-        s=$(date +%s%N)
-        "$@" > "$WORK/ms.out"
-        e=$(date +%s%N)
-        times+=("$(calc "($e - $s) / 1e6")")
-    done
-    calc "round($(median "${times[@]}"))"
-}
 STORE=$WORK/store.sqlite
 declare -A GIT_MS OURS_MS GIT_COUNT OURS_COUNT
 for path in "$FILE" "$DIRECTORY"; do

@@ -58,16 +58,7 @@ IDLE_OFF=$("${SYNC[@]}" --config "$WORK/no-tags.yaml")
 cp "$WORK/store.sqlite" "$WORK/untagged.sqlite"
 sqlite3 "$WORK/untagged.sqlite" 'DELETE FROM tags; DELETE FROM tag_listings'
 
-ms() {  # COMMAND… : median milliseconds of 5 runs; its output (lines) in $WORK/ms.out
-    local times=() s e
-    for _ in 1 2 3 4 5; do
-        s=$(date +%s%N)
-        "$@" > "$WORK/ms.out"
-        e=$(date +%s%N)
-        times+=("$(calc "($e - $s) / 1e6")")
-    done
-    calc "round($(median "${times[@]}"), 1)"
-}
+export DIGITS=1
 log "ranges"
 RANGE_ROWS=""
 WORST=0
