@@ -51,9 +51,9 @@ public enum TagRows {
         return shas
     }
 
-    /// The tag `refreshTagContainment` recorded as the earliest to contain the commit.
-    public static func earliestTag(containing commitID: Int64, repositoryID: Int64, in session: some SQLSession) throws -> String? {
-        try session.firstRow(earliestContaining, [repositoryID, commitID]) { $0.string(0) } ?? nil
+    /// Per repository, the tag `refreshTagContainment` recorded as the earliest to contain the commit.
+    public static func earliestTags(containing sha: String, in session: some SQLSession) throws -> [RepositoryTag] {
+        try session.rows(earliestContaining, [sha.lowercased()]) { RepositoryTag(repository: $0.string(0) ?? "", tag: $0.string(1) ?? "") }
     }
 
     /// The current tags of one repository, or of every one.
@@ -63,11 +63,13 @@ public enum TagRows {
     }
 
     private static let shaChunk = 500
-    private static let earliestContaining = PortableSQL(
+    private static let earliestContaining = PortableSQL(ordered: { order in
         """
-        SELECT t.name FROM tag_containment tc JOIN tags t ON t.id = tc.tag_id
-        WHERE tc.repository_id = ? AND tc.commit_id = ?
-        """)
+        SELECT r.full_name, t.name FROM commits c JOIN tag_containment tc ON tc.commit_id = c.id
+        JOIN tags t ON t.id = tc.tag_id JOIN repositories r ON r.id = tc.repository_id
+        WHERE c.sha = ? ORDER BY \(order.names("r.full_name"))
+        """
+    })
     private static let countEverywhere = PortableSQL("SELECT count(*) FROM tags WHERE ended_at IS NULL")
     private static let countOne = PortableSQL("SELECT count(*) FROM tags WHERE repository_id = ? AND ended_at IS NULL")
 

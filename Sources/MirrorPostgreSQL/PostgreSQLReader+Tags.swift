@@ -17,8 +17,8 @@ extension PostgreSQLReader {
         try read { try TagRows.shas(ofCommits: commitIDs, in: connection) }
     }
 
-    public func earliestTag(containing commitID: Int64, repositoryID: Int64) throws -> String? {
-        try read { try TagRows.earliestTag(containing: commitID, repositoryID: repositoryID, in: connection) }
+    public func earliestTags(containing sha: String) throws -> [RepositoryTag] {
+        try read { try TagRows.earliestTags(containing: sha, in: connection) }
     }
 
     public func tagCount(repositoryID: Int64?) throws -> Int {

@@ -34,6 +34,7 @@ extension PostgreSQLSchema {
                 tag_id bigint NOT NULL REFERENCES tags (id) ON DELETE CASCADE,
                 PRIMARY KEY (repository_id, commit_id)
             );
+            CREATE INDEX tag_containment_commit ON tag_containment (commit_id);
             -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
             CREATE TABLE tag_listings (
                 repository_id bigint PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,

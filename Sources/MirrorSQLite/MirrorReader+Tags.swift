@@ -17,8 +17,8 @@ extension MirrorReader {
         try db.transaction(.deferred) { try TagRows.shas(ofCommits: commitIDs, in: db) }
     }
 
-    public func earliestTag(containing commitID: Int64, repositoryID: Int64) throws -> String? {
-        try db.transaction(.deferred) { try TagRows.earliestTag(containing: commitID, repositoryID: repositoryID, in: db) }
+    public func earliestTags(containing sha: String) throws -> [RepositoryTag] {
+        try db.transaction(.deferred) { try TagRows.earliestTags(containing: sha, in: db) }
     }
 
     public func tagCount(repositoryID: Int64?) throws -> Int {

@@ -32,6 +32,7 @@ extension Schema {
             tag_id INTEGER NOT NULL REFERENCES tags (id) ON DELETE CASCADE,
             PRIMARY KEY (repository_id, commit_id)
         ) WITHOUT ROWID;
+        CREATE INDEX tag_containment_commit ON tag_containment (commit_id);
         -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
         CREATE TABLE tag_listings (
             repository_id INTEGER PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,

@@ -57,7 +57,9 @@ import Testing
             let first = try TagContainment.tags(containing: id, repositoryID: stored.id, in: reader).first
             #expect(first?.tag.name == expected, "\(reader.location): git tag --contains \(sha)")
             // What `show` reads: the table each sync keeps.
-            #expect(try reader.earliestTag(containing: id, repositoryID: stored.id) == expected, "\(reader.location): \(sha)")
+            #expect(
+                try reader.earliestTags(containing: sha) == expected.map { [RepositoryTag(repository: "o/r", tag: $0)] } ?? [],
+                "\(reader.location): \(sha)")
         }
     }
 

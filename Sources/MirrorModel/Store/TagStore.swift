@@ -9,9 +9,10 @@ public protocol TagReading: AnyObject {
     /// What `name` can mean in one repository: its current tag, its branch's
     /// recorded head, and the commits whose sha starts with it.
     func revisionTargets(_ name: String, repositoryID: Int64) throws -> RevisionTargets
-    /// The earliest current tag (git's `--sort=creatordate`) whose commit reaches
-    /// the commit, as the last refresh of the repository's tags recorded it.
-    func earliestTag(containing commitID: Int64, repositoryID: Int64) throws -> String?
+    /// Per repository holding the commit `sha`, the earliest current tag (git's
+    /// `--sort=creatordate`) whose commit reaches it, as the last refresh of the
+    /// repository's tags recorded it; repositories by name (ASCII case ignored).
+    func earliestTags(containing sha: String) throws -> [RepositoryTag]
     /// The stored shas of `commitIDs`, for the answers that name them.
     func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String]
     /// The current tags of one repository, or of every one, as `status` counts them.

@@ -59,7 +59,7 @@ extension Commitsctl {
                 case .ambiguous(let candidates, let total):
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
                 case .found(var detail):
-                    detail.includedIn = try Self.earliestTags(containing: detail.commit, in: mirror)
+                    detail.includedIn = try mirror.earliestTags(containing: detail.commit.sha)
                     var changeLines: [String] = []
                     if let changeList {
                         guard let changes = detail.changes else { throw ChangesNotStored(sha: detail.commit.sha) }
@@ -83,18 +83,6 @@ extension Commitsctl {
                     for line in changeLines { output.line(line) }
                 }
             }
-        }
-
-        /// Per repository holding `commit`, the earliest of its tags that contains it, as the store keeps it.
-        static func earliestTags(containing commit: CommitSummary, in mirror: any MirrorReading) throws -> [RepositoryTag] {
-            var found: [RepositoryTag] = []
-            for repository in try mirror.repositories() where commit.repositories.contains(repository.name.description) {
-                guard let id = try mirror.revisionTargets(commit.sha, repositoryID: repository.id).commits.first?.id,
-                    let tag = try mirror.earliestTag(containing: id, repositoryID: repository.id)
-                else { continue }
-                found.append(RepositoryTag(repository: repository.name.description, tag: tag))
-            }
-            return found
         }
 
         /// `git show --format=fuller`-like, plus URL, repositories and the author's tally.
