@@ -28,8 +28,7 @@ public enum PathQuery {
         }
         let touched = try reader.parentsChanging(pathIDs: pathIDs)
         let repositories =
-            try filter.repository.map { name in try reader.repository(named: name).map { [$0] } ?? [] }
-            ?? reader.repositories()
+            try reader.repositories(selectedBy: filter.repository)
         var commits: Set<Int64> = []
         var notCovered = 0
         for repository in repositories {

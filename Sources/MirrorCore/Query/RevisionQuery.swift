@@ -17,8 +17,7 @@ public enum RevisionQuery {
         _ filter: inout CommitFilter, to range: RevisionRange, in reader: any MirrorReading
     ) throws -> Selection {
         let repositories =
-            try filter.repository.map { name in try reader.repository(named: name).map { [$0] } ?? [] }
-            ?? reader.repositories()
+            try reader.repositories(selectedBy: filter.repository)
         var walks: [Int64: RevisionWalk] = [:]
         var firstUnknown: RevisionError?
         for repository in repositories {
@@ -42,11 +41,9 @@ public enum RevisionQuery {
     /// `filter` searches: a positional argument that does is a revision, not a path.
     public static func isRevisionName(_ name: String, filter: CommitFilter, in reader: any MirrorReading) throws -> Bool {
         guard name == "HEAD" || name == "@" || Revision.isPlausibleName(name[...]) else { return false }
-        let repositories =
-            try filter.repository.map { name in try reader.repository(named: name).map { [$0] } ?? [] }
-            ?? reader.repositories()
+        let repositories = try reader.repositories(selectedBy: filter.repository)
+        if name == "HEAD" || name == "@" { return !repositories.isEmpty }
         for repository in repositories {
-            if name == "HEAD" || name == "@" { return true }
             let targets = try reader.revisionTargets(name, repositoryID: repository.id)
             if targets.tag != nil || targets.branch != nil || !targets.commits.isEmpty { return true }
         }

@@ -86,6 +86,12 @@ extension MirrorReading {
         try spentRequests(inHourBefore: Date())
     }
 
+    /// The repository `name` names (none when the store does not know it), or every repository when `name` is nil.
+    public func repositories(selectedBy name: RepositoryName?) throws -> [StoredRepository] {
+        guard let name else { return try repositories() }
+        return try repository(named: name).map { [$0] } ?? []
+    }
+
     /// `forEachCommit` collected.
     public func matchingCommits(_ filter: CommitFilter) throws -> [CommitSummary] {
         var result: [CommitSummary] = []

@@ -68,7 +68,7 @@ extension Commitsctl {
         /// The tags asked for, by repository and name.
         private func listed(in mirror: any MirrorReading) throws -> [StoredTag] {
             let repositories =
-                try repository.name.map { name in try mirror.repository(named: name).map { [$0] } ?? [] } ?? mirror.repositories()
+                try mirror.repositories(selectedBy: repository.name)
             guard let contains else {
                 return try repositories.flatMap { try mirror.tags(repositoryID: $0.id, includingEnded: all) }
             }
