@@ -89,8 +89,7 @@ enum AppEndpoints {
         body.writeString("{\"total_count\":\(listed.count),\"repository_selection\":\"all\",\"repositories\":[")
         RepositoryJSON.writeElements(listed[window.range], baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         body.writeStaticString("]}")
-        let etag = ConditionalRequest.weakETag(
-            "installation-repos|\(installation.id)|\(request.query ?? "")|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("installation-repos|\(installation.id)|\(request.query ?? "")|", body: body)
         var headers = EndpointContext.cacheHeaders(etag: etag, lastModified: nil, authenticated: true)
         if ConditionalRequest.matches(ifNoneMatch: request.header("If-None-Match"), etag: etag) {
             return SimResponse(status: .notModified, headers: headers)

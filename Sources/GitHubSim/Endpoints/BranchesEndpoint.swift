@@ -34,7 +34,7 @@ enum BranchesEndpoint {
         }
         body.writeStaticString("]")
 
-        let etag = ConditionalRequest.weakETag("branches|\(context.repository.id)|\(request.query ?? "")|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("branches|\(context.repository.id)|\(request.query ?? "")|", body: body)
         var headers = context.cacheHeaders(etag: etag, lastModified: nil)
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
         window.addLink(
@@ -59,7 +59,7 @@ enum BranchesEndpoint {
         body.writeString(",\"commit\":{\"sha\":\"\(sha)\",\"url\":")
         body.writeJSONString("\(context.renderer.apiRepo)/commits/\(sha)")
         body.writeStaticString("},\"protected\":false}")
-        let etag = ConditionalRequest.weakETag("branch|\(context.repository.id)|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("branch|\(context.repository.id)|", body: body)
         let headers = context.cacheHeaders(etag: etag, lastModified: nil)
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
         var response = SimResponse.json(.ok, body)

@@ -60,7 +60,7 @@ enum OwnerRepositoriesEndpoint {
         RepositoryJSON.writeElements(listed[window.range], baseURL: baseURL, cloneBaseURL: cloneBaseURL, into: &body)
         body.writeStaticString("]")
 
-        let etag = ConditionalRequest.weakETag("owner-repos|\(request.path)|\(request.query ?? "")|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("owner-repos|\(request.path)|\(request.query ?? "")|", body: body)
         var headers = EndpointContext.cacheHeaders(etag: etag, lastModified: nil, authenticated: authenticated)
         if ConditionalRequest.matches(ifNoneMatch: request.header("If-None-Match"), etag: etag) {
             return SimResponse(status: .notModified, headers: headers)

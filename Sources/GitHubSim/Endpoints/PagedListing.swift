@@ -33,7 +33,7 @@ enum PagedListing {
     static func respond(
         _ context: EndpointContext, body: ByteBuffer, identity: String, moreHeaders: (inout HTTPHeaders) -> Void = { _ in }
     ) -> SimResponse {
-        let etag = ConditionalRequest.weakETag("\(identity)|\(context.repository.id)|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("\(identity)|\(context.repository.id)|", body: body)
         var headers = context.cacheHeaders(etag: etag, lastModified: nil)
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }
         moreHeaders(&headers)

@@ -8,7 +8,7 @@ enum RepositoryEndpoint {
         var body = ByteBuffer()
         RepositoryJSON.write(
             context.repository, state: context.state, baseURL: context.baseURL, cloneBaseURL: context.cloneBaseURL, into: &body)
-        let etag = ConditionalRequest.weakETag("repo|" + String(buffer: body))
+        let etag = ConditionalRequest.weakETag("repo|", body: body)
         let headers = context.cacheHeaders(
             etag: etag, lastModified: RepositoryJSON.pushedAt(context.repository, state: context.state))
         if let notModified = context.notModified(etag: etag, headers: headers) { return notModified }

@@ -1,9 +1,16 @@
 // ETags and If-None-Match, compared weakly as GitHub does (one 304 was seen without the W/ prefix).
 
+import NIOCore
+
 enum ConditionalRequest {
     /// A weak ETag with 64 hex digits, derived from everything that shapes the representation.
     static func weakETag(_ identity: String) -> String {
         "W/\"\(Hashing.hex256(identity))\""
+    }
+
+    /// `weakETag(identity + body)`, reading the body where it lies.
+    static func weakETag(_ identity: String, body: ByteBuffer) -> String {
+        body.withUnsafeReadableBytes { "W/\"\(Hashing.hex256(identity, then: $0))\"" }
     }
 
     /// Whether `If-None-Match` names `etag` (or is `*`), ignoring `W/` on either side.

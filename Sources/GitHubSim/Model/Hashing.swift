@@ -35,12 +35,24 @@ enum Hashing {
 
     /// 64 lowercase hex characters derived from `text`, the length of GitHub's ETags.
     static func hex256(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(64)
-        for lane in 0..<4 as Range<UInt64> {
-            out += Hex.string(string(text, lane: lane), width: 16)
+        hex256(text, then: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// `hex256(text + bytes)` without copying `bytes` into a string: all four lanes in one pass,
+    /// so hashing a listing of tens of megabytes stays cheap.
+    static func hex256(_ text: String, then bytes: UnsafeRawBufferPointer) -> String {
+        let prime: UInt64 = 0x1000_0000_01B3
+        let basis: UInt64 = 0xCBF2_9CE4_8422_2325
+        var (a, b, c, d) = (basis, basis ^ prime, basis ^ (2 &* prime), basis ^ (3 &* prime))
+        for byte in text.utf8 {
+            let x = UInt64(byte)
+            (a, b, c, d) = ((a ^ x) &* prime, (b ^ x) &* prime, (c ^ x) &* prime, (d ^ x) &* prime)
         }
-        return out
+        for byte in bytes {
+            let x = UInt64(byte)
+            (a, b, c, d) = ((a ^ x) &* prime, (b ^ x) &* prime, (c ^ x) &* prime, (d ^ x) &* prime)
+        }
+        return [a, b, c, d].map { Hex.string(mix($0), width: 16) }.joined()
     }
 }
 

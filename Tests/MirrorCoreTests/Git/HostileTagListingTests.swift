@@ -89,12 +89,7 @@ import Testing
         let simulator = try await TagReaders.simulator([TagReaders.taggedSynthetic()], hostile: [.hundredThousand])
         try await withRunning(simulator) { simulator async throws in
             let fetcher = try TagReaders.fetcher(simulator)
-            let client = try TagReaders.client(simulator)
             await #expect(throws: TagListingError.tooManyTags(limit: 50_000)) { try await fetcher.listTags() }
-            // One REST listing of that size: the simulator writes tens of megabytes for each.
-            await #expect(throws: TagListingError.tooManyTags(limit: 50_000)) {
-                try await client.tagRefs(TagReaders.widgets, etag: nil)
-            }
             var small = TagLimits()
             small.maximumBytes = 1 << 20
             await #expect(throws: TagListingError.tooLarge(limit: 1 << 20)) { try await fetcher.listTags(limits: small) }
@@ -105,6 +100,31 @@ import Testing
             let all = try await fetcher.listTags(limits: large)
             #expect(all.tags.count == 28 + 100_000 && all.skipped.isEmpty)
             #expect(all.tags.last?.name == "bulk/099999" && all.tags.last?.isAnnotated == false)
+        }
+    }
+
+    /// REST's listing refused at the same limits: the repository's own 28 tags against limits below
+    /// them, since a listing of a hundred thousand refs costs the simulator more than the check needs.
+    @Test func aRESTListingPastItsLimitsIsRefusedWhole() async throws {
+        let simulator = try await TagReaders.simulator([TagReaders.taggedSynthetic()])
+        try await withRunning(simulator) { simulator async throws in
+            let client = try TagReaders.client(simulator)
+            var few = TagLimits()
+            few.maximumTags = 27
+            await #expect(throws: TagListingError.tooManyTags(limit: 27)) {
+                try await client.tagRefs(TagReaders.widgets, etag: nil, limits: few)
+            }
+            var small = TagLimits()
+            small.maximumBytes = 4_096
+            await #expect(throws: TagListingError.tooLarge(limit: 4_096)) {
+                try await client.tagRefs(TagReaders.widgets, etag: nil, limits: small)
+            }
+            few.maximumTags = 28
+            guard case .listed(let refs, _) = try await client.tagRefs(TagReaders.widgets, etag: nil, limits: few) else {
+                Issue.record("an unconditional listing answered 304")
+                return
+            }
+            #expect(refs.tags.count == 28)
         }
     }
 }
