@@ -57,9 +57,9 @@ public enum TagRows {
     }
 
     /// The current tags of one repository, or of every one.
-    public static func count(repositoryID: Int64?, in session: some SQLSession) throws -> Int {
-        guard let repositoryID else { return try session.scalarInt(countEverywhere, []) ?? 0 }
-        return try session.scalarInt(countOne, [repositoryID]) ?? 0
+    public static func counts(in session: some SQLSession) throws -> [String: Int] {
+        let rows = try session.rows(currentPerRepository, []) { row in (row.string(0) ?? "", row.int(1) ?? 0) }
+        return Dictionary(rows, uniquingKeysWith: +)
     }
 
     private static let shaChunk = 500
@@ -70,8 +70,11 @@ public enum TagRows {
         WHERE c.sha = ? ORDER BY \(order.names("r.full_name"))
         """
     })
-    private static let countEverywhere = PortableSQL("SELECT count(*) FROM tags WHERE ended_at IS NULL")
-    private static let countOne = PortableSQL("SELECT count(*) FROM tags WHERE repository_id = ? AND ended_at IS NULL")
+    private static let currentPerRepository = PortableSQL(
+        """
+        SELECT r.full_name, count(*) FROM repositories r JOIN tags t ON t.repository_id = r.id
+        WHERE t.ended_at IS NULL GROUP BY r.id, r.full_name
+        """)
 
     private static func storedTag(from row: any SQLRow) -> StoredTag {
         let repository = row.string(0) ?? ""

@@ -21,7 +21,7 @@ extension PostgreSQLReader {
         try read { try TagRows.earliestTags(containing: sha, in: connection) }
     }
 
-    public func tagCount(repositoryID: Int64?) throws -> Int {
-        try read { try TagRows.count(repositoryID: repositoryID, in: connection) }
+    public func tagCounts() throws -> [String: Int] {
+        try read { try TagRows.counts(in: connection) }
     }
 }

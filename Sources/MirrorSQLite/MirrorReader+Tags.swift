@@ -21,7 +21,7 @@ extension MirrorReader {
         try db.transaction(.deferred) { try TagRows.earliestTags(containing: sha, in: db) }
     }
 
-    public func tagCount(repositoryID: Int64?) throws -> Int {
-        try db.transaction(.deferred) { try TagRows.count(repositoryID: repositoryID, in: db) }
+    public func tagCounts() throws -> [String: Int] {
+        try db.transaction(.deferred) { try TagRows.counts(in: db) }
     }
 }

@@ -151,9 +151,9 @@ import Testing
             let table = try await run("commitsctl", ["status", "--config", path], environment: ["COLUMNS": "200"])
             #expect(table.status == 0, "\(table.stderr)")
             #expect(table.lines.count == 3)
-            #expect(table.lines[0].hasPrefix("REPOSITORY  BRANCH     COMMITS  COMPLETE  HEAD     LAST SUCCESS"))
-            #expect(table.lines[1].hasPrefix("acme/alpha  main           120  yes       \(head.prefix(7))  20"))
-            #expect(table.lines[2].hasPrefix("acme/gamma  (default)        0  no        -        never"))
+            #expect(table.lines[0].hasPrefix("REPOSITORY  BRANCH     COMMITS  COMPLETE  TAGS  HEAD     LAST SUCCESS"))
+            #expect(table.lines[1].hasPrefix("acme/alpha  main           120  yes          0  \(head.prefix(7))  20"))
+            #expect(table.lines[2].hasPrefix("acme/gamma  (default)        0  no           -  -        never"))
 
             let json = try await run("commitsctl", ["status", "--config", path, "--json"])
             let rows = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
@@ -162,7 +162,7 @@ import Testing
                 Set(rows[0].keys) == [
                     "repository", "branch", "configured", "commits", "complete", "head_sha", "head_etag", "last_attempt_at",
                     "last_success_at", "last_error", "rate_limit_remaining", "rate_limit_reset_at", "pending_walks", "state",
-                    "state_reason", "held_by", "lease_until", "repository_commits_with_paths",
+                    "state_reason", "held_by", "lease_until", "repository_commits_with_paths", "repository_tags",
                 ])
             #expect(rows[0]["repository"] as? String == "acme/alpha")
             #expect(rows[0]["head_sha"] as? String == head)

@@ -15,8 +15,8 @@ public protocol TagReading: AnyObject {
     func earliestTags(containing sha: String) throws -> [RepositoryTag]
     /// The stored shas of `commitIDs`, for the answers that name them.
     func shas(ofCommits commitIDs: [Int64]) throws -> [Int64: String]
-    /// The current tags of one repository, or of every one, as `status` counts them.
-    func tagCount(repositoryID: Int64?) throws -> Int
+    /// Per repository (by its full name) with current tags, how many it has, as `status` shows them.
+    func tagCounts() throws -> [String: Int]
 }
 
 /// The commits a revision name can stand for in one repository, in git's order

@@ -10,7 +10,7 @@ extension Commitsctl {
             abstract: "Show the sync state of every mirrored repository and branch.",
             discussion: """
                 One row per repository and branch: commits mirrored, whether the history is known to be \
-                complete, the head, the last attempt and success, the rate limit last seen and the last \
+                complete, the repository's current tags, the head, the last attempt and success, the rate limit last seen and the last \
                 error. With a configuration file, configured repositories that never synced are listed too. \
                 The store is opened read-only, so status never waits for a running sync. With --requests: \
                 the requests each token spent in the last hour (commitsd and commitsctl sync record them), \
@@ -55,6 +55,8 @@ extension Commitsctl {
             var leaseUntil: String?
             /// Of the repository's commits (every branch's), those whose changed paths are stored.
             var commitsWithPaths: Int?
+            /// The repository's current tags (moved and deleted ones not counted).
+            var tags: Int?
 
             /// json, ndjson and csv: every field always present (null when unknown), so scripts can rely
             /// on the shape. The order is docs/QUERY.md's, the one csv columns always had.
@@ -77,6 +79,7 @@ extension Commitsctl {
                 ("held_by", { .optional($0.heldBy) }),
                 ("lease_until", { .optional($0.leaseUntil) }),
                 ("repository_commits_with_paths", { $0.commitsWithPaths.map(JSONValue.int) ?? .null }),
+                ("repository_tags", { $0.tags.map(JSONValue.int) ?? .null }),
             ])
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
@@ -91,9 +94,9 @@ extension Commitsctl {
                 return TextCleaning.singleLine(line)
             }
 
-            func withPaths(_ count: Int) -> Row {
+            func withCounts(paths: [String: Int], tags: [String: Int]) -> Row {
                 var row = self
-                row.commitsWithPaths = count
+                (row.commitsWithPaths, row.tags) = (paths[repository] ?? 0, tags[repository] ?? 0)
                 return row
             }
 
@@ -135,12 +138,13 @@ extension Commitsctl {
                     RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(json ? .json : format)!, to: output)
                     return
                 }
-                // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
+                // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT, HEAD and TAGS (in --format json).
                 // STATE only when some repository is gone or removed.
                 let showState = rows.contains { $0.state != .active }
                 var columns: [TextTable.Column] = [
                     .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true), .init(title: "BRANCH"),
                     .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"),
+                    .init(title: "TAGS", numeric: true, dropOrder: 4),
                 ]
                 if showState { columns.append(.init(title: "STATE")) }
                 // HELD BY only on a store daemons share, while one holds a claim.
@@ -156,7 +160,7 @@ extension Commitsctl {
                 for row in rows {
                     var cells = [
                         row.repository, row.branch ?? "(default)", String(row.commits),
-                        row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"),
+                        row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"), row.tags.map(String.init) ?? "-",
                     ]
                     if showState { cells.append(row.state.rawValue) }
                     if showHolder { cells.append(row.heldBy.map { "\($0) until \(row.leaseUntil ?? "?")" } ?? "-") }
@@ -178,11 +182,13 @@ extension Commitsctl {
             var unsynced: [(name: String, commits: Int)] = []
             var held: [SyncLease] = []
             var withPaths: [String: Int] = [:]
+            var tagCounts: [String: Int] = [:]
             if try configuration == nil || store.exists() {
                 let mirror = try store.openCommitReader()
                 states = try mirror.allSyncStates()
                 held = try mirror.heldClaims()
                 withPaths = try mirror.commitsWithPaths()
+                tagCounts = try mirror.tagCounts()
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
@@ -209,7 +215,7 @@ extension Commitsctl {
                     pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason
                 )
                 .withBranchGone(since: state.branchGoneSince)
-                .withPaths(withPaths[state.repository] ?? 0)
+                .withCounts(paths: withPaths, tags: tagCounts)
             }
             for repository in unsynced {
                 rows.append(
@@ -217,7 +223,7 @@ extension Commitsctl {
                         repository: repository.name,
                         configured: configuration.map { _ in configured(repository.name) },
                         commits: repository.commits, complete: false, pendingWalks: 0
-                    ).withPaths(withPaths[repository.name] ?? 0))
+                    ).withCounts(paths: withPaths, tags: tagCounts))
             }
             let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })
             for repository in configuration?.repositories ?? [] where !seen.contains(repository.name.description.lowercased()) {

@@ -1,0 +1,129 @@
+import Foundation
+import MirrorTestSupport
+import Testing
+
+/// Tags end to end: real commitsctl and github-sim processes over loopback, a real
+/// SQLite file and a real PostgreSQL 15, each answer held against real git's on a
+/// clone of the same repository: `tags` is `git tag`, `tags --contains` is
+/// `git tag --contains`, `query A..B` is `git rev-list A..B`, `show`'s
+/// "Included in" is the first of `git tag --contains --sort=creatordate`, and
+/// `status` counts the tags. Then tags are moved, added and deleted on the server,
+/// and a second sync agrees with git again while `tags --all` keeps the old places.
+/// (Every tag here reaches only mirrored commits: commits that only a tag reaches
+/// are not mirrored yet, docs/SYNC.md "Tags".)
+@Suite struct TagsCLITests {
+    enum Store: String, CaseIterable, Sendable { case sqlite, postgresql }
+
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// Runs commitsctl against `db` with the simulator's token and API URL.
+    struct Mirror {
+        let db: String
+        let sim: SimulatorProcess
+
+        func run(_ arguments: [String]) async throws -> ProcessResult {
+            let result = try await MirrorTestSupport.run(
+                "commitsctl", [arguments[0], "--db", db] + arguments.dropFirst(),
+                environment: ["GITHUB_TOKEN": "test-token", "GITHUB_API_URL": sim.baseURL])
+            #expect(result.status == 0, "commitsctl \(arguments.joined(separator: " ")): \(result.stderr)")
+            return result
+        }
+    }
+
+    @Test(arguments: Store.allCases)
+    func tagsRangesAndContainmentAreGitsBeforeAndAfterTagsMove(store: Store) async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=400:7", "--synthetic-tags-every", "12"])
+        defer { sim.stop() }
+        let db = store == .sqlite ? directory.path("commits.sqlite") : try await PostgreSQLServer.shared().createDatabase()
+        let mirror = Mirror(db: db, sim: sim)
+        let synced = try await mirror.run(["sync", "acme/widgets"])
+        #expect(!synced.stdout.contains("tags not read"), "\(synced.stdout)")
+        let git = try await Self.clone(sim, into: directory.path("widgets-\(store.rawValue).git"))
+        try await expectGitsAnswers(mirror, git: git)
+
+        // The server moves one tag, re-tags another with an annotation, deletes a third and adds one.
+        let (head, older) = (try git.lines(["rev-parse", "main"])[0], try git.lines(["rev-parse", "main~30"])[0])
+        let names = try git.lines(["tag"])
+        let (moved, reannotated, deleted) = (names[1], names[2], names[3])
+        try await sim.control("/_sim/repos/acme/widgets/tag?name=\(moved)&at=\(head)", method: "POST")
+        try await sim.control("/_sim/repos/acme/widgets/tag?name=\(reannotated)&at=\(older)&message=Again", method: "POST")
+        try await sim.control("/_sim/repos/acme/widgets/tag?name=\(deleted)", method: "DELETE")
+        try await sim.control("/_sim/repos/acme/widgets/tag?name=fresh&at=\(older)", method: "POST")
+        let again = try await mirror.run(["sync", "acme/widgets"])
+        #expect(again.stdout.contains("acme/widgets@main: 0 new"), "\(again.stdout)")
+        let refetched = try await Self.clone(sim, into: directory.path("widgets-\(store.rawValue)-after.git"))
+        #expect(try refetched.lines(["tag"]).contains("fresh") && !refetched.lines(["tag"]).contains(deleted))
+        try await expectGitsAnswers(mirror, git: refetched)
+
+        // What the moved and deleted tags named is still answerable.
+        let every = try await mirror.run(["tags", "--all", "--format", "ndjson"]).lines.map(Self.object)
+        let ended = every.filter { !($0["ended_at"] is NSNull) }.compactMap { $0["name"] as? String }
+        #expect(Set(ended) == [moved, reannotated, deleted], "\(ended)")
+        let oldPlace = try git.lines(["rev-parse", "\(moved)^{commit}"])[0]
+        #expect(every.contains { $0["name"] as? String == moved && $0["commit"] as? String == oldPlace })
+    }
+
+    /// Every answer the store gives about tags, against git's on `git`, a clone of the same repository.
+    func expectGitsAnswers(_ mirror: Mirror, git: BareClone) async throws {
+        let gitTags = try git.lines(["tag"])
+        #expect(gitTags.count > 20)
+        #expect(try await mirror.run(["tags", "--format", "oneline"]).lines == gitTags)
+        let status = try await mirror.run(["status", "--format", "ndjson"]).lines.map(Self.object)
+        #expect(status.first?["repository_tags"] as? Int == gitTags.count, "\(status)")
+
+        let commits = try git.lines(["rev-list", "--first-parent", "main"])
+        for sha in stride(from: 5, to: commits.count, by: 37).map({ commits[$0] }) {
+            let containing = try git.lines(["tag", "--contains", sha])
+            let listed = try await mirror.run(["tags", "--contains", String(sha.prefix(10)), "--format", "oneline"]).lines
+            #expect(listed == containing, "git tag --contains \(sha)")
+            let earliest = try git.lines(["tag", "--contains", sha, "--sort=creatordate"]).first
+            let shown = try await mirror.run(["show", sha]).stdout
+            if let earliest {
+                #expect(shown.contains("Included in: acme/widgets: \(earliest)\n"), "show \(sha): \(shown)")
+            } else {
+                #expect(!shown.contains("Included in"), "show \(sha): \(shown)")
+            }
+        }
+        let byDate = try git.lines(["tag", "--sort=creatordate"])
+        for (a, b) in zip(byDate, byDate.dropFirst()).enumerated().filter({ $0.offset % 5 == 0 }).map(\.element) {
+            for range in [["\(a)..\(b)"], ["\(b)...\(a)"], ["^\(a)", "\(b)~2"]] {
+                let expected = Set(try git.lines(["rev-list"] + range))
+                let listed = try await mirror.run(["query"] + range + ["--format", "ndjson"]).lines.map(Self.object)
+                #expect(Set(listed.compactMap { $0["sha"] as? String }) == expected, "git rev-list \(range)")
+                #expect(listed.count == expected.count, "each commit once: \(range)")
+            }
+        }
+    }
+
+    static func object(_ line: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// A bare, commits-only clone of the simulator's acme/widgets with real git.
+    struct BareClone {
+        let path: String
+
+        func lines(_ arguments: [String]) throws -> [String] { try TagsCLITests.git(["-C", path] + arguments) }
+    }
+
+    static func clone(_ sim: SimulatorProcess, into path: String) async throws -> BareClone {
+        _ = try git(["clone", "--quiet", "--bare", "--filter=tree:0", sim.baseURL + "/acme/widgets.git", path])
+        return BareClone(path: path)
+    }
+
+    /// git's output lines, with no configuration of the machine's or the user's.
+    static func git(_ arguments: [String]) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " "))")
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
