@@ -64,6 +64,39 @@ import Testing
         #expect(every.contains { $0["name"] as? String == moved && $0["commit"] as? String == oldPlace })
     }
 
+    /// `tags: false` on one repository's entry: its syncs never ask for its tags (an idle
+    /// one costs the commits' 304 alone), while the others' tags are recorded as by default.
+    @Test func aRepositoryWhoseEntrySaysTagsFalseIsNeverAskedForItsTags() async throws {
+        let sim = try await SimulatorProcess.start([
+            "--synthetic", "acme/widgets=120:3", "--synthetic", "acme/gadgets=120:4", "--synthetic-tags-every", "10",
+        ])
+        defer { sim.stop() }
+        let config = try directory.write(
+            "config.yaml",
+            """
+            store: commits.sqlite
+            api_url: \(sim.baseURL)
+            repositories:
+              - name: acme/widgets
+                tags: false
+              - acme/gadgets
+            """)
+        func sync() async throws -> [String] {
+            let result = try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.lines
+        }
+        let first = try await sync()
+        let gadgetsTags = try Self.git(["ls-remote", "--tags", sim.baseURL + "/acme/gadgets.git"]).filter { !$0.hasSuffix("^{}") }
+        #expect(gadgetsTags.count >= 10)
+        let status = try await run("commitsctl", ["status", "--config", config, "--format", "ndjson"]).lines.map(Self.object)
+        let counts = Dictionary(status.map { ($0["repository"] as? String ?? "", $0["repository_tags"] as? Int ?? -1) }) { $1 }
+        #expect(counts == ["acme/widgets": 0, "acme/gadgets": gadgetsTags.count], "\(first)")
+        let again = try await sync()
+        #expect(again.contains { $0.hasPrefix("acme/widgets@main: 0 new, 0 updated, 1 request (1 not modified),") }, "\(again)")
+        #expect(again.contains { $0.hasPrefix("acme/gadgets@main: 0 new, 0 updated, 2 requests (2 not modified),") }, "\(again)")
+    }
+
     /// Every answer the store gives about tags, against git's on `git`, a clone of the same repository.
     func expectGitsAnswers(_ mirror: Mirror, git: BareClone) async throws {
         let gitTags = try git.lines(["tag"])

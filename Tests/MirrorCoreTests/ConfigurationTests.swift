@@ -50,6 +50,39 @@ import Testing
             message("paths: maybe\nrepositories: [a/b]") == "cfg.yaml:1: paths: 'maybe' is not true or false; expected true or false")
     }
 
+    @Test func tagsAreRecordedUnlessARepositoryAPatternOrTheFileTurnsThemOff() throws {
+        let configuration = try parse(
+            """
+            repositories:
+              - name: acme/quiet
+                tags: false
+              - name: acme/quiet
+                branch: release
+              - name: acme/*
+                tags: false
+              - name: other/*
+              - name: acme/loud
+                tags: true
+            """)
+        let named = { (name: String) in RepositoryName(parsing: name)! }
+        #expect(configuration.tags && configuration.repositoryTags == ["acme/quiet": false, "acme/loud": true])
+        #expect(!configuration.recordsTags(of: named("ACME/Quiet")), "names are matched as GitHub matches them")
+        #expect(configuration.recordsTags(of: named("acme/loud")), "a repository's own entry outranks its pattern")
+        #expect(!configuration.recordsTags(of: named("acme/other")), "the pattern's")
+        #expect(configuration.recordsTags(of: named("other/x")) && configuration.recordsTags(of: named("elsewhere/y")))
+        let off = try parse("tags: false\nrepositories: [a/b, {name: c/d, tags: true}]")
+        #expect(!off.recordsTags(of: named("a/b")) && off.recordsTags(of: named("c/d")))
+        #expect(
+            message("repositories:\n  - name: a/b\n    tags: false\n  - name: A/B\n    branch: dev\n    tags: true")
+                == "cfg.yaml:6: repositories[1].tags: is true, and line 3 says false for A/B; expected one tags: setting for a repository, on any one of its entries"
+        )
+        #expect(
+            message("repositories:\n  - name: a/b\n    tags: sometimes")
+                == "cfg.yaml:3: repositories[0].tags: 'sometimes' is not true or false; expected true or false")
+        let changed = try parse("repositories: [{name: a/b, tags: true}]").changes(to: off)
+        #expect(changed.contains("tags: true -> false") && changed.contains("repository a/b: tags true -> default"), "\(changed)")
+    }
+
     @Test(arguments: [
         (
             "repositories: [ac*me/x]",
@@ -227,7 +260,7 @@ import Testing
                   - name: acme/widgets
                     brnach: main
                 """)
-                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived"
+                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags"
         )
     }
 

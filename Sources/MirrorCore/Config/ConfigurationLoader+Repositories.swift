@@ -16,6 +16,7 @@ extension ConfigurationLoader {
         var interval: Duration?
         var includeForks: Bool?
         var includeArchived: Bool?
+        var tags: (value: Bool, node: Node)?
         /// The first key that only a pattern may carry, for the error if the entry names one repository.
         var patternOnlyKey: (key: String, node: Node)?
     }
@@ -25,12 +26,12 @@ extension ConfigurationLoader {
         var repositories: [MirrorConfiguration.Repository] = []
         var patterns: [MirrorConfiguration.Pattern] = []
         var branchGlobs: [MirrorConfiguration.BranchGlobs] = []
+        /// `tags:` by repository (in lower case), with the line that set it.
+        var repositoryTags: [String: (value: Bool, line: Int)] = [:]
         var seen: [String: Int] = [:]
     }
 
-    func repositories(
-        _ node: Node
-    ) throws -> ([MirrorConfiguration.Repository], [MirrorConfiguration.Pattern], [MirrorConfiguration.BranchGlobs]) {
+    func readRepositories(_ node: Node, into configuration: inout MirrorConfiguration) throws {
         let expected = "a list of OWNER/NAME or OWNER/* entries (or `name:`, `branch:`, `branches:`, `interval:` mappings)"
         guard case .sequence(let sequence) = node, !sequence.isEmpty else {
             let problem = node.sequence?.isEmpty == true ? "is an empty list" : "is \(kind(of: node))"
@@ -47,7 +48,9 @@ extension ConfigurationLoader {
             }
             try add(fields, of: entry, path: path, to: &entries)
         }
-        return (entries.repositories, entries.patterns, entries.branchGlobs)
+        (configuration.repositories, configuration.patterns, configuration.branchGlobs) =
+            (entries.repositories, entries.patterns, entries.branchGlobs)
+        configuration.repositoryTags = entries.repositoryTags.mapValues(\.value)
     }
 
     private func entryFields(_ mapping: Node.Mapping, of entry: Node, path: String) throws -> EntryFields {
@@ -62,6 +65,7 @@ extension ConfigurationLoader {
             case .include_forks:
                 options.includeForks = try bool(value, key: "\(path).include_forks")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_forks", keyNode)
+            case .tags: options.tags = (try bool(value, key: "\(path).tags"), keyNode)
             case .include_archived:
                 options.includeArchived = try bool(value, key: "\(path).include_archived")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_archived", keyNode)
@@ -100,6 +104,7 @@ extension ConfigurationLoader {
                     at: patternOnlyKey.node, key: patternOnlyKey.key, problem: "applies only to a pattern such as OWNER/*",
                     expected: "include_forks and include_archived on OWNER/* entries, or at the top level")
             }
+            if let tags = options.tags { try note(tags: tags, of: name, path: path, in: &entries) }
             guard let branches = options.branches else {
                 let repository = MirrorConfiguration.Repository(
                     name: name, branch: options.branch, interval: options.interval, line: line)
@@ -124,7 +129,8 @@ extension ConfigurationLoader {
             }
             let patternEntry = MirrorConfiguration.Pattern(
                 pattern: pattern, interval: options.interval, includeForks: options.includeForks,
-                includeArchived: options.includeArchived, branches: options.branches?.selection, line: line)
+                includeArchived: options.includeArchived, branches: options.branches?.selection, tags: options.tags?.value,
+                line: line)
             try note("pattern " + patternEntry.key, what: "\(fields.selector)", of: entry, path: path, in: &entries)
             entries.patterns.append(patternEntry)
         }
@@ -140,6 +146,17 @@ extension ConfigurationLoader {
     }
 
     /// Records `key` as listed on this entry's line, or throws if an earlier entry listed it.
+    /// A repository's tags are one setting, whichever of its entries (one per branch) says it.
+    private func note(tags: (value: Bool, node: Node), of name: RepositoryName, path: String, in entries: inout RepositoryEntries) throws {
+        let key = name.description.lowercased()
+        if let earlier = entries.repositoryTags[key], earlier.value != tags.value {
+            throw error(
+                at: tags.node, key: "\(path).tags", problem: "is \(tags.value), and line \(earlier.line) says \(earlier.value) for \(name)",
+                expected: "one tags: setting for a repository, on any one of its entries")
+        }
+        entries.repositoryTags[key] = (tags.value, tags.node.mark?.line ?? 0)
+    }
+
     private func note(_ key: String, what: String, of entry: Node, path: String, in entries: inout RepositoryEntries) throws {
         if let firstLine = entries.seen[key] {
             throw error(

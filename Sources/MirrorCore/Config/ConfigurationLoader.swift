@@ -85,7 +85,7 @@ struct ConfigurationLoader {
     }
 
     enum RepositoryKey: String, CaseIterable {
-        case name, branch, branches, interval, include_forks, include_archived
+        case name, branch, branches, interval, include_forks, include_archived, tags
     }
 
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -116,7 +116,7 @@ struct ConfigurationLoader {
                 configuration.mailmap = try path(value, key: keyText, expected: "the path of a git .mailmap file")
                 configuration.mailmapLine = value.mark?.line
             case .repositories:
-                (configuration.repositories, configuration.patterns, configuration.branchGlobs) = try repositories(value)
+                try readRepositories(value, into: &configuration)
                 sawRepositories = true
             case .include_forks:
                 configuration.includeForks = try bool(value, key: keyText)

@@ -54,6 +54,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         /// The branches of each repository it selects (`branches:`, names and globs
         /// alike, each matched against that repository's listing); `nil`: its default branch.
         public var branches: BranchSelection?
+        /// `tags:`: whether the repositories it selects have their tags recorded; `nil`: the file's `tags`.
+        public var tags: Bool?
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
@@ -68,7 +70,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.key == rhs.key && lhs.interval == rhs.interval && lhs.includeForks == rhs.includeForks
-                && lhs.includeArchived == rhs.includeArchived && lhs.branches == rhs.branches
+                && lhs.includeArchived == rhs.includeArchived && lhs.branches == rhs.branches && lhs.tags == rhs.tags
         }
 
         public func hash(into hasher: inout Hasher) { hasher.combine(key) }
@@ -107,6 +109,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var paths = true
     /// `tags`: whether each sync of a default branch records the repository's tags (default: yes).
     public var tags = true
+    /// The `tags:` of repository entries, by the repository's name in lower case
+    /// (the entries of one repository agree: the loader refuses them otherwise).
+    public var repositoryTags: [String: Bool] = [:]
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
@@ -149,9 +154,16 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.maximumInterval == rhs.maximumInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap && lhs.paths == rhs.paths
-            && lhs.tags == rhs.tags
+            && lhs.tags == rhs.tags && lhs.repositoryTags == rhs.repositoryTags
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
             && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
+    }
+
+    /// Whether syncs of `repository`'s default branch record its tags: its own
+    /// entries' `tags:`, else that of the first pattern selecting it that sets one, else the file's.
+    public func recordsTags(of repository: RepositoryName) -> Bool {
+        if let own = repositoryTags[repository.description.lowercased()] { return own }
+        return patterns.first { $0.tags != nil && $0.pattern.matches(repository) }?.tags ?? tags
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -314,6 +326,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("paths", paths, new.paths, { "\($0)" })
         compare("tags", tags, new.tags, { "\($0)" })
+        for name in Set(repositoryTags.keys).union(new.repositoryTags.keys).sorted()
+        where repositoryTags[name] != new.repositoryTags[name] {
+            let show = { (value: Bool?) in value.map { "\($0)" } ?? "default" }
+            changes.append("repository \(name): tags \(show(repositoryTags[name])) -> \(show(new.repositoryTags[name]))")
+        }
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
         let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

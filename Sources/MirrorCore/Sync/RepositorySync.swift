@@ -36,8 +36,9 @@ public struct RepositorySync: Sendable {
     /// After a complete sync, the branch's paths are read over git when at least
     /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
     public var pathBackfillMinimum: Int?
-    /// Whether a sync of the default branch also records the repository's tags.
-    public var readsTags = true
+    /// Whether a sync of the repository's default branch also records its tags
+    /// (`MirrorConfiguration.recordsTags(of:)`).
+    public var readsTags: @Sendable (RepositoryName) -> Bool = { _ in true }
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue
@@ -132,7 +133,7 @@ public struct RepositorySync: Sendable {
                     report.elapsed += .now - started
                 }
             }
-            if readsTags, report.branch == (try store.repository(named: repository)?.defaultBranch) {
+            if readsTags(repository), report.branch == (try store.repository(named: repository)?.defaultBranch) {
                 try await recordTags(of: repository, engine: engine, into: &report)
             }
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
