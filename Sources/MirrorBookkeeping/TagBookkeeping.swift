@@ -5,10 +5,12 @@ import MirrorCore
 // repository's current rows, and only what changed is written.
 
 extension SQLBookkeeping {
-    public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, at date: Date) throws -> TagChanges {
+    public func recordTags(
+        _ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, selection: String?, at date: Date
+    ) throws -> TagChanges {
         let seenAt = ISO8601Timestamp.format(date)
         return try write {
-            try session.run(TagStatements.recordListing, [repositoryID, etag, seenAt])
+            try session.run(TagStatements.recordListing, [repositoryID, etag, selection, seenAt])
             var current: [String: CurrentTag] = [:]
             try session.forEachRow(TagStatements.current, [repositoryID]) { row in
                 let tag = CurrentTag(row)
@@ -44,9 +46,9 @@ extension SQLBookkeeping {
     }
 
     public func tagListing(repositoryID: Int64) throws -> StoredTagListing {
-        let etag = try session.firstRow(TagStatements.listingETag, [repositoryID]) { $0.string(0) } ?? nil
+        let listed = try session.firstRow(TagStatements.listing, [repositoryID]) { ($0.string(0), $0.string(1)) }
         let tags = try TagRows.tags(repositoryID: repositoryID, includingEnded: false, in: session).map(\.tag)
-        return StoredTagListing(etag: etag, tags: tags)
+        return StoredTagListing(etag: listed?.0, selection: listed?.1, tags: tags)
     }
 
     @discardableResult
@@ -130,10 +132,11 @@ private enum TagStatements {
     static let end = PortableSQL("UPDATE tags SET ended_at = ? WHERE id = ?")
     static let recordListing = PortableSQL(
         """
-        INSERT INTO tag_listings (repository_id, etag, listed_at) VALUES (?, ?, ?)
-        ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, listed_at = excluded.listed_at
+        INSERT INTO tag_listings (repository_id, etag, selection, listed_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, selection = excluded.selection,
+            listed_at = excluded.listed_at
         """)
-    static let listingETag = PortableSQL("SELECT etag FROM tag_listings WHERE repository_id = ?")
+    static let listing = PortableSQL("SELECT etag, selection FROM tag_listings WHERE repository_id = ?")
     /// The current tags whose commit is stored, with what git's creatordate is made of.
     static let tips = PortableSQL(
         """

@@ -35,10 +35,12 @@ extension PostgreSQLSchema {
                 PRIMARY KEY (repository_id, commit_id)
             );
             CREATE INDEX tag_containment_commit ON tag_containment (commit_id);
-            -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
+            -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally,
+            -- and the globs it was narrowed to (NULL: every tag), without which that ETag says nothing.
             CREATE TABLE tag_listings (
                 repository_id bigint PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
                 etag text,
+                selection text,
                 listed_at text NOT NULL
             );
             """)

@@ -33,10 +33,12 @@ extension Schema {
             PRIMARY KEY (repository_id, commit_id)
         ) WITHOUT ROWID;
         CREATE INDEX tag_containment_commit ON tag_containment (commit_id);
-        -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally.
+        -- The ETag of each repository's last tag listing, so an unchanged one is asked for conditionally,
+        -- and the globs it was narrowed to (NULL: every tag), without which that ETag says nothing.
         CREATE TABLE tag_listings (
             repository_id INTEGER PRIMARY KEY REFERENCES repositories (id) ON DELETE CASCADE,
             etag TEXT,
+            selection TEXT,
             listed_at TEXT NOT NULL
         );
         """

@@ -43,7 +43,7 @@ extension SyncService {
             store: settings.store, client: settings.client.countingSeparately(), logger: logger, holder: "commitsd",
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap(readsChanges: settings.configuration.paths) : nil)
         configured.openWriter = openWriter
-        configured.readsTags = { [configuration = settings.configuration] in configuration.recordsTags(of: $0) }
+        configured.tags = { [configuration = settings.configuration] in configuration.tagSelection(for: $0) }
         let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown {

@@ -64,37 +64,63 @@ import Testing
         #expect(every.contains { $0["name"] as? String == moved && $0["commit"] as? String == oldPlace })
     }
 
-    /// `tags: false` on one repository's entry: its syncs never ask for its tags (an idle
-    /// one costs the commits' 304 alone), while the others' tags are recorded as by default.
-    @Test func aRepositoryWhoseEntrySaysTagsFalseIsNeverAskedForItsTags() async throws {
+    /// `tags:` on repository entries: `false` never asks for the repository's tags (an idle
+    /// sync costs the commits' 304 alone), a glob records only the tags it matches, and
+    /// widening it to `true` lists the tags in full on the next sync although GitHub's
+    /// listing has not changed; the others' tags are recorded as by default.
+    @Test func aRepositorysEntryTurnsItsTagsOffOrNarrowsThemToAGlob() async throws {
         let sim = try await SimulatorProcess.start([
-            "--synthetic", "acme/widgets=120:3", "--synthetic", "acme/gadgets=120:4", "--synthetic-tags-every", "10",
+            "--synthetic", "acme/widgets=120:3", "--synthetic", "acme/gadgets=120:4", "--synthetic", "acme/gizmos=150:5",
+            "--synthetic-tags-every", "10",
         ])
         defer { sim.stop() }
-        let config = try directory.write(
-            "config.yaml",
-            """
-            store: commits.sqlite
-            api_url: \(sim.baseURL)
-            repositories:
-              - name: acme/widgets
-                tags: false
-              - acme/gadgets
-            """)
-        func sync() async throws -> [String] {
+        func configure(gizmos: String) throws -> String {
+            try directory.write(
+                "config.yaml",
+                """
+                store: commits.sqlite
+                api_url: \(sim.baseURL)
+                repositories:
+                  - name: acme/widgets
+                    tags: false
+                  - acme/gadgets
+                  - name: acme/gizmos
+                    tags: \(gizmos)
+                """)
+        }
+        func sync(_ config: String) async throws -> [String] {
             let result = try await run("commitsctl", ["sync", "--config", config], environment: ["GITHUB_TOKEN": "test-token"])
             #expect(result.status == 0, "\(result.stderr)")
             return result.lines
         }
-        let first = try await sync()
-        let gadgetsTags = try Self.git(["ls-remote", "--tags", sim.baseURL + "/acme/gadgets.git"]).filter { !$0.hasSuffix("^{}") }
-        #expect(gadgetsTags.count >= 10)
-        let status = try await run("commitsctl", ["status", "--config", config, "--format", "ndjson"]).lines.map(Self.object)
-        let counts = Dictionary(status.map { ($0["repository"] as? String ?? "", $0["repository_tags"] as? Int ?? -1) }) { $1 }
-        #expect(counts == ["acme/widgets": 0, "acme/gadgets": gadgetsTags.count], "\(first)")
-        let again = try await sync()
+        func tagCounts(_ config: String) async throws -> [String: Int] {
+            let status = try await run("commitsctl", ["status", "--config", config, "--format", "ndjson"]).lines.map(Self.object)
+            return Dictionary(status.map { ($0["repository"] as? String ?? "", $0["repository_tags"] as? Int ?? -1) }) { $1 }
+        }
+        func gitTags(_ repository: String) throws -> [String] {
+            try Self.git(["ls-remote", "--tags", sim.baseURL + "/acme/\(repository).git"]).filter { !$0.hasSuffix("^{}") }
+                .map { String($0.split(separator: "\t")[1].dropFirst("refs/tags/".count)) }
+        }
+        let (gadgets, gizmos) = (try gitTags("gadgets"), try gitTags("gizmos"))
+        let narrowed = gizmos.filter { fnmatch("v1.1*", $0, 0) == 0 }
+        #expect(gadgets.count >= 10 && narrowed.count >= 2 && narrowed.count < gizmos.count)
+        let glob = try configure(gizmos: "'v1.1*'")
+        let first = try await sync(glob)
+        #expect(try await tagCounts(glob) == ["acme/widgets": 0, "acme/gadgets": gadgets.count, "acme/gizmos": narrowed.count])
+        let listed = try await run("commitsctl", ["tags", "--config", glob, "--repo", "acme/gizmos", "--format", "oneline"])
+        #expect(listed.lines == narrowed.sorted(), "\(first)")
+        let again = try await sync(glob)
         #expect(again.contains { $0.hasPrefix("acme/widgets@main: 0 new, 0 updated, 1 request (1 not modified),") }, "\(again)")
         #expect(again.contains { $0.hasPrefix("acme/gadgets@main: 0 new, 0 updated, 2 requests (2 not modified),") }, "\(again)")
+        #expect(again.contains { $0.hasPrefix("acme/gizmos@main: 0 new, 0 updated, 2 requests (2 not modified),") }, "\(again)")
+
+        // Widened: the unchanged listing is asked for in full, once.
+        let every = try configure(gizmos: "true")
+        let widened = try await sync(every)
+        #expect(widened.contains { $0.hasPrefix("acme/gizmos@main: 0 new, 0 updated, ") && !$0.contains("(2 not modified)") }, "\(widened)")
+        #expect(try await tagCounts(every)["acme/gizmos"] == gizmos.count)
+        let idle = try await sync(every)
+        #expect(idle.contains { $0.hasPrefix("acme/gizmos@main: 0 new, 0 updated, 2 requests (2 not modified),") }, "\(idle)")
     }
 
     /// Every answer the store gives about tags, against git's on `git`, a clone of the same repository.

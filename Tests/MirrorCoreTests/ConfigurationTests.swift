@@ -50,7 +50,7 @@ import Testing
             message("paths: maybe\nrepositories: [a/b]") == "cfg.yaml:1: paths: 'maybe' is not true or false; expected true or false")
     }
 
-    @Test func tagsAreRecordedUnlessARepositoryAPatternOrTheFileTurnsThemOff() throws {
+    @Test func tagsAreRecordedUnlessARepositoryAPatternOrTheFileSaysOtherwise() throws {
         let configuration = try parse(
             """
             repositories:
@@ -59,28 +59,37 @@ import Testing
               - name: acme/quiet
                 branch: release
               - name: acme/*
-                tags: false
+                tags: [v*, "release-*"]
               - name: other/*
               - name: acme/loud
                 tags: true
             """)
         let named = { (name: String) in RepositoryName(parsing: name)! }
-        #expect(configuration.tags && configuration.repositoryTags == ["acme/quiet": false, "acme/loud": true])
-        #expect(!configuration.recordsTags(of: named("ACME/Quiet")), "names are matched as GitHub matches them")
-        #expect(configuration.recordsTags(of: named("acme/loud")), "a repository's own entry outranks its pattern")
-        #expect(!configuration.recordsTags(of: named("acme/other")), "the pattern's")
-        #expect(configuration.recordsTags(of: named("other/x")) && configuration.recordsTags(of: named("elsewhere/y")))
-        let off = try parse("tags: false\nrepositories: [a/b, {name: c/d, tags: true}]")
-        #expect(!off.recordsTags(of: named("a/b")) && off.recordsTags(of: named("c/d")))
+        #expect(configuration.tags == .all && configuration.repositoryTags == ["acme/quiet": .none, "acme/loud": .all])
+        #expect(configuration.tagSelection(for: named("ACME/Quiet")) == .none, "names are matched as GitHub matches them")
+        #expect(configuration.tagSelection(for: named("acme/loud")) == .all, "a repository's own entry outranks its pattern")
+        let selected = configuration.tagSelection(for: named("acme/other"))
+        #expect(selected == .matching(["v*", "release-*"]), "the pattern's")
+        #expect(selected.selects("v1.0") && selected.selects("v1/beta") && selected.selects("release-7"))
+        #expect(!selected.selects("nightly-v1") && !selected.selects("V1"))
+        #expect(configuration.tagSelection(for: named("other/x")) == .all)
+        let off = try parse("tags: false\nrepositories: [a/b, {name: c/d, tags: 'v2.*'}]")
+        #expect(off.tagSelection(for: named("a/b")) == .none && off.tagSelection(for: named("c/d")) == .matching(["v2.*"]))
         #expect(
             message("repositories:\n  - name: a/b\n    tags: false\n  - name: A/B\n    branch: dev\n    tags: true")
                 == "cfg.yaml:6: repositories[1].tags: is true, and line 3 says false for A/B; expected one tags: setting for a repository, on any one of its entries"
         )
         #expect(
-            message("repositories:\n  - name: a/b\n    tags: sometimes")
-                == "cfg.yaml:3: repositories[0].tags: 'sometimes' is not true or false; expected true or false")
+            message("tags: []\nrepositories: [a/b]")
+                == "cfg.yaml:1: tags: is an empty list; expected true, false, or a tag glob such as 'v*' (or a list of them), as git tag -l matches them"
+        )
+        #expect(
+            message("tags: [v*, {a: b}]\nrepositories: [a/b]")
+                == "cfg.yaml:1: tags[1]: is a mapping (key: value pairs); expected true, false, or a tag glob such as 'v*' (or a list of them), as git tag -l matches them"
+        )
         let changed = try parse("repositories: [{name: a/b, tags: true}]").changes(to: off)
         #expect(changed.contains("tags: true -> false") && changed.contains("repository a/b: tags true -> default"), "\(changed)")
+        #expect(changed.contains("repository c/d: tags default -> v2.*"), "\(changed)")
     }
 
     @Test(arguments: [

@@ -102,6 +102,14 @@ extension StoreContractTests {
         #expect(v3.creatorDate == v3.commitDate)
         #expect(try store.committedCount("SELECT count(*) FROM tags") == 7, "nothing is ever deleted")
         #expect(try reader.tagCounts() == [StoreFixtures.identity.fullName.description: 5], "ended rows are not counted")
+
+        // The listing's ETag is kept with the selection it was narrowed to, and replaced with the next.
+        #expect(try store.writer.tagListing(repositoryID: repositoryID).etag == nil)
+        _ = try store.writer.recordTags(second, repositoryID: repositoryID, etag: "W/\"one\"", selection: "v*\nrc-*", at: Self.day(4))
+        let narrowed = try store.writer.tagListing(repositoryID: repositoryID)
+        #expect(narrowed.etag == "W/\"one\"" && narrowed.selection == "v*\nrc-*" && narrowed.tags.count == 5)
+        _ = try store.writer.recordTags(second, repositoryID: repositoryID, etag: "W/\"two\"", selection: nil, at: Self.day(5))
+        #expect(try store.writer.tagListing(repositoryID: repositoryID) == StoredTagListing(etag: "W/\"two\"", tags: narrowed.tags))
     }
 
     @Test(arguments: Backend.allCases)

@@ -16,7 +16,7 @@ extension ConfigurationLoader {
         var interval: Duration?
         var includeForks: Bool?
         var includeArchived: Bool?
-        var tags: (value: Bool, node: Node)?
+        var tags: (value: TagSelection, node: Node)?
         /// The first key that only a pattern may carry, for the error if the entry names one repository.
         var patternOnlyKey: (key: String, node: Node)?
     }
@@ -27,7 +27,7 @@ extension ConfigurationLoader {
         var patterns: [MirrorConfiguration.Pattern] = []
         var branchGlobs: [MirrorConfiguration.BranchGlobs] = []
         /// `tags:` by repository (in lower case), with the line that set it.
-        var repositoryTags: [String: (value: Bool, line: Int)] = [:]
+        var repositoryTags: [String: (value: TagSelection, line: Int)] = [:]
         var seen: [String: Int] = [:]
     }
 
@@ -65,7 +65,7 @@ extension ConfigurationLoader {
             case .include_forks:
                 options.includeForks = try bool(value, key: "\(path).include_forks")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_forks", keyNode)
-            case .tags: options.tags = (try bool(value, key: "\(path).tags"), keyNode)
+            case .tags: options.tags = (try tagSelection(value, key: "\(path).tags"), keyNode)
             case .include_archived:
                 options.includeArchived = try bool(value, key: "\(path).include_archived")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_archived", keyNode)
@@ -147,7 +147,9 @@ extension ConfigurationLoader {
 
     /// Records `key` as listed on this entry's line, or throws if an earlier entry listed it.
     /// A repository's tags are one setting, whichever of its entries (one per branch) says it.
-    private func note(tags: (value: Bool, node: Node), of name: RepositoryName, path: String, in entries: inout RepositoryEntries) throws {
+    private func note(tags: (value: TagSelection, node: Node), of name: RepositoryName, path: String, in entries: inout RepositoryEntries)
+        throws
+    {
         let key = name.description.lowercased()
         if let earlier = entries.repositoryTags[key], earlier.value != tags.value {
             throw error(

@@ -127,7 +127,7 @@ struct ConfigurationLoader {
             case .paths:
                 configuration.paths = try bool(value, key: keyText)
             case .tags:
-                configuration.tags = try bool(value, key: keyText)
+                configuration.tags = try tagSelection(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
             case .min_interval:

@@ -54,8 +54,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         /// The branches of each repository it selects (`branches:`, names and globs
         /// alike, each matched against that repository's listing); `nil`: its default branch.
         public var branches: BranchSelection?
-        /// `tags:`: whether the repositories it selects have their tags recorded; `nil`: the file's `tags`.
-        public var tags: Bool?
+        /// `tags:`: which tags of the repositories it selects are recorded; `nil`: the file's `tags`.
+        public var tags: TagSelection?
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
@@ -107,11 +107,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// `paths`: whether a history read over git is read with its trees, and
     /// stored with the paths each commit changed (default: yes).
     public var paths = true
-    /// `tags`: whether each sync of a default branch records the repository's tags (default: yes).
-    public var tags = true
+    /// `tags`: which of a repository's tags each sync of its default branch records (default: every one).
+    public var tags = TagSelection.all
     /// The `tags:` of repository entries, by the repository's name in lower case
     /// (the entries of one repository agree: the loader refuses them otherwise).
-    public var repositoryTags: [String: Bool] = [:]
+    public var repositoryTags: [String: TagSelection] = [:]
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
@@ -159,9 +159,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
     }
 
-    /// Whether syncs of `repository`'s default branch record its tags: its own
+    /// Which tags syncs of `repository`'s default branch record: its own
     /// entries' `tags:`, else that of the first pattern selecting it that sets one, else the file's.
-    public func recordsTags(of repository: RepositoryName) -> Bool {
+    public func tagSelection(for repository: RepositoryName) -> TagSelection {
         if let own = repositoryTags[repository.description.lowercased()] { return own }
         return patterns.first { $0.tags != nil && $0.pattern.matches(repository) }?.tags ?? tags
     }
@@ -328,7 +328,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("tags", tags, new.tags, { "\($0)" })
         for name in Set(repositoryTags.keys).union(new.repositoryTags.keys).sorted()
         where repositoryTags[name] != new.repositoryTags[name] {
-            let show = { (value: Bool?) in value.map { "\($0)" } ?? "default" }
+            let show = { (value: TagSelection?) in value.map { "\($0)" } ?? "default" }
             changes.append("repository \(name): tags \(show(repositoryTags[name])) -> \(show(new.repositoryTags[name]))")
         }
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })

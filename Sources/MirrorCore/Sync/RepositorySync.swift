@@ -36,9 +36,9 @@ public struct RepositorySync: Sendable {
     /// After a complete sync, the branch's paths are read over git when at least
     /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
     public var pathBackfillMinimum: Int?
-    /// Whether a sync of the repository's default branch also records its tags
-    /// (`MirrorConfiguration.recordsTags(of:)`).
-    public var readsTags: @Sendable (RepositoryName) -> Bool = { _ in true }
+    /// Which tags a sync of the repository's default branch also records
+    /// (`MirrorConfiguration.tagSelection(for:)`).
+    public var tags: @Sendable (RepositoryName) -> TagSelection = { _ in .all }
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue
@@ -87,10 +87,12 @@ public struct RepositorySync: Sendable {
 
     /// The tags after a branch's sync: their failure is reported beside the sync, which stands,
     /// except for what stops every sync (a rate limit, cancellation, a store that cannot be written).
-    private func recordTags(of repository: RepositoryName, engine: SyncEngine, into report: inout SyncReport) async throws {
+    private func recordTags(
+        of repository: RepositoryName, selection: TagSelection, engine: SyncEngine, into report: inout SyncReport
+    ) async throws {
         let before = client.usage
         do {
-            report.tags = try await engine.syncTags(repository, commitsAdded: report.added > 0)
+            report.tags = try await engine.syncTags(repository, selection: selection, commitsAdded: report.added > 0)
         } catch let error as GitHubError where error.isRateLimit {
             throw error
         } catch let error as StoreError {
@@ -133,8 +135,9 @@ public struct RepositorySync: Sendable {
                     report.elapsed += .now - started
                 }
             }
-            if readsTags(repository), report.branch == (try store.repository(named: repository)?.defaultBranch) {
-                try await recordTags(of: repository, engine: engine, into: &report)
+            let selection = tags(repository)
+            if selection != .none, report.branch == (try store.repository(named: repository)?.defaultBranch) {
+                try await recordTags(of: repository, selection: selection, engine: engine, into: &report)
             }
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).

@@ -100,7 +100,9 @@ public struct MirrorTable: Sendable, Equatable {
         MirrorTable(
             "tag_containment", key: "repository_id, commit_id",
             [("repository_id", .integer), ("commit_id", .integer), ("tag_id", .integer)]),
-        MirrorTable("tag_listings", key: "repository_id", [("repository_id", .integer), ("etag", .text), ("listed_at", .text)]),
+        MirrorTable(
+            "tag_listings", key: "repository_id",
+            [("repository_id", .integer), ("etag", .text), ("selection", .text), ("listed_at", .text)]),
         MirrorTable(
             "request_counts", key: "token, minute, kind",
             [

@@ -49,8 +49,9 @@ public protocol TagRecords: AnyObject {
     /// added, a name that points elsewhere now ends its row and starts another
     /// (moved), a name no longer listed ends its row (deleted). Nothing is ever
     /// deleted. An annotation given fills the row's when it has none. `etag`
-    /// is kept for the next listing to be asked for conditionally.
-    func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, at date: Date) throws -> TagChanges
+    /// is kept for the next listing to be asked for conditionally, with
+    /// `selection`, the tags it was narrowed to (nil: every one), without which that ETag is no guide.
+    func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, etag: String?, selection: String?, at date: Date) throws -> TagChanges
     /// The tag objects of the repository's current annotated tags whose annotation is not stored yet.
     func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String]
     /// The repository's current tags and the ETag of the listing they were recorded from.
@@ -64,7 +65,7 @@ public protocol TagRecords: AnyObject {
 extension TagRecords {
     /// A listing recorded without an ETag to ask with next time.
     public func recordTags(_ tags: [AnnouncedTag], repositoryID: Int64, at date: Date) throws -> TagChanges {
-        try recordTags(tags, repositoryID: repositoryID, etag: nil, at: date)
+        try recordTags(tags, repositoryID: repositoryID, etag: nil, selection: nil, at: date)
     }
 }
 
@@ -72,11 +73,14 @@ extension TagRecords {
 public struct StoredTagListing: Sendable, Equatable {
     /// The listing's ETag (nil before the first listing, or when GitHub gave none).
     public var etag: String?
+    /// The selection the listing was narrowed to when recorded (nil: every tag).
+    public var selection: String?
     /// The current tags, as they were announced and read.
     public var tags: [AnnouncedTag]
 
-    public init(etag: String?, tags: [AnnouncedTag]) {
+    public init(etag: String?, selection: String? = nil, tags: [AnnouncedTag]) {
         self.etag = etag
+        self.selection = selection
         self.tags = tags
     }
 }

@@ -145,7 +145,7 @@ extension Commitsctl {
                     gitBootstrap: overGit ? bootstrap : nil)
                 sync.heldBatches = heldBatches
                 if paths { sync.pathBackfillMinimum = 1 }
-                sync.readsTags = { configuration?.recordsTags(of: $0) ?? true }
+                sync.tags = { configuration?.tagSelection(for: $0) ?? .all }
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client)
