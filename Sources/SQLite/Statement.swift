@@ -110,6 +110,8 @@ public final class Statement {
     // MARK: - Columns (0-based)
 
     public var columnCount: Int { Int(sqlite3_column_count(rawStatement)) }
+    /// How many parameters the statement takes (a named one used twice counts once).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(rawStatement)) }
 
     public func columnName(_ index: Int) -> String {
         String(cString: sqlite3_column_name(rawStatement, Int32(index)))

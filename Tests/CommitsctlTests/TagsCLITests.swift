@@ -1,5 +1,6 @@
 import Foundation
 import MirrorTestSupport
+import SQLite
 import Testing
 
 /// Tags end to end: real commitsctl and github-sim processes over loopback, a real
@@ -41,6 +42,7 @@ import Testing
         #expect(!synced.stdout.contains("tags not read"), "\(synced.stdout)")
         let git = try await Self.clone(sim, into: directory.path("widgets-\(store.rawValue).git"))
         try await expectGitsAnswers(mirror, git: git)
+        if store == .sqlite { try Self.expectCannedQueries(db, git: git) }
 
         // The server moves one tag, re-tags another with an annotation, deletes a third and adds one.
         let (head, older) = (try git.lines(["rev-parse", "main"])[0], try git.lines(["rev-parse", "main~30"])[0])
@@ -153,6 +155,33 @@ import Testing
                 #expect(listed.count == expected.count, "each commit once: \(range)")
             }
         }
+    }
+
+    /// Datasette's canned queries (docs/datasette-metadata.json) run on the store as Datasette runs
+    /// them: every one prepares against the schema, and the tags ones answer what git does.
+    static func expectCannedQueries(_ db: String, git: BareClone) throws {
+        let url = PackagePaths.packageRoot.appendingPathComponent("docs/datasette-metadata.json")
+        let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        let database = (metadata?["databases"] as? [String: Any])?["commits"] as? [String: Any]
+        let queries = try #require(database?["queries"] as? [String: [String: String]])
+        let connection = try Connection(path: db, mode: .readOnly)
+        func rows(_ name: String, _ value: String) throws -> [[String]] {
+            let statement = try connection.prepare(try #require(queries[name]?["sql"], "\(name)"))
+            let bound = try statement.bind(Array(repeating: value, count: statement.parameterCount))
+            return try bound.map { row in (0..<row.columnCount).map { row.optionalString($0) ?? "" } }
+        }
+        for name in queries.keys.sorted() { _ = try rows(name, "a") }
+        let listed = try rows("tags", "ACME/widg")
+        let tags = try git.lines(["tag"])
+        #expect(Set(listed.map { $0[1] }) == Set(tags) && listed.count == tags.count)
+        #expect(listed.map { $0[2] } == listed.map { $0[2] }.sorted(by: >), "newest first")
+        let commits = try git.lines(["rev-list", "--first-parent", "main"])
+        for sha in stride(from: 3, to: commits.count, by: 53).map({ commits[$0] }) {
+            let earliest = try git.lines(["tag", "--contains", sha, "--sort=creatordate"]).first
+            let released = try rows("release_of_commit", String(sha.prefix(9)).uppercased()).map { $0[2] }
+            #expect(released == (earliest.map { [$0] } ?? []), "\(sha)")
+        }
+        #expect(try rows("moved_and_deleted_tags", "").isEmpty)
     }
 
     static func object(_ line: String) -> [String: Any] {
