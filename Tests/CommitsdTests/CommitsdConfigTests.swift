@@ -70,7 +70,7 @@ import Testing
         ),
         (
             "repositories:\n  - name: acme/widgets\n    brnach: main\n",
-            ":3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags"
+            ":3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths"
         ),
         (
             "rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",

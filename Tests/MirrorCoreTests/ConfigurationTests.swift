@@ -50,6 +50,22 @@ import Testing
             message("paths: maybe\nrepositories: [a/b]") == "cfg.yaml:1: paths: 'maybe' is not true or false; expected true or false")
     }
 
+    @Test func pathsAreReadUnlessARepositoryAPatternOrTheFileTurnsThemOff() throws {
+        let named = { (name: String) in RepositoryName(parsing: name)! }
+        let configuration = try parse(
+            "repositories:\n  - {name: acme/big, paths: false}\n  - {name: acme/*, paths: false}\n  - {name: acme/small, paths: true}")
+        #expect(configuration.paths && configuration.repositoryPaths == ["acme/big": false, "acme/small": true])
+        #expect(!configuration.readsPaths(of: named("ACME/BIG")) && configuration.readsPaths(of: named("acme/small")))
+        #expect(!configuration.readsPaths(of: named("acme/other")) && configuration.readsPaths(of: named("other/x")))
+        let off = try parse("paths: false\nrepositories: [a/b, {name: c/d, paths: true}]")
+        #expect(!off.readsPaths(of: named("a/b")) && off.readsPaths(of: named("c/d")))
+        #expect(
+            message("repositories:\n  - {name: a/b, paths: false}\n  - {name: a/b, branch: dev, paths: true}")
+                == "cfg.yaml:3: repositories[1].paths: is true, and line 2 says false for a/b; expected one paths: setting for a repository, on any one of its entries"
+        )
+        #expect(try parse("repositories: [a/b]").changes(to: off).contains("repository c/d: paths default -> true"))
+    }
+
     @Test func tagsAreRecordedUnlessARepositoryAPatternOrTheFileSaysOtherwise() throws {
         let configuration = try parse(
             """
@@ -269,7 +285,7 @@ import Testing
                   - name: acme/widgets
                     brnach: main
                 """)
-                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags"
+                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths"
         )
     }
 

@@ -17,6 +17,7 @@ extension ConfigurationLoader {
         var includeForks: Bool?
         var includeArchived: Bool?
         var tags: (value: TagSelection, node: Node)?
+        var paths: (value: Bool, node: Node)?
         /// The first key that only a pattern may carry, for the error if the entry names one repository.
         var patternOnlyKey: (key: String, node: Node)?
     }
@@ -28,6 +29,7 @@ extension ConfigurationLoader {
         var branchGlobs: [MirrorConfiguration.BranchGlobs] = []
         /// `tags:` by repository (in lower case), with the line that set it.
         var repositoryTags: [String: (value: TagSelection, line: Int)] = [:]
+        var repositoryPaths: [String: (value: Bool, line: Int)] = [:]
         var seen: [String: Int] = [:]
     }
 
@@ -51,6 +53,7 @@ extension ConfigurationLoader {
         (configuration.repositories, configuration.patterns, configuration.branchGlobs) =
             (entries.repositories, entries.patterns, entries.branchGlobs)
         configuration.repositoryTags = entries.repositoryTags.mapValues(\.value)
+        configuration.repositoryPaths = entries.repositoryPaths.mapValues(\.value)
     }
 
     private func entryFields(_ mapping: Node.Mapping, of entry: Node, path: String) throws -> EntryFields {
@@ -66,6 +69,7 @@ extension ConfigurationLoader {
                 options.includeForks = try bool(value, key: "\(path).include_forks")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_forks", keyNode)
             case .tags: options.tags = (try tagSelection(value, key: "\(path).tags"), keyNode)
+            case .paths: options.paths = (try bool(value, key: "\(path).paths"), keyNode)
             case .include_archived:
                 options.includeArchived = try bool(value, key: "\(path).include_archived")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_archived", keyNode)
@@ -104,7 +108,12 @@ extension ConfigurationLoader {
                     at: patternOnlyKey.node, key: patternOnlyKey.key, problem: "applies only to a pattern such as OWNER/*",
                     expected: "include_forks and include_archived on OWNER/* entries, or at the top level")
             }
-            if let tags = options.tags { try note(tags: tags, of: name, path: path, in: &entries) }
+            if let tags = options.tags {
+                try note("tags", tags, of: name, path: path, in: &entries.repositoryTags)
+            }
+            if let paths = options.paths {
+                try note("paths", paths, of: name, path: path, in: &entries.repositoryPaths)
+            }
             guard let branches = options.branches else {
                 let repository = MirrorConfiguration.Repository(
                     name: name, branch: options.branch, interval: options.interval, line: line)
@@ -130,7 +139,7 @@ extension ConfigurationLoader {
             let patternEntry = MirrorConfiguration.Pattern(
                 pattern: pattern, interval: options.interval, includeForks: options.includeForks,
                 includeArchived: options.includeArchived, branches: options.branches?.selection, tags: options.tags?.value,
-                line: line)
+                paths: options.paths?.value, line: line)
             try note("pattern " + patternEntry.key, what: "\(fields.selector)", of: entry, path: path, in: &entries)
             entries.patterns.append(patternEntry)
         }
@@ -146,17 +155,19 @@ extension ConfigurationLoader {
     }
 
     /// Records `key` as listed on this entry's line, or throws if an earlier entry listed it.
-    /// A repository's tags are one setting, whichever of its entries (one per branch) says it.
-    private func note(tags: (value: TagSelection, node: Node), of name: RepositoryName, path: String, in entries: inout RepositoryEntries)
-        throws
-    {
-        let key = name.description.lowercased()
-        if let earlier = entries.repositoryTags[key], earlier.value != tags.value {
+    /// A repository's `key:` is one setting, whichever of its entries (one per branch) says it.
+    private func note<Value: Equatable & CustomStringConvertible>(
+        _ key: String, _ setting: (value: Value, node: Node), of name: RepositoryName, path: String,
+        in settings: inout [String: (value: Value, line: Int)]
+    ) throws {
+        let lowercased = name.description.lowercased()
+        if let earlier = settings[lowercased], earlier.value != setting.value {
             throw error(
-                at: tags.node, key: "\(path).tags", problem: "is \(tags.value), and line \(earlier.line) says \(earlier.value) for \(name)",
-                expected: "one tags: setting for a repository, on any one of its entries")
+                at: setting.node, key: "\(path).\(key)",
+                problem: "is \(setting.value), and line \(earlier.line) says \(earlier.value) for \(name)",
+                expected: "one \(key): setting for a repository, on any one of its entries")
         }
-        entries.repositoryTags[key] = (tags.value, tags.node.mark?.line ?? 0)
+        settings[lowercased] = (setting.value, setting.node.mark?.line ?? 0)
     }
 
     private func note(_ key: String, what: String, of entry: Node, path: String, in entries: inout RepositoryEntries) throws {

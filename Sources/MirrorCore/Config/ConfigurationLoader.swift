@@ -85,7 +85,7 @@ struct ConfigurationLoader {
     }
 
     enum RepositoryKey: String, CaseIterable {
-        case name, branch, branches, interval, include_forks, include_archived, tags
+        case name, branch, branches, interval, include_forks, include_archived, tags, paths
     }
 
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")

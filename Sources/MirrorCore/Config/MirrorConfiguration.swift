@@ -56,6 +56,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public var branches: BranchSelection?
         /// `tags:`: which tags of the repositories it selects are recorded; `nil`: the file's `tags`.
         public var tags: TagSelection?
+        /// `paths:`: whether the repositories it selects are read with their trees; `nil`: the file's `paths`.
+        public var paths: Bool?
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
@@ -71,6 +73,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.key == rhs.key && lhs.interval == rhs.interval && lhs.includeForks == rhs.includeForks
                 && lhs.includeArchived == rhs.includeArchived && lhs.branches == rhs.branches && lhs.tags == rhs.tags
+                && lhs.paths == rhs.paths
         }
 
         public func hash(into hasher: inout Hasher) { hasher.combine(key) }
@@ -112,6 +115,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The `tags:` of repository entries, by the repository's name in lower case
     /// (the entries of one repository agree: the loader refuses them otherwise).
     public var repositoryTags: [String: TagSelection] = [:]
+    /// The `paths:` of repository entries, by the repository's name in lower case (agreeing, as `repositoryTags`).
+    public var repositoryPaths: [String: Bool] = [:]
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
@@ -154,7 +159,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.maximumInterval == rhs.maximumInterval
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap && lhs.paths == rhs.paths
-            && lhs.tags == rhs.tags && lhs.repositoryTags == rhs.repositoryTags
+            && lhs.tags == rhs.tags && lhs.repositoryTags == rhs.repositoryTags && lhs.repositoryPaths == rhs.repositoryPaths
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
             && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
     }
@@ -164,6 +169,13 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public func tagSelection(for repository: RepositoryName) -> TagSelection {
         if let own = repositoryTags[repository.description.lowercased()] { return own }
         return patterns.first { $0.tags != nil && $0.pattern.matches(repository) }?.tags ?? tags
+    }
+
+    /// Whether `repository` is read with its trees and its paths stored: its own
+    /// entries' `paths:`, else that of the first pattern selecting it that sets one, else the file's.
+    public func readsPaths(of repository: RepositoryName) -> Bool {
+        if let own = repositoryPaths[repository.description.lowercased()] { return own }
+        return patterns.first { $0.paths != nil && $0.pattern.matches(repository) }?.paths ?? paths
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -326,11 +338,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("paths", paths, new.paths, { "\($0)" })
         compare("tags", tags, new.tags, { "\($0)" })
-        for name in Set(repositoryTags.keys).union(new.repositoryTags.keys).sorted()
-        where repositoryTags[name] != new.repositoryTags[name] {
-            let show = { (value: TagSelection?) in value.map { "\($0)" } ?? "default" }
-            changes.append("repository \(name): tags \(show(repositoryTags[name])) -> \(show(new.repositoryTags[name]))")
-        }
+        changes += Self.changes("tags", repositoryTags, new.repositoryTags)
+        changes += Self.changes("paths", repositoryPaths, new.repositoryPaths)
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
         let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -360,6 +369,16 @@ extension MirrorConfiguration {
             throw ConfigurationError(
                 file: source, line: mailmapLine, key: "mailmap", problem: "\(mailmap) \(error.problem)",
                 expected: "the path of a git .mailmap file (gitmailmap(5))")
+        }
+    }
+
+    /// The repositories whose own `key:` setting differs between two files, one line each.
+    private static func changes<Value: Equatable & CustomStringConvertible>(
+        _ key: String, _ old: [String: Value], _ new: [String: Value]
+    ) -> [String] {
+        let show = { (value: Value?) in value.map(\.description) ?? "default" }
+        return Set(old.keys).union(new.keys).sorted().filter { old[$0] != new[$0] }.map {
+            "repository \($0): \(key) \(show(old[$0])) -> \(show(new[$0]))"
         }
     }
 }

@@ -19,7 +19,7 @@ extension RepositorySync {
             await holdingLock(repository) { lock in
                 do {
                     let engine = SyncEngine(
-                        client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap,
+                        client: client, store: try writer(lock), logger: logger, gitBootstrap: gitBootstrap(for: repository),
                         sharesTheStore: openWriter != nil)
                     return .done(try await engine.readBranchesOverGit(repository, heads: heads))
                 } catch {

@@ -36,6 +36,9 @@ public struct RepositorySync: Sendable {
     /// After a complete sync, the branch's paths are read over git when at least
     /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
     public var pathBackfillMinimum: Int?
+    /// Whether a history read over git is read with its trees, and a complete branch's
+    /// paths backfilled (`MirrorConfiguration.readsPaths(of:)`).
+    public var paths: @Sendable (RepositoryName) -> Bool = { _ in true }
     /// Which tags a sync of the repository's default branch also records
     /// (`MirrorConfiguration.tagSelection(for:)`).
     public var tags: @Sendable (RepositoryName) -> TagSelection = { _ in .all }
@@ -49,6 +52,13 @@ public struct RepositorySync: Sendable {
     /// Set only by a test that needs a batch of pages held open (`TestTimings.batchSeconds`):
     /// how long an open batch waits for the next page and stays open at most.
     public var heldBatches: Duration?
+
+    /// The bootstrap a sync of `repository` reads git with: without trees where its paths are off.
+    func gitBootstrap(for repository: RepositoryName) -> GitBootstrap? {
+        guard var bootstrap = gitBootstrap else { return nil }
+        bootstrap.readsChanges = bootstrap.readsChanges && paths(repository)
+        return bootstrap
+    }
 
     public init(store: StoreLocation, client: GitHubClient, logger: Logger, holder: String, gitBootstrap: GitBootstrap? = nil) {
         self.store = store
@@ -123,10 +133,11 @@ public struct RepositorySync: Sendable {
             if state == .removed && !mirrorRemoved { return .removed }
             // A daemon's claim: the other daemons write the same database meanwhile.
             let engine = SyncEngine(
-                client: client, store: store, logger: logger, gitBootstrap: gitBootstrap, progress: progress, pageLimit: pageLimit,
+                client: client, store: store, logger: logger, gitBootstrap: gitBootstrap(for: repository), progress: progress,
+                pageLimit: pageLimit,
                 sharesTheStore: openWriter != nil, heldBatches: heldBatches)
             var report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
-            if report.complete, let minimum = pathBackfillMinimum {
+            if report.complete, let minimum = pathBackfillMinimum, paths(repository) {
                 let started = ContinuousClock.now
                 let backfill = try await engine.backfillPaths(repository, branch: report.branch, minimumUncovered: minimum)
                 if case .stored(let commits, let requests, _) = backfill {

@@ -146,6 +146,7 @@ extension Commitsctl {
                 sync.heldBatches = heldBatches
                 if paths { sync.pathBackfillMinimum = 1 }
                 sync.tags = { configuration?.tagSelection(for: $0) ?? .all }
+                sync.paths = { configuration?.readsPaths(of: $0) ?? true }
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client)
