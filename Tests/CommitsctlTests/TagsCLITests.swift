@@ -66,6 +66,33 @@ import Testing
         #expect(every.contains { $0["name"] as? String == moved && $0["commit"] as? String == oldPlace })
     }
 
+    /// Tags whose commits no mirrored branch reaches (here: tags past the head the sync saw):
+    /// listed as git lists them, marked as not mirrored, and `tags --contains` answers what git
+    /// does among the others while warning, in one line, that those are not known.
+    @Test func tagsOfCommitsNoBranchReachesAreListedAndContainmentSaysItCannotJudgeThem() async throws {
+        let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=300:7", "--synthetic-tags-every", "12"])
+        defer { sim.stop() }
+        try await sim.control("/_sim/repos/acme/widgets/head?back=40", method: "POST")
+        let mirror = Mirror(db: directory.path("commits.sqlite"), sim: sim)
+        _ = try await mirror.run(["sync", "acme/widgets"])
+        let git = try await Self.clone(sim, into: directory.path("widgets.git"))
+        let unreached = try git.lines(["tag", "--no-merged", "main"])
+        #expect(unreached.count >= 2)
+        #expect(try await mirror.run(["tags", "--format", "oneline"]).lines == git.lines(["tag"]))
+        let listed = try await mirror.run(["tags", "--format", "ndjson"]).lines.map(Self.object)
+        #expect(listed.filter { $0["commit_mirrored"] as? Bool == false }.compactMap { $0["name"] as? String } == unreached)
+
+        let sha = try git.lines(["rev-parse", "main~30"])[0]
+        let contained = try await mirror.run(["tags", "--contains", String(sha.prefix(8)), "--format", "oneline"])
+        #expect(contained.lines == (try git.lines(["tag", "--contains", sha, "--merged", "main"])))
+        let warning = contained.stderr.split(separator: "\n")
+        #expect(warning.count == 1, "\(contained.stderr)")
+        #expect(
+            warning.first?.hasPrefix("commitsctl: warning: acme/widgets: \(unreached.count) tags (\(unreached[0]), ") == true,
+            "\(contained.stderr)")
+        #expect(warning.first?.hasSuffix("so whether they contain \(sha.prefix(8)) is not known") == true)
+    }
+
     /// `tags:` on repository entries: `false` never asks for the repository's tags (an idle
     /// sync costs the commits' 304 alone), a glob records only the tags it matches, and
     /// widening it to `true` lists the tags in full on the next sync although GitHub's

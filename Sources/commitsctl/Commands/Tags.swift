@@ -83,9 +83,22 @@ extension Commitsctl {
                 known = true
                 let tags = try TagContainment.tags(containing: commit.id, repositoryID: repository.id, in: mirror)
                 found += tags.sorted { $0.tag.name.utf8.lexicographicallyPrecedes($1.tag.name.utf8) }
+                try warnOfUnmirroredTags(of: repository, in: mirror)
             }
             guard known else { throw RevisionError.unknown(contains) }
             return found
+        }
+
+        /// Tags whose commit the mirror does not hold may contain the commit too; git would know, so say so.
+        private func warnOfUnmirroredTags(of repository: StoredRepository, in mirror: any MirrorReading) throws {
+            let unmirrored = try mirror.tags(repositoryID: repository.id, includingEnded: false).filter {
+                $0.tag.commitSHA != nil && $0.commitID == nil
+            }
+            guard !unmirrored.isEmpty else { return }
+            let names = unmirrored.prefix(3).map { TextCleaning.singleLine($0.tag.name) }.joined(separator: ", ")
+            printWarning(
+                "\(repository.name): \(plural(unmirrored.count, "tag")) (\(names)\(unmirrored.count > 3 ? ", …" : "")) "
+                    + "name commits no mirrored branch reaches, so whether they contain \(contains ?? "it") is not known")
         }
 
         static func cells(_ tag: StoredTag) -> [String] {
@@ -101,6 +114,7 @@ extension Commitsctl {
             ("repository", { .string($0.repository.description) }),
             ("name", { .string($0.tag.name) }),
             ("commit", { $0.tag.commitSHA.map { .string($0) } ?? .null }),
+            ("commit_mirrored", { .bool($0.commitID != nil) }),
             ("object", { .string($0.tag.objectSHA) }),
             ("annotated", { .bool($0.tag.isAnnotated) }),
             ("date", { $0.creatorDate.map { .string($0) } ?? .null }),
