@@ -138,20 +138,19 @@ extension Commitsctl {
                     RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(json ? .json : format)!, to: output)
                     return
                 }
-                // Narrow terminals cut LAST ERROR, then leave out RATE LEFT, LAST ATTEMPT, HEAD and TAGS (in --format json).
+                // Narrow terminals cut LAST ERROR, then leave out TAGS, RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
                 // STATE only when some repository is gone or removed.
                 let showState = rows.contains { $0.state != .active }
                 var columns: [TextTable.Column] = [
                     .init(title: "REPOSITORY", flexible: true, minimumWidth: 16, isName: true), .init(title: "BRANCH"),
                     .init(title: "COMMITS", numeric: true), .init(title: "COMPLETE"),
-                    .init(title: "TAGS", numeric: true, dropOrder: 4),
                 ]
                 if showState { columns.append(.init(title: "STATE")) }
                 // HELD BY only on a store daemons share, while one holds a claim.
                 let showHolder = rows.contains { $0.heldBy != nil }
                 if showHolder { columns.append(.init(title: "HELD BY")) }
                 columns += [
-                    .init(title: "HEAD", dropOrder: 3),
+                    .init(title: "TAGS", numeric: true, dropOrder: 0), .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
                     .init(title: "RATE LEFT", numeric: true, dropOrder: 1),
                     .init(title: "LAST ERROR", flexible: true, minimumWidth: 12),
@@ -160,13 +159,13 @@ extension Commitsctl {
                 for row in rows {
                     var cells = [
                         row.repository, row.branch ?? "(default)", String(row.commits),
-                        row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"), row.tags.map(String.init) ?? "-",
+                        row.complete ? "yes" : (row.pendingWalks > 0 ? "resuming" : "no"),
                     ]
                     if showState { cells.append(row.state.rawValue) }
                     if showHolder { cells.append(row.heldBy.map { "\($0) until \(row.leaseUntil ?? "?")" } ?? "-") }
                     table.append(
                         cells + [
-                            row.headSHA.map { String($0.prefix(7)) } ?? "-",
+                            row.tags.map(String.init) ?? "-", row.headSHA.map { String($0.prefix(7)) } ?? "-",
                             row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
                             row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",
                         ])
