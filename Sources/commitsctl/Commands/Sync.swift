@@ -124,6 +124,7 @@ extension Commitsctl {
                 let settings = try ResolvedSettings(configuration: configuration, store: store, github: github)
                 var (targets, selections) = try namedTargets(configuration)
                 let clientConfiguration = try self.clientConfiguration(settings, configuration)
+                let holds = try TestHolds()
                 // Opened once up front: an upgrade is reported, and a bad store fails before any
                 // request; libcurl loads meanwhile.
                 let store = try settings.store.openSyncWriter()
@@ -135,7 +136,7 @@ extension Commitsctl {
                 defer {
                     do { try ledger.write(client, into: store) } catch { printWarning("could not record the requests spent: \(error)") }
                 }
-                let sync = try repositorySync(settings, configuration, client: client, logger: logger)
+                let sync = repositorySync(settings, configuration, holds, client: client, logger: logger)
                 let textfile = metricsTextfile.map(MetricsTextfile.init(path:))
                 let recorder = textfile.map {
                     SyncMetricsRecorder(metrics: $0.metrics, client: client)
@@ -187,20 +188,30 @@ extension Commitsctl {
         /// How each repository is synced: over git or not, which paths, tags and backfills,
         /// as the configuration and the command line say.
         private func repositorySync(
-            _ settings: ResolvedSettings, _ configuration: MirrorConfiguration?, client: GitHubClient, logger: Logger
-        ) throws -> RepositorySync {
-            let heldBatches = try EnvironmentVariables.process.testSeconds(TestTimings.batchSeconds).map { Duration.seconds($0) }
-            let gitPause = try EnvironmentVariables.process.testSeconds(TestTimings.gitPauseSeconds).map { Duration.seconds($0) }
+            _ settings: ResolvedSettings, _ configuration: MirrorConfiguration?, _ holds: TestHolds,
+            client: GitHubClient, logger: Logger
+        ) -> RepositorySync {
             let overGit = !noGitBootstrap && configuration?.gitBootstrap != false
-            var bootstrap = GitBootstrap(pauseAfterFirstBatch: gitPause)
+            var bootstrap = GitBootstrap(pauseAfterFirstBatch: holds.gitPause)
             bootstrap.readsChanges = configuration?.paths != false
             var sync = RepositorySync(
                 store: settings.store, client: client, logger: logger, holder: "commitsctl", gitBootstrap: overGit ? bootstrap : nil)
-            sync.heldBatches = heldBatches
+            sync.heldBatches = holds.heldBatches
             if paths { sync.pathBackfillMinimum = 1 }
             sync.tags = { configuration?.tagSelection(for: $0) ?? .all }
             sync.paths = { configuration?.readsPaths(of: $0) ?? true }
             return sync
+        }
+
+        /// The pauses tests ask for, read before the store is touched so a bad value changes nothing.
+        private struct TestHolds {
+            let heldBatches: Duration?
+            let gitPause: Duration?
+
+            init() throws {
+                heldBatches = try EnvironmentVariables.process.testSeconds(TestTimings.batchSeconds).map { .seconds($0) }
+                gitPause = try EnvironmentVariables.process.testSeconds(TestTimings.gitPauseSeconds).map { .seconds($0) }
+            }
         }
 
         /// The repositories to sync as the command line or else the configuration names
