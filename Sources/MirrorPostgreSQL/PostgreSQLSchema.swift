@@ -209,7 +209,7 @@ enum PostgreSQLSchema {
         bulkPageTables,
         branchMembership,
         leaseTables, pushedTargets, branchListings,
-        changes, tags,
+        changes, tags, pullRequests,
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

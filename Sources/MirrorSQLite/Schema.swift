@@ -307,5 +307,6 @@ enum Schema {
         .init(version: messageIndexMergesVersion, name: "message index merges 16 segments at a time", sql: messageIndexMerges),
         .init(version: changesVersion, name: "the paths each commit changed", sql: changes),
         .init(version: tagsVersion, name: "tags, and where each one pointed", sql: tags),
+        .init(version: pullRequestsVersion, name: "pull requests", sql: pullRequests),
     ])
 }

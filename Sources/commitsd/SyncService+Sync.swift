@@ -44,6 +44,7 @@ extension SyncService {
             gitBootstrap: settings.configuration.gitBootstrap ? GitBootstrap(readsChanges: settings.configuration.paths) : nil)
         configured.openWriter = openWriter
         configured.tags = { [configuration = settings.configuration] in configuration.tagSelection(for: $0) }
+        configured.pullRequests = { [configuration = settings.configuration] in configuration.readsPullRequests(of: $0) }
         configured.paths = { [configuration = settings.configuration] in configuration.readsPaths(of: $0) }
         let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.

@@ -35,7 +35,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     /// The body, kept only for the events whose payload is read after verifying.
     private var body: ByteBuffer?
     /// Those events: a push, and the `create` / `delete` GitHub sends besides it for a branch.
-    private static let readEvents: Set<String> = ["push", "create", "delete"]
+    private static let readEvents: Set<String> = ["push", "create", "delete", "pull_request"]
     private var received = 0
     /// Bytes of `admission`'s budget this connection holds.
     private var reserved = 0
@@ -222,11 +222,15 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         case "ping":
             respond(.ok, "pong\n", request: request, context: context)
             metrics.recordWebhook(event: event, outcome: .pong)
-        case "push", "create", "delete":
+        case "push", "create", "delete", "pull_request":
             let push: WebhookPush
             do {
                 let bytes = body.map { Data($0.readableBytesView) } ?? Data()
-                push = try event == "push" ? WebhookPush(json: bytes) : WebhookPush(createdOrDeleted: bytes)
+                switch event {
+                case "push": push = try WebhookPush(json: bytes)
+                case "pull_request": push = try WebhookPush(pullRequest: bytes)
+                default: push = try WebhookPush(createdOrDeleted: bytes)
+                }
             } catch {
                 respond(.badRequest, "not a \(event ?? "push") payload: \(error)\n", request: request, context: context)
                 metrics.recordWebhook(event: event, outcome: .invalid)

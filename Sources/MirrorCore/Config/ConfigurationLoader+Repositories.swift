@@ -18,6 +18,7 @@ extension ConfigurationLoader {
         var includeArchived: Bool?
         var tags: (value: TagSelection, node: Node)?
         var paths: (value: Bool, node: Node)?
+        var pullRequests: (value: Bool, node: Node)?
         /// The first key that only a pattern may carry, for the error if the entry names one repository.
         var patternOnlyKey: (key: String, node: Node)?
     }
@@ -30,6 +31,7 @@ extension ConfigurationLoader {
         /// `tags:` by repository (in lower case), with the line that set it.
         var repositoryTags: [String: (value: TagSelection, line: Int)] = [:]
         var repositoryPaths: [String: (value: Bool, line: Int)] = [:]
+        var repositoryPullRequests: [String: (value: Bool, line: Int)] = [:]
         var seen: [String: Int] = [:]
     }
 
@@ -54,6 +56,7 @@ extension ConfigurationLoader {
             (entries.repositories, entries.patterns, entries.branchGlobs)
         configuration.repositoryTags = entries.repositoryTags.mapValues(\.value)
         configuration.repositoryPaths = entries.repositoryPaths.mapValues(\.value)
+        configuration.repositoryPullRequests = entries.repositoryPullRequests.mapValues(\.value)
     }
 
     private func entryFields(_ mapping: Node.Mapping, of entry: Node, path: String) throws -> EntryFields {
@@ -70,6 +73,7 @@ extension ConfigurationLoader {
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_forks", keyNode)
             case .tags: options.tags = (try tagSelection(value, key: "\(path).tags"), keyNode)
             case .paths: options.paths = (try bool(value, key: "\(path).paths"), keyNode)
+            case .pull_requests: options.pullRequests = (try bool(value, key: "\(path).pull_requests"), keyNode)
             case .include_archived:
                 options.includeArchived = try bool(value, key: "\(path).include_archived")
                 options.patternOnlyKey = options.patternOnlyKey ?? ("\(path).include_archived", keyNode)
@@ -114,6 +118,9 @@ extension ConfigurationLoader {
             if let paths = options.paths {
                 try note("paths", paths, of: name, path: path, in: &entries.repositoryPaths)
             }
+            if let pullRequests = options.pullRequests {
+                try note("pull_requests", pullRequests, of: name, path: path, in: &entries.repositoryPullRequests)
+            }
             guard let branches = options.branches else {
                 let repository = MirrorConfiguration.Repository(
                     name: name, branch: options.branch, interval: options.interval, line: line)
@@ -139,7 +146,7 @@ extension ConfigurationLoader {
             let patternEntry = MirrorConfiguration.Pattern(
                 pattern: pattern, interval: options.interval, includeForks: options.includeForks,
                 includeArchived: options.includeArchived, branches: options.branches?.selection, tags: options.tags?.value,
-                paths: options.paths?.value, line: line)
+                paths: options.paths?.value, pullRequests: options.pullRequests?.value, line: line)
             try note("pattern " + patternEntry.key, what: "\(fields.selector)", of: entry, path: path, in: &entries)
             entries.patterns.append(patternEntry)
         }

@@ -79,13 +79,13 @@ struct ConfigurationLoader {
         case store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve,
             log_level
         case mailmap, metrics_listen, webhook_listen, webhook_secret_file
-        case include_forks, include_archived, git_bootstrap, paths, tags
+        case include_forks, include_archived, git_bootstrap, paths, tags, pull_requests
         case name, lease_duration
         case request_timeout
     }
 
     enum RepositoryKey: String, CaseIterable {
-        case name, branch, branches, interval, include_forks, include_archived, tags, paths
+        case name, branch, branches, interval, include_forks, include_archived, tags, paths, pull_requests
     }
 
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -128,6 +128,8 @@ struct ConfigurationLoader {
                 configuration.paths = try bool(value, key: keyText)
             case .tags:
                 configuration.tags = try tagSelection(value, key: keyText)
+            case .pull_requests:
+                configuration.pullRequests = try bool(value, key: keyText)
             case .default_interval:
                 configuration.defaultInterval = try duration(value, key: keyText)
             case .min_interval:

@@ -58,6 +58,8 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public var tags: TagSelection?
         /// `paths:`: whether the repositories it selects are read with their trees; `nil`: the file's `paths`.
         public var paths: Bool?
+        /// `pull_requests:`: whether the pull requests of the repositories it selects are recorded; `nil`: the file's.
+        public var pullRequests: Bool?
         /// Where the entry is in the file, for messages (not part of equality).
         public var line: Int?
 
@@ -73,7 +75,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.key == rhs.key && lhs.interval == rhs.interval && lhs.includeForks == rhs.includeForks
                 && lhs.includeArchived == rhs.includeArchived && lhs.branches == rhs.branches && lhs.tags == rhs.tags
-                && lhs.paths == rhs.paths
+                && lhs.paths == rhs.paths && lhs.pullRequests == rhs.pullRequests
         }
 
         public func hash(into hasher: inout Hasher) { hasher.combine(key) }
@@ -117,6 +119,10 @@ public struct MirrorConfiguration: Sendable, Equatable {
     public var repositoryTags: [String: TagSelection] = [:]
     /// The `paths:` of repository entries, by the repository's name in lower case (agreeing, as `repositoryTags`).
     public var repositoryPaths: [String: Bool] = [:]
+    /// `pull_requests`: whether each sync of a repository's default branch records its pull requests (default: yes).
+    public var pullRequests = true
+    /// The `pull_requests:` of repository entries, by the repository's name in lower case (agreeing, as `repositoryTags`).
+    public var repositoryPullRequests: [String: Bool] = [:]
     /// `default_interval`: how often a repository is polled unless it says
     /// otherwise, and the default of both `min_interval` and `max_interval`.
     public var defaultInterval: Duration = MirrorConfiguration.defaultInterval
@@ -160,22 +166,9 @@ public struct MirrorConfiguration: Sendable, Equatable {
             && lhs.rateLimitReserve == rhs.rateLimitReserve && lhs.logLevel == rhs.logLevel
             && lhs.metricsListen == rhs.metricsListen && lhs.gitBootstrap == rhs.gitBootstrap && lhs.paths == rhs.paths
             && lhs.tags == rhs.tags && lhs.repositoryTags == rhs.repositoryTags && lhs.repositoryPaths == rhs.repositoryPaths
+            && lhs.pullRequests == rhs.pullRequests && lhs.repositoryPullRequests == rhs.repositoryPullRequests
             && lhs.webhookListen == rhs.webhookListen && lhs.webhookSecretFile == rhs.webhookSecretFile
             && lhs.name == rhs.name && lhs.leaseDuration == rhs.leaseDuration && lhs.requestTimeout == rhs.requestTimeout
-    }
-
-    /// Which tags syncs of `repository`'s default branch record: its own
-    /// entries' `tags:`, else that of the first pattern selecting it that sets one, else the file's.
-    public func tagSelection(for repository: RepositoryName) -> TagSelection {
-        if let own = repositoryTags[repository.description.lowercased()] { return own }
-        return patterns.first { $0.tags != nil && $0.pattern.matches(repository) }?.tags ?? tags
-    }
-
-    /// Whether `repository` is read with its trees and its paths stored: its own
-    /// entries' `paths:`, else that of the first pattern selecting it that sets one, else the file's.
-    public func readsPaths(of repository: RepositoryName) -> Bool {
-        if let own = repositoryPaths[repository.description.lowercased()] { return own }
-        return patterns.first { $0.paths != nil && $0.pattern.matches(repository) }?.paths ?? paths
     }
 
     /// Whether `pattern` selects forks and archived repositories.
@@ -337,9 +330,11 @@ public struct MirrorConfiguration: Sendable, Equatable {
         for globs in branchGlobs where !newGlobs.contains(globs.key) { changes.append("branches removed: \(globs)") }
         compare("git_bootstrap", gitBootstrap, new.gitBootstrap, { "\($0)" })
         compare("paths", paths, new.paths, { "\($0)" })
+        compare("pull_requests", pullRequests, new.pullRequests, { "\($0)" })
         compare("tags", tags, new.tags, { "\($0)" })
         changes += Self.changes("tags", repositoryTags, new.repositoryTags)
         changes += Self.changes("paths", repositoryPaths, new.repositoryPaths)
+        changes += Self.changes("pull_requests", repositoryPullRequests, new.repositoryPullRequests)
         compare("include_forks", includeForks, new.includeForks, { "\($0)" })
         compare("include_archived", includeArchived, new.includeArchived, { "\($0)" })
         let oldPatterns = Dictionary(patterns.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -37,6 +37,24 @@ public enum RevisionQuery {
         return Selection(walks: walks)
     }
 
+    /// Narrows `filter` to what each repository's own range selects there (`ranges`, by
+    /// repository id): the commits a pull request brought into the repository that merged it.
+    public static func restrict(
+        _ filter: inout CommitFilter, toRanges ranges: [Int64: RevisionRange], in reader: any MirrorReading
+    ) throws -> Selection {
+        var walks: [Int64: RevisionWalk] = [:]
+        for repository in try reader.repositories(selectedBy: filter.repository) {
+            guard let range = ranges[repository.id] else { continue }
+            let graph = try reader.historyGraph(repositoryID: repository.id, branches: nil)
+            walks[repository.id] = try RevisionWalk.evaluate(range, in: graph) { revision in
+                try commit(named: revision.name, in: repository, reader: reader)
+            }
+        }
+        let selected = walks.values.reduce(into: Set<Int64>()) { $0.formUnion($1.commits) }
+        filter.commitIDs = filter.commitIDs.map { $0.intersection(selected) } ?? selected
+        return Selection(walks: walks)
+    }
+
     /// Whether `name` names a tag, a branch or a stored commit of any repository
     /// `filter` searches: a positional argument that does is a revision, not a path.
     public static func isRevisionName(_ name: String, filter: CommitFilter, in reader: any MirrorReading) throws -> Bool {

@@ -42,6 +42,9 @@ public struct RepositorySync: Sendable {
     /// Which tags a sync of the repository's default branch also records
     /// (`MirrorConfiguration.tagSelection(for:)`).
     public var tags: @Sendable (RepositoryName) -> TagSelection = { _ in .all }
+    /// Whether a sync of the repository's default branch also records its pull requests
+    /// (`MirrorConfiguration.readsPullRequests(of:)`).
+    public var pullRequests: @Sendable (RepositoryName) -> Bool = { _ in true }
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue
@@ -95,14 +98,36 @@ public struct RepositorySync: Sendable {
         }
     }
 
-    /// The tags after a branch's sync: their failure is reported beside the sync, which stands,
-    /// except for what stops every sync (a rate limit, cancellation, a store that cannot be written).
-    private func recordTags(
-        of repository: RepositoryName, selection: TagSelection, engine: SyncEngine, into report: inout SyncReport
+    /// What a sync of the repository's default branch also records: its tags and pull requests.
+    private func recordBesideDefaultBranch(
+        of repository: RepositoryName, engine: SyncEngine, store: any MirrorWriter, into report: inout SyncReport
+    ) async throws {
+        let selection = tags(repository)
+        let readsPulls = pullRequests(repository)
+        guard selection != .none || readsPulls, report.branch == (try store.repository(named: repository)?.defaultBranch)
+        else { return }
+        if selection != .none {
+            try await beside("tags", of: repository, into: &report, failure: \.tagsFailure) { report in
+                report.tags = try await engine.syncTags(repository, selection: selection, commitsAdded: report.added > 0)
+            }
+        }
+        if readsPulls {
+            try await beside("pull requests", of: repository, into: &report, failure: \.pullRequestsFailure) { report in
+                report.pullRequests = try await engine.syncPullRequests(repository)
+            }
+        }
+    }
+
+    /// Runs `body` after a branch's sync, its requests counted in the report: its failure is
+    /// reported at `failure`, beside the sync, which stands, except for what stops every sync
+    /// (a rate limit, cancellation, a store that cannot be written).
+    private func beside(
+        _ what: String, of repository: RepositoryName, into report: inout SyncReport,
+        failure: WritableKeyPath<SyncReport, String?>, _ body: (inout SyncReport) async throws -> Void
     ) async throws {
         let before = client.usage
         do {
-            report.tags = try await engine.syncTags(repository, selection: selection, commitsAdded: report.added > 0)
+            try await body(&report)
         } catch let error as GitHubError where error.isRateLimit {
             throw error
         } catch let error as StoreError {
@@ -112,8 +137,9 @@ public struct RepositorySync: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            report.tagsFailure = client.redact("\(error)")
-            logger.warning("tags not read", metadata: ["repo": "\(repository)", "error": "\(report.tagsFailure ?? "")"])
+            let reason = client.redact("\(error)")
+            report[keyPath: failure] = reason
+            logger.warning("\(what) not read", metadata: ["repo": "\(repository)", "error": "\(reason)"])
         }
         let usage = client.usage
         report.requests += usage.requests - before.requests
@@ -146,10 +172,7 @@ public struct RepositorySync: Sendable {
                     report.elapsed += .now - started
                 }
             }
-            let selection = tags(repository)
-            if selection != .none, report.branch == (try store.repository(named: repository)?.defaultBranch) {
-                try await recordTags(of: repository, selection: selection, engine: engine, into: &report)
-            }
+            try await recordBesideDefaultBranch(of: repository, engine: engine, store: store, into: &report)
             // It answered: a gone repository is back, a removed one synced by name is mirrored again
             // (unless the name now belongs to a new repository, which the sync adopted).
             if let stored, let state, state != .active, try store.repository(named: repository)?.id == stored.id {

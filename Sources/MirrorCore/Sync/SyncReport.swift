@@ -35,6 +35,10 @@ public struct SyncReport: Sendable, Equatable {
     public var tags: TagChanges?
     /// Why the tags could not be read, when they could not (one line); the sync itself stands.
     public var tagsFailure: String?
+    /// What the repository's pull request listing changed in this sync (nil: not read, or unchanged).
+    public var pullRequests: PullRequestChanges?
+    /// Why the pull requests could not be read, when they could not (one line); the sync itself stands.
+    public var pullRequestsFailure: String?
 
     /// `swiftlang/swift-evolution@main: 7807 new, 0 updated, 81 requests (1 not modified), rate limit 4919/5000, 3.2 s`
     public var summary: String {
@@ -48,6 +52,8 @@ public struct SyncReport: Sendable, Equatable {
         if pathsRead > 0 { text += ", paths of \(plural(pathsRead, "commit")) read" }
         if let tags, !tags.isEmpty { text += ", tags: \(tags.added) new, \(tags.moved) moved, \(tags.deleted) deleted" }
         if let tagsFailure { text += ", tags not read (\(tagsFailure))" }
+        if let pulls = pullRequests, !pulls.isEmpty { text += ", pull requests: \(pulls.added) new, \(pulls.updated) updated" }
+        if let pullRequestsFailure { text += ", pull requests not read (\(pullRequestsFailure))" }
         if gitRequests > 0 { text += ", \(plural(gitRequests, "git request"))" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -21,6 +21,8 @@ public enum RequestKind: String, Sendable, CaseIterable, Codable, Comparable {
     case tagRefs = "tag_refs"
     /// `GET /repos/{o}/{r}/git/tags/{sha}`: an annotated tag's object, read once per object.
     case tagObject = "tag_object"
+    /// A page of `GET /repos/{o}/{r}/pulls`, listed by update.
+    case pullRequests = "pull_requests"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -15,6 +15,8 @@ public struct CommitDetail: Sendable, Equatable {
     public var changes: [FileChange]?
     /// Per repository, the earliest tag that contains it (`git tag --contains --sort=creatordate`).
     public var includedIn: [RepositoryTag] = []
+    /// The pull requests it merged or was the head of (`PullRequestReading.pullRequests(involving:)`).
+    public var pullRequests: [RepositoryPullRequest] = []
 
     public init(
         commit: CommitSummary, authorPosition: Int, authorCommitCount: Int, coAuthors: [Person.Identity] = [],

@@ -8,7 +8,7 @@ import Foundation
 /// with the same code and print the same bytes.
 ///
 /// A reader never writes. One reader is used by one task at a time.
-public protocol MirrorReading: PathReading, TagReading {
+public protocol MirrorReading: PathReading, TagReading, PullRequestReading {
     /// Where this reader reads, as every other part names a store.
     var location: StoreLocation { get }
 

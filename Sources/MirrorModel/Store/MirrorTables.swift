@@ -104,6 +104,17 @@ public struct MirrorTable: Sendable, Equatable {
             "tag_listings", key: "repository_id",
             [("repository_id", .integer), ("etag", .text), ("selection", .text), ("listed_at", .text)]),
         MirrorTable(
+            "pull_requests", key: "repository_id, number",
+            [
+                ("repository_id", .integer), ("number", .integer), ("title", .text), ("state", .text),
+                ("author_login", .text), ("base_ref", .text), ("head_ref", .text), ("head_sha", .text),
+                ("merge_commit_sha", .text), ("created_at", .text), ("updated_at", .text), ("closed_at", .text),
+                ("merged_at", .text),
+            ]),
+        MirrorTable(
+            "pull_request_listings", key: "repository_id",
+            [("repository_id", .integer), ("etag", .text), ("updated_through", .text), ("listed_at", .text)]),
+        MirrorTable(
             "request_counts", key: "token, minute, kind",
             [
                 ("token", .text), ("minute", .text), ("kind", .text), ("requests", .integer), ("not_modified", .integer),

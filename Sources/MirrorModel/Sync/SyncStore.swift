@@ -9,7 +9,7 @@ import Foundation
 /// Each backend conforms: the SQLite store (`MirrorStore`, MirrorSQLite) and
 /// the PostgreSQL store (`PostgreSQLStore`, MirrorPostgreSQL). A conforming
 /// store is used by one task at a time (a sync owns its connection).
-public protocol SyncStore: RepositoryRecords, TagRecords {
+public protocol SyncStore: RepositoryRecords, TagRecords, PullRequestRecords {
     func commitCount(repositoryID: Int64?) throws -> Int
     /// Commits of the repository whose changed paths are not stored yet.
     func commitsWithoutChanges(repositoryID: Int64) throws -> Int

@@ -89,6 +89,12 @@ extension Commitsctl.Query {
             .long("first-parent"),
             help: "With paths, follow only first parents and judge each commit against its first parent, as git log --first-parent."
         ) { $0.firstParent = $1 }
+        static let pullRequest = Declared.optional(
+            .long("pr"),
+            help: ArgumentHelp(
+                "Only the commits this merged pull request brought in: its merge commit and what that merged (as git log M^1..M).",
+                valueName: "number")
+        ) { $0.pullRequest = $1 }
         static let path = Declared.repeating(
             .long("path"), help: ArgumentHelp("A path that followed --.", visibility: .hidden)
         ) { $0.paths = $1 }
@@ -104,7 +110,7 @@ extension Commitsctl.Query {
             Options.invertGrep.row, Options.ignoreCase.row, Options.noMerges.row, Options.merges.row, Options.since.row,
             Options.until.row, Options.mailmap.row, Options.follow.row, Options.branch.row, Options.limit.row, Options.reverse.row,
             Options.includeRewritten.row, Options.format.row, Options.fullHistory.row, Options.firstParent.row,
-            Options.path.row,
+            Options.pullRequest.row, Options.path.row,
         ],
         groups: [
             .group(RepositoryFilterOptions.directParser) { $0.repository = $1 }, .group(PagerOptions.directParser) { $0.pager = $1 },

@@ -41,6 +41,7 @@ extension Commitsctl {
         @Option(Options.format) var format: OutputFormat
         @Flag(Options.fullHistory) var fullHistory: Bool
         @Flag(Options.firstParent) var firstParent: Bool
+        @Option(Options.pullRequest) var pullRequest: Int?
         @Argument(help: Options.revisionsHelp) var revisionsOrPaths: [String] = []
         /// What followed `--`, every one a path: `GitLogArguments` passes each as `--path PATH`.
         @Option(Options.path, parsing: .unconditionalSingleValue) var paths: [String]
@@ -54,6 +55,7 @@ extension Commitsctl {
 
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit)") }
+            if let pullRequest, pullRequest < 1 { throw ValidationError("--pr is a pull request's number, 1 or more, not \(pullRequest)") }
             if merges && noMerges { throw ValidationError("--merges and --no-merges exclude each other; give one") }
             if invertGrep && grep.isEmpty { throw ValidationError("--invert-grep needs --grep TEXT") }
             if allMatch && grep.isEmpty { throw ValidationError("--all-match needs --grep TEXT") }
@@ -67,9 +69,9 @@ extension Commitsctl {
             }
             if follow && reverse { throw ValidationError("--follow prints commits as they arrive, which --reverse cannot; give one") }
             try validateBranches()
-            if !paths.isEmpty || !revisionsOrPaths.isEmpty {
+            if !paths.isEmpty || !revisionsOrPaths.isEmpty || pullRequest != nil {
                 if follow {
-                    throw ValidationError("--follow cannot follow revisions or paths yet; give them or --follow, not both")
+                    throw ValidationError("--follow cannot follow revisions, paths or --pr yet; give them or --follow, not both")
                 }
             }
             let bounds = try dateBounds()
@@ -160,7 +162,11 @@ extension Commitsctl {
         /// walked histories have no stored paths yet.
         private func restrictToRevisionsAndPaths(_ filter: inout CommitFilter, in mirror: any MirrorReading) throws {
             let (revisions, leadingPaths) = try RevisionArguments.split(revisionsOrPaths, filter: filter, in: mirror)
-            let selection = try RevisionArguments.restrict(&filter, to: revisions, in: mirror)
+            var selection = try RevisionArguments.restrict(&filter, to: revisions, in: mirror)
+            if let pullRequest {
+                // Within the revisions too, when both are given: filter.commitIDs keeps what both select.
+                selection = try PullRequestQuery.restrict(&filter, toPullRequest: pullRequest, in: mirror)
+            }
             let allPaths = leadingPaths + paths
             guard !allPaths.isEmpty else { return }
             let simplification: HistorySimplification = firstParent ? .firstParent : fullHistory ? .fullHistory : .simplified

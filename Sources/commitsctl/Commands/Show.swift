@@ -60,6 +60,7 @@ extension Commitsctl {
                     throw ShowError.ambiguous(sha, candidates: candidates, total: total)
                 case .found(var detail):
                     detail.includedIn = try mirror.earliestTags(containing: detail.commit.sha)
+                    detail.pullRequests = try mirror.pullRequests(involving: detail.commit.sha)
                     var changeLines: [String] = []
                     if let changeList {
                         guard let changes = detail.changes else { throw ChangesNotStored(sha: detail.commit.sha) }
@@ -110,6 +111,9 @@ extension Commitsctl {
             for included in detail.includedIn {
                 text += "Included in: \(included.repository): \(TextCleaning.singleLine(included.tag))\n"
             }
+            for pull in detail.pullRequests {
+                text += "Pull request: \(Self.pullRequestLine(pull, sha: commit.sha))\n"
+            }
             text +=
                 "By author:  commit \(detail.authorPosition) of \(detail.authorCommitCount) by this person (\(TextCleaning.singleLine(commit.author.name)))\n"
             text += "\n"
@@ -129,6 +133,7 @@ extension Commitsctl {
                 ("branches", { .object($0.branches.map { ($0.repository, .array($0.names.map { .string($0) })) }) }),
                 ("files", { filesField($0.changes) }),
                 ("included_in", { .object($0.includedIn.map { ($0.repository, .string($0.tag)) }) }),
+                ("pull_requests", { .array($0.pullRequests.map(pullRequestField)) }),
             ])
     }
 }

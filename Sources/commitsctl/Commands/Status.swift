@@ -57,6 +57,8 @@ extension Commitsctl {
             var commitsWithPaths: Int?
             /// The repository's current tags (moved and deleted ones not counted).
             var tags: Int?
+            /// The repository's pull requests (nil for a repository not in the store).
+            var pullRequests: Int?
 
             /// json, ndjson and csv: every field always present (null when unknown), so scripts can rely
             /// on the shape. The order is docs/QUERY.md's, the one csv columns always had.
@@ -80,6 +82,7 @@ extension Commitsctl {
                 ("lease_until", { .optional($0.leaseUntil) }),
                 ("repository_commits_with_paths", { $0.commitsWithPaths.map(JSONValue.int) ?? .null }),
                 ("repository_tags", { $0.tags.map(JSONValue.int) ?? .null }),
+                ("repository_pull_requests", { $0.pullRequests.map(JSONValue.int) ?? .null }),
             ])
 
             /// `acme/widgets@main: 5 commits, complete, head aaaa111, last success 2024-03-09T16:00:00Z`
@@ -94,9 +97,10 @@ extension Commitsctl {
                 return TextCleaning.singleLine(line)
             }
 
-            func withCounts(paths: [String: Int], tags: [String: Int]) -> Row {
+            func withCounts(_ counts: RepositoryCounts) -> Row {
                 var row = self
-                (row.commitsWithPaths, row.tags) = (paths[repository] ?? 0, tags[repository] ?? 0)
+                (row.commitsWithPaths, row.tags) = (counts.paths[repository] ?? 0, counts.tags[repository] ?? 0)
+                row.pullRequests = counts.pullRequests[repository] ?? 0
                 return row
             }
 
@@ -138,7 +142,7 @@ extension Commitsctl {
                     RecordWriter.write(rows, fields: Row.fields, as: RecordFormat(json ? .json : format)!, to: output)
                     return
                 }
-                // Narrow terminals cut LAST ERROR, then leave out TAGS, RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
+                // Narrow terminals cut LAST ERROR, then leave out PULLS, TAGS, RATE LEFT, LAST ATTEMPT and HEAD (in --format json).
                 // STATE only when some repository is gone or removed.
                 let showState = rows.contains { $0.state != .active }
                 var columns: [TextTable.Column] = [
@@ -150,7 +154,8 @@ extension Commitsctl {
                 let showHolder = rows.contains { $0.heldBy != nil }
                 if showHolder { columns.append(.init(title: "HELD BY")) }
                 columns += [
-                    .init(title: "TAGS", numeric: true, dropOrder: 0), .init(title: "HEAD", dropOrder: 3),
+                    .init(title: "TAGS", numeric: true, dropOrder: 0), .init(title: "PULLS", numeric: true, dropOrder: -1),
+                    .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
                     .init(title: "RATE LEFT", numeric: true, dropOrder: 1),
                     .init(title: "LAST ERROR", flexible: true, minimumWidth: 12),
@@ -165,7 +170,8 @@ extension Commitsctl {
                     if showHolder { cells.append(row.heldBy.map { "\($0) until \(row.leaseUntil ?? "?")" } ?? "-") }
                     table.append(
                         cells + [
-                            row.tags.map(String.init) ?? "-", row.headSHA.map { String($0.prefix(7)) } ?? "-",
+                            row.tags.map(String.init) ?? "-", row.pullRequests.map(String.init) ?? "-",
+                            row.headSHA.map { String($0.prefix(7)) } ?? "-",
                             row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
                             row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",
                         ])
@@ -180,14 +186,13 @@ extension Commitsctl {
             // Repositories with commits but no sync yet (e.g. only imported).
             var unsynced: [(name: String, commits: Int)] = []
             var held: [SyncLease] = []
-            var withPaths: [String: Int] = [:]
-            var tagCounts: [String: Int] = [:]
+            var counts = RepositoryCounts()
             if try configuration == nil || store.exists() {
                 let mirror = try store.openCommitReader()
                 states = try mirror.allSyncStates()
                 held = try mirror.heldClaims()
-                withPaths = try mirror.commitsWithPaths()
-                tagCounts = try mirror.tagCounts()
+                counts = RepositoryCounts(
+                    paths: try mirror.commitsWithPaths(), tags: try mirror.tagCounts(), pullRequests: try mirror.pullRequestCounts())
                 let names = Set(states.map { $0.repository.lowercased() })
                 for repository in try mirror.repositories() where !names.contains(repository.name.description.lowercased()) {
                     unsynced.append((repository.name.description, try mirror.commitCount(repositoryID: repository.id)))
@@ -214,7 +219,7 @@ extension Commitsctl {
                     pendingWalks: state.pendingWalks, state: state.repositoryState, stateReason: state.stateReason
                 )
                 .withBranchGone(since: state.branchGoneSince)
-                .withCounts(paths: withPaths, tags: tagCounts)
+                .withCounts(counts)
             }
             for repository in unsynced {
                 rows.append(
@@ -222,7 +227,7 @@ extension Commitsctl {
                         repository: repository.name,
                         configured: configuration.map { _ in configured(repository.name) },
                         commits: repository.commits, complete: false, pendingWalks: 0
-                    ).withCounts(paths: withPaths, tags: tagCounts))
+                    ).withCounts(counts))
             }
             let seen = Set(states.map { $0.repository.lowercased() } + unsynced.map { $0.name.lowercased() })
             for repository in configuration?.repositories ?? [] where !seen.contains(repository.name.description.lowercased()) {
@@ -255,4 +260,11 @@ extension Commitsctl {
             }
         }
     }
+}
+
+/// What `status` counts per repository (by its full name) beside its sync state.
+struct RepositoryCounts {
+    var paths: [String: Int] = [:]
+    var tags: [String: Int] = [:]
+    var pullRequests: [String: Int] = [:]
 }

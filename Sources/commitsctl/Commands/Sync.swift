@@ -200,6 +200,7 @@ extension Commitsctl {
             if paths { sync.pathBackfillMinimum = 1 }
             sync.tags = { configuration?.tagSelection(for: $0) ?? .all }
             sync.paths = { configuration?.readsPaths(of: $0) ?? true }
+            sync.pullRequests = { configuration?.readsPullRequests(of: $0) ?? true }
             return sync
         }
 

@@ -38,6 +38,16 @@ public struct WebhookPush: Sendable, Equatable {
         try self.init(branch: object["ref_type"] as? String == "branch" && !ref.isEmpty ? ref : nil, of: object)
     }
 
+    /// The hint of a `pull_request` event (opened, edited, closed, reopened…): the repository's
+    /// default branch, whose sync reads its pull requests; none when the payload does not name it.
+    public init(pullRequest body: some DataProtocol) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw Malformed(description: "the body is not a JSON object")
+        }
+        let repository = object["repository"] as? [String: Any]
+        try self.init(branch: (repository?["default_branch"] as? String).flatMap { $0.isEmpty ? nil : $0 }, of: object)
+    }
+
     private init(branch: String?, of object: [String: Any]) throws {
         guard let repository = object["repository"] as? [String: Any], let fullName = repository["full_name"] as? String,
             let name = RepositoryName(parsing: fullName)
