@@ -8,7 +8,10 @@
 #     `git log --format=%H vA..vB` on a bare clone with a commit-graph;
 #   - `commitsctl show SHA` on that store against the same store with its tags
 #     removed (what `show` cost before containment);
-#   - the requests and points of an idle `commitsctl sync` with tags on and off.
+#   - the requests and points of an idle `commitsctl sync` with tags and pull
+#     requests on and off;
+#   - the requests a first mirror of PULLS pull requests spends listing them
+#     (a generated github-sim history whose merges are pull requests).
 #
 #   Benchmarks/tags.sh                      # COMMITS=82000, TAGS=300
 #   COMMITS=20000 Benchmarks/tags.sh
@@ -20,6 +23,8 @@ cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
 COMMITS=${COMMITS:-82000}
 TAGS=${TAGS:-300}
+# A realistic github-sim history of this many commits has about 10,000 pull requests.
+PULL_COMMITS=${PULL_COMMITS:-26700}
 SCRATCH=${SCRATCH:-.build-bench-static}
 WORK=Benchmarks/work/tags
 TOKEN=benchmark-token
@@ -49,7 +54,7 @@ git -C "$WORK/clone.git" commit-graph write --reachable 2> /dev/null
 trap stop_sim EXIT
 start_sim --git-repository "$REPO=$WORK/history.git"
 printf 'paths: false\nrepositories: [%s]\n' "$REPO" > "$WORK/config.yaml"
-printf 'paths: false\ntags: false\nrepositories: [%s]\n' "$REPO" > "$WORK/no-tags.yaml"
+printf 'paths: false\ntags: false\npull_requests: false\nrepositories: [%s]\n' "$REPO" > "$WORK/no-tags.yaml"
 SYNC=(env "GITHUB_TOKEN=$TOKEN" "$CTL" sync "$REPO" --api-url "$SIM" --db "$WORK/store.sqlite")
 log "first sync"
 "${SYNC[@]}" --config "$WORK/config.yaml" > "$WORK/first.out"
@@ -86,6 +91,13 @@ mark() { python3 -c "print('met' if $1 else '**missed**')"; }
 extra_old=$(calc "round($SHOW_OLD - $SHOW_OLD_BEFORE, 1)")
 extra_new=$(calc "round($SHOW_NEW - $SHOW_NEW_BEFORE, 1)")
 
+log "pull requests"
+stop_sim
+start_sim --synthetic "bench/pulls=$PULL_COMMITS:3:realistic"
+env "GITHUB_TOKEN=$TOKEN" "$CTL" sync bench/pulls --api-url "$SIM" --db "$WORK/pulls.sqlite" > "$WORK/pulls.out"
+PULLS=$(sqlite3 "$WORK/pulls.sqlite" 'SELECT count(*) FROM pull_requests')
+PULL_REQUESTS=$(sqlite3 "$WORK/pulls.sqlite" "SELECT sum(requests) FROM request_counts WHERE kind = 'pull_requests'")
+
 echo "## Where a commit went: ranges and tags against git itself (Benchmarks/tags.sh)"
 echo
 echo "| target | goal | now | |"
@@ -93,8 +105,9 @@ echo "|---|---|---|---|"
 echo "| \`query vA..vB\` (consecutive tags) vs \`git log --format=%H vA..vB\` with a commit-graph, worst pair | ≤ 1× | ${WORST}× | $(mark "$WORST <= 1") |"
 echo "| \`show\`'s containment line, an old commit | ≤ 1 ms more | $extra_old ms | $(mark "$extra_old <= 1") |"
 echo "| \`show\`'s containment line, a recent commit | ≤ 1 ms more | $extra_new ms | $(mark "$extra_new <= 1") |"
-echo "| idle poll, tags on | 0 points, ≤ 1 more request | $IDLE | |"
-echo "| idle poll, tags off | | $IDLE_OFF | |"
+echo "| first mirror of $PULLS pull requests | ≤ 101 requests | $PULL_REQUESTS requests | $(mark "$PULLS >= 10000 and $PULL_REQUESTS <= 101") |"
+echo "| idle poll, tags and pull requests on | 0 points, ≤ 1 more request each | $IDLE | |"
+echo "| idle poll, tags and pull requests off | | $IDLE_OFF | |"
 echo
 echo "A history written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`) with $TAGS tags on its"
 echo "first-parent line (every third annotated), served by github-sim (\`--git-repository\`), mirrored commits-only."

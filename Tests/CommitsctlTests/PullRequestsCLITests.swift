@@ -42,7 +42,7 @@ import Testing
         defer { sim.stop() }
         let db = store == .sqlite ? directory.path("commits.sqlite") : try await PostgreSQLServer.shared().createDatabase()
         let mirror = Mirror(db: db, sim: sim)
-        let synced = try await mirror.run(["sync", "acme/widgets"])
+        let synced = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         let pulls = try await Self.listed(sim)
         #expect(pulls.count > 40 && synced.stdout.contains("pull requests: \(pulls.count) new, 0 updated"), "\(synced.stdout)")
         let git = try await TagsCLITests.clone(sim, into: directory.path("widgets-\(store.rawValue).git"))
@@ -72,7 +72,7 @@ import Testing
 
         // Unchanged: one request, answered 304.
         let before = try await Self.pullRequestTally(mirror)
-        let idle = try await mirror.run(["sync", "acme/widgets"])
+        let idle = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         #expect(!idle.stdout.contains("pull requests:"), "\(idle.stdout)")
         let after = try await Self.pullRequestTally(mirror)
         #expect(after.requests == before.requests + 1 && after.notModified == before.notModified + 1)
@@ -87,7 +87,7 @@ import Testing
         let opened = try await sim.control("/_sim/repos/acme/widgets/pulls?title=Fresh&head=\(head)", method: "POST")
         let number = try #require(opened["number"] as? Int)
         try await sim.control("/_sim/repos/acme/widgets/pulls/1?title=Retitled", method: "POST")
-        let synced = try await mirror.run(["sync", "acme/widgets"])
+        let synced = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         #expect(synced.stdout.contains("pull requests: 1 new, 1 updated"), "\(synced.stdout)")
         let merge = try #require(try await Self.listed(sim).first { $0["number"] as? Int == 1 }?["merge_commit_sha"] as? String)
         let retitled = try await mirror.run(["show", merge]).stdout
@@ -97,7 +97,7 @@ import Testing
 
         for action in ["close", "reopen"] {
             try await sim.control("/_sim/repos/acme/widgets/pulls/\(number)/\(action)", method: "POST")
-            let again = try await mirror.run(["sync", "acme/widgets"])
+            let again = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
             #expect(again.stdout.contains("pull requests: 0 new, 1 updated"), "\(action): \(again.stdout)")
         }
         let open = try await MirrorTestSupport.run(
@@ -113,7 +113,7 @@ import Testing
         let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=26700:3:realistic"])
         defer { sim.stop() }
         let mirror = Mirror(db: directory.path("commits.sqlite"), sim: sim)
-        let synced = try await mirror.run(["sync", "acme/widgets"])
+        let synced = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         let count = try await mirror.run(["status", "--format", "ndjson"]).stdout.split(separator: "\n").map(String.init)
             .compactMap { TagsCLITests.object($0)["repository_pull_requests"] as? Int }.first
         #expect((count ?? 0) >= 10_000, "\(synced.stdout)")
@@ -126,7 +126,7 @@ import Testing
         defer { sim.stop() }
         let mirror = Mirror(db: directory.path("commits.sqlite"), sim: sim)
         try await sim.control("/_sim/faults", method: "POST", body: #"{"hostilePulls": ["looping-pages"]}"#)
-        let looped = try await mirror.run(["sync", "acme/widgets"])
+        let looped = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         #expect(
             looped.stdout.contains(
                 "pull requests not read (the pull request listing of acme/widgets loops back to a page it already gave; nothing of it was recorded)"
@@ -135,7 +135,7 @@ import Testing
         #expect(TagsCLITests.object(status.split(separator: "\n").map(String.init)[0])["repository_pull_requests"] as? Int == 0)
 
         try await sim.control("/_sim/faults", method: "POST", body: #"{"hostilePulls": ["foreign-commit"]}"#)
-        let foreign = try await mirror.run(["sync", "acme/widgets"])
+        let foreign = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         let newest = try #require(try await Self.listed(sim).first)
         let number = try #require(newest["number"] as? Int)
         #expect(foreign.stdout.contains("pull requests: "), "\(foreign.stdout)")

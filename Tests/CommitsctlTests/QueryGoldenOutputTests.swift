@@ -257,7 +257,8 @@ private let goldenShowJSON = #"""
         "acme/widgets": ["main"]
       },
       "files": null,
-      "included_in": {}
+      "included_in": {},
+      "pull_requests": []
     }
     """#
 

@@ -66,11 +66,11 @@ import Testing
     @Test(arguments: [
         (
             "repositories: [acme/widgets]\nintervall: 5m\n",
-            ":2: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, name, lease_duration, request_timeout"
+            ":2: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, pull_requests, name, lease_duration, request_timeout"
         ),
         (
             "repositories:\n  - name: acme/widgets\n    brnach: main\n",
-            ":3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths"
+            ":3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths, pull_requests"
         ),
         (
             "rate_limit_reserve: plenty\nrepositories: [acme/widgets]\n",

@@ -245,7 +245,7 @@ import Testing
             #expect(await waitUntil(timeout: .seconds(5)) { daemon.log.contains("configuration reload failed") }, "\(daemon.log)")
             #expect(
                 daemon.log.contains(
-                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, name, lease_duration, request_timeout\""
+                    "error configuration reload failed; keeping the running configuration error=\"\(config):4: intervall: unknown key; expected one of store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, pull_requests, name, lease_duration, request_timeout\""
                 ), "\(daemon.log)")
             #expect(await staysTrue(for: .milliseconds(1500)) { daemon.process.isRunning })
 

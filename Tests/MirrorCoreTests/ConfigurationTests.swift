@@ -8,7 +8,7 @@ import Testing
 /// environment overrides, and one exact message per kind of mistake.
 @Suite struct ConfigurationTests: ConfigurationParsing {
     static let allKeys =
-        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, name, lease_duration, request_timeout"
+        "store, api_url, token_file, github_app, repositories, default_interval, min_interval, max_interval, rate_limit_reserve, log_level, mailmap, metrics_listen, webhook_listen, webhook_secret_file, include_forks, include_archived, git_bootstrap, paths, tags, pull_requests, name, lease_duration, request_timeout"
 
     // MARK: - Valid files
 
@@ -64,6 +64,23 @@ import Testing
                 == "cfg.yaml:3: repositories[1].paths: is true, and line 2 says false for a/b; expected one paths: setting for a repository, on any one of its entries"
         )
         #expect(try parse("repositories: [a/b]").changes(to: off).contains("repository c/d: paths default -> true"))
+    }
+
+    @Test func pullRequestsAreRecordedWhereTheFileARepositoryOrAPatternTurnsThemOn() throws {
+        let named = { (name: String) in RepositoryName(parsing: name)! }
+        #expect(try parse("repositories: [a/b]").readsPullRequests(of: named("a/b")) == false)
+        let configuration = try parse(
+            "repositories:\n  - {name: acme/big, pull_requests: true}\n  - {name: acme/*, pull_requests: true}\n  - {name: acme/small, pull_requests: false}"
+        )
+        #expect(configuration.repositoryPullRequests == ["acme/big": true, "acme/small": false])
+        #expect(configuration.readsPullRequests(of: named("ACME/BIG")) && !configuration.readsPullRequests(of: named("acme/small")))
+        #expect(configuration.readsPullRequests(of: named("acme/other")) && !configuration.readsPullRequests(of: named("other/x")))
+        let on = try parse("pull_requests: true\nrepositories: [a/b, {name: c/d, pull_requests: false}]")
+        #expect(on.readsPullRequests(of: named("a/b")) && !on.readsPullRequests(of: named("c/d")))
+        #expect(
+            message("pull_requests: often\nrepositories: [a/b]")
+                == "cfg.yaml:1: pull_requests: 'often' is not true or false; expected true or false")
+        #expect(try parse("repositories: [a/b]").changes(to: on).contains("pull_requests: false -> true"))
     }
 
     @Test func tagsAreRecordedUnlessARepositoryAPatternOrTheFileSaysOtherwise() throws {
@@ -285,7 +302,7 @@ import Testing
                   - name: acme/widgets
                     brnach: main
                 """)
-                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths"
+                == "cfg.yaml:3: repositories[0].brnach: unknown key; expected one of name, branch, branches, interval, include_forks, include_archived, tags, paths, pull_requests"
         )
     }
 

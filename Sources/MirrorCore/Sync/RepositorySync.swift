@@ -44,7 +44,7 @@ public struct RepositorySync: Sendable {
     public var tags: @Sendable (RepositoryName) -> TagSelection = { _ in .all }
     /// Whether a sync of the repository's default branch also records its pull requests
     /// (`MirrorConfiguration.readsPullRequests(of:)`).
-    public var pullRequests: @Sendable (RepositoryName) -> Bool = { _ in true }
+    public var pullRequests: @Sendable (RepositoryName) -> Bool = { _ in false }
     /// Long first syncs read the history over git when set.
     public let gitBootstrap: GitBootstrap?
     /// Set when the caller holds a claim on the repository from a shared queue

@@ -153,8 +153,11 @@ extension Commitsctl {
                 // HELD BY only on a store daemons share, while one holds a claim.
                 let showHolder = rows.contains { $0.heldBy != nil }
                 if showHolder { columns.append(.init(title: "HELD BY")) }
+                columns.append(.init(title: "TAGS", numeric: true, dropOrder: 0))
+                // PULLS only once some repository's pull requests are recorded.
+                let showPulls = rows.contains { ($0.pullRequests ?? 0) > 0 }
+                if showPulls { columns.append(.init(title: "PULLS", numeric: true, dropOrder: -1)) }
                 columns += [
-                    .init(title: "TAGS", numeric: true, dropOrder: 0), .init(title: "PULLS", numeric: true, dropOrder: -1),
                     .init(title: "HEAD", dropOrder: 3),
                     .init(title: "LAST SUCCESS"), .init(title: "LAST ATTEMPT", dropOrder: 2),
                     .init(title: "RATE LEFT", numeric: true, dropOrder: 1),
@@ -168,9 +171,10 @@ extension Commitsctl {
                     ]
                     if showState { cells.append(row.state.rawValue) }
                     if showHolder { cells.append(row.heldBy.map { "\($0) until \(row.leaseUntil ?? "?")" } ?? "-") }
+                    cells.append(row.tags.map(String.init) ?? "-")
+                    if showPulls { cells.append(row.pullRequests.map(String.init) ?? "-") }
                     table.append(
                         cells + [
-                            row.tags.map(String.init) ?? "-", row.pullRequests.map(String.init) ?? "-",
                             row.headSHA.map { String($0.prefix(7)) } ?? "-",
                             row.lastSuccessAt ?? "never", row.lastAttemptAt ?? "never",
                             row.rateLimitRemaining.map(String.init) ?? "-", row.lastError ?? row.stateReason ?? "-",

@@ -61,6 +61,12 @@ extension Commitsctl {
 
         @Flag(
             help:
+                "Also record each repository's pull requests when its default branch is synced (default: the configuration's pull_requests, else not)."
+        )
+        var pullRequests = false
+
+        @Flag(
+            help:
                 "After each branch is synced, read the changed paths its stored commits lack over git (one blobless fetch of the branch)."
         )
         var paths = false
@@ -200,7 +206,7 @@ extension Commitsctl {
             if paths { sync.pathBackfillMinimum = 1 }
             sync.tags = { configuration?.tagSelection(for: $0) ?? .all }
             sync.paths = { configuration?.readsPaths(of: $0) ?? true }
-            sync.pullRequests = { configuration?.readsPullRequests(of: $0) ?? true }
+            sync.pullRequests = { [pullRequests] in pullRequests || configuration?.readsPullRequests(of: $0) == true }
             return sync
         }
 
