@@ -163,6 +163,7 @@ import Testing
                     "repository", "branch", "configured", "commits", "complete", "head_sha", "head_etag", "last_attempt_at",
                     "last_success_at", "last_error", "rate_limit_remaining", "rate_limit_reset_at", "pending_walks", "state",
                     "state_reason", "held_by", "lease_until", "repository_commits_with_paths", "repository_tags",
+                    "repository_pull_requests",
                 ])
             #expect(rows[0]["repository"] as? String == "acme/alpha")
             #expect(rows[0]["head_sha"] as? String == head)

@@ -104,6 +104,8 @@ import Testing
                 try connection.executeScript(
                     """
                     BEGIN;
+                    DROP TABLE pull_request_listings;
+                    DROP TABLE pull_requests;
                     DROP TABLE tag_listings;
                     DROP TABLE tag_containment;
                     DROP TABLE tags;
