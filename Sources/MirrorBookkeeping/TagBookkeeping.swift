@@ -46,27 +46,21 @@ extension SQLBookkeeping {
     }
 
     public func tagListing(repositoryID: Int64) throws -> StoredTagListing {
-        let listed = try session.firstRow(TagStatements.listing, [repositoryID]) { ($0.string(0), $0.string(1)) }
+        let listed = try session.firstRow(TagStatements.listing, [repositoryID]) { ($0.string(0), $0.string(1), $0.string(2)) }
         let tags = try TagRows.tags(repositoryID: repositoryID, includingEnded: false, in: session).map(\.tag)
-        return StoredTagListing(etag: listed?.0, selection: listed?.1, tags: tags)
+        return StoredTagListing(etag: listed?.0, selection: listed?.1, tags: tags, listedAt: listed?.2)
+    }
+
+    public func recordTagListingUnchanged(repositoryID: Int64, at date: Date) throws {
+        try write { _ = try session.run(TagStatements.touchListing, [ISO8601Timestamp.format(date), repositoryID]) }
     }
 
     @discardableResult
     public func refreshTagContainment(repositoryID: Int64) throws -> Int {
         try write {
-            let tips = try session.rows(TagStatements.tips, [repositoryID]) { row -> TagContainment.Tip? in
-                guard let tagID = row.int64(0), let commitID = row.int64(2) else { return nil }
-                let date = (row.string(3) ?? row.string(4)).flatMap(ISO8601Timestamp.parse)
-                return TagContainment.Tip(tagID: tagID, name: row.string(1) ?? "", commitID: commitID, creatorDate: date)
-            }.compactMap { $0 }
+            let (wanted, stored) = try TagRows.containment(repositoryID: repositoryID, in: session)
             // No tag reaches a stored commit: nothing to walk.
-            if tips.isEmpty { return try session.run(TagStatements.dropAllContainment, [repositoryID]) }
-            let graph = try HistoryGraphRows.graph(repositoryID: repositoryID, branches: nil, in: session)
-            let wanted = TagContainment.earliestTags(of: tips, in: graph)
-            var stored: [Int64: Int64] = [:]
-            try session.forEachRow(TagStatements.containment, [repositoryID]) { row in
-                if let commit = row.int64(0), let tag = row.int64(1) { stored[commit] = tag }
-            }
+            if wanted.isEmpty { return try session.run(TagStatements.dropAllContainment, [repositoryID]) }
             // Only what differs is written, a chunk of rows a statement: a poll's few new commits change few rows, if any.
             let dropped = stored.keys.filter { wanted[$0] == nil }.sorted()
             let set = wanted.filter { stored[$0.key] != $0.value }.sorted { $0.key < $1.key }
@@ -95,6 +89,38 @@ extension SQLBookkeeping {
                 repositoryID, tag.name, tag.objectSHA, tag.commitSHA, tag.isAnnotated, annotation?.taggerName,
                 annotation?.taggerEmail, annotation?.taggedAt, annotation?.message, seenAt,
             ])
+    }
+}
+
+extension TagRows {
+    /// Each stored commit's earliest containing tag as the repository's current tags and graph
+    /// give it (`wanted`), and as `tag_containment` holds it (`stored`), by commit id.
+    static func containment(
+        repositoryID: Int64, in session: some SQLSession
+    ) throws -> (wanted: [Int64: Int64], stored: [Int64: Int64]) {
+        var stored: [Int64: Int64] = [:]
+        try session.forEachRow(TagStatements.containment, [repositoryID]) { row in
+            if let commit = row.int64(0), let tag = row.int64(1) { stored[commit] = tag }
+        }
+        let tips = try session.rows(TagStatements.tips, [repositoryID]) { row -> TagContainment.Tip? in
+            guard let tagID = row.int64(0), let commitID = row.int64(2) else { return nil }
+            let date = (row.string(3) ?? row.string(4)).flatMap(ISO8601Timestamp.parse)
+            return TagContainment.Tip(tagID: tagID, name: row.string(1) ?? "", commitID: commitID, creatorDate: date)
+        }.compactMap { $0 }
+        guard !tips.isEmpty else { return ([:], stored) }
+        let graph = try HistoryGraphRows.graph(repositoryID: repositoryID, branches: nil, in: session)
+        return (TagContainment.earliestTags(of: tips, in: graph), stored)
+    }
+
+    /// For `check`: how many stored commits, of every repository, have a `tag_containment` row
+    /// missing, left over or naming another tag than their tags and graph give now.
+    public static func staleContainment(in session: some SQLSession) throws -> Int {
+        var stale = 0
+        for repositoryID in try session.rows(TagStatements.repositoriesWithTags, [], { $0.int64(0) }).compactMap({ $0 }) {
+            let (wanted, stored) = try containment(repositoryID: repositoryID, in: session)
+            stale += stored.keys.filter { wanted[$0] == nil }.count + wanted.filter { stored[$0.key] != $0.value }.count
+        }
+        return stale
     }
 }
 
@@ -136,7 +162,8 @@ private enum TagStatements {
         ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, selection = excluded.selection,
             listed_at = excluded.listed_at
         """)
-    static let listing = PortableSQL("SELECT etag, selection FROM tag_listings WHERE repository_id = ?")
+    static let listing = PortableSQL("SELECT etag, selection, listed_at FROM tag_listings WHERE repository_id = ?")
+    static let touchListing = PortableSQL("UPDATE tag_listings SET listed_at = ? WHERE repository_id = ?")
     /// The current tags whose commit is stored, with what git's creatordate is made of.
     static let tips = PortableSQL(
         """
@@ -144,6 +171,8 @@ private enum TagStatements {
         WHERE t.repository_id = ? AND t.ended_at IS NULL
         """)
     static let dropAllContainment = PortableSQL("DELETE FROM tag_containment WHERE repository_id = ?")
+    static let repositoriesWithTags = PortableSQL(
+        "SELECT repository_id FROM tags UNION SELECT repository_id FROM tag_containment ORDER BY repository_id")
     static let containment = PortableSQL("SELECT commit_id, tag_id FROM tag_containment WHERE repository_id = ?")
     /// Rows of the containment table written or dropped by one statement.
     static let chunk = 300

@@ -45,6 +45,7 @@ extension PostgreSQLReader {
                     WHERE t.commits IS DISTINCT FROM n.commits
                     """
                 ).int(0, 0) ?? 0
+            check.staleTagContainment = try TagRows.staleContainment(in: connection)
             return check
         }
     }

@@ -74,6 +74,7 @@ extension MirrorReader {
             integrity: integrity, foreignKeyViolations: foreignKeys, unindexedMessages: unindexed, branches: branches)
         check.messageIndexLag = try MessageIndexCoverage.lag(in: db)
         check.miscountedAuthors = try db.scalarInt(Self.miscountedAuthors) ?? 0
+        check.staleTagContainment = try TagRows.staleContainment(in: db)
         return check
     }
 

@@ -75,6 +75,7 @@ import Testing
                     foreign keys: ok
                     message index: ok
                     author counts: ok
+                    tag containment: ok
                     acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
                     """)

@@ -35,6 +35,7 @@ import Testing
         let expected = try Self.gitsEarliestTags(git)
         #expect(stored.count == expected.count && stored.count > 3_000, "\(stored.count) of \(expected.count) commits")
         #expect(stored.filter { expected[$0.key] != $0.value }.isEmpty, "commits whose earliest tag is not git's")
+        try await expectCheckSeesContainmentGoStale(mirror, store: store)
 
         let byDate = try git.lines(["tag", "--sort=creatordate"])
         let merges = try git.lines(["rev-list", "--merges", "main"])
@@ -49,6 +50,18 @@ import Testing
             }
         }
         #expect(pairs >= 30)
+    }
+
+    /// `check` finds the containment exact, then counts the commit whose row is dropped behind its back.
+    private func expectCheckSeesContainmentGoStale(_ mirror: TagsCLITests.Mirror, store: TagsCLITests.Store) async throws {
+        #expect(try await mirror.run(["check"]).stdout.contains("\ntag containment: ok\n"))
+        let drop = "DELETE FROM tag_containment WHERE commit_id = (SELECT max(commit_id) FROM tag_containment)"
+        switch store {
+        case .sqlite: try Connection(path: mirror.db).execute(drop)
+        case .postgresql: _ = try PostgreSQLConnection(uri: mirror.db).execute(drop)
+        }
+        let check = try await mirror.run(["check"]).stdout
+        #expect(check.contains("\ntag containment: 1 commit not up to date with the tags"), "\(check)")
     }
 
     /// The store's earliest containing tag of every commit, by sha.

@@ -13,6 +13,10 @@ public struct StoreCheck: Sendable, Equatable {
     /// Authors whose row of `author_commit_counts` (the totals `show` and `authors`
     /// read instead of counting) differs from the commits they authored.
     public var miscountedAuthors = 0
+    /// Commits whose recorded earliest containing tag (`show`'s "Included in") is not what
+    /// the tags and history give now: not damage, since a sync without tags (`tags: false`,
+    /// an import) leaves it for the next sync that reads them.
+    public var staleTagContainment = 0
     public var branches: [BranchCompleteness]
 
     public var integrityOK: Bool { integrity == ["ok"] }

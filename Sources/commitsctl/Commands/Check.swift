@@ -53,6 +53,13 @@ extension Commitsctl {
                         "author counts: \(plural(check.miscountedAuthors, "author")) counted wrong (show and authors would say wrong totals)"
                     )
                 }
+                if check.staleTagContainment == 0 {
+                    print("tag containment: ok")
+                } else {
+                    print(
+                        "tag containment: \(plural(check.staleTagContainment, "commit")) not up to date with the tags (show's Included in; the next sync that reads tags brings it up to date)"
+                    )
+                }
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
                     printError(
