@@ -28,9 +28,15 @@ extension SQLBookkeeping {
         }
     }
 
+    public func recordPullRequestListingUnchanged(repositoryID: Int64, at date: Date) throws {
+        try write {
+            _ = try session.run(PullRequestStatements.touchListing, [ISO8601Timestamp.format(date), repositoryID])
+        }
+    }
+
     public func pullRequestListing(repositoryID: Int64) throws -> StoredPullRequestListing {
         try session.firstRow(PullRequestStatements.listing, [repositoryID]) {
-            StoredPullRequestListing(etag: $0.string(0), updatedThrough: $0.string(1))
+            StoredPullRequestListing(etag: $0.string(0), updatedThrough: $0.string(1), listedAt: $0.string(2))
         } ?? StoredPullRequestListing()
     }
 
@@ -62,5 +68,7 @@ private enum PullRequestStatements {
         ON CONFLICT (repository_id) DO UPDATE SET etag = excluded.etag, updated_through = excluded.updated_through,
             listed_at = excluded.listed_at
         """)
-    static let listing = PortableSQL("SELECT etag, updated_through FROM pull_request_listings WHERE repository_id = ?")
+    static let listing = PortableSQL(
+        "SELECT etag, updated_through, listed_at FROM pull_request_listings WHERE repository_id = ?")
+    static let touchListing = PortableSQL("UPDATE pull_request_listings SET listed_at = ? WHERE repository_id = ?")
 }

@@ -102,10 +102,19 @@ public struct RepositorySync: Sendable {
     private func recordBesideDefaultBranch(
         of repository: RepositoryName, engine: SyncEngine, store: any MirrorWriter, into report: inout SyncReport
     ) async throws {
-        let selection = tags(repository)
-        let readsPulls = pullRequests(repository)
-        guard selection != .none || readsPulls, report.branch == (try store.repository(named: repository)?.defaultBranch)
+        var selection = tags(repository)
+        var readsPulls = pullRequests(repository)
+        guard selection != .none || readsPulls, let stored = try store.repository(named: repository),
+            report.branch == stored.defaultBranch
         else { return }
+        // An idle poll asks for one listing, the one asked for longer ago, so it costs one request
+        // more than the commits' check, not two; a poll that brought commits asks for both.
+        if selection != .none, readsPulls, report.added == 0,
+            let tagsAt = try store.tagListing(repositoryID: stored.id).listedAt,
+            let pullsAt = try store.pullRequestListing(repositoryID: stored.id).listedAt
+        {
+            if tagsAt <= pullsAt { readsPulls = false } else { selection = .none }
+        }
         if selection != .none {
             try await beside("tags", of: repository, into: &report, failure: \.tagsFailure) { report in
                 report.tags = try await engine.syncTags(repository, selection: selection, commitsAdded: report.added > 0)

@@ -17,7 +17,10 @@ extension SyncEngine {
         guard name.isGitHubName, let repository = try store.repository(named: name) else { return nil }
         let stored = try store.pullRequestListing(repositoryID: repository.id)
         let requestsBefore = client.usage.requests
-        guard let listing = try await listPullRequests(name, since: stored) else { return nil }
+        guard let listing = try await listPullRequests(name, since: stored) else {
+            try store.recordPullRequestListingUnchanged(repositoryID: repository.id, at: Date())
+            return nil
+        }
         var logger = self.logger
         logger[metadataKey: "repo"] = "\(name)"
         if listing.skipped > 0 {

@@ -26,7 +26,10 @@ extension SyncEngine {
         let requestsBefore = client.usage.requests
         // A listing recorded under another selection says nothing of what this one selects: ask in full.
         let known = stored.selection == selection.storedForm ? stored.etag : nil
-        guard case .listed(var listing, let etag) = try await client.tagRefs(name, etag: known) else { return nil }
+        guard case .listed(var listing, let etag) = try await client.tagRefs(name, etag: known) else {
+            try store.recordTagListingUnchanged(repositoryID: repositoryID, at: Date())
+            return nil
+        }
         var logger = self.logger
         logger[metadataKey: "repo"] = "\(name)"
         // An empty answer for a repository with tags is more likely a server's fault than every tag deleted.

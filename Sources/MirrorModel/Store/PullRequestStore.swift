@@ -9,6 +9,8 @@ public protocol PullRequestRecords: AnyObject {
     /// Ends a listing: `etag` (of its first page) is kept for the next to be asked for
     /// conditionally, and `updatedThrough`, the newest update it read, for the next to stop at.
     func recordPullRequestListing(repositoryID: Int64, etag: String?, updatedThrough: String?, at date: Date) throws
+    /// Notes that the listing was asked for at `date` and GitHub answered that it had not changed.
+    func recordPullRequestListingUnchanged(repositoryID: Int64, at date: Date) throws
     /// The repository's last listing, as `recordPullRequestListing` left it.
     func pullRequestListing(repositoryID: Int64) throws -> StoredPullRequestListing
 }
@@ -19,10 +21,13 @@ public struct StoredPullRequestListing: Sendable, Equatable {
     public var etag: String?
     /// The newest `updated_at` of every pull request stored (nil before the first listing).
     public var updatedThrough: String?
+    /// When the listing was last asked for (ISO 8601; nil before the first).
+    public var listedAt: String?
 
-    public init(etag: String? = nil, updatedThrough: String? = nil) {
+    public init(etag: String? = nil, updatedThrough: String? = nil, listedAt: String? = nil) {
         self.etag = etag
         self.updatedThrough = updatedThrough
+        self.listedAt = listedAt
     }
 }
 

@@ -56,6 +56,8 @@ public protocol TagRecords: AnyObject {
     func tagObjectsWithoutAnnotation(repositoryID: Int64) throws -> [String]
     /// The repository's current tags and the ETag of the listing they were recorded from.
     func tagListing(repositoryID: Int64) throws -> StoredTagListing
+    /// Notes that the listing was asked for at `date` and GitHub answered that it had not changed.
+    func recordTagListingUnchanged(repositoryID: Int64, at date: Date) throws
     /// Brings each stored commit's earliest containing tag up to date with the
     /// repository's tags and graph, in one write; returns how many rows changed.
     @discardableResult
@@ -77,10 +79,13 @@ public struct StoredTagListing: Sendable, Equatable {
     public var selection: String?
     /// The current tags, as they were announced and read.
     public var tags: [AnnouncedTag]
+    /// When the listing was last asked for (ISO 8601; nil before the first).
+    public var listedAt: String?
 
-    public init(etag: String?, selection: String? = nil, tags: [AnnouncedTag]) {
+    public init(etag: String?, selection: String? = nil, tags: [AnnouncedTag], listedAt: String? = nil) {
         self.etag = etag
         self.selection = selection
         self.tags = tags
+        self.listedAt = listedAt
     }
 }
