@@ -24,13 +24,14 @@ extension SQLBookkeeping {
     public func recordPullRequestListing(repositoryID: Int64, etag: String?, updatedThrough: String?, at date: Date) throws {
         try write {
             _ = try session.run(
-                PullRequestStatements.recordListing, [repositoryID, etag, updatedThrough, ISO8601Timestamp.format(date)])
+                PullRequestStatements.recordListing,
+                [repositoryID, etag, updatedThrough, ISO8601Timestamp.formatMilliseconds(date)])
         }
     }
 
     public func recordPullRequestListingUnchanged(repositoryID: Int64, at date: Date) throws {
         try write {
-            _ = try session.run(PullRequestStatements.touchListing, [ISO8601Timestamp.format(date), repositoryID])
+            _ = try session.run(PullRequestStatements.touchListing, [ISO8601Timestamp.formatMilliseconds(date), repositoryID])
         }
     }
 

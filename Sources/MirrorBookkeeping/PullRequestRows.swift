@@ -7,6 +7,12 @@ public enum PullRequestRows {
         try session.rows(repositoryID == nil ? all : ofRepository, repositoryID.map { [$0] } ?? [], repositoryPullRequest(from:))
     }
 
+    public static func pullRequest(_ number: Int, repositoryID: Int64, in session: some SQLSession) throws
+        -> RepositoryPullRequest?
+    {
+        try session.firstRow(numbered, [repositoryID, number], repositoryPullRequest(from:))
+    }
+
     /// The pull requests, of the repositories holding `sha`, that it merged or is the head of.
     public static func pullRequests(involving sha: String, in session: some SQLSession) throws -> [RepositoryPullRequest] {
         let sha = sha.lowercased()
@@ -54,6 +60,7 @@ public enum PullRequestRows {
     private static let ofRepository = PortableSQL(ordered: { order in
         "\(selected)\nWHERE p.repository_id = ?\nORDER BY \(order.names("r.full_name")), p.number"
     })
+    private static let numbered = PortableSQL("\(selected)\nWHERE p.repository_id = ? AND p.number = ?")
     private static let involving = PortableSQL(ordered: { order in
         """
         \(selected)

@@ -10,7 +10,8 @@ extension SQLBookkeeping {
     ) throws -> TagChanges {
         let seenAt = ISO8601Timestamp.format(date)
         return try write {
-            try session.run(TagStatements.recordListing, [repositoryID, etag, selection, seenAt])
+            try session.run(
+                TagStatements.recordListing, [repositoryID, etag, selection, ISO8601Timestamp.formatMilliseconds(date)])
             var current: [String: CurrentTag] = [:]
             try session.forEachRow(TagStatements.current, [repositoryID]) { row in
                 let tag = CurrentTag(row)
@@ -52,7 +53,7 @@ extension SQLBookkeeping {
     }
 
     public func recordTagListingUnchanged(repositoryID: Int64, at date: Date) throws {
-        try write { _ = try session.run(TagStatements.touchListing, [ISO8601Timestamp.format(date), repositoryID]) }
+        try write { _ = try session.run(TagStatements.touchListing, [ISO8601Timestamp.formatMilliseconds(date), repositoryID]) }
     }
 
     @discardableResult

@@ -9,6 +9,10 @@ extension PostgreSQLReader {
         try read { try PullRequestRows.pullRequests(repositoryID: repositoryID, in: connection) }
     }
 
+    public func pullRequest(_ number: Int, repositoryID: Int64) throws -> RepositoryPullRequest? {
+        try read { try PullRequestRows.pullRequest(number, repositoryID: repositoryID, in: connection) }
+    }
+
     public func pullRequests(involving sha: String) throws -> [RepositoryPullRequest] {
         try read { try PullRequestRows.pullRequests(involving: sha, in: connection) }
     }

@@ -9,6 +9,10 @@ extension MirrorReader {
         try db.transaction(.deferred) { try PullRequestRows.pullRequests(repositoryID: repositoryID, in: db) }
     }
 
+    public func pullRequest(_ number: Int, repositoryID: Int64) throws -> RepositoryPullRequest? {
+        try db.transaction(.deferred) { try PullRequestRows.pullRequest(number, repositoryID: repositoryID, in: db) }
+    }
+
     public func pullRequests(involving sha: String) throws -> [RepositoryPullRequest] {
         try db.transaction(.deferred) { try PullRequestRows.pullRequests(involving: sha, in: db) }
     }

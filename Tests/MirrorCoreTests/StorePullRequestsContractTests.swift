@@ -62,10 +62,11 @@ extension StoreContractTests {
         #expect(
             try store.writer.pullRequestListing(repositoryID: repositoryID)
                 == StoredPullRequestListing(
-                    etag: "W/\"2\"", updatedThrough: "2024-05-02T00:00:00Z", listedAt: ISO8601Timestamp.format(Self.day(2))))
+                    etag: "W/\"2\"", updatedThrough: "2024-05-02T00:00:00Z", listedAt: ISO8601Timestamp.formatMilliseconds(Self.day(2))))
         // A 304 changes only when it was asked.
         try store.writer.recordPullRequestListingUnchanged(repositoryID: repositoryID, at: Self.day(3))
-        #expect(try store.writer.pullRequestListing(repositoryID: repositoryID).listedAt == ISO8601Timestamp.format(Self.day(3)))
+        #expect(
+            try store.writer.pullRequestListing(repositoryID: repositoryID).listedAt == ISO8601Timestamp.formatMilliseconds(Self.day(3)))
         #expect(try store.writer.pullRequestListing(repositoryID: repositoryID).etag == "W/\"2\"")
     }
 }

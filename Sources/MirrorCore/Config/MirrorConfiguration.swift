@@ -120,7 +120,7 @@ public struct MirrorConfiguration: Sendable, Equatable {
     /// The `paths:` of repository entries, by the repository's name in lower case (agreeing, as `repositoryTags`).
     public var repositoryPaths: [String: Bool] = [:]
     /// `pull_requests`: whether each sync of a repository's default branch records its pull requests
-    /// (default: no, while their listing is one more request on every idle poll).
+    /// (default: no).
     public var pullRequests = false
     /// The `pull_requests:` of repository entries, by the repository's name in lower case (agreeing, as `repositoryTags`).
     public var repositoryPullRequests: [String: Bool] = [:]

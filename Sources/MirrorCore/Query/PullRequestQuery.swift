@@ -12,8 +12,7 @@ public enum PullRequestQuery {
         var unmerged: RepositoryPullRequest?
         var unmirrored: RepositoryPullRequest?
         for repository in try reader.repositories(selectedBy: filter.repository) {
-            guard let found = try reader.pullRequests(repositoryID: repository.id).first(where: { $0.pullRequest.number == number })
-            else { continue }
+            guard let found = try reader.pullRequest(number, repositoryID: repository.id) else { continue }
             guard found.pullRequest.isMerged, let merge = found.pullRequest.mergeCommitSHA else {
                 unmerged = unmerged ?? found
                 continue

@@ -94,6 +94,14 @@ public enum ISO8601Timestamp {
         }
     }
 
+    /// `2023-08-28T18:27:45.123Z`: `format`'s with milliseconds, for what is compared within a
+    /// second (when a listing was last asked for); sorts correctly as text against its own kind.
+    public static func formatMilliseconds(_ date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down)) % 1000
+        let digits = String(milliseconds + (milliseconds < 0 ? 2000 : 1000)).dropFirst()
+        return format(date).dropLast() + "." + digits + "Z"
+    }
+
     /// Years before 0 or after 9999 (no commit has one; a hostile server may send
     /// one): written as they always were, the year's digits as they come.
     private static func formatYearOutsideFourDigits(_ year: Int, _ month: Int, _ day: Int, _ secondsOfDay: Int) -> String {

@@ -35,6 +35,8 @@ public struct StoredPullRequestListing: Sendable, Equatable {
 public protocol PullRequestReading: AnyObject {
     /// The pull requests of one repository, or of every one, by repository name then number.
     func pullRequests(repositoryID: Int64?) throws -> [RepositoryPullRequest]
+    /// The repository's pull request numbered `number`, if it is stored.
+    func pullRequest(_ number: Int, repositoryID: Int64) throws -> RepositoryPullRequest?
     /// The pull requests, of every repository holding the commit `sha`, that it is the merge
     /// commit of or the head of; by repository name then number.
     func pullRequests(involving sha: String) throws -> [RepositoryPullRequest]
