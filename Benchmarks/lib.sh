@@ -92,6 +92,25 @@ stop_sim() {
     if [ -n "${SIM_PID:-}" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
 }
 
+# start_git_http ROOT : real git (`git http-backend`, Benchmarks/git-http-backend.py)
+# serving every repository under ROOT as /OWNER/NAME.git; sets GIT_HTTP_PID, and
+# GIT_HTTP to its base URL. stop_git_http stops it.
+start_git_http() {
+    : > "$WORK/git-http.out"
+    python3 Benchmarks/git-http-backend.py "$1" > "$WORK/git-http.out" 2> "$WORK/git-http.err" &
+    GIT_HTTP_PID=$!
+    for _ in $(seq 100); do
+        if [ -s "$WORK/git-http.out" ]; then GIT_HTTP=http://127.0.0.1:$(head -n 1 "$WORK/git-http.out"); return; fi
+        kill -0 "$GIT_HTTP_PID" 2> /dev/null || { cat "$WORK/git-http.err" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "git http-backend did not start" >&2
+    exit 1
+}
+stop_git_http() {
+    if [ -n "${GIT_HTTP_PID:-}" ]; then kill "$GIT_HTTP_PID" 2> /dev/null || true; wait "$GIT_HTTP_PID" 2> /dev/null || true; GIT_HTTP_PID=; fi
+}
+
 # start_postgresql [CONF_LINE…] : a PostgreSQL 15 server of its own in a new
 # directory under /tmp (initdb, trust, no TCP: its Unix socket only), with
 # synchronous_commit off (the durability of the SQLite store's WAL at

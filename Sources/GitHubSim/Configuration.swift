@@ -118,6 +118,9 @@ public struct SimConfiguration: Sendable {
     /// 127.0.0.1): the same server under another name, as a clone host a client must
     /// not send the API's token to.
     public var cloneHost: String?
+    /// Another git server `clone_url` points to (as `<cloneServer>/<owner>/<name>.git`), e.g. a
+    /// real `git http-backend` serving the same repositories, so git reads are timed against git's own.
+    public var cloneServer: String?
     /// Gzip response bodies when the request's `Accept-Encoding` allows it, as api.github.com does.
     public var compressResponses: Bool = true
     /// Owners that are user accounts: `/orgs/{owner}/repos` answers 404 for them, as GitHub

@@ -272,8 +272,9 @@ final class SimulatorCore: Sendable {
         return response
     }
 
-    /// `baseURL` with its host replaced by `SimConfiguration.cloneHost`, when set.
+    /// `SimConfiguration.cloneServer`, or `baseURL` with its host replaced by `cloneHost`, when set.
     private func cloneBaseURL(for baseURL: String) -> String {
+        if let server = configuration.cloneServer { return server }
         guard let host = configuration.cloneHost, var components = URLComponents(string: baseURL) else { return baseURL }
         components.host = host
         return components.string ?? baseURL

@@ -104,6 +104,12 @@ struct GitHubSimCommand: AsyncParsableCommand {
         help: ArgumentHelp("Start with this repository's head moved back N first-parent steps.", valueName: "OWNER/NAME=N"))
     var headBack: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Point every clone_url to this git server instead (URL/OWNER/NAME.git), e.g. git http-backend serving the same repositories.",
+            valueName: "URL"))
+    var cloneURL: String?
+
     @Option(help: "Deliver a signed push webhook here whenever a head moves (and a ping on start), e.g. http://127.0.0.1:9465/webhook.")
     var webhookURL: String?
 

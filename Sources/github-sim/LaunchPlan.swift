@@ -20,6 +20,14 @@ struct LaunchPlan {
     /// Set after the start-up head moves, so only later moves are delivered.
     var webhook: SimWebhook?
 
+    /// `--clone-url`'s server, without a trailing slash (clone URLs append `/OWNER/NAME.git`).
+    static func cloneServer(_ server: String) throws -> String {
+        guard let url = URL(string: server), ["http", "https"].contains(url.scheme), url.host != nil else {
+            throw ArgumentProblem(description: "--clone-url \(server): expected an http or https URL")
+        }
+        return server.hasSuffix("/") ? String(server.dropLast()) : server
+    }
+
     init(command: GitHubSimCommand) throws {
         configuration.host = command.host
         configuration.port = command.port
@@ -38,6 +46,7 @@ struct LaunchPlan {
             }
             configuration.faults.git = fault
         }
+        configuration.cloneServer = try command.cloneURL.map(Self.cloneServer)
         configuration.app = try Self.app(command)
         webhook = try Self.webhook(command)
         if let path = command.tokensFile {
