@@ -2,7 +2,7 @@
 # A first sync over git against git itself. A history shaped like git/git's
 # (Benchmarks/git-history.py through `git fast-import`: COMMITS commits, a quarter
 # of them merges, long messages with trailers, one author of a third, seven roots)
-# is served by real git (`git http-backend`, Benchmarks/git-http-backend.py) with
+# is served by real git (`git http-backend`, Tests/git-http-backend.py) with
 # github-sim answering REST and naming it as `clone_url`, then by github-sim's own
 # git (`--git-repository`). From each server, alternating, RUNS times each:
 # `git clone --bare --filter=tree:0` (the commits without their trees, what a
@@ -158,7 +158,7 @@ echo
 echo "A history shaped like git/git's, written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`):"
 echo "$ON_MAIN commits on \`main\`, $MERGES of them merges ($(calc "round(100 * $MERGES / $ON_MAIN)") %), $ROOTS roots, $(calc "round($MESSAGE_BYTES / $ON_MAIN)") bytes of message"
 echo "per commit, the busiest author $TOP_SHARE % of the commits. Served on loopback, on the same 2 cores as the"
-echo "client, by real git (\`git http-backend\` under Benchmarks/git-http-backend.py, which streams its answers),"
+echo "client, by real git (\`git http-backend\` under Tests/git-http-backend.py, which streams its answers),"
 echo "with github-sim answering the REST calls and naming that server as \`clone_url\`; then by github-sim's own"
 echo "git. Both clients read the same objects from the same server: git's clone keeps the pack"
 echo "($(du -sm "$WORK/clone.git" | cut -f1) MB on disk, $CLONED commits); the sync stores every commit on \`main\` ($STORED commits,"

@@ -92,12 +92,12 @@ stop_sim() {
     if [ -n "${SIM_PID:-}" ]; then kill "$SIM_PID" 2> /dev/null || true; wait "$SIM_PID" 2> /dev/null || true; SIM_PID=; fi
 }
 
-# start_git_http ROOT : real git (`git http-backend`, Benchmarks/git-http-backend.py)
+# start_git_http ROOT : real git (`git http-backend`, Tests/git-http-backend.py)
 # serving every repository under ROOT as /OWNER/NAME.git; sets GIT_HTTP_PID, and
 # GIT_HTTP to its base URL. stop_git_http stops it.
 start_git_http() {
     : > "$WORK/git-http.out"
-    python3 Benchmarks/git-http-backend.py "$1" > "$WORK/git-http.out" 2> "$WORK/git-http.err" &
+    BRIDGE_SCRATCH=$WORK python3 Tests/git-http-backend.py "$1" > "$WORK/git-http.out" 2> "$WORK/git-http.err" &
     GIT_HTTP_PID=$!
     for _ in $(seq 100); do
         if [ -s "$WORK/git-http.out" ]; then GIT_HTTP=http://127.0.0.1:$(head -n 1 "$WORK/git-http.out"); return; fi

@@ -5,15 +5,27 @@ Serves every repository under ROOT (as /OWNER/NAME.git) on 127.0.0.1, protocol
 v2 when the client asks with `Git-Protocol`, with `uploadpack.allowFilter` on,
 and streams git's answer as it is written (chunked), so a timed clone waits
 for git alone, never for the bridge to buffer a pack. Prints the port once it
-listens; stops on SIGTERM.
+listens; stops on SIGTERM. The tests (MirrorTestSupport's GitHTTPServer) and
+the benchmarks (Benchmarks/lib.sh) run this one bridge.
 
-    Benchmarks/git-http-backend.py ROOT [PORT]
+    Tests/git-http-backend.py ROOT [PORT]
+
+How it departs from plain git, for tests, each named in the environment:
+AUTH_LOG=FILE appends every request's Authorization header (or `-`);
+REDIRECT_TO=ORIGIN answers every request with a 302 there (same path);
+PROTOCOL_V0_ONLY=1 passes no `Git-Protocol` on (git then answers in v0);
+REQUIRED_AUTHORIZATION=VALUE answers 401 to any other Authorization;
+TRUNCATE_PACK=1 cuts the answer to `fetch` (the pack) in half.
+BRIDGE_SCRATCH=DIR is where it keeps its server configuration (else /tmp).
 """
 
+import atexit
 import http.server
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 
 
 class Bridge(http.server.BaseHTTPRequestHandler):
@@ -34,8 +46,23 @@ class Bridge(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         return self.rfile.read(length) if length else b""
 
+    def answer_empty(self, status, headers):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def handle_any(self):
+        if "AUTH_LOG" in os.environ:
+            with open(os.environ["AUTH_LOG"], "a") as log:
+                log.write(self.headers.get("Authorization", "-") + "\n")
         body = self.request_body()
+        if os.environ.get("REDIRECT_TO"):
+            return self.answer_empty(302, [("Location", os.environ["REDIRECT_TO"] + self.path)])
+        required = os.environ.get("REQUIRED_AUTHORIZATION")
+        if required and self.headers.get("Authorization") != required:
+            return self.answer_empty(401, [("WWW-Authenticate", 'Basic realm="git"')])
         path, _, query = self.path.partition("?")
         env = dict(os.environ)
         env.update({
@@ -44,7 +71,7 @@ class Bridge(http.server.BaseHTTPRequestHandler):
             "CONTENT_LENGTH": str(len(body)), "REMOTE_ADDR": "127.0.0.1", "GIT_HTTP_EXPORT_ALL": "1",
             "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
         })
-        if self.headers.get("Git-Protocol"):
+        if self.headers.get("Git-Protocol") and not os.environ.get("PROTOCOL_V0_ONLY"):
             env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
         backend = subprocess.Popen(
             ["git", "http-backend"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
@@ -65,8 +92,14 @@ class Bridge(http.server.BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        while chunk := backend.stdout.read(1 << 16):
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        if os.environ.get("TRUNCATE_PACK") and b"command=fetch" in body:
+            payload = backend.stdout.read()
+            chunks = [payload[: len(payload) // 2]]
+        else:
+            chunks = iter(lambda: backend.stdout.read(1 << 16), b"")
+        for chunk in chunks:
+            if chunk:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.write(b"0\r\n\r\n")
         backend.wait()
 
@@ -76,11 +109,20 @@ class Bridge(http.server.BaseHTTPRequestHandler):
 
 def main():
     os.environ["GIT_PROJECT_ROOT"] = os.path.abspath(sys.argv[1])
-    # The server's own configuration, whatever the caller exported for its clients.
-    os.environ.update({
-        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "uploadpack.allowFilter", "GIT_CONFIG_VALUE_0": "true",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    })
+    # The server's own global configuration, which a repository's may override, and none
+    # of what the caller exported for its clients.
+    # It lives in the caller's BRIDGE_SCRATCH directory when named (a killed bridge leaves nothing elsewhere).
+    scratch = os.environ.get("BRIDGE_SCRATCH")
+    config = tempfile.NamedTemporaryFile(
+        "w", dir=scratch, prefix="git-http-backend-", suffix=".gitconfig", delete=False)
+    config.write("[uploadpack]\n\tallowFilter = true\n")
+    config.close()
+    if not scratch:
+        atexit.register(os.unlink, config.name)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    for name in [name for name in os.environ if name.startswith("GIT_CONFIG_")]:
+        del os.environ[name]
+    os.environ.update({"GIT_CONFIG_GLOBAL": config.name, "GIT_CONFIG_NOSYSTEM": "1"})
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Bridge)
     print(server.server_address[1], flush=True)
