@@ -16,6 +16,11 @@ extension SQLBookkeeping {
                 if stored == pull { continue }
                 try session.run(stored == nil ? PullRequestStatements.insert : PullRequestStatements.update, values(of: pull, repositoryID))
                 if stored == nil { changes.added += 1 } else { changes.updated += 1 }
+                if pull.mergedAt != nil, let merge = pull.mergeCommitSHA,
+                    try session.firstRow(PullRequestStatements.heldCommit, [repositoryID, merge.lowercased()], { _ in true }) == nil
+                {
+                    changes.mergesNotHeld.append(pull.number)
+                }
             }
             return changes
         }
@@ -72,4 +77,9 @@ private enum PullRequestStatements {
     static let listing = PortableSQL(
         "SELECT etag, updated_through, listed_at FROM pull_request_listings WHERE repository_id = ?")
     static let touchListing = PortableSQL("UPDATE pull_request_listings SET listed_at = ? WHERE repository_id = ?")
+    static let heldCommit = PortableSQL(
+        """
+        SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = ?
+        WHERE c.sha = ?
+        """)
 }

@@ -129,7 +129,7 @@ import Testing
         #expect(tally.requests <= 101 && tally.requests == ((count ?? 0) + 99) / 100, "\(tally)")
     }
 
-    @Test func aLoopingListingRecordsNothingAndAForeignCommitLinksNothing() async throws {
+    @Test func aLoopingListingRecordsNothingAndAForeignCommitLinksNothingAndIsReported() async throws {
         let sim = try await SimulatorProcess.start(["--synthetic", "acme/widgets=3000:5"])
         defer { sim.stop() }
         let mirror = Mirror(db: directory.path("commits.sqlite"), sim: sim)
@@ -146,7 +146,9 @@ import Testing
         let foreign = try await mirror.run(["sync", "acme/widgets", "--pull-requests"])
         let newest = try #require(try await Self.listed(sim).first)
         let number = try #require(newest["number"] as? Int)
-        #expect(foreign.stdout.contains("pull requests: "), "\(foreign.stdout)")
+        #expect(
+            foreign.stdout.contains(" updated (#\(number) merged as a commit the mirrored history does not hold, not linked), "),
+            "\(foreign.stdout)")
         let query = try await MirrorTestSupport.run("commitsctl", ["query", "--db", mirror.db, "--pr", String(number)])
         #expect(query.status != 0 && query.stderr.contains("which the mirrored history does not hold"), "\(query.stderr)")
     }

@@ -29,7 +29,8 @@ extension StoreContractTests {
             Self.pullRequest(1, merged: 0xb3, head: 0xa2, updated: 3), Self.pullRequest(2, head: 0xa1, updated: 2, state: .open),
             Self.pullRequest(3, merged: 0xb4, head: 0x999, updated: 1),
         ]
-        #expect(try store.writer.recordPullRequests(listed, repositoryID: repositoryID) == PullRequestChanges(added: 3))
+        #expect(
+            try store.writer.recordPullRequests(listed, repositoryID: repositoryID) == PullRequestChanges(added: 3, mergesNotHeld: [3]))
         #expect(try store.writer.recordPullRequests(listed.reversed(), repositoryID: repositoryID).isEmpty)
         let reader = try store.location.openCommitReader()
         let stored = try reader.pullRequests(repositoryID: repositoryID)

@@ -26,7 +26,15 @@ extension SyncEngine {
         if listing.skipped > 0 {
             logger.warning("pull requests not recorded: unreadable", metadata: ["pulls.skipped": "\(listing.skipped)"])
         }
-        let changes = try store.recordPullRequests(listing.pullRequests, repositoryID: repository.id)
+        var changes = try store.recordPullRequests(listing.pullRequests, repositoryID: repository.id)
+        // Only a merge into the default branch is in the mirrored history once that branch is synced.
+        let bases = Dictionary(listing.pullRequests.map { ($0.number, $0.baseRef) }, uniquingKeysWith: { first, _ in first })
+        changes.mergesNotHeld = changes.mergesNotHeld.filter { bases[$0] == repository.defaultBranch }
+        if !changes.mergesNotHeld.isEmpty {
+            logger.warning(
+                "pull requests merged as commits the mirrored history does not hold; not linked",
+                metadata: ["pulls.numbers": "\(changes.mergesNotHeld.map(String.init).joined(separator: ","))"])
+        }
         let newest = ([stored.updatedThrough] + listing.pullRequests.map(\.updatedAt)).compactMap { $0 }.max()
         try store.recordPullRequestListing(repositoryID: repository.id, etag: listing.etag, updatedThrough: newest, at: Date())
         if !changes.isEmpty {

@@ -52,7 +52,10 @@ public struct SyncReport: Sendable, Equatable {
         if pathsRead > 0 { text += ", paths of \(plural(pathsRead, "commit")) read" }
         if let tags, !tags.isEmpty { text += ", tags: \(tags.added) new, \(tags.moved) moved, \(tags.deleted) deleted" }
         if let tagsFailure { text += ", tags not read (\(tagsFailure))" }
-        if let pulls = pullRequests, !pulls.isEmpty { text += ", pull requests: \(pulls.added) new, \(pulls.updated) updated" }
+        if let pulls = pullRequests, !pulls.isEmpty {
+            text += ", pull requests: \(pulls.added) new, \(pulls.updated) updated"
+            if !pulls.mergesNotHeld.isEmpty { text += " (\(Self.mergesNotHeld(pulls.mergesNotHeld)))" }
+        }
         if let pullRequestsFailure { text += ", pull requests not read (\(pullRequestsFailure))" }
         if gitRequests > 0 { text += ", \(plural(gitRequests, "git request"))" }
         if let rateLimit { text += ", rate limit \(rateLimit.remaining)/\(rateLimit.limit) remaining" }
@@ -61,6 +64,16 @@ public struct SyncReport: Sendable, Equatable {
         if !complete { text += ", history not yet complete" }
         if let renamedFrom { text += "; the default branch was \(renamedFrom), renamed on GitHub (\(renamedFrom) is kept as gone)" }
         return text
+    }
+}
+
+extension SyncReport {
+    /// `#12 merged as a commit the mirrored history does not hold`, naming at most five.
+    static func mergesNotHeld(_ numbers: [Int]) -> String {
+        let named = numbers.prefix(5).map { "#\($0)" }.joined(separator: ", ")
+        let more = numbers.count > 5 ? " and \(numbers.count - 5) more" : ""
+        let what = numbers.count == 1 ? "a commit" : "commits"
+        return "\(named)\(more) merged as \(what) the mirrored history does not hold, not linked"
     }
 }
 

@@ -64,11 +64,16 @@ public struct RepositoryPullRequest: Sendable, Equatable {
 public struct PullRequestChanges: Sendable, Equatable {
     public var added = 0
     public var updated = 0
+    /// The numbers of pull requests added or updated as merged whose merge commit the
+    /// repository's mirrored history did not hold when they were recorded: a server naming
+    /// another repository's commit, or a merge newer than the branch's sync.
+    public var mergesNotHeld: [Int] = []
 
-    public init(added: Int = 0, updated: Int = 0) {
+    public init(added: Int = 0, updated: Int = 0, mergesNotHeld: [Int] = []) {
         self.added = added
         self.updated = updated
+        self.mergesNotHeld = mergesNotHeld
     }
 
-    public var isEmpty: Bool { added == 0 && updated == 0 }
+    public var isEmpty: Bool { added == 0 && updated == 0 && mergesNotHeld.isEmpty }
 }
