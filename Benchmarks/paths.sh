@@ -115,7 +115,7 @@ echo "| \`query -n 50 -- $FILE\` vs the sqlite3 CLI reading the same rows | ≤ 
 echo "| store growth for paths, per million commits | reported | $(calc "round($PATH_BYTES / $STORED * 1e6 / 2**20)") MiB | |"
 echo
 echo "A history written by \`git fast-import\` (\`Benchmarks/git-history.py $COMMITS\`): $ON_MAIN commits on \`main\`,"
-echo "$MERGES of them merges, every commit changing one of 3,000 files; served by github-sim (\`--git-repository\`:"
+echo "$MERGES of them merges, every commit changing one to four of about 3,000 files; served by github-sim (\`--git-repository\`:"
 echo "git's objects, packed by \`git pack-objects --filter=blob:none\`) on loopback, on the same 2 cores as the"
 echo "clients. Medians of $RUNS alternating runs (seconds, peak RSS in MB)."
 echo
