@@ -10,6 +10,11 @@ public enum StatisticsRows {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
+    /// How many stored commits have no changed paths stored yet (`StoreCheck.commitsWithoutPaths`).
+    public static func commitsWithoutPaths(in session: some SQLSession) throws -> Int {
+        try session.scalarInt(withoutPaths, []) ?? 0
+    }
+
     /// `MirrorReading.pathActivity`, for every store.
     public static func pathActivity(_ scope: PathActivityScope, in session: some SQLSession) throws -> [PathActivity] {
         guard let (conditions, values) = try activityConditions(scope, in: session) else { return [] }
@@ -83,6 +88,8 @@ public enum StatisticsRows {
         WHERE cc.parent = 0 AND c.parent_count <= 1
         """)
 
+    private static let withoutPaths = PortableSQL(
+        "SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM commit_changes_read cr WHERE cr.commit_id = c.id)")
     private static let withPaths = PortableSQL(
         """
         SELECT r.full_name, count(*) FROM repositories r JOIN repository_commits rc ON rc.repository_id = r.id

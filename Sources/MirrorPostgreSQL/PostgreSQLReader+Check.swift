@@ -46,6 +46,7 @@ extension PostgreSQLReader {
                     """
                 ).int(0, 0) ?? 0
             check.staleTagContainment = try TagRows.staleContainment(in: connection)
+            check.commitsWithoutPaths = try StatisticsRows.commitsWithoutPaths(in: connection)
             return check
         }
     }

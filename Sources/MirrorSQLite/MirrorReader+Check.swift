@@ -75,6 +75,7 @@ extension MirrorReader {
         check.messageIndexLag = try MessageIndexCoverage.lag(in: db)
         check.miscountedAuthors = try db.scalarInt(Self.miscountedAuthors) ?? 0
         check.staleTagContainment = try TagRows.staleContainment(in: db)
+        check.commitsWithoutPaths = try StatisticsRows.commitsWithoutPaths(in: db)
         return check
     }
 

@@ -28,6 +28,7 @@ struct PathsCLITests {
         let sync = try await commitsctl(["sync", "Alamofire/Alamofire", "--paths"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stdout.contains(", paths of 1678 commits read, "), "\(sync.stdout)")
+        #expect(try await commitsctl(["check"]).stdout.contains("\npaths: ok\n"))
 
         for spec in [["Source"], ["README.md"], ["Source/*.swift", ":!Source/Alamofire.swift"]] {
             for options in [[], ["--full-history"], ["--first-parent"], ["--no-merges"]] {

@@ -17,6 +17,9 @@ public struct StoreCheck: Sendable, Equatable {
     /// the tags and history give now: not damage, since a sync without tags (`tags: false`,
     /// an import) leaves it for the next sync that reads them.
     public var staleTagContainment = 0
+    /// Stored commits whose changed paths are not stored yet: coverage, not damage (`query --
+    /// PATH` counts them as not covered; a backfill reads them, `paths: false` keeps them so).
+    public var commitsWithoutPaths = 0
     public var branches: [BranchCompleteness]
 
     public var integrityOK: Bool { integrity == ["ok"] }

@@ -60,6 +60,11 @@ extension Commitsctl {
                         "tag containment: \(plural(check.staleTagContainment, "commit")) not up to date with the tags (show's Included in; the next sync that reads tags brings it up to date)"
                     )
                 }
+                print(
+                    check.commitsWithoutPaths == 0
+                        ? "paths: ok"
+                        : "paths: \(plural(check.commitsWithoutPaths, "commit")) without their changed paths yet (query -- PATH counts them as not covered; sync --paths or commitsd reads them)"
+                )
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
                     printError(
