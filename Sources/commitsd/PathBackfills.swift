@@ -4,12 +4,12 @@ import Synchronization
 
 /// Which of commitsd's syncs also read their repository's missing changed paths
 /// over git (`RepositorySync.pathBackfillMinimum`): one at a time and never beside
-/// a first sync (none is claimed while one runs), so backfills and first syncs
-/// share the first-sync lane and a lane is always left for the polls. Each
-/// repository is looked at once a run first, reading whatever lacks paths (a
-/// store mirrored without them), then at most once per `interval`, reading once
-/// `SyncEngine.pathBackfillThreshold` commits lack them, as the fetch reads the
-/// branch's whole history of trees however few do.
+/// a first sync (none is claimed while one runs), so backfills and first syncs share
+/// the first-sync lane and a lane is always left for the polls; each repository at
+/// most once per `interval` after its first check of this run. The first check reads whatever lacks
+/// paths (a store mirrored without them); later ones wait for
+/// `SyncEngine.pathBackfillThreshold` commits, as the fetch reads the branch's
+/// whole history of trees however few lack them.
 final class PathBackfills: Sendable {
     static let interval: Duration = .seconds(6 * 3600)
 
