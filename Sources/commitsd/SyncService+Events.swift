@@ -88,8 +88,7 @@ extension SyncService {
         let round: ClaimRound
         do {
             round = try queue.with {
-                try $0.claimDue(
-                    owner: name, limit: free, firstSyncLimit: pathBackfills.isRunning ? 0 : Self.firstSyncLanes, duration: lease)
+                try $0.claimDue(owner: name, limit: free, firstSyncLimit: Self.firstSyncLanes, duration: lease)
             }
         } catch {
             claims.trouble("could not claim from the queue; trying again every second", error, logger: logger)
@@ -105,13 +104,11 @@ extension SyncService {
             metrics.recordLease(.claim)
             if let former = claim.takenOverFrom, former != claim.owner { metrics.recordLease(.takeover) }
             let hasSynced = claims.hasSynced.contains(claim.target.repository.description.lowercased())
-            if !hasSynced { pathBackfills.firstSyncBegan() }
             lanes.addTask {
                 await work(
                     on: claim, hasSynced: hasSynced, queue: queue, configuration: configuration, settings: settings,
                     logger: logger
                 ) { yield(.finished($0)) }
-                if !hasSynced { pathBackfills.firstSyncEnded() }
                 yield(.claimEnded(claim.target))
             }
         }

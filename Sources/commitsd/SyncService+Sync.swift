@@ -46,7 +46,6 @@ extension SyncService {
         configured.tags = { [configuration = settings.configuration] in configuration.tagSelection(for: $0) }
         configured.pullRequests = { [configuration = settings.configuration] in configuration.readsPullRequests(of: $0) }
         configured.paths = { [configuration = settings.configuration] in configuration.readsPaths(of: $0) }
-        configured.pathBackfillMinimum = configured.gitBootstrap == nil ? nil : pathBackfills.begin(repository.name)
         let sync = configured
         // A graceful shutdown cancels the sync; it stops at a page boundary.
         let outcome = await cancelWhenGracefulShutdown {
@@ -56,7 +55,6 @@ extension SyncService {
             }
             return await sync.run(repository.name, branch: repository.branch, listedHead: listedHead, pageLimit: Self.pagesPerStep)
         }
-        if sync.pathBackfillMinimum != nil { pathBackfills.finish(repository.name, after: outcome) }
         switch outcome {
         case .synced(let report):
             return .synced(report)

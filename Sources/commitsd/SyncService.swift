@@ -51,8 +51,6 @@ struct SyncService: Service, CustomStringConvertible {
     var webhookTargets: WebhookTargets? = nil
     /// The branch listings whose missing branches this daemon has settled (`claimedBranches`).
     let settledListings = SettledListings()
-    /// Which syncs also read missing changed paths over git.
-    let pathBackfills = PathBackfills()
 
     /// How ServiceGroup names it in logs (the default would dump every setting).
     var description: String { "SyncService" }

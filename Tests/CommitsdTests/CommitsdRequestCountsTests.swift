@@ -24,9 +24,7 @@ import Testing
 
     @Test func theDaemonRecordsWhatItsTokenSpentByKind() async throws {
         try await withRunning(startSimulator([("alpha", 250), ("beta", 30)])) { simulator in
-            // Paths off: a look for missing ones (`PathBackfills`) would add lookups racing the SIGTERM below.
-            let daemon = try DaemonProcess.mirroring(
-                ["acme/alpha", "acme/beta"], from: simulator, in: directory, settings: "paths: false", logLevel: "info")
+            let daemon = try DaemonProcess.mirroring(["acme/alpha", "acme/beta"], from: simulator, in: directory, logLevel: "info")
             defer { daemon.stop() }
             // Both mirrored, then at least two polls each (free 304s).
             #expect(

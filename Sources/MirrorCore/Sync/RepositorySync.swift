@@ -33,9 +33,8 @@ public struct RepositorySync: Sendable {
     public let logger: Logger
     /// Written into the lock file, so a skipped writer can say who holds it.
     public let holder: String
-    /// After a complete sync that read nothing over git, the branch's paths are read over git
-    /// when at least this many of the repository's commits lack them (`SyncEngine.backfillPaths`);
-    /// nil: never.
+    /// After a complete sync, the branch's paths are read over git when at least
+    /// this many of the repository's commits lack them (`SyncEngine.backfillPaths`); nil: never.
     public var pathBackfillMinimum: Int?
     /// Whether a history read over git is read with its trees, and a complete branch's
     /// paths backfilled (`MirrorConfiguration.readsPaths(of:)`).
@@ -173,8 +172,7 @@ public struct RepositorySync: Sendable {
                 pageLimit: pageLimit,
                 sharesTheStore: openWriter != nil, heldBatches: heldBatches)
             var report = try await engine.sync(repository, branch: branch, listedHead: listedHead)
-            // A history just read over git was read with its trees: fetching them again finds no more.
-            if report.complete, report.addedOverGit == 0, let minimum = pathBackfillMinimum, paths(repository) {
+            if report.complete, let minimum = pathBackfillMinimum, paths(repository) {
                 let started = ContinuousClock.now
                 let backfill = try await engine.backfillPaths(repository, branch: report.branch, minimumUncovered: minimum)
                 if case .stored(let commits, let requests, _) = backfill {
