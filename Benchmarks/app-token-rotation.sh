@@ -65,8 +65,6 @@ cat > "$WORK/config.yaml" << YAML
 store: $WORK/commits.sqlite
 api_url: $SIM
 default_interval: 2s
-# Synthetic histories have no trees: no path backfill lookups among the requests counted.
-paths: false
 metrics_listen: 127.0.0.1:$METRICS_PORT
 github_app:
   app_id: 4242

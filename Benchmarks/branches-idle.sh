@@ -51,7 +51,6 @@ curl -sf -X POST --parallel --parallel-max 8 -K "$WORK/branches.curl" > /dev/nul
     echo "token_file: $PWD/$WORK/token"
     echo "default_interval: ${INTERVAL}s"
     echo "rate_limit_reserve: 0"
-    echo "paths: false  # synthetic histories have no trees: no path backfill in the rounds measured"
     echo "log_level: warning"
     echo "repositories:"
     for ((i = 1; i <= N; i++)); do printf '  - name: many/r%d\n    branches: "*"\n' "$i"; done

@@ -50,7 +50,6 @@ write_config() {  # INTERVAL
         echo "token_file: $PWD/$WORK/token"
         echo "default_interval: $1"
         echo "rate_limit_reserve: 0"
-        echo "paths: false  # synthetic histories have no trees: no path backfill in the rounds measured"
         echo "log_level: warning"
         echo "repositories:"
         for ((i = 1; i <= N; i++)); do echo "  - many/r$i"; done

@@ -62,8 +62,6 @@ token_file: $WORK/token$2
 default_interval: $3
 rate_limit_reserve: 0
 log_level: warning
-# Synthetic histories have no trees: no path backfill in what is measured.
-paths: false
 repositories:
   - acme/*
 YAML

@@ -53,8 +53,6 @@ cat > "$WORK/config.yaml" <<YAML
 store: $WORK/commits.sqlite
 api_url: $SIM
 default_interval: 1h
-# A synthetic history has no trees: no path backfill beside the deliveries measured.
-paths: false
 webhook_listen: 127.0.0.1:$PORT
 webhook_secret_file: $WORK/webhook-secret
 repositories:
