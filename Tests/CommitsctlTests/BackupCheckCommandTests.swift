@@ -76,7 +76,7 @@ import Testing
                     message index: ok
                     author counts: ok
                     tag containment: ok
-                    paths: 800 commits without their changed paths yet (query -- PATH counts them as not covered; sync --paths or commitsd reads them)
+                    paths: 800 commits without their changed paths yet (query -- PATH counts them as not covered; commitsctl sync --paths reads them)
                     acme/widgets@main: complete: 800 commits, head \(head.prefix(7)), every parent stored
 
                     """)

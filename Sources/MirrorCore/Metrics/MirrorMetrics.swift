@@ -44,13 +44,14 @@ public struct MirrorMetrics: Sendable {
         // Success and failure exist from a repository's first attempt, at zero, so the
         // first failure is an increase an alert sees and "no success" is a series to compare.
         for other in [SyncOutcome.success, .failure] where other != outcome { _ = syncs(other) }
-        syncs(outcome).increment()
+        // The duration before the count: a scrape that sees this sync counted sees its duration too.
         if let duration {
             // One histogram for every repository: by repository it was eleven series each
             // (110,000 at 10,000 repositories, most of a scrape) and 1 KB of the daemon's memory.
             let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
             CoreMetrics.Timer(label: Self.syncDurationName, dimensions: [], factory: factory).recordNanoseconds(nanoseconds)
         }
+        syncs(outcome).increment()
     }
 
     /// The requests a client made since `before` (its usage counters only grow),

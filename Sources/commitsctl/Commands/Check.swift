@@ -63,7 +63,7 @@ extension Commitsctl {
                 print(
                     check.commitsWithoutPaths == 0
                         ? "paths: ok"
-                        : "paths: \(plural(check.commitsWithoutPaths, "commit")) without their changed paths yet (query -- PATH counts them as not covered; sync --paths or commitsd reads them)"
+                        : "paths: \(plural(check.commitsWithoutPaths, "commit")) without their changed paths yet (query -- PATH counts them as not covered; commitsctl sync --paths reads them)"
                 )
                 for branch in check.branches { print(Self.describe(branch)) }
                 if check.isDamaged {
