@@ -101,25 +101,24 @@ class History:
     def body_lines(self):
         return min(int(self.rng.expovariate(1 / 8.7)), 40)
 
-    def edit(self, files):
+    def edit(self):
         """A commit's changes: one to four files, each given the commit's own mark as content."""
         chosen = {}
         for _ in range(self.rng.choice((1, 1, 1, 2, 2, 3, 4))):
             chosen[f"{self.rng.choice(AREAS)}/file{self.rng.randrange(190)}.c"] = None
-        files.update(dict.fromkeys(chosen, None))
         return chosen
 
 
 class Line:
-    """A branch line: its tip, and what it changed since its last merge (path to content)."""
+    """A branch line: its tip, the line it merges into, and what it changed since its last merge
+    (path to content)."""
 
-    def __init__(self, name, tip):
-        self.name, self.tip, self.changed, self.length = name, tip, {}, 0
+    def __init__(self, name, tip, base=None):
+        self.name, self.tip, self.base, self.changed = name, tip, base, {}
 
     def grow(self, history, ref, changes):
         self.tip = history.commit(ref, [self.tip] if self.tip else [], history.subject(), history.body_lines(), changes)
         self.changed.update({path: f"{self.tip}\n" if content is None else content for path, content in changes.items()})
-        self.length += 1
 
 
 def merge(history, into, line, subject, prefix=""):
@@ -134,9 +133,8 @@ def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 82000
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
     history = History(rng, sys.stdout.buffer)
-    files = {}
     trunk = Line("main", None)
-    trunk.grow(history, MAIN, history.edit(files))
+    trunk.grow(history, MAIN, history.edit())
     maint = Line("maint", trunk.tip)
     subprojects = [Line(name, None) for name in SUBPROJECTS]
     topics = []
@@ -151,23 +149,21 @@ def main():
         elif roll < 0.014:
             merge(history, trunk, maint, "Merge branch 'maint'")
         elif roll < 0.05:
-            trunk.grow(history, MAIN, history.edit(files))
+            trunk.grow(history, MAIN, history.edit())
         elif roll < 0.30 and len(topics) < 12:
             topic_number += 1
             base = maint if rng.random() < 0.15 else trunk
-            topic = Line(f"dev/topic{topic_number}", base.tip)
-            topic.base = base
-            topic.grow(history, SCRATCH, history.edit(files))
-            topic.changed = dict(topic.changed)
+            topic = Line(f"dev/topic{topic_number}", base.tip, base)
+            topic.grow(history, SCRATCH, history.edit())
             topics.append(topic)
         elif roll < 0.66 and topics:
             topic = rng.choice(topics)
-            topic.grow(history, SCRATCH, history.edit(files))
+            topic.grow(history, SCRATCH, history.edit())
         elif topics:
             topic = topics.pop(rng.randrange(len(topics)))
             merge(history, topic.base, topic, f"Merge branch '{topic.name}'")
         else:
-            trunk.grow(history, MAIN, history.edit(files))
+            trunk.grow(history, MAIN, history.edit())
     # Every subproject's root reaches main; topics still open stay off it, as a real project's do.
     for project in subprojects:
         if project.tip is None:

@@ -17,7 +17,8 @@ extension SQLBookkeeping {
                 try session.run(stored == nil ? PullRequestStatements.insert : PullRequestStatements.update, values(of: pull, repositoryID))
                 if stored == nil { changes.added += 1 } else { changes.updated += 1 }
                 if pull.mergedAt != nil, let merge = pull.mergeCommitSHA,
-                    try session.firstRow(PullRequestStatements.heldCommit, [repositoryID, merge.lowercased()], { _ in true }) == nil
+                    try session.firstRow(
+                        PullRequestStatements.mergeNotHeld, [repositoryID, pull.baseRef, merge.lowercased()], { _ in true }) != nil
                 {
                     changes.mergesNotHeld.append(pull.number)
                 }
@@ -77,9 +78,12 @@ private enum PullRequestStatements {
     static let listing = PortableSQL(
         "SELECT etag, updated_through, listed_at FROM pull_request_listings WHERE repository_id = ?")
     static let touchListing = PortableSQL("UPDATE pull_request_listings SET listed_at = ? WHERE repository_id = ?")
-    static let heldCommit = PortableSQL(
+    /// A row when the pull request merged into the repository's default branch, which is synced
+    /// before the listing is read, as a commit the repository's history does not hold.
+    static let mergeNotHeld = PortableSQL(
         """
-        SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = ?
-        WHERE c.sha = ?
+        SELECT 1 FROM repositories r WHERE r.id = ? AND r.default_branch = ?
+        AND NOT EXISTS (SELECT 1 FROM commits c JOIN repository_commits rc ON rc.commit_id = c.id AND rc.repository_id = r.id
+                        WHERE c.sha = ?)
         """)
 }

@@ -26,10 +26,7 @@ extension SyncEngine {
         if listing.skipped > 0 {
             logger.warning("pull requests not recorded: unreadable", metadata: ["pulls.skipped": "\(listing.skipped)"])
         }
-        var changes = try store.recordPullRequests(listing.pullRequests, repositoryID: repository.id)
-        // Only a merge into the default branch is in the mirrored history once that branch is synced.
-        let bases = Dictionary(listing.pullRequests.map { ($0.number, $0.baseRef) }, uniquingKeysWith: { first, _ in first })
-        changes.mergesNotHeld = changes.mergesNotHeld.filter { bases[$0] == repository.defaultBranch }
+        let changes = try store.recordPullRequests(listing.pullRequests, repositoryID: repository.id)
         if !changes.mergesNotHeld.isEmpty {
             logger.warning(
                 "pull requests merged as commits the mirrored history does not hold; not linked",

@@ -64,9 +64,9 @@ public struct RepositoryPullRequest: Sendable, Equatable {
 public struct PullRequestChanges: Sendable, Equatable {
     public var added = 0
     public var updated = 0
-    /// The numbers of pull requests added or updated as merged whose merge commit the
-    /// repository's mirrored history did not hold when they were recorded: a server naming
-    /// another repository's commit, or a merge newer than the branch's sync.
+    /// The numbers of pull requests added or updated as merged into the repository's default
+    /// branch whose merge commit the repository's mirrored history did not hold when they were
+    /// recorded: a server naming another repository's commit, or a merge newer than the branch's sync.
     public var mergesNotHeld: [Int] = []
 
     public init(added: Int = 0, updated: Int = 0, mergesNotHeld: [Int] = []) {
